@@ -1,0 +1,95 @@
+"""Typed, validated settings.
+
+Everything a user can set is validated here, at the edge, with messages that name the field
+and say what would be accepted; code further in trusts these objects.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from recmarket.market.policies import Policy, assign_policies, check_composition
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EpisodeConfig(_Config):
+    """Episode construction and request sampling (Section 4.1, Appendix B.1)."""
+
+    requests: int = Field(1200, ge=1, description="R: requests sampled per domain")
+    users_per_profile: int = Field(2, ge=1, description="S: simulated users per profile")
+    min_interactions: int = Field(5, ge=2, description="users need at least this many")
+    max_interactions: int = Field(20, ge=2, description="keep at most the most recent")
+    target_min_rating: float = Field(4.0, ge=1.0, le=5.0, description="target rating floor")
+
+    @model_validator(mode="after")
+    def _window_holds_minimum(self) -> EpisodeConfig:
+        if self.max_interactions < self.min_interactions:
+            raise ValueError(
+                f"max_interactions ({self.max_interactions}) must be at least "
+                f"min_interactions ({self.min_interactions})"
+            )
+        return self
+
+
+class MarketConfig(_Config):
+    """Market structure (Section 4.1, Appendix A.1); defaults are the paper's."""
+
+    n_platforms: int = Field(6, ge=1, le=1000, description="N: competing platforms")
+    shortlist_k: int = Field(3, ge=1, description="K: shortlist capacity")
+    platform_centric_j: int | None = Field(
+        None, ge=1, description="J: items shown by the entered platform (default J = K)"
+    )
+    catalog_cap: int = Field(30_000, ge=1, description="C: regular items per catalog")
+    rho: float = Field(0.1, ge=0.0, le=1.0, description="copy probability to other platforms")
+    p_hit: float = Field(0.8, ge=0.0, le=1.0, description="controlled target inclusion")
+    top_l: int = Field(5, ge=1, description="L: retrieval shortlist per platform")
+    tau: float = Field(0.1, gt=0.0, description="Gumbel temperature")
+    memory_window: int = Field(10, ge=1, description="W: reputation records per platform")
+    composition: str | tuple[str, ...] = Field(
+        "equal", description="named composition or one policy per platform"
+    )
+    rotation: int = Field(0, ge=0, description="cyclic inventory rotation (R1 = 1, R2 = 2)")
+
+    @property
+    def j(self) -> int:
+        return self.platform_centric_j if self.platform_centric_j is not None else self.shortlist_k
+
+    @field_validator("composition")
+    @classmethod
+    def _known_composition(cls, value: str | tuple[str, ...]) -> str | tuple[str, ...]:
+        check_composition(value)
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MarketConfig:
+        if self.shortlist_k > self.n_platforms:
+            raise ValueError(
+                f"shortlist_k (K={self.shortlist_k}) cannot exceed n_platforms "
+                f"(N={self.n_platforms}): each platform submits one candidate"
+            )
+        if self.j > self.top_l:
+            raise ValueError(
+                f"platform_centric_j (J={self.j}) cannot exceed top_l (L={self.top_l}): the "
+                "entered platform draws its J items from its top-L retrieval set"
+            )
+        assign_policies(self.composition, self.n_platforms)
+        return self
+
+    @property
+    def policies(self) -> tuple[Policy, ...]:
+        """The policy attached to each platform id P1..PN."""
+        return assign_policies(self.composition, self.n_platforms)
+
+
+class EmbedderConfig(_Config):
+    """Which dense retriever embeds needs and items."""
+
+    kind: Literal["minilm-m2v", "bge"] = "minilm-m2v"
+    bge_model: str = Field(
+        "BAAI/bge-base-en-v1.5", description="sentence-transformers name or local path"
+    )

@@ -1,0 +1,142 @@
+"""Episodes and requests (Section 4.1, Appendix B.1).
+
+Per domain, each user's interactions are ordered by time (ties by file line); users with at
+least ``min_interactions`` are kept; at most the ``max_interactions`` most recent are kept;
+the last of those rated at least ``target_min_rating`` is the held-out target, and the
+interactions before it are the observable history (interactions after it are dropped).
+
+R requests are sampled per domain without replacement and dealt round-robin to 6 x S
+simulated users (S per profile), so profiles are balanced to within one request; each
+simulated user owns its requests in target-time order. The sample for a smaller R is a
+prefix of the sample for a larger one, so scaled runs use a subset of the full requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from recmarket.config import EpisodeConfig
+from recmarket.data.domain import Domain
+from recmarket.data.raw import DataError
+from recmarket.data.reviews import read_review_lines
+from recmarket.profiles import PROFILE_NAMES
+from recmarket.streams import Stream, rng
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Interaction(_Record):
+    parent_asin: str
+    item_index: int
+    title: str
+    rating: float
+    timestamp: int
+    review_title: str
+    review_text: str
+
+
+class Episode(_Record):
+    episode_id: str
+    domain: str
+    user_id: str
+    history: tuple[Interaction, ...]
+    target: Interaction
+
+
+class Request(_Record):
+    """One episode as issued by a simulated user."""
+
+    episode: Episode
+    profile: str
+    sim_user: int  # 0 .. 6*S-1; users 0..S-1 have the first profile, and so on
+    round: int  # position in this simulated user's own sequence, from 0
+    order: int  # position in the domain's global schedule (round-robin over users)
+
+
+@dataclass(frozen=True)
+class EpisodeIndex:
+    """Eligible episodes as positions into the domain's interactions (no text yet)."""
+
+    order: np.ndarray  # interactions sorted by (user, time, line)
+    window_start: np.ndarray  # per episode, first kept position in ``order``
+    target: np.ndarray  # per episode, position of the target in ``order``
+
+    def __len__(self) -> int:
+        return len(self.target)
+
+
+def index_episodes(domain: Domain, cfg: EpisodeConfig) -> EpisodeIndex:
+    """Apply the episode rules to every user of the domain, vectorised."""
+    rows = domain.interactions
+    order = np.lexsort((rows.line, rows.timestamp, rows.user))
+    users, ratings = rows.user[order], rows.rating[order]
+    if len(users) == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return EpisodeIndex(order, empty, empty)
+    starts = np.flatnonzero(np.r_[True, users[1:] != users[:-1]])
+    sizes = np.diff(np.r_[starts, len(users)])
+    window_start = np.maximum(starts, starts + sizes - cfg.max_interactions)
+    position = np.arange(len(users))
+    in_window = position >= np.repeat(window_start, sizes)
+    candidate = np.where(in_window & (ratings >= cfg.target_min_rating), position, -1)
+    target = np.maximum.reduceat(candidate, starts)
+    eligible = (sizes >= cfg.min_interactions) & (target >= 0)
+    return EpisodeIndex(order, window_start[eligible], target[eligible])
+
+
+def sample_requests(domain: Domain, cfg: EpisodeConfig, seed: int) -> list[Request]:
+    """The domain's R requests, in global schedule order, with texts read from pass two."""
+    index = index_episodes(domain, cfg)
+    if len(index) < cfg.requests:
+        raise DataError(
+            f"domain {domain.name}: {len(index)} eligible episodes, fewer than the "
+            f"{cfg.requests} requests asked for; lower --requests or use a larger domain"
+        )
+    chosen = rng(seed, domain.name, Stream.EPISODE_SAMPLING).permutation(len(index))
+    chosen = chosen[: cfg.requests]
+    rows = domain.interactions
+    spans = [index.order[index.window_start[e] : index.target[e] + 1] for e in chosen]
+    texts = read_review_lines(domain.files.reviews, {int(rows.line[r]) for s in spans for r in s})
+
+    def interaction(row: int) -> Interaction:
+        record = texts[int(rows.line[row])]
+        item = domain.items[int(domain.item_index[row])]
+        return Interaction(
+            parent_asin=item.parent_asin,
+            item_index=int(domain.item_index[row]),
+            title=item.title,
+            rating=float(rows.rating[row]),
+            timestamp=int(rows.timestamp[row]),
+            review_title=str(record.get("title") or ""),
+            review_text=str(record.get("text") or ""),
+        )
+
+    n_users = len(PROFILE_NAMES) * cfg.users_per_profile
+    episodes = []
+    for span in spans:
+        user_id = texts[int(rows.line[span[-1]])]["user_id"]
+        episodes.append(Episode(
+            episode_id=f"{domain.name}/{user_id}",
+            domain=domain.name,
+            user_id=user_id,
+            history=tuple(interaction(r) for r in span[:-1]),
+            target=interaction(span[-1]),
+        ))
+    requests = []
+    for user in range(n_users):
+        own = sorted(range(user, len(episodes), n_users),
+                     key=lambda i: (episodes[i].target.timestamp, i))
+        requests += [
+            (round_, user, episodes[i]) for round_, i in enumerate(own)
+        ]
+    requests.sort(key=lambda r: (r[0], r[1]))
+    return [
+        Request(episode=ep, profile=PROFILE_NAMES[user // cfg.users_per_profile],
+                sim_user=user, round=round_, order=order)
+        for order, (round_, user, ep) in enumerate(requests)
+    ]

@@ -1,0 +1,88 @@
+"""Downloading the official Amazon Reviews'23 raw files, resumably.
+
+A download goes to ``NAME.part`` and is renamed only when complete; an interrupted one is
+resumed with an HTTP Range request (a server that ignores Range restarts it). Connection
+failures are reported at once with the URL, so a machine without network learns that in
+seconds, not after a long timeout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from recmarket.data.raw import DataError
+
+OFFICIAL_BASE_URL = "https://mcauleylab.ucsd.edu/public_datasets/data/amazon_2023/raw"
+CATEGORIES = (
+    "All_Beauty", "Amazon_Fashion", "Appliances", "Arts_Crafts_and_Sewing", "Automotive",
+    "Baby_Products", "Beauty_and_Personal_Care", "Books", "CDs_and_Vinyl",
+    "Cell_Phones_and_Accessories", "Clothing_Shoes_and_Jewelry", "Digital_Music", "Electronics",
+    "Gift_Cards", "Grocery_and_Gourmet_Food", "Handmade_Products", "Health_and_Household",
+    "Health_and_Personal_Care", "Home_and_Kitchen", "Industrial_and_Scientific", "Kindle_Store",
+    "Magazine_Subscriptions", "Movies_and_TV", "Musical_Instruments", "Office_Products",
+    "Patio_Lawn_and_Garden", "Pet_Supplies", "Software", "Sports_and_Outdoors",
+    "Subscription_Boxes", "Tools_and_Home_Improvement", "Toys_and_Games", "Video_Games",
+    "Unknown",
+)
+CHUNK = 1 << 20
+
+# progress(file name, bytes done, bytes total or None)
+Progress = Callable[[str, int, int | None], None]
+
+
+def official_files(category: str, base_url: str = OFFICIAL_BASE_URL) -> list[tuple[str, str]]:
+    """(URL, local file name) of the review and meta files of one category."""
+    if category not in CATEGORIES:
+        close = [c for c in CATEGORIES if c.lower().startswith(category.lower()[:4])]
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise DataError(f"unknown category {category!r}{hint} (see recmarket data fetch --help)")
+    base = base_url.rstrip("/")
+    return [
+        (f"{base}/review_categories/{category}.jsonl.gz", f"{category}.jsonl.gz"),
+        (f"{base}/meta_categories/meta_{category}.jsonl.gz", f"meta_{category}.jsonl.gz"),
+    ]
+
+
+def download(url: str, dest: Path, progress: Progress, *, timeout: float = 30.0) -> Path:
+    """Download ``url`` to ``dest``, resuming a previous partial download."""
+    if dest.is_file():
+        return dest
+    part = dest.with_name(dest.name + ".part")
+    done = part.stat().st_size if part.is_file() else 0
+    headers = {"Range": f"bytes={done}-"} if done else {}
+    try:
+        with httpx.stream("GET", url, headers=headers, follow_redirects=True,
+                          timeout=httpx.Timeout(timeout, connect=10.0)) as response:
+            if response.status_code == 416:  # nothing left to fetch: the part is whole
+                part.replace(dest)
+                return dest
+            if response.status_code not in (200, 206):
+                raise DataError(f"{url}: server answered HTTP {response.status_code}")
+            if response.status_code == 200:
+                done = 0  # the server ignored Range: start over
+            length = response.headers.get("Content-Length")
+            total = done + int(length) if length is not None else None
+            with part.open("ab" if done else "wb") as fh:
+                for chunk in response.iter_bytes(CHUNK):
+                    fh.write(chunk)
+                    done += len(chunk)
+                    progress(dest.name, done, total)
+    except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+        raise DataError(f"{url}: cannot connect ({exc}); is this machine online?") from exc
+    except httpx.HTTPError as exc:
+        kept = f"; {done} bytes kept in {part}, rerun to resume" if done else ""
+        raise DataError(f"{url}: download interrupted ({exc}){kept}") from exc
+    if total is not None and done != total:
+        raise DataError(f"{url}: got {done} of {total} bytes; rerun to resume")
+    part.replace(dest)
+    return dest
+
+
+def fetch_category(category: str, dest: Path, progress: Progress,
+                   base_url: str = OFFICIAL_BASE_URL) -> list[Path]:
+    dest.mkdir(parents=True, exist_ok=True)
+    return [download(url, dest / name, progress) for url, name in official_files(category,
+                                                                                  base_url)]

@@ -1,0 +1,133 @@
+"""Item metadata and the evidence a platform may show about an item.
+
+Real ``meta_{Category}.jsonl`` records are uneven: ``description`` is a list and often
+empty, ``categories`` is often empty, ``price`` is a float, null or (in some re-shaped
+samples) a string. Evidence is built so that every item has something truthful to say, and
+says where it came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from recmarket.data.raw import LoadIssues, iter_records
+from recmarket.data.reviews import id_hash
+
+MAX_DESCRIPTION_CHARS = 1200
+
+
+@dataclass(frozen=True)
+class ItemEvidence:
+    """What a platform sees of its candidate: title, category, description (Appendix B.3),
+    plus the feature bullets the description may fall back on."""
+
+    title: str
+    category: str
+    description: str
+    description_source: str  # "description", "features", "details" or "none"
+    features: tuple[str, ...]
+
+    def text(self) -> str:
+        """The text a dense retriever embeds for this item."""
+        return ". ".join(p for p in (self.title, self.category, self.description) if p)
+
+
+@dataclass(frozen=True)
+class Item:
+    parent_asin: str
+    title: str
+    main_category: str
+    categories: tuple[str, ...]
+    description: str
+    features: tuple[str, ...]
+    details: tuple[tuple[str, str], ...]
+    average_rating: float | None
+    rating_number: int | None
+    price: float | None
+    store: str | None
+
+    @property
+    def evidence(self) -> ItemEvidence:
+        category = " > ".join(self.categories) if self.categories else self.main_category
+        sources = (
+            ("description", self.description),
+            ("features", "; ".join(self.features)),
+            ("details", "; ".join(f"{k}: {v}" for k, v in self.details)),
+        )
+        source, text = next(((s, t) for s, t in sources if t), ("none", ""))
+        return ItemEvidence(
+            title=self.title or "(untitled item)",
+            category=category or "Uncategorized",
+            description=text[:MAX_DESCRIPTION_CHARS],
+            description_source=source,
+            features=self.features,
+        )
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return ()
+    return tuple(s.strip() for s in value if isinstance(s, str) and s.strip())
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip().lstrip("$").replace(",", ""))
+        except ValueError:
+            return None
+    return None
+
+
+def parse_item(record: dict[str, Any]) -> Item | str:
+    """An item from one meta record, or the reason it is unusable."""
+    asin, title = record.get("parent_asin"), record.get("title")
+    if not isinstance(asin, str) or not asin:
+        return "missing required field: parent_asin"
+    if not isinstance(title, str):
+        return "missing required field: title"
+    details = record.get("details")
+    rating_number = _number(record.get("rating_number"))
+    return Item(
+        parent_asin=asin,
+        title=title.strip(),
+        main_category=record.get("main_category") or "",
+        categories=_strings(record.get("categories")),
+        description=" ".join(_strings(record.get("description"))),
+        features=_strings(record.get("features")),
+        details=tuple(
+            (str(k), str(v)) for k, v in details.items() if v not in (None, "", [], {})
+        ) if isinstance(details, dict) else (),
+        average_rating=_number(record.get("average_rating")),
+        rating_number=int(rating_number) if rating_number is not None else None,
+        price=_number(record.get("price")),
+        store=record.get("store") if isinstance(record.get("store"), str) else None,
+    )
+
+
+def read_meta(path: Path, wanted: Collection[int] | None, issues: LoadIssues) -> dict[int, Item]:
+    """Items keyed by the hash of their parent_asin, keeping only ``wanted`` hashes (all when
+    None) so that a multi-gigabyte meta file costs memory only for items that are used."""
+    items: dict[int, Item] = {}
+    for lineno, record in iter_records(path, issues):
+        asin = record.get("parent_asin")
+        key = id_hash(asin) if isinstance(asin, str) and asin else None
+        if key is not None and wanted is not None and key not in wanted:
+            continue
+        item = parse_item(record)
+        if isinstance(item, str):
+            issues.skip(lineno, item)
+        elif key in items:
+            issues.skip(lineno, f"duplicate parent_asin: {asin}")
+        else:
+            items[key] = item
+    return items

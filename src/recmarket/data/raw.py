@@ -1,0 +1,94 @@
+"""Reading the official Amazon Reviews'23 raw files: streamed, gzip or plain, with honest
+accounting of every line that could not be used.
+
+Official downloads named ``.gz`` are sometimes not compressed, and unpacked files are
+sometimes renamed, so compression is decided by the gzip magic bytes, never by the name.
+Lines are streamed one at a time, so a 1.5 GB review file is never held in memory.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+GZIP_MAGIC = b"\x1f\x8b"
+MAX_REPORTED = 5
+
+
+class DataError(ValueError):
+    """A data file cannot be used; the message names the file and, where known, the line."""
+
+
+def is_gzip(path: Path) -> bool:
+    with path.open("rb") as fh:
+        return fh.read(2) == GZIP_MAGIC
+
+
+def open_text(path: Path) -> IO[str]:
+    """Open a raw file as UTF-8 text, decompressing when its first bytes say gzip."""
+    if not path.is_file():
+        raise DataError(f"{path}: no such file")
+    if is_gzip(path):
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="\n")
+    return path.open("r", encoding="utf-8", newline="\n")
+
+
+@dataclass
+class LoadIssues:
+    """Lines skipped while loading one file: counted by reason, the first few kept verbatim.
+
+    With ``strict`` the first problem stops the load instead, with the same message.
+    """
+
+    path: Path
+    strict: bool = False
+    counts: Counter[str] = field(default_factory=Counter)
+    examples: list[str] = field(default_factory=list)
+
+    def skip(self, line: int, reason: str) -> None:
+        message = f"{self.path}:{line}: {reason}"
+        if self.strict:
+            raise DataError(message)
+        self.counts[reason.split(":")[0]] += 1
+        if len(self.examples) < MAX_REPORTED:
+            self.examples.append(message)
+
+    @property
+    def skipped(self) -> int:
+        return sum(self.counts.values())
+
+
+def iter_records(path: Path, issues: LoadIssues) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, JSON object) for every parseable object line; skip the rest.
+
+    Blank lines are ignored silently (trailing newlines are common); anything else that is
+    not a JSON object is reported through ``issues``. A truncated or corrupt gzip stream is
+    not a skippable line: it stops the load with the line it reached.
+    """
+    lineno = 0
+    try:
+        with open_text(path) as fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    issues.skip(lineno, f"invalid JSON: {exc.msg} at column {exc.colno}")
+                    continue
+                if not isinstance(record, dict):
+                    issues.skip(lineno, f"not a JSON object: {type(record).__name__}")
+                    continue
+                yield lineno, record
+    except (EOFError, gzip.BadGzipFile, OSError) as exc:
+        raise DataError(
+            f"{path}:{lineno + 1}: compressed stream is truncated or corrupt ({exc})"
+        ) from exc
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}:{lineno + 1}: not UTF-8 text ({exc.reason})") from exc

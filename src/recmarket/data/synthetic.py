@@ -1,0 +1,229 @@
+"""Deterministic generator of synthetic Amazon Reviews'23 domains in the official raw format.
+
+The bundled demo domains are made by this module (``scripts/make_demo_data.py``); the
+benchmarks use it for large review files, the tests for tiny ones. The data is synthetic but
+coherent: items have a product type, brand, attributes and a latent quality that shows in
+their average rating; each user has a few favourite product types and preferred attribute
+values, so histories concentrate on those types, and ratings follow quality and fit. Review
+lines are written grouped by user, newest first, timestamps in milliseconds, like the real
+files; some descriptions and category lists are empty and a few reviewed items have no meta.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from recmarket.data.demo_vocabulary import ATTRIBUTES, BRANDS, MAIN_CATEGORY, TIERS, TYPES, USES
+from recmarket.streams import Stream, rng
+
+DOMAINS = tuple(TYPES)
+_ALNUM = np.array(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"))
+_START_MS = 1_420_070_400_000  # 2015-01-01
+_SPAN_MS = 8 * 365 * 86_400_000
+_DAY_MS = 86_400_000
+
+
+@dataclass(frozen=True)
+class ProductType:
+    name: str
+    subcategory: str
+    dimensions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DemoItem:
+    asin: str
+    ptype: int
+    brand: str
+    values: tuple[str, ...]
+    quality: float
+
+
+@cache
+def product_types(domain: str) -> tuple[ProductType, ...]:
+    types = []
+    for line in TYPES[domain].strip().splitlines():
+        name, sub, dims = (part.strip() for part in line.split("|"))
+        types.append(ProductType(name, sub, tuple(d.strip() for d in dims.split(","))))
+    return tuple(types)
+
+
+def _code(gen: np.random.Generator, prefix: str, length: int) -> str:
+    return prefix + "".join(gen.choice(_ALNUM, size=length))
+
+
+def make_items(domain: str, per_type: int, gen: np.random.Generator) -> list[DemoItem]:
+    items, seen = [], set()
+    for t, ptype in enumerate(product_types(domain)):
+        for _ in range(per_type):
+            asin = _code(gen, "B0", 8)
+            while asin in seen:
+                asin = _code(gen, "B0", 8)
+            seen.add(asin)
+            values = tuple(str(gen.choice(ATTRIBUTES[d])) for d in ptype.dimensions)
+            brand = str(gen.choice(BRANDS[domain]))
+            items.append(DemoItem(asin, t, brand, values, float(gen.normal())))
+    return items
+
+
+def meta_record(domain: str, item: DemoItem, gen: np.random.Generator) -> dict[str, Any]:
+    ptype = product_types(domain)[item.ptype]
+    tier = str(gen.choice(TIERS))
+    title = f"{item.brand} {tier} {ptype.name.title()} - {', '.join(item.values)}"
+    features = [f"{d.capitalize()}: {v}" for d, v in zip(ptype.dimensions, item.values,
+                                                          strict=True)]
+    if gen.random() < 0.6:
+        features.append(f"Designed for {gen.choice(USES[domain])}")
+    description: list[str] = []
+    if gen.random() < 0.65:  # real descriptions are often empty
+        use = gen.choice(USES[domain])
+        description = [
+            f"The {item.brand} {tier} {ptype.name} is made for {use}.",
+            f"It comes in {item.values[0]} with {item.values[-1]} "
+            f"{ptype.dimensions[-1]}.",
+        ]
+    rating = float(np.clip(round(4.1 + 0.45 * item.quality + gen.normal(0, 0.15), 1), 1, 5))
+    categories = [] if gen.random() < 0.15 else [MAIN_CATEGORY[domain], ptype.subcategory,
+                                                 ptype.name.title()]
+    return {
+        "main_category": MAIN_CATEGORY[domain],
+        "title": title,
+        "average_rating": rating,
+        "rating_number": int(gen.lognormal(4.0, 1.2)) + 1,
+        "features": features,
+        "description": description,
+        "price": round(float(gen.lognormal(3.2, 0.6)), 2) if gen.random() < 0.8 else None,
+        "images": [],
+        "videos": [],
+        "store": item.brand,
+        "categories": categories,
+        "details": dict(zip((d.title() for d in ptype.dimensions), item.values, strict=True)),
+        "parent_asin": item.asin,
+        "bought_together": None,
+    }
+
+
+_REVIEW_TEXT = {
+    "high": ("Exactly what I wanted for {use}. The {value} {dim} is spot on and it feels "
+             "well made. Would buy this {name} again.",
+             "Really happy with this {name}. {value} works great and setup took minutes."),
+    "mid": ("It's an okay {name}. The {value} {dim} is fine, but it feels a bit cheaper than "
+            "I expected for {use}.",
+            "Does the job for {use}, though the {dim} is not quite what I hoped."),
+    "low": ("Disappointed. The {name} did not hold up for {use} and the {value} {dim} was "
+            "not as described in my experience.",
+            "Returned it. Not a good fit for {use}."),
+}
+_REVIEW_TITLE = {"high": ("Love it", "Great {name}", "Five stars", "Perfect for {use}"),
+                 "mid": ("It's okay", "Decent but not great", "Mixed feelings"),
+                 "low": ("Not for me", "Disappointed", "Returned it")}
+
+
+def review_record(domain: str, item: DemoItem, user_id: str, rating: float, stamp: int,
+                  gen: np.random.Generator) -> dict[str, Any]:
+    ptype = product_types(domain)[item.ptype]
+    bucket = "high" if rating >= 4 else "mid" if rating >= 3 else "low"
+    k = int(gen.integers(len(ptype.dimensions)))
+    words = {"use": gen.choice(USES[domain]), "value": item.values[k],
+             "dim": ptype.dimensions[k], "name": ptype.name}
+    return {
+        "rating": rating,
+        "title": str(gen.choice(_REVIEW_TITLE[bucket])).format(**words),
+        "text": str(gen.choice(_REVIEW_TEXT[bucket])).format(**words),
+        "images": [],
+        "asin": item.asin,
+        "parent_asin": item.asin,
+        "user_id": user_id,
+        "timestamp": stamp,
+        "helpful_vote": int(gen.poisson(0.5)),
+        "verified_purchase": bool(gen.random() < 0.9),
+    }
+
+
+@dataclass(frozen=True)
+class _TypePool:
+    """The items of one product type, as arrays for fast choice."""
+
+    index: np.ndarray  # positions in the domain's item list
+    quality: np.ndarray
+    values: np.ndarray  # (items, dimensions) attribute values
+
+
+def _pools(items: list[DemoItem], n_types: int) -> list[_TypePool]:
+    pools = []
+    for t in range(n_types):
+        index = np.array([i for i, it in enumerate(items) if it.ptype == t])
+        pools.append(_TypePool(index, np.array([items[i].quality for i in index]),
+                               np.array([items[i].values for i in index])))
+    return pools
+
+
+def user_reviews(domain: str, items: list[DemoItem], pools: list[_TypePool], n: int,
+                 gen: np.random.Generator, orphans: list[DemoItem]) -> Iterator[dict[str, Any]]:
+    """One user's reviews, newest first: most purchases come from 1-3 favourite types, items
+    are chosen by quality and by fit to the user's preferred attribute values, and ratings
+    follow quality and fit."""
+    user_id = _code(gen, "A", 27)
+    favourites = gen.choice(len(pools), size=int(gen.integers(1, 4)), replace=False)
+    weights = gen.dirichlet(np.full(len(favourites), 1.5))
+    taste = {int(t): pools[t].values[int(gen.integers(len(pools[t].index)))] for t in favourites}
+    stamp = _START_MS + int(gen.random() * _SPAN_MS)
+    rows = []
+    for _ in range(n):
+        favourite = gen.random() < 0.85
+        t = int(favourites[gen.choice(len(favourites), p=weights)] if favourite
+                else gen.integers(len(pools)))
+        pool = pools[t]
+        fit = (pool.values == taste[t]).mean(axis=1) if t in taste else np.full(len(pool.index),
+                                                                                0.5)
+        logits = 1.0 * pool.quality + 3.0 * fit
+        p = np.exp(logits - logits.max())
+        k = int(gen.choice(len(p), p=p / p.sum()))
+        item = items[int(pool.index[k])]
+        if orphans and gen.random() < 0.01:
+            item = orphans[int(gen.integers(len(orphans)))]
+        score = 3.5 + 0.7 * item.quality + 1.2 * fit[k] - (0 if favourite else 0.6)
+        rating = float(np.clip(round(score + gen.normal(0, 0.8)), 1, 5))
+        stamp += int(gen.exponential(45) * _DAY_MS) + 1000
+        rows.append(review_record(domain, item, user_id, rating, stamp, gen))
+    yield from reversed(rows)
+
+
+@contextmanager
+def _writer(path: Path) -> Iterator[IO[str]]:
+    """Gzip with mtime 0 and no file name, so the same input gives the same bytes."""
+    with path.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="",
+                                               compresslevel=9) as gz, \
+            io.TextIOWrapper(gz, encoding="utf-8", newline="\n") as text:
+        yield text
+
+
+def write_domain(domain: str, out: Path, *, seed: int = 0, per_type: int = 130,
+                 n_users: int = 1700, inactive_share: float = 0.1) -> tuple[Path, Path]:
+    """Write ``{domain}.jsonl.gz`` and ``meta_{domain}.jsonl.gz`` into ``out``."""
+    gen = rng(seed, domain, Stream.DEMO_DATA)
+    items = make_items(domain, per_type, gen)
+    orphans = make_items(domain, 1, gen)[:5]  # reviewed, but with no meta record
+    pools = _pools(items, len(product_types(domain)))
+    out.mkdir(parents=True, exist_ok=True)
+    meta_path, review_path = out / f"meta_{domain}.jsonl.gz", out / f"{domain}.jsonl.gz"
+    with _writer(meta_path) as fh:
+        for item in items:
+            fh.write(json.dumps(meta_record(domain, item, gen)) + "\n")
+    with _writer(review_path) as fh:
+        for _ in range(n_users):
+            inactive = gen.random() < inactive_share
+            n = int(gen.integers(1, 5)) if inactive else 5 + int(gen.negative_binomial(2, 0.25))
+            for record in user_reviews(domain, items, pools, n, gen, orphans):
+                fh.write(json.dumps(record) + "\n")
+    return review_path, meta_path

@@ -1,0 +1,97 @@
+"""The ``Embedder`` interface and its implementations.
+
+``minilm-m2v`` (default) is a model2vec static model distilled from all-MiniLM-L6-v2 and
+shipped inside the package: it needs only numpy and tokenizers at run time, no torch and no
+network. ``bge`` is BAAI/bge-base-en-v1.5 through sentence-transformers, the paper's
+retriever, available with the ``bge`` extra when its weights are on disk or in the local
+Hugging Face cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from recmarket.config import EmbedderConfig
+
+BUNDLED_MODEL = Path(__file__).resolve().parent / "minilm_m2v"
+
+
+class EmbedderUnavailable(RuntimeError):
+    """The configured embedder cannot be loaded here; the message says what is missing."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    @property
+    def fingerprint(self) -> str:
+        """Identifies the model exactly, for cache keys."""
+        ...
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Unit-normalised float32 vectors, one row per text."""
+        ...
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1, norms)
+
+
+class StaticEmbedder:
+    """A model2vec static model: a token-embedding lookup and mean, fast on any CPU."""
+
+    def __init__(self, path: Path = BUNDLED_MODEL) -> None:
+        from model2vec import StaticModel
+
+        if not (path / "model.safetensors").is_file():
+            raise EmbedderUnavailable(f"{path}: no model2vec model (model.safetensors missing)")
+        self._model = StaticModel.from_pretrained(str(path))
+        digest = hashlib.sha256((path / "model.safetensors").read_bytes()).hexdigest()[:16]
+        self._fingerprint = f"model2vec:{path.name}:{digest}"
+
+    @property
+    def fingerprint(self) -> str:
+        return self._fingerprint
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return _normalise(self._model.encode(texts, show_progress_bar=False))
+
+
+class SentenceTransformerEmbedder:
+    """BGE-base (or any sentence-transformers model) from local files only."""
+
+    def __init__(self, name: str) -> None:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise EmbedderUnavailable(
+                "the bge embedder needs the 'bge' extra: pip install torch==2.13.0 && "
+                "pip install 'recmarket[bge]'"
+            ) from exc
+        try:
+            self._model = SentenceTransformer(name, device="cpu", local_files_only=True)
+        except OSError as exc:
+            raise EmbedderUnavailable(
+                f"weights for {name!r} are not on this machine (looked in the local Hugging "
+                "Face cache and at it as a path); download them once with network access or "
+                "pass a local directory"
+            ) from exc
+        self._fingerprint = f"sentence-transformers:{name}"
+
+    @property
+    def fingerprint(self) -> str:
+        return self._fingerprint
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return _normalise(self._model.encode(texts, batch_size=64, normalize_embeddings=True))
+
+
+def load_embedder(cfg: EmbedderConfig) -> Embedder:
+    if cfg.kind == "bge":
+        return SentenceTransformerEmbedder(cfg.bge_model)
+    return StaticEmbedder()

@@ -1,0 +1,114 @@
+"""Platform retrieval with controlled target inclusion (Sections 3.2, 4.1; Appendix A.2).
+
+Each platform scores its own catalog by exact cosine similarity to the structured need,
+keeps its top L, and draws one candidate by Gumbel-max over score / tau. Target inclusion
+is controlled: for each platform whose catalog carries the target, with probability p_hit
+the platform's candidate *is* the target (forced inclusion); otherwise the candidate is the
+Gumbel draw, which may still be the target. The target is never added to a catalog that
+lacks it. Under Platform-Centric the entered platform shows J items: the first J of its
+Gumbel ordering over the top L, where forced inclusion puts the target in place of the
+last of them if it is not already there; they are shown in descending score order.
+
+Per episode the draws have fixed shapes (N uniforms for inclusion, N x L Gumbel variates,
+one entry draw) from streams keyed by the episode, so every treatment cell that shares a
+request shares its retrieval exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from recmarket.market.catalogs import Catalogs
+from recmarket.streams import Stream, rng
+
+
+@dataclass(frozen=True)
+class EpisodeDraws:
+    """The random numbers one episode's retrieval consumes."""
+
+    inclusion: np.ndarray  # (N,) uniforms: forced inclusion fires where < p_hit
+    gumbel: np.ndarray  # (N, L) Gumbel variates for the candidate draws
+    entry: int  # the platform a Platform-Centric user enters
+
+    @classmethod
+    def draw(cls, seed: int, domain: str, episode: int, n_platforms: int,
+             top_l: int) -> EpisodeDraws:
+        return cls(
+            inclusion=rng(seed, domain, Stream.FORCED_INCLUSION, episode).random(n_platforms),
+            gumbel=rng(seed, domain, Stream.RETRIEVAL, episode).gumbel(size=(n_platforms,
+                                                                              top_l)),
+            entry=int(rng(seed, domain, Stream.PLATFORM_ENTRY, episode).integers(n_platforms)),
+        )
+
+
+def forced_inclusion(carries_target: np.ndarray, inclusion: np.ndarray,
+                     p_hit: float) -> np.ndarray:
+    """Per platform: does controlled inclusion make the target its candidate?"""
+    return carries_target & (inclusion < p_hit)
+
+
+@dataclass(frozen=True)
+class PlatformRetrieval:
+    platform: int
+    top_items: np.ndarray  # the exact top-L item indices, best first
+    top_scores: np.ndarray
+    candidate: int  # -1 when the catalog is empty
+    forced: bool
+
+
+def top_l(scores: np.ndarray, members: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Exact top-``size`` of ``members`` by score, best first (ties: lower item index first)."""
+    s = scores[members]
+    if len(members) > size:
+        part = np.argpartition(-s, size - 1)[:size]
+        members, s = members[part], s[part]
+    order = np.lexsort((members, -s))
+    return members[order], s[order]
+
+
+class Retriever:
+    """Retrieval over one domain's catalogs with unit-normalised item vectors."""
+
+    def __init__(self, item_vectors: np.ndarray, catalogs: Catalogs, *, top_l: int, tau: float,
+                 p_hit: float) -> None:
+        self.item_vectors = np.ascontiguousarray(item_vectors, dtype=np.float32)
+        self.catalogs = catalogs
+        self.members = [catalogs.members(p) for p in range(catalogs.n_platforms)]
+        self.top_l, self.tau, self.p_hit = top_l, tau, p_hit
+
+    def scores(self, need_vectors: np.ndarray) -> np.ndarray:
+        """Cosine scores of every item for one need (d,) or a batch of needs (b, d)."""
+        return need_vectors.astype(np.float32, copy=False) @ self.item_vectors.T
+
+    def platform(self, p: int, scores: np.ndarray, target: int,
+                 draws: EpisodeDraws) -> PlatformRetrieval:
+        items, item_scores = top_l(scores, self.members[p], self.top_l)
+        if not len(items):
+            return PlatformRetrieval(p, items, item_scores, -1, False)
+        keys = item_scores / self.tau + draws.gumbel[p, : len(items)]
+        forced = bool(forced_inclusion(self.catalogs.membership[target, p],
+                                       draws.inclusion[p], self.p_hit))
+        candidate = target if forced else int(items[np.argmax(keys)])
+        return PlatformRetrieval(p, items, item_scores, candidate, forced)
+
+    def user_agent_pool(self, scores: np.ndarray, target: int,
+                        draws: EpisodeDraws) -> list[PlatformRetrieval]:
+        """One candidate per platform: the pool a user agent queries."""
+        return [self.platform(p, scores, target, draws) for p in range(self.catalogs.n_platforms)]
+
+    def platform_centric(self, scores: np.ndarray, target: int, draws: EpisodeDraws,
+                         j: int) -> tuple[int, list[int], bool]:
+        """The entered platform, its J shown items (descending score) and whether forced
+        inclusion fired there."""
+        p = draws.entry
+        items, item_scores = top_l(scores, self.members[p], self.top_l)
+        keys = item_scores / self.tau + draws.gumbel[p, : len(items)]
+        shown = [int(i) for i in items[np.argsort(-keys, kind="stable")[:j]]]
+        forced = bool(forced_inclusion(self.catalogs.membership[target, p],
+                                       draws.inclusion[p], self.p_hit))
+        if forced and target not in shown:
+            shown[-1] = target
+        shown.sort(key=lambda i: (-float(scores[i]), i))
+        return p, shown, forced
