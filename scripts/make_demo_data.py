@@ -1,7 +1,7 @@
 """Regenerate the bundled synthetic demo domains (deterministic: same bytes every time).
 
-    python scripts/make_demo_data.py            # writes src/recmarket/data/bundled/
-    python scripts/make_demo_data.py --out DIR  # elsewhere, e.g. to compare
+python scripts/make_demo_data.py            # writes src/recmarket/data/bundled/
+python scripts/make_demo_data.py --out DIR  # elsewhere, e.g. to compare
 """
 
 from __future__ import annotations

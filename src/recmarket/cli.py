@@ -30,22 +30,37 @@ from recmarket.market.access import analytic_access, simulate_access
 from recmarket.market.build import build_market, item_vectors, market_access
 
 app = typer.Typer(no_args_is_help=True, add_completion=False)
-data_app = typer.Typer(help="Amazon Reviews'23 files: list local domains, fetch official ones.",
-                       no_args_is_help=True)
+data_app = typer.Typer(
+    help="Amazon Reviews'23 files: list local domains, fetch official ones.", no_args_is_help=True
+)
 app.add_typer(data_app, name="data")
 # Wide tables stay readable when output goes to a file or a pipe.
 out = Console(width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 FLAGS = {  # config field -> the flag that sets it, for error messages
-    "n_platforms": "--n", "shortlist_k": "--k", "rho": "--rho", "p_hit": "--p-hit",
-    "catalog_cap": "--catalog-cap", "top_l": "--top-l", "tau": "--tau",
-    "composition": "--composition", "rotation": "--rotation", "requests": "--requests",
-    "users_per_profile": "--users-per-profile", "platform_centric_j": "--j",
+    "n_platforms": "--n",
+    "shortlist_k": "--k",
+    "rho": "--rho",
+    "p_hit": "--p-hit",
+    "catalog_cap": "--catalog-cap",
+    "top_l": "--top-l",
+    "tau": "--tau",
+    "composition": "--composition",
+    "rotation": "--rotation",
+    "requests": "--requests",
+    "users_per_profile": "--users-per-profile",
+    "platform_centric_j": "--j",
 }
 
-DataDir = Annotated[Path, typer.Option("--data", help="directory of {Category}.jsonl[.gz] and "
-                                       "meta_{Category}.jsonl[.gz]; default: bundled demo")]
+DataDir = Annotated[
+    Path,
+    typer.Option(
+        "--data",
+        help="directory of {Category}.jsonl[.gz] and "
+        "meta_{Category}.jsonl[.gz]; default: bundled demo",
+    ),
+]
 Strict = Annotated[bool, typer.Option("--strict", help="stop at the first malformed line")]
 
 
@@ -79,8 +94,11 @@ def version_callback(value: bool) -> None:
 
 
 @app.callback()
-def main(version: Annotated[bool, typer.Option("--version", callback=version_callback,
-                                               is_eager=True)] = False) -> None:
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=version_callback, is_eager=True)
+    ] = False,
+) -> None:
     """Simulate agentic recommendation markets (user agents, competing platforms,
     presentation policies, outcome-grounded reputation) on Amazon Reviews'23 domains."""
 
@@ -104,30 +122,48 @@ def access_check(
     table = Table(title=f"Forced-inclusion access, N={n}, rho={rho}, p_hit={p_hit}, {draws} draws")
     for col in ("condition", "analytic", "simulated", "SE"):
         table.add_column(col)
-    table.add_row("platform-centric", f"{result.analytic_platform_centric:.2%}",
-                  f"{result.simulated_platform_centric:.2%}", f"{result.se_platform_centric:.4f}")
-    table.add_row("user agent", f"{result.analytic_user_agent:.2%}",
-                  f"{result.simulated_user_agent:.2%}", f"{result.se_user_agent:.4f}")
+    table.add_row(
+        "platform-centric",
+        f"{result.analytic_platform_centric:.2%}",
+        f"{result.simulated_platform_centric:.2%}",
+        f"{result.se_platform_centric:.4f}",
+    )
+    table.add_row(
+        "user agent",
+        f"{result.analytic_user_agent:.2%}",
+        f"{result.simulated_user_agent:.2%}",
+        f"{result.se_user_agent:.4f}",
+    )
     out.print(table)
 
 
 @data_app.command("list")
-def data_list(data: DataDir = BUNDLED_DATA_DIR, strict: Strict = False,
-              as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+def data_list(
+    data: DataDir = BUNDLED_DATA_DIR,
+    strict: Strict = False,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
     """Local domains with item, user and eligible-episode counts."""
     rows = []
     with user_errors():
         found = find_domains(data)
         if not found:
-            raise DataError(f"{data}: no domain found (expected {{Category}}.jsonl[.gz] with "
-                            "meta_{Category}.jsonl[.gz])")
+            raise DataError(
+                f"{data}: no domain found (expected {{Category}}.jsonl[.gz] with "
+                "meta_{Category}.jsonl[.gz])"
+            )
         for files in found:
             domain = load_domain(files, strict=strict)
-            rows.append({"domain": files.name, "items": len(domain.items),
-                         "users": domain.n_users,
-                         "eligible_episodes": len(index_episodes(domain, EpisodeConfig())),
-                         "reviews": domain.report.reviews_read,
-                         "lines_skipped": domain.report.lines_skipped})
+            rows.append(
+                {
+                    "domain": files.name,
+                    "items": len(domain.items),
+                    "users": domain.n_users,
+                    "eligible_episodes": len(index_episodes(domain, EpisodeConfig())),
+                    "reviews": domain.report.reviews_read,
+                    "lines_skipped": domain.report.lines_skipped,
+                }
+            )
             _report_skips(files.name, domain.report.examples, domain.report.lines_skipped)
     if as_json:
         print(json.dumps(rows))
@@ -151,12 +187,17 @@ def _report_skips(name: str, examples: list[str], skipped: int) -> None:
 def data_fetch(
     category: Annotated[str, typer.Argument(help="e.g. Musical_Instruments")],
     dest: Annotated[Path, typer.Option("--dest", help="download directory")] = Path("data"),
-    base_url: Annotated[str, typer.Option("--base-url", help="mirror of the raw files")] =
-    OFFICIAL_BASE_URL,
+    base_url: Annotated[
+        str, typer.Option("--base-url", help="mirror of the raw files")
+    ] = OFFICIAL_BASE_URL,
 ) -> None:
     """Download a category's official review and meta files (resumable)."""
-    with user_errors(), Progress("{task.description}", BarColumn(), DownloadColumn(),
-                                 TransferSpeedColumn(), console=err) as bar:
+    with (
+        user_errors(),
+        Progress(
+            "{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn(), console=err
+        ) as bar,
+    ):
         tasks: dict[str, Any] = {}
 
         def progress(name: str, done: int, total: int | None) -> None:
@@ -176,8 +217,9 @@ def _market_config(**fields: Any) -> MarketConfig:
 @app.command("build")
 def build(
     data: DataDir = BUNDLED_DATA_DIR,
-    domains: Annotated[list[str] | None, typer.Option("--domain", help="repeatable; "
-                                                      "default: every domain found")] = None,
+    domains: Annotated[
+        list[str] | None, typer.Option("--domain", help="repeatable; default: every domain found")
+    ] = None,
     requests: Annotated[int, typer.Option("--requests", help="R per domain")] = 1200,
     users_per_profile: Annotated[int, typer.Option("--users-per-profile")] = 2,
     seed: int = 42,
@@ -195,17 +237,34 @@ def build(
     """Build every domain's market and print domains, episodes, catalogs and access."""
     with user_errors():
         episode_cfg = EpisodeConfig(requests=requests, users_per_profile=users_per_profile)
-        market_cfg = _market_config(n_platforms=n, shortlist_k=k, rho=rho, p_hit=p_hit,
-                                    catalog_cap=catalog_cap, composition=composition,
-                                    rotation=rotation)
+        market_cfg = _market_config(
+            n_platforms=n,
+            shortlist_k=k,
+            rho=rho,
+            p_hit=p_hit,
+            catalog_cap=catalog_cap,
+            composition=composition,
+            rotation=rotation,
+        )
         model = load_embedder(EmbedderConfig(kind=embedder))
         names = domains or [f.name for f in find_domains(data)]
         if not names:
             raise DataError(f"{data}: no domain found")
-        table = Table(title=f"Markets: N={n}, K={k}, rho={rho}, p_hit={p_hit}, "
-                      f"composition={composition}, seed={seed}")
-        for col in ("domain", "items", "eligible", "requests", "per profile", "catalog size",
-                    "target copies", "forced access PC", "forced access UA"):
+        table = Table(
+            title=f"Markets: N={n}, K={k}, rho={rho}, p_hit={p_hit}, "
+            f"composition={composition}, seed={seed}"
+        )
+        for col in (
+            "domain",
+            "items",
+            "eligible",
+            "requests",
+            "per profile",
+            "catalog size",
+            "target copies",
+            "forced access PC",
+            "forced access UA",
+        ):
             table.add_column(col, justify="left" if col == "domain" else "right")
         for name in names:
             domain = load_domain(domain_files(data, name), strict=strict)
@@ -217,10 +276,16 @@ def build(
             sizes = market.catalogs.sizes()
             per_profile = Counter(r.profile for r in reqs)
             table.add_row(
-                name, f"{len(domain.items):,}", f"{len(index_episodes(domain, episode_cfg)):,}",
-                f"{len(reqs):,}", f"{min(per_profile.values())}-{max(per_profile.values())}",
-                f"{sizes.min():,}-{sizes.max():,}", f"{access.mean_target_copies:.2f}",
-                f"{access.platform_centric:.1%}", f"{access.user_agent:.1%}")
+                name,
+                f"{len(domain.items):,}",
+                f"{len(index_episodes(domain, episode_cfg)):,}",
+                f"{len(reqs):,}",
+                f"{min(per_profile.values())}-{max(per_profile.values())}",
+                f"{sizes.min():,}-{sizes.max():,}",
+                f"{access.mean_target_copies:.2f}",
+                f"{access.platform_centric:.1%}",
+                f"{access.user_agent:.1%}",
+            )
     out.print(table)
     pc, ua = analytic_access(n, rho, p_hit)
     out.print(f"A.2 analytic forced access: platform-centric {pc:.1%}, user agent {ua:.1%}")

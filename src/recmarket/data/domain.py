@@ -112,8 +112,9 @@ def load_domain(files: DomainFiles, *, min_interactions: int = 5, strict: bool =
     items = sorted((meta[k] for k in used), key=lambda it: it.parent_asin)
     position = {id(it): i for i, it in enumerate(items)}
     lookup = {k: position[id(meta[k])] for k in used}
-    item_index = np.fromiter((lookup[int(k)] for k in joined.item), dtype=np.int64,
-                             count=len(joined))
+    item_index = np.fromiter(
+        (lookup[int(k)] for k in joined.item), dtype=np.int64, count=len(joined)
+    )
     report = LoadReport(
         reviews_read=len(reviews),
         meta_items_used=len(items),

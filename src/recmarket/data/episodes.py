@@ -120,23 +120,29 @@ def sample_requests(domain: Domain, cfg: EpisodeConfig, seed: int) -> list[Reque
     episodes = []
     for span in spans:
         user_id = texts[int(rows.line[span[-1]])]["user_id"]
-        episodes.append(Episode(
-            episode_id=f"{domain.name}/{user_id}",
-            domain=domain.name,
-            user_id=user_id,
-            history=tuple(interaction(r) for r in span[:-1]),
-            target=interaction(span[-1]),
-        ))
+        episodes.append(
+            Episode(
+                episode_id=f"{domain.name}/{user_id}",
+                domain=domain.name,
+                user_id=user_id,
+                history=tuple(interaction(r) for r in span[:-1]),
+                target=interaction(span[-1]),
+            )
+        )
     requests = []
     for user in range(n_users):
-        own = sorted(range(user, len(episodes), n_users),
-                     key=lambda i: (episodes[i].target.timestamp, i))
-        requests += [
-            (round_, user, episodes[i]) for round_, i in enumerate(own)
-        ]
+        own = sorted(
+            range(user, len(episodes), n_users), key=lambda i: (episodes[i].target.timestamp, i)
+        )
+        requests += [(round_, user, episodes[i]) for round_, i in enumerate(own)]
     requests.sort(key=lambda r: (r[0], r[1]))
     return [
-        Request(episode=ep, profile=PROFILE_NAMES[user // cfg.users_per_profile],
-                sim_user=user, round=round_, order=order)
+        Request(
+            episode=ep,
+            profile=PROFILE_NAMES[user // cfg.users_per_profile],
+            sim_user=user,
+            round=round_,
+            order=order,
+        )
         for order, (round_, user, ep) in enumerate(requests)
     ]

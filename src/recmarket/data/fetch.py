@@ -17,14 +17,39 @@ from recmarket.data.raw import DataError
 
 OFFICIAL_BASE_URL = "https://mcauleylab.ucsd.edu/public_datasets/data/amazon_2023/raw"
 CATEGORIES = (
-    "All_Beauty", "Amazon_Fashion", "Appliances", "Arts_Crafts_and_Sewing", "Automotive",
-    "Baby_Products", "Beauty_and_Personal_Care", "Books", "CDs_and_Vinyl",
-    "Cell_Phones_and_Accessories", "Clothing_Shoes_and_Jewelry", "Digital_Music", "Electronics",
-    "Gift_Cards", "Grocery_and_Gourmet_Food", "Handmade_Products", "Health_and_Household",
-    "Health_and_Personal_Care", "Home_and_Kitchen", "Industrial_and_Scientific", "Kindle_Store",
-    "Magazine_Subscriptions", "Movies_and_TV", "Musical_Instruments", "Office_Products",
-    "Patio_Lawn_and_Garden", "Pet_Supplies", "Software", "Sports_and_Outdoors",
-    "Subscription_Boxes", "Tools_and_Home_Improvement", "Toys_and_Games", "Video_Games",
+    "All_Beauty",
+    "Amazon_Fashion",
+    "Appliances",
+    "Arts_Crafts_and_Sewing",
+    "Automotive",
+    "Baby_Products",
+    "Beauty_and_Personal_Care",
+    "Books",
+    "CDs_and_Vinyl",
+    "Cell_Phones_and_Accessories",
+    "Clothing_Shoes_and_Jewelry",
+    "Digital_Music",
+    "Electronics",
+    "Gift_Cards",
+    "Grocery_and_Gourmet_Food",
+    "Handmade_Products",
+    "Health_and_Household",
+    "Health_and_Personal_Care",
+    "Home_and_Kitchen",
+    "Industrial_and_Scientific",
+    "Kindle_Store",
+    "Magazine_Subscriptions",
+    "Movies_and_TV",
+    "Musical_Instruments",
+    "Office_Products",
+    "Patio_Lawn_and_Garden",
+    "Pet_Supplies",
+    "Software",
+    "Sports_and_Outdoors",
+    "Subscription_Boxes",
+    "Tools_and_Home_Improvement",
+    "Toys_and_Games",
+    "Video_Games",
     "Unknown",
 )
 CHUNK = 1 << 20
@@ -54,8 +79,13 @@ def download(url: str, dest: Path, progress: Progress, *, timeout: float = 30.0)
     done = part.stat().st_size if part.is_file() else 0
     headers = {"Range": f"bytes={done}-"} if done else {}
     try:
-        with httpx.stream("GET", url, headers=headers, follow_redirects=True,
-                          timeout=httpx.Timeout(timeout, connect=10.0)) as response:
+        with httpx.stream(
+            "GET",
+            url,
+            headers=headers,
+            follow_redirects=True,
+            timeout=httpx.Timeout(timeout, connect=10.0),
+        ) as response:
             if response.status_code == 416:  # nothing left to fetch: the part is whole
                 part.replace(dest)
                 return dest
@@ -81,8 +111,10 @@ def download(url: str, dest: Path, progress: Progress, *, timeout: float = 30.0)
     return dest
 
 
-def fetch_category(category: str, dest: Path, progress: Progress,
-                   base_url: str = OFFICIAL_BASE_URL) -> list[Path]:
+def fetch_category(
+    category: str, dest: Path, progress: Progress, base_url: str = OFFICIAL_BASE_URL
+) -> list[Path]:
     dest.mkdir(parents=True, exist_ok=True)
-    return [download(url, dest / name, progress) for url, name in official_files(category,
-                                                                                  base_url)]
+    return [
+        download(url, dest / name, progress) for url, name in official_files(category, base_url)
+    ]

@@ -104,9 +104,9 @@ def parse_item(record: dict[str, Any]) -> Item | str:
         categories=_strings(record.get("categories")),
         description=" ".join(_strings(record.get("description"))),
         features=_strings(record.get("features")),
-        details=tuple(
-            (str(k), str(v)) for k, v in details.items() if v not in (None, "", [], {})
-        ) if isinstance(details, dict) else (),
+        details=tuple((str(k), str(v)) for k, v in details.items() if v not in (None, "", [], {}))
+        if isinstance(details, dict)
+        else (),
         average_rating=_number(record.get("average_rating")),
         rating_number=int(rating_number) if rating_number is not None else None,
         price=_number(record.get("price")),

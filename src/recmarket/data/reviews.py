@@ -26,8 +26,9 @@ TIMESTAMP_KEYS = ("timestamp", "sortTimestamp")
 
 def id_hash(value: str) -> int:
     """A stable signed 64-bit key for an id string (collisions are negligible at 2^64)."""
-    return int.from_bytes(hashlib.blake2b(value.encode(), digest_size=8).digest(), "little",
-                          signed=True)
+    return int.from_bytes(
+        hashlib.blake2b(value.encode(), digest_size=8).digest(), "little", signed=True
+    )
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,9 @@ class ReviewTable:
         return len(self.line)
 
     def select(self, mask: np.ndarray) -> ReviewTable:
-        return ReviewTable(*(col[mask] for col in
-                             (self.user, self.item, self.timestamp, self.rating, self.line)))
+        return ReviewTable(
+            *(col[mask] for col in (self.user, self.item, self.timestamp, self.rating, self.line))
+        )
 
 
 def _review_fields(record: dict[str, Any]) -> tuple[str, str, int, float] | str:

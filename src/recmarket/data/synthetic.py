@@ -80,8 +80,9 @@ def meta_record(domain: str, item: DemoItem, gen: np.random.Generator) -> dict[s
     ptype = product_types(domain)[item.ptype]
     tier = str(gen.choice(TIERS))
     title = f"{item.brand} {tier} {ptype.name.title()} - {', '.join(item.values)}"
-    features = [f"{d.capitalize()}: {v}" for d, v in zip(ptype.dimensions, item.values,
-                                                          strict=True)]
+    features = [
+        f"{d.capitalize()}: {v}" for d, v in zip(ptype.dimensions, item.values, strict=True)
+    ]
     if gen.random() < 0.6:
         features.append(f"Designed for {gen.choice(USES[domain])}")
     description: list[str] = []
@@ -89,12 +90,14 @@ def meta_record(domain: str, item: DemoItem, gen: np.random.Generator) -> dict[s
         use = gen.choice(USES[domain])
         description = [
             f"The {item.brand} {tier} {ptype.name} is made for {use}.",
-            f"It comes in {item.values[0]} with {item.values[-1]} "
-            f"{ptype.dimensions[-1]}.",
+            f"It comes in {item.values[0]} with {item.values[-1]} {ptype.dimensions[-1]}.",
         ]
     rating = float(np.clip(round(4.1 + 0.45 * item.quality + gen.normal(0, 0.15), 1), 1, 5))
-    categories = [] if gen.random() < 0.15 else [MAIN_CATEGORY[domain], ptype.subcategory,
-                                                 ptype.name.title()]
+    categories = (
+        []
+        if gen.random() < 0.15
+        else [MAIN_CATEGORY[domain], ptype.subcategory, ptype.name.title()]
+    )
     return {
         "main_category": MAIN_CATEGORY[domain],
         "title": title,
@@ -114,28 +117,41 @@ def meta_record(domain: str, item: DemoItem, gen: np.random.Generator) -> dict[s
 
 
 _REVIEW_TEXT = {
-    "high": ("Exactly what I wanted for {use}. The {value} {dim} is spot on and it feels "
-             "well made. Would buy this {name} again.",
-             "Really happy with this {name}. {value} works great and setup took minutes."),
-    "mid": ("It's an okay {name}. The {value} {dim} is fine, but it feels a bit cheaper than "
-            "I expected for {use}.",
-            "Does the job for {use}, though the {dim} is not quite what I hoped."),
-    "low": ("Disappointed. The {name} did not hold up for {use} and the {value} {dim} was "
-            "not as described in my experience.",
-            "Returned it. Not a good fit for {use}."),
+    "high": (
+        "Exactly what I wanted for {use}. The {value} {dim} is spot on and it feels "
+        "well made. Would buy this {name} again.",
+        "Really happy with this {name}. {value} works great and setup took minutes.",
+    ),
+    "mid": (
+        "It's an okay {name}. The {value} {dim} is fine, but it feels a bit cheaper than "
+        "I expected for {use}.",
+        "Does the job for {use}, though the {dim} is not quite what I hoped.",
+    ),
+    "low": (
+        "Disappointed. The {name} did not hold up for {use} and the {value} {dim} was "
+        "not as described in my experience.",
+        "Returned it. Not a good fit for {use}.",
+    ),
 }
-_REVIEW_TITLE = {"high": ("Love it", "Great {name}", "Five stars", "Perfect for {use}"),
-                 "mid": ("It's okay", "Decent but not great", "Mixed feelings"),
-                 "low": ("Not for me", "Disappointed", "Returned it")}
+_REVIEW_TITLE = {
+    "high": ("Love it", "Great {name}", "Five stars", "Perfect for {use}"),
+    "mid": ("It's okay", "Decent but not great", "Mixed feelings"),
+    "low": ("Not for me", "Disappointed", "Returned it"),
+}
 
 
-def review_record(domain: str, item: DemoItem, user_id: str, rating: float, stamp: int,
-                  gen: np.random.Generator) -> dict[str, Any]:
+def review_record(
+    domain: str, item: DemoItem, user_id: str, rating: float, stamp: int, gen: np.random.Generator
+) -> dict[str, Any]:
     ptype = product_types(domain)[item.ptype]
     bucket = "high" if rating >= 4 else "mid" if rating >= 3 else "low"
     k = int(gen.integers(len(ptype.dimensions)))
-    words = {"use": gen.choice(USES[domain]), "value": item.values[k],
-             "dim": ptype.dimensions[k], "name": ptype.name}
+    words = {
+        "use": gen.choice(USES[domain]),
+        "value": item.values[k],
+        "dim": ptype.dimensions[k],
+        "name": ptype.name,
+    }
     return {
         "rating": rating,
         "title": str(gen.choice(_REVIEW_TITLE[bucket])).format(**words),
@@ -163,13 +179,24 @@ def _pools(items: list[DemoItem], n_types: int) -> list[_TypePool]:
     pools = []
     for t in range(n_types):
         index = np.array([i for i, it in enumerate(items) if it.ptype == t])
-        pools.append(_TypePool(index, np.array([items[i].quality for i in index]),
-                               np.array([items[i].values for i in index])))
+        pools.append(
+            _TypePool(
+                index,
+                np.array([items[i].quality for i in index]),
+                np.array([items[i].values for i in index]),
+            )
+        )
     return pools
 
 
-def user_reviews(domain: str, items: list[DemoItem], pools: list[_TypePool], n: int,
-                 gen: np.random.Generator, orphans: list[DemoItem]) -> Iterator[dict[str, Any]]:
+def user_reviews(
+    domain: str,
+    items: list[DemoItem],
+    pools: list[_TypePool],
+    n: int,
+    gen: np.random.Generator,
+    orphans: list[DemoItem],
+) -> Iterator[dict[str, Any]]:
     """One user's reviews, newest first: most purchases come from 1-3 favourite types, items
     are chosen by quality and by fit to the user's preferred attribute values, and ratings
     follow quality and fit."""
@@ -181,11 +208,15 @@ def user_reviews(domain: str, items: list[DemoItem], pools: list[_TypePool], n: 
     rows = []
     for _ in range(n):
         favourite = gen.random() < 0.85
-        t = int(favourites[gen.choice(len(favourites), p=weights)] if favourite
-                else gen.integers(len(pools)))
+        t = int(
+            favourites[gen.choice(len(favourites), p=weights)]
+            if favourite
+            else gen.integers(len(pools))
+        )
         pool = pools[t]
-        fit = (pool.values == taste[t]).mean(axis=1) if t in taste else np.full(len(pool.index),
-                                                                                0.5)
+        fit = (
+            (pool.values == taste[t]).mean(axis=1) if t in taste else np.full(len(pool.index), 0.5)
+        )
         logits = 1.0 * pool.quality + 3.0 * fit
         p = np.exp(logits - logits.max())
         k = int(gen.choice(len(p), p=p / p.sum()))
@@ -202,14 +233,23 @@ def user_reviews(domain: str, items: list[DemoItem], pools: list[_TypePool], n: 
 @contextmanager
 def _writer(path: Path) -> Iterator[IO[str]]:
     """Gzip with mtime 0 and no file name, so the same input gives the same bytes."""
-    with path.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="",
-                                               compresslevel=9) as gz, \
-            io.TextIOWrapper(gz, encoding="utf-8", newline="\n") as text:
+    with (
+        path.open("wb") as raw,
+        gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="", compresslevel=9) as gz,
+        io.TextIOWrapper(gz, encoding="utf-8", newline="\n") as text,
+    ):
         yield text
 
 
-def write_domain(domain: str, out: Path, *, seed: int = 0, per_type: int = 130,
-                 n_users: int = 1700, inactive_share: float = 0.1) -> tuple[Path, Path]:
+def write_domain(
+    domain: str,
+    out: Path,
+    *,
+    seed: int = 0,
+    per_type: int = 130,
+    n_users: int = 1700,
+    inactive_share: float = 0.1,
+) -> tuple[Path, Path]:
     """Write ``{domain}.jsonl.gz`` and ``meta_{domain}.jsonl.gz`` into ``out``."""
     gen = rng(seed, domain, Stream.DEMO_DATA)
     items = make_items(domain, per_type, gen)

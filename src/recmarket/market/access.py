@@ -39,11 +39,14 @@ class AccessCheck(BaseModel):
 
     def within(self, k: float = 3.0) -> bool:
         """Do both simulated rates lie within k analytic standard errors of the formulas?"""
+
         def ok(sim: float, exact: float) -> bool:
             se = math.sqrt(exact * (1 - exact) / self.draws)
             return abs(sim - exact) <= k * se + 1e-9
+
         return ok(self.simulated_platform_centric, self.analytic_platform_centric) and ok(
-            self.simulated_user_agent, self.analytic_user_agent)
+            self.simulated_user_agent, self.analytic_user_agent
+        )
 
 
 def analytic_access(n_platforms: int, rho: float, p_hit: float) -> tuple[float, float]:
@@ -52,10 +55,18 @@ def analytic_access(n_platforms: int, rho: float, p_hit: float) -> tuple[float, 
     return pc, ua
 
 
-def simulate_access(n_platforms: int, rho: float, p_hit: float, draws: int,
-                    seed: int = 42) -> AccessCheck:
-    catalogs = assign_catalogs(draws, np.arange(draws), n_platforms=n_platforms, rho=rho,
-                               cap=draws, seed=seed, domain=ACCESS_DOMAIN)
+def simulate_access(
+    n_platforms: int, rho: float, p_hit: float, draws: int, seed: int = 42
+) -> AccessCheck:
+    catalogs = assign_catalogs(
+        draws,
+        np.arange(draws),
+        n_platforms=n_platforms,
+        rho=rho,
+        cap=draws,
+        seed=seed,
+        domain=ACCESS_DOMAIN,
+    )
     pc = np.zeros(draws, dtype=bool)
     ua = np.zeros(draws, dtype=bool)
     for episode in range(draws):
@@ -69,8 +80,14 @@ def simulate_access(n_platforms: int, rho: float, p_hit: float, draws: int,
         return float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else 0.0
 
     return AccessCheck(
-        n_platforms=n_platforms, rho=rho, p_hit=p_hit, draws=draws,
-        analytic_platform_centric=exact_pc, analytic_user_agent=exact_ua,
-        simulated_platform_centric=float(pc.mean()), simulated_user_agent=float(ua.mean()),
-        se_platform_centric=se(pc), se_user_agent=se(ua),
+        n_platforms=n_platforms,
+        rho=rho,
+        p_hit=p_hit,
+        draws=draws,
+        analytic_platform_centric=exact_pc,
+        analytic_user_agent=exact_ua,
+        simulated_platform_centric=float(pc.mean()),
+        simulated_user_agent=float(ua.mean()),
+        se_platform_centric=se(pc),
+        se_user_agent=se(ua),
     )

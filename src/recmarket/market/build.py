@@ -41,8 +41,13 @@ class DomainMarket:
         return platform_ids(self.config.n_platforms)
 
     def draws(self, request: Request) -> EpisodeDraws:
-        return EpisodeDraws.draw(self.seed, self.domain.name, request_key(request),
-                                 self.config.n_platforms, self.config.top_l)
+        return EpisodeDraws.draw(
+            self.seed,
+            self.domain.name,
+            request_key(request),
+            self.config.n_platforms,
+            self.config.top_l,
+        )
 
 
 def request_key(request: Request) -> int:
@@ -55,12 +60,20 @@ def item_vectors(domain: Domain, embedder: Embedder, cache_dir: Path | None) -> 
     return embed_items(embedder, [item.evidence.text() for item in domain.items], cache_dir)
 
 
-def build_market(domain: Domain, requests: list[Request], vectors: np.ndarray,
-                 cfg: MarketConfig, seed: int) -> DomainMarket:
+def build_market(
+    domain: Domain, requests: list[Request], vectors: np.ndarray, cfg: MarketConfig, seed: int
+) -> DomainMarket:
     targets = np.array([r.episode.target.item_index for r in requests], dtype=np.int64)
-    catalogs = assign_catalogs(len(domain.items), targets, n_platforms=cfg.n_platforms,
-                               rho=cfg.rho, cap=cfg.catalog_cap, seed=seed, domain=domain.name,
-                               rotation=cfg.rotation)
+    catalogs = assign_catalogs(
+        len(domain.items),
+        targets,
+        n_platforms=cfg.n_platforms,
+        rho=cfg.rho,
+        cap=cfg.catalog_cap,
+        seed=seed,
+        domain=domain.name,
+        rotation=cfg.rotation,
+    )
     retriever = Retriever(vectors, catalogs, top_l=cfg.top_l, tau=cfg.tau, p_hit=cfg.p_hit)
     return DomainMarket(domain, requests, cfg, catalogs, retriever, seed)
 

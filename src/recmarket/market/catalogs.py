@@ -68,8 +68,9 @@ def assign_catalogs(
     regular = membership & ~is_target[:, None]
     over = np.flatnonzero(regular.sum(axis=0) > cap)
     if len(over):
-        priority = rng(seed, domain, Stream.CATALOG_CAP).random((n_items, n_platforms),
-                                                              dtype=np.float32)
+        priority = rng(seed, domain, Stream.CATALOG_CAP).random(
+            (n_items, n_platforms), dtype=np.float32
+        )
         for p in over:
             candidates = np.flatnonzero(regular[:, p])
             keep = candidates[np.argsort(priority[candidates, p], kind="stable")[:cap]]

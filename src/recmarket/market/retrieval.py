@@ -33,18 +33,17 @@ class EpisodeDraws:
     entry: int  # the platform a Platform-Centric user enters
 
     @classmethod
-    def draw(cls, seed: int, domain: str, episode: int, n_platforms: int,
-             top_l: int) -> EpisodeDraws:
+    def draw(
+        cls, seed: int, domain: str, episode: int, n_platforms: int, top_l: int
+    ) -> EpisodeDraws:
         return cls(
             inclusion=rng(seed, domain, Stream.FORCED_INCLUSION, episode).random(n_platforms),
-            gumbel=rng(seed, domain, Stream.RETRIEVAL, episode).gumbel(size=(n_platforms,
-                                                                              top_l)),
+            gumbel=rng(seed, domain, Stream.RETRIEVAL, episode).gumbel(size=(n_platforms, top_l)),
             entry=int(rng(seed, domain, Stream.PLATFORM_ENTRY, episode).integers(n_platforms)),
         )
 
 
-def forced_inclusion(carries_target: np.ndarray, inclusion: np.ndarray,
-                     p_hit: float) -> np.ndarray:
+def forced_inclusion(carries_target: np.ndarray, inclusion: np.ndarray, p_hit: float) -> np.ndarray:
     """Per platform: does controlled inclusion make the target its candidate?"""
     return carries_target & (inclusion < p_hit)
 
@@ -71,8 +70,9 @@ def top_l(scores: np.ndarray, members: np.ndarray, size: int) -> tuple[np.ndarra
 class Retriever:
     """Retrieval over one domain's catalogs with unit-normalised item vectors."""
 
-    def __init__(self, item_vectors: np.ndarray, catalogs: Catalogs, *, top_l: int, tau: float,
-                 p_hit: float) -> None:
+    def __init__(
+        self, item_vectors: np.ndarray, catalogs: Catalogs, *, top_l: int, tau: float, p_hit: float
+    ) -> None:
         self.item_vectors = np.ascontiguousarray(item_vectors, dtype=np.float32)
         self.catalogs = catalogs
         self.members = [catalogs.members(p) for p in range(catalogs.n_platforms)]
@@ -82,32 +82,37 @@ class Retriever:
         """Cosine scores of every item for one need (d,) or a batch of needs (b, d)."""
         return need_vectors.astype(np.float32, copy=False) @ self.item_vectors.T
 
-    def platform(self, p: int, scores: np.ndarray, target: int,
-                 draws: EpisodeDraws) -> PlatformRetrieval:
+    def platform(
+        self, p: int, scores: np.ndarray, target: int, draws: EpisodeDraws
+    ) -> PlatformRetrieval:
         items, item_scores = top_l(scores, self.members[p], self.top_l)
         if not len(items):
             return PlatformRetrieval(p, items, item_scores, -1, False)
         keys = item_scores / self.tau + draws.gumbel[p, : len(items)]
-        forced = bool(forced_inclusion(self.catalogs.membership[target, p],
-                                       draws.inclusion[p], self.p_hit))
+        forced = bool(
+            forced_inclusion(self.catalogs.membership[target, p], draws.inclusion[p], self.p_hit)
+        )
         candidate = target if forced else int(items[np.argmax(keys)])
         return PlatformRetrieval(p, items, item_scores, candidate, forced)
 
-    def user_agent_pool(self, scores: np.ndarray, target: int,
-                        draws: EpisodeDraws) -> list[PlatformRetrieval]:
+    def user_agent_pool(
+        self, scores: np.ndarray, target: int, draws: EpisodeDraws
+    ) -> list[PlatformRetrieval]:
         """One candidate per platform: the pool a user agent queries."""
         return [self.platform(p, scores, target, draws) for p in range(self.catalogs.n_platforms)]
 
-    def platform_centric(self, scores: np.ndarray, target: int, draws: EpisodeDraws,
-                         j: int) -> tuple[int, list[int], bool]:
+    def platform_centric(
+        self, scores: np.ndarray, target: int, draws: EpisodeDraws, j: int
+    ) -> tuple[int, list[int], bool]:
         """The entered platform, its J shown items (descending score) and whether forced
         inclusion fired there."""
         p = draws.entry
         items, item_scores = top_l(scores, self.members[p], self.top_l)
         keys = item_scores / self.tau + draws.gumbel[p, : len(items)]
         shown = [int(i) for i in items[np.argsort(-keys, kind="stable")[:j]]]
-        forced = bool(forced_inclusion(self.catalogs.membership[target, p],
-                                       draws.inclusion[p], self.p_hit))
+        forced = bool(
+            forced_inclusion(self.catalogs.membership[target, p], draws.inclusion[p], self.p_hit)
+        )
         if forced and target not in shown:
             shown[-1] = target
         shown.sort(key=lambda i: (-float(scores[i]), i))
