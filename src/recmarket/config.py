@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from recmarket.market.policies import Policy, assign_policies, check_composition
 
@@ -59,26 +59,27 @@ class MarketConfig(_Config):
     def j(self) -> int:
         return self.platform_centric_j if self.platform_centric_j is not None else self.shortlist_k
 
+    @field_validator("shortlist_k")
+    @classmethod
+    def _k_within_n(cls, k: int, info: ValidationInfo) -> int:
+        n = info.data.get("n_platforms")
+        if n is not None and k > n:
+            raise ValueError(
+                f"K={k} cannot exceed the number of platforms N={n}: each platform submits "
+                "one candidate"
+            )
+        return k
+
     @field_validator("composition")
     @classmethod
-    def _known_composition(cls, value: str | tuple[str, ...]) -> str | tuple[str, ...]:
+    def _known_composition(
+        cls, value: str | tuple[str, ...], info: ValidationInfo
+    ) -> str | tuple[str, ...]:
+        n = info.data.get("n_platforms")
         check_composition(value)
+        if n is not None:
+            assign_policies(value, n)
         return value
-
-    @model_validator(mode="after")
-    def _consistent(self) -> MarketConfig:
-        if self.shortlist_k > self.n_platforms:
-            raise ValueError(
-                f"shortlist_k (K={self.shortlist_k}) cannot exceed n_platforms "
-                f"(N={self.n_platforms}): each platform submits one candidate"
-            )
-        if self.j > self.top_l:
-            raise ValueError(
-                f"platform_centric_j (J={self.j}) cannot exceed top_l (L={self.top_l}): the "
-                "entered platform draws its J items from its top-L retrieval set"
-            )
-        assign_policies(self.composition, self.n_platforms)
-        return self
 
     @property
     def policies(self) -> tuple[Policy, ...]:

@@ -26,6 +26,7 @@ class Stream(IntEnum):
     PLATFORM_ENTRY = 5
     FORCED_INCLUSION = 6
     DEMO_DATA = 7
+    RETRIEVAL_EXTENSION = 8
 
 
 def domain_key(domain: str) -> int:

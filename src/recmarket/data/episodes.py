@@ -5,8 +5,8 @@ least ``min_interactions`` are kept; at most the ``max_interactions`` most recen
 the last of those rated at least ``target_min_rating`` is the held-out target, and the
 interactions before it are the observable history (interactions after it are dropped).
 
-R requests are sampled per domain without replacement and dealt round-robin to 6 x S
-simulated users (S per profile), so profiles are balanced to within one request; each
+R requests are sampled per domain without replacement and dealt round-robin to the six
+profiles, then to the S simulated users of each, so both stay balanced within one; each
 simulated user owns its requests in target-time order. The sample for a smaller R is a
 prefix of the sample for a larger one, so scaled runs use a subset of the full requests.
 """
@@ -116,7 +116,6 @@ def sample_requests(domain: Domain, cfg: EpisodeConfig, seed: int) -> list[Reque
             review_text=str(record.get("text") or ""),
         )
 
-    n_users = len(PROFILE_NAMES) * cfg.users_per_profile
     episodes = []
     for span in spans:
         user_id = texts[int(rows.line[span[-1]])]["user_id"]
@@ -129,20 +128,33 @@ def sample_requests(domain: Domain, cfg: EpisodeConfig, seed: int) -> list[Reque
                 target=interaction(span[-1]),
             )
         )
-    requests = []
-    for user in range(n_users):
+    return schedule(episodes, cfg.users_per_profile)
+
+
+def schedule(episodes: list[Episode], users_per_profile: int) -> list[Request]:
+    """Deal episodes to profiles (i % 6) and then to each profile's users, so both stay
+    balanced within one; each user takes its episodes in target-time order, and the global
+    order visits the users round-robin."""
+    n_profiles = len(PROFILE_NAMES)
+    owner = [
+        (i % n_profiles) * users_per_profile + (i // n_profiles) % users_per_profile
+        for i in range(len(episodes))
+    ]
+    dealt = []
+    for user in range(n_profiles * users_per_profile):
         own = sorted(
-            range(user, len(episodes), n_users), key=lambda i: (episodes[i].target.timestamp, i)
+            (i for i in range(len(episodes)) if owner[i] == user),
+            key=lambda i: (episodes[i].target.timestamp, i),
         )
-        requests += [(round_, user, episodes[i]) for round_, i in enumerate(own)]
-    requests.sort(key=lambda r: (r[0], r[1]))
+        dealt += [(round_, user, episodes[i]) for round_, i in enumerate(own)]
+    dealt.sort(key=lambda r: (r[0], r[1]))
     return [
         Request(
-            episode=ep,
-            profile=PROFILE_NAMES[user // cfg.users_per_profile],
+            episode=episode,
+            profile=PROFILE_NAMES[user // users_per_profile],
             sim_user=user,
             round=round_,
             order=order,
         )
-        for order, (round_, user, ep) in enumerate(requests)
+        for order, (round_, user, episode) in enumerate(dealt)
     ]

@@ -41,12 +41,14 @@ class DomainMarket:
         return platform_ids(self.config.n_platforms)
 
     def draws(self, request: Request) -> EpisodeDraws:
+        cfg = self.config
         return EpisodeDraws.draw(
             self.seed,
             self.domain.name,
             request_key(request),
-            self.config.n_platforms,
-            self.config.top_l,
+            cfg.n_platforms,
+            cfg.top_l,
+            width=max(cfg.top_l, cfg.j),
         )
 
 

@@ -6,7 +6,7 @@ is controlled: for each platform whose catalog carries the target, with probabil
 the platform's candidate *is* the target (forced inclusion); otherwise the candidate is the
 Gumbel draw, which may still be the target. The target is never added to a catalog that
 lacks it. Under Platform-Centric the entered platform shows J items: the first J of its
-Gumbel ordering over the top L, where forced inclusion puts the target in place of the
+Gumbel ordering over the top max(L, J), where forced inclusion puts the target in place of the
 last of them if it is not already there; they are shown in descending score order.
 
 Per episode the draws have fixed shapes (N uniforms for inclusion, N x L Gumbel variates,
@@ -34,11 +34,25 @@ class EpisodeDraws:
 
     @classmethod
     def draw(
-        cls, seed: int, domain: str, episode: int, n_platforms: int, top_l: int
+        cls,
+        seed: int,
+        domain: str,
+        episode: int,
+        n_platforms: int,
+        top_l: int,
+        width: int | None = None,
     ) -> EpisodeDraws:
+        """``width`` > ``top_l`` extends each platform's Gumbel row from a separate stream
+        (a Platform-Centric J above L), so the first L columns never depend on J."""
+        gumbel = rng(seed, domain, Stream.RETRIEVAL, episode).gumbel(size=(n_platforms, top_l))
+        if width is not None and width > top_l:
+            extra = rng(seed, domain, Stream.RETRIEVAL_EXTENSION, episode).gumbel(
+                size=(n_platforms, width - top_l)
+            )
+            gumbel = np.hstack([gumbel, extra])
         return cls(
             inclusion=rng(seed, domain, Stream.FORCED_INCLUSION, episode).random(n_platforms),
-            gumbel=rng(seed, domain, Stream.RETRIEVAL, episode).gumbel(size=(n_platforms, top_l)),
+            gumbel=gumbel,
             entry=int(rng(seed, domain, Stream.PLATFORM_ENTRY, episode).integers(n_platforms)),
         )
 
@@ -107,7 +121,7 @@ class Retriever:
         """The entered platform, its J shown items (descending score) and whether forced
         inclusion fired there."""
         p = draws.entry
-        items, item_scores = top_l(scores, self.members[p], self.top_l)
+        items, item_scores = top_l(scores, self.members[p], max(self.top_l, j))
         keys = item_scores / self.tau + draws.gumbel[p, : len(items)]
         shown = [int(i) for i in items[np.argsort(-keys, kind="stable")[:j]]]
         forced = bool(

@@ -1,0 +1,78 @@
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from recmarket.data.domain import domain_files, find_domains, load_domain
+from recmarket.data.raw import DataError
+from tests.fixtures import meta, review
+
+DAY = 86_400_000
+
+
+def newest_first(
+    user: str, items: list[str], ratings: list[float] | None = None, start: int = 1_600_000_000_000
+) -> list[dict]:
+    """A user's reviews as the real files hold them: contiguous and newest first."""
+    ratings = ratings or [5.0] * len(items)
+    rows = [
+        review(user, it, start + i * DAY, r)
+        for i, (it, r) in enumerate(zip(items, ratings, strict=True))
+    ]
+    return rows[::-1]
+
+
+def test_join_excludes_items_without_meta_and_counts_them(make_domain: Callable[..., Path]) -> None:
+    reviews = newest_first("U1", ["a", "b", "c", "d", "e", "ghost"]) + newest_first(
+        "U2", ["a", "b", "c", "d", "ghost"]
+    )  # U2 falls to 4 interactions after the join
+    directory = make_domain(reviews, [meta(x) for x in "abcde"])
+    domain = load_domain(domain_files(directory, "Tiny"))
+    assert domain.report.reviews_without_meta == 2
+    assert domain.report.items_without_meta == 1
+    assert domain.n_users == 1
+    assert [it.parent_asin for it in domain.items] == list("abcde")
+
+
+def test_malformed_records_are_skipped_with_reasons(make_domain: Callable[..., Path]) -> None:
+    good = newest_first("U1", list("abcde"))
+    bad = [
+        "not json at all",
+        {**review("U2", "a", 1), "rating": 7},
+        {k: v for k, v in review("U2", "b", 2).items() if k != "user_id"},
+        {k: v for k, v in review("U2", "c", 3).items() if k != "timestamp"},
+    ]
+    directory = make_domain(good + bad, [meta(x) for x in "abcde"] + [{"parent_asin": "z"}])
+    report = load_domain(domain_files(directory, "Tiny")).report
+    assert report.review_issues == {
+        "invalid JSON": 1,
+        "rating out of range": 1,
+        "missing required field": 2,
+    }
+    assert sum(report.meta_issues.values()) == 0  # item z is never reviewed: not even parsed
+    assert any(":6: invalid JSON" in e for e in report.examples)
+    with pytest.raises(DataError, match=r"Tiny\.jsonl:6: invalid JSON"):
+        load_domain(domain_files(directory, "Tiny"), strict=True)
+
+
+def test_meta_problems_are_reported(make_domain: Callable[..., Path]) -> None:
+    directory = make_domain(
+        newest_first("U1", list("abcdef")),
+        [meta(x) for x in "abcde"] + [{"parent_asin": "f"}, meta("a")],
+    )
+    report = load_domain(domain_files(directory, "Tiny")).report
+    assert report.meta_issues == {"missing required field": 1, "duplicate parent_asin": 1}
+
+
+def test_meta_matching_nothing_is_an_error(make_domain: Callable[..., Path]) -> None:
+    directory = make_domain(newest_first("U1", list("abcde")), [meta("x"), meta("y")])
+    with pytest.raises(DataError, match="no meta record matches any reviewed item"):
+        load_domain(domain_files(directory, "Tiny"))
+
+
+def test_domains_are_found_by_file_pairs(make_domain: Callable[..., Path]) -> None:
+    directory = make_domain(newest_first("U1", list("abcde")), [meta("a")], name="Alpha", gz=True)
+    (directory / "Lonely.jsonl").write_text("")
+    assert [d.name for d in find_domains(directory)] == ["Alpha"]
+    with pytest.raises(DataError, match=r"no meta_Lonely\.jsonl\[\.gz\].*available: Alpha"):
+        domain_files(directory, "Lonely")

@@ -1,0 +1,92 @@
+"""Downloads against a loopback HTTP server that the test starts (no network)."""
+
+import threading
+import time
+from collections.abc import Iterator
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from recmarket.data.fetch import download, fetch_category, official_files
+from recmarket.data.raw import DataError
+
+
+class RangeHandler(SimpleHTTPRequestHandler):
+    """Serves files with support for ``Range: bytes=N-``; records what was asked."""
+
+    ranges: ClassVar[list[str | None]] = []
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        path = Path(self.translate_path(self.path))
+        if not path.is_file():
+            self.send_error(404)
+            return
+        data = path.read_bytes()
+        asked = self.headers.get("Range")
+        type(self).ranges.append(asked)
+        start = int(asked.split("=")[1].rstrip("-")) if asked else 0
+        self.send_response(206 if asked else 200)
+        self.send_header("Content-Length", str(len(data) - start))
+        self.end_headers()
+        self.wfile.write(data[start:])
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    root = tmp_path / "srv"
+    (root / "review_categories").mkdir(parents=True)
+    (root / "meta_categories").mkdir()
+    RangeHandler.ranges = []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(RangeHandler, directory=str(root)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", root
+    httpd.shutdown()
+
+
+def test_fetch_downloads_both_files(server: tuple[str, Path], tmp_path: Path) -> None:
+    url, root = server
+    (root / "review_categories/Video_Games.jsonl.gz").write_bytes(b"r" * 3_000_000)
+    (root / "meta_categories/meta_Video_Games.jsonl.gz").write_bytes(b"m" * 1000)
+    seen = []
+    paths = fetch_category(
+        "Video_Games", tmp_path / "out", lambda n, d, t: seen.append((n, d, t)), base_url=url
+    )
+    assert [p.name for p in paths] == ["Video_Games.jsonl.gz", "meta_Video_Games.jsonl.gz"]
+    assert paths[0].read_bytes() == b"r" * 3_000_000
+    assert seen[-1] == ("meta_Video_Games.jsonl.gz", 1000, 1000)
+    assert not list((tmp_path / "out").glob("*.part"))
+
+
+def test_interrupted_download_resumes_with_a_range_request(
+    server: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, root = server
+    payload = bytes(range(256)) * 4000
+    (root / "review_categories/Software.jsonl.gz").write_bytes(payload)
+    dest = tmp_path / "Software.jsonl.gz"
+    (tmp_path / "Software.jsonl.gz.part").write_bytes(payload[:300_000])
+    download(f"{url}/review_categories/Software.jsonl.gz", dest, lambda *a: None)
+    assert dest.read_bytes() == payload
+    assert RangeHandler.ranges == ["bytes=300000-"]
+
+
+def test_no_network_fails_at_once_with_the_url(tmp_path: Path) -> None:
+    start = time.monotonic()
+    with pytest.raises(DataError, match=r"127\.0\.0\.1:9/.*cannot connect"):
+        download("http://127.0.0.1:9/x.jsonl.gz", tmp_path / "x.jsonl.gz", lambda *a: None)
+    assert time.monotonic() - start < 5
+
+
+def test_missing_file_and_unknown_category(server: tuple[str, Path], tmp_path: Path) -> None:
+    url, _ = server
+    with pytest.raises(DataError, match="HTTP 404"):
+        download(f"{url}/review_categories/Nope.jsonl.gz", tmp_path / "n", lambda *a: None)
+    with pytest.raises(DataError, match=r"unknown category 'Video_Game'.*Video_Games"):
+        official_files("Video_Game")

@@ -1,0 +1,100 @@
+"""The loader and episode rules on real Amazon Reviews'23 rows (../shared/data/amazon23).
+
+The shared README counts, for each sample, users with at least 5 interactions and episodes
+(such users whose last 20 interactions include one rated >= 4); our pipeline must agree.
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from recmarket.config import EpisodeConfig
+from recmarket.data.domain import domain_files, load_domain
+from recmarket.data.episodes import index_episodes, sample_requests
+from recmarket.data.raw import LoadIssues
+from recmarket.data.reviews import scan_reviews
+from tests.fixtures import meta, write_jsonl
+
+
+def official_pair(sample: Path, out: Path, name: str) -> Path:
+    """Re-shape a bitrecs sample (a JSON array of reviews with nested metadata) into the
+    official pair of raw files, keeping every review field as it is."""
+    rows = json.loads(sample.read_text())
+    metas = {}
+    for row in rows:
+        m = row.pop("metadata")
+        metas.setdefault(
+            row["parent_asin"],
+            {
+                "parent_asin": row["parent_asin"],
+                "title": m["title"],
+                "price": m["price"],
+                "main_category": m["main_category"],
+                "store": m["store"],
+                "description": [],
+                "features": [],
+                "categories": [],
+            },
+        )
+    out.mkdir(exist_ok=True)
+    write_jsonl(out / f"{name}.jsonl", rows)
+    write_jsonl(out / f"meta_{name}.jsonl.gz", metas.values(), gz=True)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("sample", "users5", "episodes"),
+    [
+        ("bitrecs/amazon_fashion_sample_1000.json", 24, 22),
+        ("bitrecs/amazon_fashion_sample_5000.json", 134, 131),
+        ("bitrecs/amazon_office_sample_1000.json", 70, 70),
+        ("bitrecs/amazon_office_sample_5000.json", 366, 365),
+    ],
+)
+def test_counts_match_the_shared_readme(
+    shared_data: Path, tmp_path: Path, sample: str, users5: int, episodes: int
+) -> None:
+    directory = official_pair(shared_data / sample, tmp_path / "d", "Sample")
+    domain = load_domain(domain_files(directory, "Sample"))
+    assert domain.report.lines_skipped == 0
+    assert domain.n_users == users5
+    assert len(index_episodes(domain, EpisodeConfig())) == episodes
+
+
+def test_real_fashion_episodes_are_time_ordered_with_target_last(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    directory = official_pair(
+        shared_data / "bitrecs/amazon_fashion_sample_5000.json", tmp_path / "d", "Amazon_Fashion"
+    )
+    domain = load_domain(domain_files(directory, "Amazon_Fashion"))
+    requests = sample_requests(domain, EpisodeConfig(requests=60), seed=1)
+    for r in requests:
+        stamps = [h.timestamp for h in r.episode.history] + [r.episode.target.timestamp]
+        assert stamps == sorted(stamps)
+        assert r.episode.target.rating >= 4
+        assert len(r.episode.history) <= 19
+        assert r.episode.target.review_text  # pass two recovered the real review text
+
+
+def test_pre_release_sample_keys_are_understood(shared_data: Path, tmp_path: Path) -> None:
+    """review10.json uses sortTimestamp / helpfulVotes and is newest-first."""
+    path = shared_data / "official_hf_sample/review10.json"
+    table = scan_reviews(path, LoadIssues(path, strict=True))
+    assert len(table) == 10
+    assert np.all(np.diff(table.timestamp) <= 0)  # the file is newest first
+    assert table.timestamp.min() > 1_000_000_000_000  # milliseconds
+
+    asins = {json.loads(line)["parent_asin"] for line in path.read_text().splitlines()}
+    directory = tmp_path / "d"
+    directory.mkdir()
+    (directory / "Toys.jsonl").write_bytes(path.read_bytes())
+    write_jsonl(directory / "meta_Toys.jsonl", [meta(a) for a in sorted(asins)])
+    domain = load_domain(domain_files(directory, "Toys"))
+    (request,) = sample_requests(domain, EpisodeConfig(requests=1), seed=0)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    newest_liked = max((r for r in rows if r["rating"] >= 4), key=lambda r: r["sortTimestamp"])
+    assert request.episode.target.timestamp == newest_liked["sortTimestamp"]
+    assert request.episode.target.review_title == newest_liked["title"]

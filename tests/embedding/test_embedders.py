@@ -1,0 +1,60 @@
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from recmarket.config import EmbedderConfig
+from recmarket.embedding import EmbedderUnavailable, load_embedder
+from recmarket.embedding.base import StaticEmbedder
+from recmarket.embedding.cache import cache_key, embed_items
+
+
+@pytest.fixture(scope="module")
+def static() -> StaticEmbedder:
+    return StaticEmbedder()
+
+
+def test_bundled_static_model_loads_offline_and_normalises(static: StaticEmbedder) -> None:
+    vectors = static.encode(["light gauge acoustic guitar strings", "wireless gaming mouse"])
+    assert vectors.dtype == np.float32 and vectors.shape == (2, 256)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
+
+
+def test_static_model_ranks_related_text_higher(static: StaticEmbedder) -> None:
+    need, near, far = static.encode(
+        [
+            "strings for my acoustic guitar",
+            "phosphor bronze acoustic guitar strings, light gauge",
+            "insulated stainless steel water bottle",
+        ]
+    )
+    assert need @ near > need @ far + 0.2
+
+
+class CountingEmbedder:
+    fingerprint = "counting:1"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self.calls += 1
+        return np.eye(len(texts), 4, dtype=np.float32)
+
+
+def test_cache_serves_repeat_requests_and_keys_on_model_and_data(tmp_path: Path) -> None:
+    model = CountingEmbedder()
+    first = embed_items(model, ["a", "b"], tmp_path)
+    again = embed_items(model, ["a", "b"], tmp_path)
+    assert model.calls == 1 and np.array_equal(first, again)
+    embed_items(model, ["a", "c"], tmp_path)
+    assert model.calls == 2
+    other = CountingEmbedder()
+    other.fingerprint = "counting:2"
+    assert cache_key(other, ["a", "b"]) != cache_key(model, ["a", "b"])
+    assert cache_key(model, ["ab", ""]) != cache_key(model, ["a", "b"])
+
+
+def test_bge_without_its_extra_or_weights_says_what_is_missing() -> None:
+    with pytest.raises(EmbedderUnavailable, match=r"bge|weights"):
+        load_embedder(EmbedderConfig(kind="bge", bge_model="/nonexistent/bge-base"))

@@ -1,0 +1,54 @@
+"""Helpers for tests: tiny raw files in the official Amazon Reviews'23 format."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "amazon23"
+
+
+def write_jsonl(path: Path, records: Iterable[dict[str, Any] | str], *, gz: bool = False) -> Path:
+    """Write records (dicts as JSON, strings verbatim) one per line, gzip if asked."""
+    text = "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records)
+    path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+    return path
+
+
+def review(user: str, item: str, ts: int, rating: float = 5.0, **extra: Any) -> dict[str, Any]:
+    return {
+        "rating": rating,
+        "title": f"t-{item}",
+        "text": f"review of {item} by {user}",
+        "images": [],
+        "asin": item,
+        "parent_asin": item,
+        "user_id": user,
+        "timestamp": ts,
+        "helpful_vote": 0,
+        "verified_purchase": True,
+        **extra,
+    }
+
+
+def meta(item: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "main_category": "Musical Instruments",
+        "title": f"Item {item}",
+        "average_rating": 4.2,
+        "rating_number": 10,
+        "features": [f"Feature of {item}"],
+        "description": [f"Description of {item}."],
+        "price": 9.99,
+        "images": [],
+        "videos": [],
+        "store": "Brand",
+        "categories": [],
+        "details": {},
+        "parent_asin": item,
+        "bought_together": None,
+        **extra,
+    }

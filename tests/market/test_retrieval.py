@@ -1,0 +1,104 @@
+import numpy as np
+import pytest
+
+from recmarket.market.catalogs import Catalogs, assign_catalogs
+from recmarket.market.retrieval import EpisodeDraws, Retriever, top_l
+
+
+def unit(rows: np.ndarray) -> np.ndarray:
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+@pytest.fixture
+def market():
+    gen = np.random.default_rng(0)
+    vectors = unit(gen.normal(size=(2000, 16)))
+    catalogs = assign_catalogs(
+        2000, np.arange(0), n_platforms=6, rho=0.1, cap=10**9, seed=0, domain="D"
+    )
+    return vectors, catalogs
+
+
+def test_top_l_is_exact(market) -> None:
+    vectors, catalogs = market
+    need = vectors[5]
+    scores = vectors @ need
+    for p in range(6):
+        members = catalogs.members(p)
+        items, s = top_l(scores, members, 5)
+        brute = members[np.argsort(-scores[members], kind="stable")[:5]]
+        assert list(items) == list(brute)
+        assert np.all(np.diff(s) <= 0)
+
+
+def test_gumbel_draw_frequencies_follow_softmax_over_top_l() -> None:
+    scores = np.array([0.50, 0.48, 0.45, 0.40, 0.30, 0.10], dtype=np.float32)
+    membership = np.ones((6, 1), dtype=bool)
+    retriever = Retriever(
+        np.eye(6, dtype=np.float32), Catalogs(membership), top_l=5, tau=0.1, p_hit=0.0
+    )
+    counts = np.zeros(6)
+    n = 20_000
+    for e in range(n):
+        draws = EpisodeDraws.draw(0, "D", e, 1, 5)
+        counts[retriever.platform(0, scores, target=0, draws=draws).candidate] += 1
+    expected = np.exp(scores[:5] / 0.1)
+    expected /= expected.sum()
+    assert counts[5] == 0  # outside the top L: never drawn
+    se = np.sqrt(expected * (1 - expected) / n)
+    assert np.all(np.abs(counts[:5] / n - expected) < 4 * se)
+
+
+def test_forced_inclusion_rate_is_p_hit_and_never_adds_the_target(market) -> None:
+    vectors, catalogs = market
+    retriever = Retriever(vectors, catalogs, top_l=5, tau=0.1, p_hit=0.8)
+    need = unit(np.ones((1, 16)))[0]
+    scores = retriever.scores(need)
+    fired, carrying = 0, 0
+    for e in range(3000):
+        target = e % 2000
+        draws = EpisodeDraws.draw(1, "D", e, 6, 5)
+        for r in retriever.user_agent_pool(scores, target, draws):
+            carries = catalogs.membership[target, r.platform]
+            if not carries:
+                assert r.candidate != target and not r.forced
+                continue
+            carrying += 1
+            fired += r.forced
+            if r.forced:
+                assert r.candidate == target
+    assert abs(fired / carrying - 0.8) < 4 * np.sqrt(0.16 / carrying)
+
+
+def test_platform_centric_shows_j_items_from_the_entered_catalog(market) -> None:
+    vectors, catalogs = market
+    retriever = Retriever(vectors, catalogs, top_l=5, tau=0.1, p_hit=1.0)
+    scores = retriever.scores(vectors[0])
+    for e in range(200):
+        target = int(np.flatnonzero(catalogs.membership[:, e % 6])[e])
+        draws = EpisodeDraws.draw(2, "D", e, 6, 5)
+        platform, shown, forced = retriever.platform_centric(scores, target, draws, j=3)
+        assert platform == draws.entry
+        assert len(shown) == len(set(shown)) == 3
+        assert all(catalogs.membership[i, platform] for i in shown)
+        assert [scores[i] for i in shown] == sorted((scores[i] for i in shown), reverse=True)
+        assert forced == bool(catalogs.membership[target, platform])
+        if forced:
+            assert target in shown
+
+
+def test_retrieval_is_deterministic_per_episode(market) -> None:
+    vectors, catalogs = market
+    retriever = Retriever(vectors, catalogs, top_l=5, tau=0.1, p_hit=0.8)
+    scores = retriever.scores(vectors[3])
+    first = [
+        r.candidate
+        for r in retriever.user_agent_pool(scores, 3, EpisodeDraws.draw(9, "D", 4, 6, 5))
+    ]
+    again = [
+        r.candidate
+        for r in retriever.user_agent_pool(scores, 3, EpisodeDraws.draw(9, "D", 4, 6, 5))
+    ]
+    assert first == again
+    batch = retriever.scores(vectors[[3, 4]])
+    assert np.allclose(batch[0], scores, atol=1e-6)
