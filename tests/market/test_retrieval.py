@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from recmarket.market.catalogs import Catalogs, assign_catalogs
-from recmarket.market.retrieval import EpisodeDraws, Retriever, top_l
+from recmarket.market.retrieval import EpisodeDraws, Retriever, top_l, top_l_per_platform
 
 
 def unit(rows: np.ndarray) -> np.ndarray:
@@ -31,6 +31,17 @@ def test_top_l_is_exact(market) -> None:
         assert np.all(np.diff(s) <= 0)
 
 
+@pytest.mark.parametrize("shortlist", [8, 64, 4096])
+def test_shortlisted_top_l_equals_a_scan_of_each_catalog(market, shortlist: int) -> None:
+    vectors, catalogs = market
+    members = [catalogs.members(p) for p in range(6)]
+    for need in vectors[:20]:
+        scores = vectors @ need
+        fast = top_l_per_platform(scores, catalogs.membership, members, 5, shortlist)
+        for p in range(6):
+            assert list(fast[p][0]) == list(top_l(scores, members[p], 5)[0])
+
+
 def test_gumbel_draw_frequencies_follow_softmax_over_top_l() -> None:
     scores = np.array([0.50, 0.48, 0.45, 0.40, 0.30, 0.10], dtype=np.float32)
     membership = np.ones((6, 1), dtype=bool)
@@ -41,7 +52,8 @@ def test_gumbel_draw_frequencies_follow_softmax_over_top_l() -> None:
     n = 20_000
     for e in range(n):
         draws = EpisodeDraws.draw(0, "D", e, 1, 5)
-        counts[retriever.platform(0, scores, target=0, draws=draws).candidate] += 1
+        (proposal,) = retriever.user_agent_pool(scores, target=0, draws=draws)
+        counts[proposal.candidate] += 1
     expected = np.exp(scores[:5] / 0.1)
     expected /= expected.sum()
     assert counts[5] == 0  # outside the top L: never drawn

@@ -81,39 +81,73 @@ def top_l(scores: np.ndarray, members: np.ndarray, size: int) -> tuple[np.ndarra
     return members[order], s[order]
 
 
+def top_l_per_platform(
+    scores: np.ndarray,
+    membership: np.ndarray,
+    members: list[np.ndarray],
+    size: int,
+    shortlist: int = 1024,
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Every platform's exact top-``size``, computed through one global shortlist.
+
+    The best ``shortlist`` items overall are sorted once; a platform's top-L is its first L
+    members in that order. That is exact whenever the platform has at least L members in
+    the shortlist (or fewer members in all); otherwise it falls back to scanning the
+    platform's whole catalog. One partition of the universe replaces N of them.
+    """
+    n = len(scores)
+    head = np.arange(n) if n <= shortlist else np.argpartition(-scores, shortlist - 1)[:shortlist]
+    head = head[np.lexsort((head, -scores[head]))]
+    carried = membership[head]
+    take = carried & (np.cumsum(carried, axis=0) <= size)
+    lists = []
+    for p in range(membership.shape[1]):
+        chosen = take[:, p]
+        if chosen.sum() < min(size, len(members[p])):
+            lists.append(top_l(scores, members[p], size))
+        else:
+            items = head[chosen]
+            lists.append((items, scores[items]))
+    return lists
+
+
 class Retriever:
     """Retrieval over one domain's catalogs with unit-normalised item vectors."""
 
     def __init__(
         self, item_vectors: np.ndarray, catalogs: Catalogs, *, top_l: int, tau: float, p_hit: float
     ) -> None:
-        self.item_vectors = np.ascontiguousarray(item_vectors, dtype=np.float32)
+        # Stored transposed: one need against the universe is then a contiguous gemv, about
+        # a fifth faster than with row-major items (the product is memory-bound).
+        self.item_vectors_t = np.ascontiguousarray(np.asarray(item_vectors, np.float32).T)
         self.catalogs = catalogs
         self.members = [catalogs.members(p) for p in range(catalogs.n_platforms)]
         self.top_l, self.tau, self.p_hit = top_l, tau, p_hit
 
     def scores(self, need_vectors: np.ndarray) -> np.ndarray:
         """Cosine scores of every item for one need (d,) or a batch of needs (b, d)."""
-        return need_vectors.astype(np.float32, copy=False) @ self.item_vectors.T
+        return need_vectors.astype(np.float32, copy=False) @ self.item_vectors_t
 
-    def platform(
-        self, p: int, scores: np.ndarray, target: int, draws: EpisodeDraws
-    ) -> PlatformRetrieval:
-        items, item_scores = top_l(scores, self.members[p], self.top_l)
-        if not len(items):
-            return PlatformRetrieval(p, items, item_scores, -1, False)
-        keys = item_scores / self.tau + draws.gumbel[p, : len(items)]
-        forced = bool(
+    def _forced(self, p: int, target: int, draws: EpisodeDraws) -> bool:
+        return bool(
             forced_inclusion(self.catalogs.membership[target, p], draws.inclusion[p], self.p_hit)
         )
-        candidate = target if forced else int(items[np.argmax(keys)])
-        return PlatformRetrieval(p, items, item_scores, candidate, forced)
 
     def user_agent_pool(
         self, scores: np.ndarray, target: int, draws: EpisodeDraws
     ) -> list[PlatformRetrieval]:
         """One candidate per platform: the pool a user agent queries."""
-        return [self.platform(p, scores, target, draws) for p in range(self.catalogs.n_platforms)]
+        lists = top_l_per_platform(scores, self.catalogs.membership, self.members, self.top_l)
+        pool = []
+        for p, (items, item_scores) in enumerate(lists):
+            if not len(items):
+                pool.append(PlatformRetrieval(p, items, item_scores, -1, False))
+                continue
+            keys = item_scores / self.tau + draws.gumbel[p, : len(items)]
+            forced = self._forced(p, target, draws)
+            candidate = target if forced else int(items[np.argmax(keys)])
+            pool.append(PlatformRetrieval(p, items, item_scores, candidate, forced))
+        return pool
 
     def platform_centric(
         self, scores: np.ndarray, target: int, draws: EpisodeDraws, j: int
@@ -124,9 +158,7 @@ class Retriever:
         items, item_scores = top_l(scores, self.members[p], max(self.top_l, j))
         keys = item_scores / self.tau + draws.gumbel[p, : len(items)]
         shown = [int(i) for i in items[np.argsort(-keys, kind="stable")[:j]]]
-        forced = bool(
-            forced_inclusion(self.catalogs.membership[target, p], draws.inclusion[p], self.p_hit)
-        )
+        forced = self._forced(p, target, draws)
         if forced and target not in shown:
             shown[-1] = target
         shown.sort(key=lambda i: (-float(scores[i]), i))
