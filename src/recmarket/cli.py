@@ -161,6 +161,7 @@ def data_list(
                     "users": domain.n_users,
                     "eligible_episodes": len(index_episodes(domain, EpisodeConfig())),
                     "reviews": domain.report.reviews_read,
+                    "reviews_without_meta": domain.report.reviews_without_meta,
                     "lines_skipped": domain.report.lines_skipped,
                 }
             )

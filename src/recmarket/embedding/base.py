@@ -32,7 +32,11 @@ class Embedder(Protocol):
         ...
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        """Unit-normalised float32 vectors, one row per text."""
+        """Unit-normalised float32 vectors of documents (item texts), one row per text."""
+        ...
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        """Vectors of retrieval queries (structured needs); some models want an instruction."""
         ...
 
 
@@ -61,11 +65,18 @@ class StaticEmbedder:
     def encode(self, texts: list[str]) -> np.ndarray:
         return _normalise(self._model.encode(texts, show_progress_bar=False))
 
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        return self.encode(texts)
+
+
+# BGE v1.5 retrieval: queries carry this instruction, passages do not (model card).
+BGE_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
+
 
 class SentenceTransformerEmbedder:
     """BGE-base (or any sentence-transformers model) from local files only."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, query_instruction: str = "") -> None:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
@@ -82,6 +93,7 @@ class SentenceTransformerEmbedder:
                 "pass a local directory"
             ) from exc
         self._fingerprint = f"sentence-transformers:{name}"
+        self._query_instruction = query_instruction
 
     @property
     def fingerprint(self) -> str:
@@ -90,8 +102,12 @@ class SentenceTransformerEmbedder:
     def encode(self, texts: list[str]) -> np.ndarray:
         return _normalise(self._model.encode(texts, batch_size=64, normalize_embeddings=True))
 
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        return self.encode([self._query_instruction + t for t in texts])
+
 
 def load_embedder(cfg: EmbedderConfig) -> Embedder:
     if cfg.kind == "bge":
-        return SentenceTransformerEmbedder(cfg.bge_model)
+        instruction = BGE_QUERY_INSTRUCTION if "bge" in cfg.bge_model.lower() else ""
+        return SentenceTransformerEmbedder(cfg.bge_model, instruction)
     return StaticEmbedder()

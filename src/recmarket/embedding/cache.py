@@ -7,13 +7,17 @@ changed model or changed data can never be served a stale matrix.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
 import os
 from pathlib import Path
 
 import numpy as np
 
 from recmarket.embedding.base import Embedder
+
+log = logging.getLogger(__name__)
 
 
 def default_cache_dir() -> Path:
@@ -39,9 +43,14 @@ def embed_items(embedder: Embedder, texts: list[str], cache_dir: Path | None) ->
         if vectors.shape[0] == len(texts):
             return vectors
     vectors = embedder.encode(texts)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    with tmp.open("wb") as fh:
-        np.save(fh, vectors)
-    tmp.replace(path)  # atomic: a concurrent reader sees the old state or the whole file
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tmp.open("wb") as fh:
+            np.save(fh, vectors)
+        tmp.replace(path)  # atomic: a concurrent reader sees the old state or the whole file
+    except OSError as exc:  # a read-only or full cache must not cost the computed vectors
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        log.warning("embedding cache not written (%s); continuing without it", exc)
     return vectors
