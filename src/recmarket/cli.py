@@ -50,7 +50,6 @@ FLAGS = {  # config field -> the flag that sets it, for error messages
     "rotation": "--rotation",
     "requests": "--requests",
     "users_per_profile": "--users-per-profile",
-    "platform_centric_j": "--j",
 }
 
 DataDir = Annotated[
@@ -82,7 +81,7 @@ def user_errors() -> Iterator[None]:
     except ValidationError as exc:
         err.print(f"[red]error:[/red] {describe_validation_error(exc)}", highlight=False)
         raise typer.Exit(2) from None
-    except (DataError, EmbedderUnavailable, ValueError, OSError) as exc:
+    except (DataError, EmbedderUnavailable, OSError) as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2) from None
 
@@ -211,10 +210,6 @@ def data_fetch(
         out.print(f"{path}")
 
 
-def _market_config(**fields: Any) -> MarketConfig:
-    return MarketConfig(**{k: v for k, v in fields.items() if v is not None})
-
-
 @app.command("build")
 def build(
     data: DataDir = BUNDLED_DATA_DIR,
@@ -229,6 +224,8 @@ def build(
     rho: Annotated[float, typer.Option("--rho")] = 0.1,
     p_hit: Annotated[float, typer.Option("--p-hit")] = 0.8,
     catalog_cap: Annotated[int, typer.Option("--catalog-cap")] = 30_000,
+    top_l: Annotated[int, typer.Option("--top-l", help="retrieval top-L")] = 5,
+    tau: Annotated[float, typer.Option("--tau", help="Gumbel temperature")] = 0.1,
     composition: Annotated[str, typer.Option("--composition")] = "equal",
     rotation: Annotated[int, typer.Option("--rotation")] = 0,
     embedder: Annotated[str, typer.Option("--embedder", help="minilm-m2v or bge")] = "minilm-m2v",
@@ -238,12 +235,14 @@ def build(
     """Build every domain's market and print domains, episodes, catalogs and access."""
     with user_errors():
         episode_cfg = EpisodeConfig(requests=requests, users_per_profile=users_per_profile)
-        market_cfg = _market_config(
+        market_cfg = MarketConfig(
             n_platforms=n,
             shortlist_k=k,
             rho=rho,
             p_hit=p_hit,
             catalog_cap=catalog_cap,
+            top_l=top_l,
+            tau=tau,
             composition=composition,
             rotation=rotation,
         )
@@ -268,7 +267,11 @@ def build(
         ):
             table.add_column(col, justify="left" if col == "domain" else "right")
         for name in names:
-            domain = load_domain(domain_files(data, name), strict=strict)
+            domain = load_domain(
+                domain_files(data, name),
+                min_interactions=episode_cfg.min_interactions,
+                strict=strict,
+            )
             _report_skips(name, domain.report.examples, domain.report.lines_skipped)
             reqs = sample_requests(domain, episode_cfg, seed)
             vectors = item_vectors(domain, model, cache_dir or default_cache_dir())

@@ -114,3 +114,20 @@ def test_retrieval_is_deterministic_per_episode(market) -> None:
     assert first == again
     batch = retriever.scores(vectors[[3, 4]])
     assert np.allclose(batch[0], scores, atol=1e-6)
+
+
+def test_items_in_no_catalog_are_never_scored_or_proposed() -> None:
+    gen = np.random.default_rng(3)
+    vectors = unit(gen.normal(size=(500, 8)))
+    catalogs = assign_catalogs(
+        500, np.arange(0), n_platforms=3, rho=0.0, cap=50, seed=0, domain="D"
+    )
+    retriever = Retriever(vectors, catalogs, top_l=5, tau=0.1, p_hit=0.8)
+    carried = catalogs.membership.any(axis=1)
+    assert carried.sum() == 150
+    scores = retriever.scores(vectors[:4])
+    assert np.isneginf(scores[:, ~carried]).all()
+    assert np.allclose(scores[:, carried], (vectors[:4] @ vectors.T)[:, carried], atol=1e-6)
+    for e in range(50):
+        pool = retriever.user_agent_pool(scores[e % 4], 0, EpisodeDraws.draw(0, "D", e, 3, 5))
+        assert all(carried[p.candidate] for p in pool if not p.forced)
