@@ -6,10 +6,13 @@ and say what would be accepted; code further in trusts these objects.
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from recmarket.agents.rules.params import OfflineParams
 from recmarket.market.policies import Policy, assign_policies, check_composition
 
 
@@ -54,6 +57,9 @@ class MarketConfig(_Config):
         "equal", description="named composition or one policy per platform"
     )
     rotation: int = Field(0, ge=0, description="cyclic inventory rotation (R1 = 1, R2 = 2)")
+    long_term_weight: float = Field(
+        0.25, ge=0.0, le=1.0, description="weight of the long-term need in the search vector"
+    )
 
     @property
     def j(self) -> int:
@@ -94,3 +100,24 @@ class EmbedderConfig(_Config):
     bge_model: str = Field(
         "BAAI/bge-base-en-v1.5", description="sentence-transformers name or local path"
     )
+
+
+DEFAULT_DOMAINS = ("Musical_Instruments", "Video_Games", "Sports_and_Outdoors")
+
+
+class RunConfig(_Config):
+    """Everything that determines a run's records. Its hash guards a run directory: a
+    restart resumes only with an identical configuration."""
+
+    data: Path | None = Field(None, description="data directory; None: the bundled demo")
+    domains: tuple[str, ...] = Field(DEFAULT_DOMAINS, min_length=1)
+    condition: Literal["platform-centric", "no-rep", "local-rep"] = "local-rep"
+    reputation_scope: Literal["local", "style", "shared"] = "local"
+    seed: int = 42
+    market: MarketConfig = MarketConfig()
+    episodes: EpisodeConfig = EpisodeConfig()
+    embedder: EmbedderConfig = EmbedderConfig()
+    agents: OfflineParams = OfflineParams()
+
+    def digest(self) -> str:
+        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()

@@ -27,6 +27,14 @@ class Stream(IntEnum):
     FORCED_INCLUSION = 6
     DEMO_DATA = 7
     RETRIEVAL_EXTENSION = 8
+    QUERY = 9
+    NEED = 10
+    EXPLAIN = 11
+    SHUFFLE = 12
+    SHORTLIST = 13
+    DECIDE = 14
+    REVIEW = 15
+    UPDATE = 16
 
 
 def domain_key(domain: str) -> int:
@@ -37,3 +45,9 @@ def domain_key(domain: str) -> int:
 def rng(seed: int, domain: str, stream: Stream, *unit: int) -> np.random.Generator:
     """The generator for one purpose within one domain, optionally for one unit (an episode)."""
     return np.random.default_rng([seed, domain_key(domain), int(stream), *unit])
+
+
+def call_seed(seed: int, domain: str, stream: Stream, *unit: int) -> int:
+    """A 63-bit seed for one role call, for backends that draw their own numbers."""
+    state = np.random.SeedSequence([seed, domain_key(domain), int(stream), *unit])
+    return int(state.generate_state(2, dtype=np.uint64)[0] >> np.uint64(1))

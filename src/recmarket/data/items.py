@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from recmarket.data.raw import LoadIssues, iter_records
 from recmarket.data.reviews import id_hash
@@ -19,16 +22,20 @@ from recmarket.data.reviews import id_hash
 MAX_DESCRIPTION_CHARS = 1200
 
 
-@dataclass(frozen=True)
-class ItemEvidence:
-    """What a platform sees of its candidate: title, category, description (Appendix B.3),
-    plus the feature bullets the description may fall back on."""
+class ItemEvidence(BaseModel):
+    """What a platform sees of its candidate (Appendix B.3): title, category, description,
+    plus the feature bullets the description may fall back on and the listing's rating
+    (the Strict policy speaks of low-rated evidence)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     title: str
     category: str
     description: str
     description_source: str  # "description", "features", "details" or "none"
     features: tuple[str, ...]
+    average_rating: float | None = None
+    rating_number: int | None = None
 
     def text(self) -> str:
         """The text a dense retriever embeds for this item."""
@@ -49,7 +56,7 @@ class Item:
     price: float | None
     store: str | None
 
-    @property
+    @cached_property
     def evidence(self) -> ItemEvidence:
         category = " > ".join(self.categories) if self.categories else self.main_category
         sources = (
@@ -64,6 +71,8 @@ class Item:
             description=text[:MAX_DESCRIPTION_CHARS],
             description_source=source,
             features=self.features,
+            average_rating=self.average_rating,
+            rating_number=self.rating_number,
         )
 
 

@@ -1,0 +1,1 @@
+"""Reading what runs stored: funnels, shares, and (later) bootstrap statistics."""

@@ -1,0 +1,49 @@
+"""Per-episode outcome measures (Sections 4.1-4.5, A.6, A.8), computed once and stored."""
+
+from __future__ import annotations
+
+from recmarket.agents.contracts import Contract
+from recmarket.market.protocol import Outcome
+
+
+class EpisodeMetrics(Contract):
+    target_present: bool  # the target is among the submitted candidates (the pool)
+    target_copies: int  # how many submitted candidates are the target
+    pool_size: int
+    target_shortlisted: bool  # shown to the user (shortlist, or the entered platform's J)
+    target_top1: bool
+    target_purchased: bool
+    any_purchase: bool
+    no_purchase: bool
+    off_target_purchase: bool
+    top1_policy: str | None
+    purchased_policy: str | None
+    same_item_top1: bool  # the top-1 item was submitted by at least two policy families
+    rep_label: str | None  # the claim-reliability label written this episode
+    forced_inclusion: bool  # controlled inclusion fired for at least one candidate
+
+
+def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
+    target = outcome.target
+    copies = sum(p.item_index == target for p in outcome.pool)
+    top1 = outcome.shown[0] if outcome.shown else None
+    bought = outcome.purchased
+    families = {
+        p.policy for p in outcome.pool if top1 is not None and p.item_index == top1.item_index
+    }
+    return EpisodeMetrics(
+        target_present=copies > 0,
+        target_copies=copies,
+        pool_size=len(outcome.pool),
+        target_shortlisted=any(p.item_index == target for p in outcome.shown),
+        target_top1=top1 is not None and top1.item_index == target,
+        target_purchased=bought is not None and bought.item_index == target,
+        any_purchase=bought is not None,
+        no_purchase=bought is None,
+        off_target_purchase=bought is not None and bought.item_index != target,
+        top1_policy=top1.policy.value if top1 else None,
+        purchased_policy=bought.policy.value if bought else None,
+        same_item_top1=len(families) >= 2,
+        rep_label=outcome.record.claim_reliability if outcome.record else None,
+        forced_inclusion=any(p.forced for p in outcome.pool),
+    )

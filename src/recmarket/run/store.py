@@ -1,0 +1,206 @@
+"""The run store: one SQLite file per run.
+
+It holds a manifest (the full configuration, its hash, the seed, the package version and
+git commit), one row per finished episode with its metrics, and one row per role call with
+its typed input and output (zlib-compressed JSON). Each episode is written in a single
+transaction in WAL mode, so a process killed at any moment leaves either the whole episode
+or none of it; a restart with the same configuration resumes after the last whole episode.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from recmarket import __version__
+from recmarket.agents.contracts import Contract
+from recmarket.config import RunConfig
+from recmarket.market.metrics import EpisodeMetrics
+
+STORE_NAME = "run.sqlite"
+SCHEMA_VERSION = 1
+IDENTITY = ("domain", "ord", "episode_id", "sim_user", "round", "profile", "condition")
+REPUTATION = ("rep_platform", "rep_note")
+METRICS = tuple(EpisodeMetrics.model_fields)
+
+
+class RunConflict(RuntimeError):
+    """The output directory holds a run made with another configuration."""
+
+
+@dataclass(frozen=True)
+class StoredCall:
+    seq: int
+    role: str
+    input: dict[str, Any]
+    output: dict[str, Any]
+
+
+def _pack(model: Contract) -> bytes:
+    return zlib.compress(model.model_dump_json().encode(), 6)
+
+
+def _unpack(blob: bytes) -> dict[str, Any]:
+    return json.loads(zlib.decompress(blob))
+
+
+def git_commit() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
+    diffs = []
+    for key in sorted(old.keys() | new.keys()):
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            diffs += _differences(a, b, f"{prefix}{key}.")
+        elif a != b:
+            diffs.append(f"{prefix}{key}: {a!r} -> {b!r}")
+    return diffs
+
+
+class RunStore:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+
+    @classmethod
+    def open(cls, out_dir: Path, config: RunConfig) -> RunStore:
+        """Create the run, or reopen it when the configuration is the same."""
+        out_dir.mkdir(parents=True, exist_ok=True)
+        store = cls(out_dir / STORE_NAME)
+        store._create_schema()
+        manifest = store.manifest()
+        if not manifest:
+            store._write_manifest(config)
+        elif manifest["config_hash"] != config.digest():
+            old = json.loads(manifest["config"])
+            diffs = _differences(old, json.loads(config.model_dump_json()))
+            store.close()
+            raise RunConflict(
+                f"{out_dir} holds a run with a different configuration ("
+                + "; ".join(diffs[:5])
+                + ("; ..." if len(diffs) > 5 else "")
+                + "); rerun with the same settings to resume it, or choose another --out"
+            )
+        return store
+
+    @classmethod
+    def read(cls, run_dir: Path) -> RunStore:
+        path = run_dir / STORE_NAME
+        if not path.is_file():
+            raise FileNotFoundError(f"{run_dir}: no run store ({STORE_NAME}) here")
+        return cls(path)
+
+    def _create_schema(self) -> None:
+        metric_cols = ", ".join(f"{m}" for m in METRICS)
+        self.db.executescript(f"""
+            CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS episodes (
+                domain TEXT NOT NULL, ord INTEGER NOT NULL, episode_id TEXT NOT NULL,
+                sim_user INTEGER NOT NULL, round INTEGER NOT NULL, profile TEXT NOT NULL,
+                condition TEXT NOT NULL, {metric_cols}, rep_platform TEXT, rep_note TEXT,
+                PRIMARY KEY (domain, ord));
+            CREATE TABLE IF NOT EXISTS calls (
+                domain TEXT NOT NULL, ord INTEGER NOT NULL, seq INTEGER NOT NULL,
+                role TEXT NOT NULL, input BLOB NOT NULL, output BLOB NOT NULL,
+                PRIMARY KEY (domain, ord, seq));
+        """)
+
+    def _write_manifest(self, config: RunConfig) -> None:
+        values = {
+            "schema": str(SCHEMA_VERSION),
+            "config": config.model_dump_json(),
+            "config_hash": config.digest(),
+            "seed": str(config.seed),
+            "version": __version__,
+            "git_commit": git_commit() or "",
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        with self.transaction():
+            self.db.executemany("INSERT INTO manifest VALUES (?, ?)", values.items())
+
+    def manifest(self) -> dict[str, str]:
+        return dict(self.db.execute("SELECT key, value FROM manifest"))
+
+    def config(self) -> RunConfig:
+        return RunConfig.model_validate_json(self.manifest()["config"])
+
+    class _Transaction:
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db = db
+
+        def __enter__(self) -> sqlite3.Connection:
+            self.db.execute("BEGIN IMMEDIATE")
+            return self.db
+
+        def __exit__(self, kind: object, *_: object) -> None:
+            self.db.execute("ROLLBACK" if kind else "COMMIT")
+
+    def transaction(self) -> RunStore._Transaction:
+        return self._Transaction(self.db)
+
+    def write_episode(
+        self,
+        identity: dict[str, Any],
+        metrics: EpisodeMetrics,
+        reputation: tuple[str | None, str | None],
+        calls: list[tuple[str, Contract, Contract]],
+    ) -> None:
+        row = [identity[c] for c in IDENTITY] + [getattr(metrics, m) for m in METRICS]
+        row += list(reputation)
+        marks = ", ".join("?" * len(row))
+        with self.transaction() as db:
+            db.execute(f"INSERT INTO episodes VALUES ({marks})", row)
+            db.executemany(
+                "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (identity["domain"], identity["ord"], seq, role, _pack(i), _pack(o))
+                    for seq, (role, i, o) in enumerate(calls)
+                ],
+            )
+
+    def done(self, domain: str) -> set[int]:
+        return {
+            o for (o,) in self.db.execute("SELECT ord FROM episodes WHERE domain = ?", (domain,))
+        }
+
+    def episodes(self, domain: str | None = None) -> list[dict[str, Any]]:
+        """Episode rows in (domain, order) order, as dicts with Python types."""
+        sql = "SELECT * FROM episodes" + (" WHERE domain = ?" if domain else "")
+        cursor = self.db.execute(sql + " ORDER BY domain, ord", (domain,) if domain else ())
+        names = [d[0] for d in cursor.description]
+        booleans = {m for m, f in EpisodeMetrics.model_fields.items() if f.annotation is bool}
+        return [
+            {n: bool(v) if n in booleans else v for n, v in zip(names, row, strict=True)}
+            for row in cursor
+        ]
+
+    def calls(self, domain: str, order: int) -> Iterator[StoredCall]:
+        for seq, role, i, o in self.db.execute(
+            "SELECT seq, role, input, output FROM calls WHERE domain = ? AND ord = ? ORDER BY seq",
+            (domain, order),
+        ):
+            yield StoredCall(seq, role, _unpack(i), _unpack(o))
+
+    def close(self) -> None:
+        self.db.close()
