@@ -18,6 +18,11 @@ class Profile(BaseModel):
     request: str
     evaluation: str
 
+    @property
+    def instruction(self) -> str:
+        """The private guidance the user's decision reads (Appendix C.5), without the label."""
+        return f"{self.request} {self.evaluation}"
+
     @classmethod
     def make(cls, name: str, request: str, evaluation: str) -> Profile:
         return cls(name=name, request=request, evaluation=evaluation)
@@ -72,3 +77,4 @@ PROFILES: tuple[Profile, ...] = (
 
 PROFILE_NAMES: tuple[str, ...] = tuple(p.name for p in PROFILES)
 PROFILE_BY_NAME: dict[str, Profile] = {p.name: p for p in PROFILES}
+PROFILE_BY_INSTRUCTION: dict[str, Profile] = {p.instruction: p for p in PROFILES}

@@ -33,5 +33,5 @@ def test_unknown_names_are_clear_errors() -> None:
         parse_policy("hype")
     with pytest.raises(ValueError, match="unknown composition 'thirds'"):
         assign_policies("thirds", 6)
-    with pytest.raises(ValueError, match="lists 2 policies but the market has 6"):
+    with pytest.raises(ValueError, match="assigns 2 platforms but the market has 6"):
         assign_policies("strict,balanced", 6)

@@ -4,8 +4,8 @@ Each role is a function from one typed input to one typed output. An input type 
 exactly what the paper lets that role see (Sections 3.1, B.3, Appendix C), so a leak is a
 type error: only query generation and the review receive the held-out target; the platform
 receives its own policy but no profile and no target status; the ranker, the decision and
-the updater receive neither target, policy label nor profile (the decision receives the
-user's own profile card, never a policy label).
+the updater receive neither target, policy label nor profile label (the decision reads the
+user's own private profile instruction, as in Appendix C.5).
 
 Backends (offline rules now, LLMs later) implement ``Role``; the market never knows which
 one answers.
@@ -148,8 +148,11 @@ class ShownOption(Contract):
 
 
 class DecisionInput(Contract):
+    """The user's final choice sees the user's own private profile instruction (Appendix
+    C.5), never its label, a policy label or the target."""
+
     query_text: str
-    profile: Profile
+    instruction: str
     options: tuple[ShownOption, ...]
     platform_centric: bool = False
 

@@ -55,16 +55,35 @@ def platform_ids(n_platforms: int) -> tuple[str, ...]:
     return tuple(f"P{j + 1}" for j in range(n_platforms))
 
 
+def _counted(composition: str) -> list[str]:
+    """``strict=3,exaggeration=3`` as per-platform names, families interleaved."""
+    counts = {}
+    for part in composition.split(","):
+        name, _, count = part.partition("=")
+        if not count.strip().isdigit():
+            raise ValueError(f"policy count {part!r} is not NAME=NUMBER")
+        counts[parse_policy(name)] = int(count)
+    names = []
+    while any(counts.values()):
+        for policy in list(counts):
+            if counts[policy]:
+                names.append(policy.value)
+                counts[policy] -= 1
+    return names
+
+
 def _explicit_names(composition: str | Sequence[str]) -> list[str] | None:
     """The per-platform names of an explicit composition, None for a named one."""
     if isinstance(composition, str):
         if composition in COMPOSITIONS:
             return None
+        if "=" in composition:
+            return _counted(composition)
         if "," not in composition:
             known = ", ".join(COMPOSITIONS)
             raise ValueError(
-                f"unknown composition {composition!r}; use one of {known}, "
-                "or a comma-separated list with one policy per platform"
+                f"unknown composition {composition!r}; use one of {known}, policy counts "
+                "such as strict=3,exaggeration=3, or one policy per platform, comma-separated"
             )
         return composition.split(",")
     return list(composition)
@@ -90,7 +109,7 @@ def assign_policies(composition: str | Sequence[str], n_platforms: int) -> tuple
         return tuple(families[j % len(families)] for j in range(n_platforms))
     if len(names) != n_platforms:
         raise ValueError(
-            f"explicit composition lists {len(names)} policies but the market has "
+            f"the composition assigns {len(names)} platforms but the market has "
             f"{n_platforms} platforms"
         )
     return tuple(parse_policy(n) for n in names)

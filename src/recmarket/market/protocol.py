@@ -139,12 +139,13 @@ class Round:
             return out
 
         episode = request.episode
+        profile = PROFILE_BY_NAME[request.profile]
         history = tuple(_past(h) for h in episode.history)
         query = await ask(
             "query",
             QueryInput(
                 domain=domain,
-                profile=PROFILE_BY_NAME[request.profile],
+                profile=profile,
                 history=history,
                 target=_held_out(episode.target),
             ),
@@ -197,7 +198,7 @@ class Round:
                 "decide",
                 DecisionInput(
                     query_text=query.query_text,
-                    profile=PROFILE_BY_NAME[request.profile],
+                    instruction=profile.instruction,
                     options=tuple(options),
                     platform_centric=True,
                 ),
@@ -251,7 +252,7 @@ class Round:
             "decide",
             DecisionInput(
                 query_text=query.query_text,
-                profile=PROFILE_BY_NAME[request.profile],
+                instruction=profile.instruction,
                 options=tuple(options),
             ),
             Stream.DECIDE,
@@ -264,7 +265,7 @@ class Round:
                 "review",
                 ReviewInput(
                     query_text=query.query_text,
-                    profile=PROFILE_BY_NAME[request.profile],
+                    profile=profile,
                     target=_held_out(episode.target),
                     item=item.evidence,
                     explanation=bought.explanation,

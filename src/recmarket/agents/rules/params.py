@@ -52,9 +52,9 @@ class RankerParams(_Params):
         description="prior mean claim reliability of a platform with no "
         "records (sparse history is not bad history)",
     )
-    prior_strength: float = Field(2.0, gt=0, description="pseudo-records behind the prior")
+    prior_strength: float = Field(3.0, gt=0, description="pseudo-records behind the prior")
     reliability_pivot: float = Field(
-        0.7,
+        0.6,
         ge=0,
         lt=1,
         description="reliability at which a platform's confident wording "

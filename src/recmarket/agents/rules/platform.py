@@ -21,7 +21,9 @@ from recmarket.market.policies import Policy
 
 
 def evidence_text(item: ItemEvidence) -> str:
-    return " ".join((item.title, item.category, item.description, *item.features))
+    """Everything the platform may cite: listing text, features and the rating."""
+    rating = f"{item.average_rating:.1f}" if item.average_rating is not None else ""
+    return " ".join((item.title, item.category, item.description, *item.features, rating))
 
 
 def need_split(need_text: str, item: ItemEvidence) -> tuple[list[str], list[str]]:

@@ -34,6 +34,7 @@ from recmarket.agents.rules.text import (
     title_parts,
     use_phrase,
 )
+from recmarket.profiles import PROFILE_BY_INSTRUCTION
 
 QUERY_TEMPLATES = {
     "transactional_direct": ("Need {kind}{with_attrs}.", "Buying {kind}{with_attrs} today."),
@@ -100,7 +101,7 @@ class RuleDecision:
     params: DecisionParams = field(default_factory=DecisionParams)
 
     async def __call__(self, inp: DecisionInput, seed: int) -> Decision:
-        p = self.params.for_profile(inp.profile.name)
+        p = self.params.for_profile(PROFILE_BY_INSTRUCTION[inp.instruction].name)
         utilities = [p.outside]
         wanted = terms(inp.query_text)
         fits = [coverage(wanted, terms(f"{o.title} {o.category}")) for o in inp.options]

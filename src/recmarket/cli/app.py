@@ -1,0 +1,104 @@
+"""The ``recmarket`` application object and what every command shares: consoles, common
+options, and the translation of known failures into one clear line and exit code 2."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.markup import escape
+
+from recmarket import __version__
+from recmarket.data.raw import DataError
+from recmarket.embedding import EmbedderUnavailable
+from recmarket.market.protocol import ProtocolError
+from recmarket.run.config_file import ConfigError
+from recmarket.run.store import RunConflict
+
+app = typer.Typer(no_args_is_help=True, add_completion=False)
+data_app = typer.Typer(
+    help="Amazon Reviews'23 files: list local domains, fetch official ones.", no_args_is_help=True
+)
+app.add_typer(data_app, name="data")
+# Wide tables stay readable when output goes to a file or a pipe.
+out = Console(width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+
+FLAGS = {  # config field -> the flag that sets it, for error messages
+    "n_platforms": "--n",
+    "shortlist_k": "--k",
+    "rho": "--rho",
+    "p_hit": "--p-hit",
+    "catalog_cap": "--catalog-cap",
+    "top_l": "--top-l",
+    "tau": "--tau",
+    "composition": "--composition",
+    "rotation": "--rotation",
+    "requests": "--requests",
+    "users_per_profile": "--users-per-profile",
+}
+
+DataDir = Annotated[
+    Path,
+    typer.Option(
+        "--data",
+        help="directory of {Category}.jsonl[.gz] and "
+        "meta_{Category}.jsonl[.gz]; default: bundled demo",
+    ),
+]
+Strict = Annotated[bool, typer.Option("--strict", help="stop at the first malformed line")]
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    parts = []
+    for e in exc.errors():
+        field = str(e["loc"][0]) if e["loc"] else ""
+        where = FLAGS.get(field, field)
+        message = e["msg"].removeprefix("Value error, ")
+        parts.append(f"{where}: {message}" if where else message)
+    return "; ".join(parts)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Known failures become one line on stderr and exit code 2; bugs keep their traceback."""
+    try:
+        yield
+    except ValidationError as exc:
+        fail(describe_validation_error(exc))
+    except (
+        DataError,
+        EmbedderUnavailable,
+        ConfigError,
+        RunConflict,
+        ProtocolError,
+        OSError,
+    ) as exc:
+        fail(str(exc))
+
+
+def fail(message: str) -> NoReturn:
+    err.print("[red]error:[/red]", escape(message), highlight=False)
+    raise typer.Exit(2)
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        out.print(f"recmarket {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=version_callback, is_eager=True)
+    ] = False,
+) -> None:
+    """Simulate agentic recommendation markets (user agents, competing platforms,
+    presentation policies, outcome-grounded reputation) on Amazon Reviews'23 domains."""

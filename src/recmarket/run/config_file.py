@@ -1,0 +1,84 @@
+"""Run configuration from a TOML or YAML file, overridden by command-line flags.
+
+The file mirrors ``RunConfig`` (top-level keys plus ``[market]``, ``[episodes]``,
+``[embedder]`` and ``[agents]`` tables). Unknown keys are rejected by the config models
+themselves, so a typo never silently falls back to a default.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from recmarket.config import RunConfig
+
+
+class ConfigError(ValueError):
+    """A configuration file or flag value is invalid; the message says where and why."""
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config file ({exc.strerror})") from exc
+    try:
+        if path.suffix.lower() == ".toml":
+            data = tomllib.loads(text)
+        elif path.suffix.lower() in (".yaml", ".yml"):
+            data = yaml.safe_load(text) or {}
+        else:
+            raise ConfigError(f"{path}: config files must end in .toml, .yaml or .yml")
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}{where}: invalid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a table of settings at the top level")
+    return data
+
+
+def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """``overrides`` on top of ``base``, recursing into tables."""
+    out = dict(base)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def build_config(
+    path: Path | None, overrides: dict[str, Any], flags: dict[tuple[str, ...], str]
+) -> RunConfig:
+    """Validate file settings plus flag overrides; errors name the flag or the file key."""
+    data = merge(read_config_file(path) if path else {}, overrides)
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            loc = tuple(str(p) for p in error["loc"])
+            message = error["msg"].removeprefix("Value error, ")
+            if loc in flags and _given(overrides, loc):
+                where = flags[loc]
+            else:
+                where = ".".join(loc) + (f" in {path}" if path else "")
+            problems.append(f"{where}: {message}")
+        raise ConfigError("; ".join(problems)) from None
+
+
+def _given(overrides: dict[str, Any], loc: tuple[str, ...]) -> bool:
+    node: Any = overrides
+    for part in loc:
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return True

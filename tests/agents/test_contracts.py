@@ -1,0 +1,94 @@
+"""Information boundaries (Sections 3.1, B.3, Appendix C): a leak must be a type error."""
+
+import typing
+
+import pytest
+from pydantic import BaseModel
+
+from recmarket.agents.contracts import (
+    ROLE_TYPES,
+    DecisionInput,
+    ExplanationInput,
+    HeldOutTarget,
+    NeedInput,
+    QueryInput,
+    ReputationRecord,
+    ReviewInput,
+    ShortlistInput,
+    UpdateInput,
+)
+from recmarket.market.policies import Policy
+from recmarket.profiles import Profile
+
+
+def field_types(model: type[BaseModel]) -> set[type]:
+    """Every model or enum type reachable from a model's fields."""
+    found: set[type] = set()
+
+    def visit(annotation: object) -> None:
+        for arg in typing.get_args(annotation) or ():
+            visit(arg)
+        if isinstance(annotation, type):
+            found.add(annotation)
+            if issubclass(annotation, BaseModel):
+                for f in annotation.model_fields.values():
+                    visit(f.annotation)
+
+    for f in model.model_fields.values():
+        visit(f.annotation)
+    return found
+
+
+def field_names(model: type[BaseModel]) -> set[str]:
+    names = set(model.model_fields)
+    for t in field_types(model):
+        if issubclass(t, BaseModel):
+            names |= set(t.model_fields)
+    return names
+
+
+@pytest.mark.parametrize("blind", [ShortlistInput, DecisionInput, UpdateInput, NeedInput])
+def test_user_agent_and_decision_see_no_target_policy_or_profile(blind) -> None:
+    types = field_types(blind)
+    assert HeldOutTarget not in types
+    assert Policy not in types
+    assert Profile not in types
+    assert not {"target", "policy", "profile", "profile_name", "is_target"} & field_names(blind)
+
+
+def test_only_query_generation_and_review_see_the_target() -> None:
+    seeing = {role for role, (inp, _) in ROLE_TYPES.items() if HeldOutTarget in field_types(inp)}
+    assert seeing == {"query", "review"}
+    assert Profile in field_types(QueryInput) and Profile in field_types(ReviewInput)
+
+
+def test_platform_sees_its_policy_but_not_the_profile_or_target() -> None:
+    types = field_types(ExplanationInput)
+    assert Policy in types
+    assert Profile not in types and HeldOutTarget not in types
+
+
+def test_no_rep_shortlists_omit_the_history_field_entirely() -> None:
+    inp = ShortlistInput(
+        query_text="q", need={"long_term_need": "", "current_need": "q"}, candidates=(), k=1
+    )
+    assert inp.histories is None
+
+
+def test_contracts_reject_unknown_fields_and_long_notes() -> None:
+    with pytest.raises(ValueError, match="Extra inputs"):
+        UpdateInput(
+            query_text="q",
+            need={"long_term_need": "", "current_need": ""},
+            platform_id="P1",
+            item_title="t",
+            item_category="c",
+            explanation="e",
+            reason="r",
+            review="v",
+            policy="strict",
+        )
+    with pytest.raises(ValueError, match="at most 30"):
+        ReputationRecord(claim_reliability="high", note=" ".join(["word"] * 31))
+    with pytest.raises(ValueError):
+        ReputationRecord(claim_reliability="great", note="fine")
