@@ -25,8 +25,10 @@ from pathlib import Path
 from recmarket.data import BUNDLED_DATA_DIR
 
 DOMAIN = "Musical_Instruments"
-PADDING = (" I have used it for a few weeks now, mostly at home and once at a rehearsal, and "
-           "it has held up about as well as I expected for the price.")
+PADDING = (
+    " I have used it for a few weeks now, mostly at home and once at a rehearsal, and "
+    "it has held up about as well as I expected for the price."
+)
 
 
 def write_file(directory: Path, size_gb: float) -> Path:
@@ -41,8 +43,11 @@ def write_file(directory: Path, size_gb: float) -> Path:
     with target.open("w") as out:
         while written < limit:
             for row in rows:
-                row = dict(row, user_id=f"{row['user_id'][:20]}C{copy:07d}",
-                           text=row["text"] + PADDING * (1 + copy % 3))
+                row = dict(
+                    row,
+                    user_id=f"{row['user_id'][:20]}C{copy:07d}",
+                    text=row["text"] + PADDING * (1 + copy % 3),
+                )
                 line = json.dumps(row) + "\n"
                 out.write(line)
                 written += len(line)
@@ -62,10 +67,19 @@ def measure(directory: Path) -> None:
     requests = sample_requests(domain, EpisodeConfig(), seed=42)
     total = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"reviews": domain.report.reviews_read, "users": domain.n_users,
-                      "eligible_episodes": episodes, "requests": len(requests),
-                      "load_seconds": round(loaded, 1), "total_seconds": round(total, 1),
-                      "peak_rss_mb": round(peak_mb)}))
+    print(
+        json.dumps(
+            {
+                "reviews": domain.report.reviews_read,
+                "users": domain.n_users,
+                "eligible_episodes": episodes,
+                "requests": len(requests),
+                "load_seconds": round(loaded, 1),
+                "total_seconds": round(total, 1),
+                "peak_rss_mb": round(peak_mb),
+            }
+        )
+    )
 
 
 def main() -> None:
@@ -79,16 +93,25 @@ def main() -> None:
         return
     start = time.perf_counter()
     path = write_file(args.dir, args.size_gb)
-    print(f"{path}: {path.stat().st_size / 1e9:.2f} GB (ready in "
-          f"{time.perf_counter() - start:.0f} s)")
-    result = subprocess.run([sys.executable, __file__, "--measure", "--dir", str(args.dir)],
-                            check=True, capture_output=True, text=True)
+    print(
+        f"{path}: {path.stat().st_size / 1e9:.2f} GB (ready in {time.perf_counter() - start:.0f} s)"
+    )
+    result = subprocess.run(
+        [sys.executable, __file__, "--measure", "--dir", str(args.dir)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     figures = json.loads(result.stdout)
-    print(f"{figures['reviews']:,} reviews, {figures['users']:,} users, "
-          f"{figures['eligible_episodes']:,} eligible episodes")
-    print(f"load (pass one + meta join): {figures['load_seconds']} s; with episode rules and "
-          f"1,200 requests (pass two): {figures['total_seconds']} s; "
-          f"peak memory {figures['peak_rss_mb']} MB")
+    print(
+        f"{figures['reviews']:,} reviews, {figures['users']:,} users, "
+        f"{figures['eligible_episodes']:,} eligible episodes"
+    )
+    print(
+        f"load (pass one + meta join): {figures['load_seconds']} s; with episode rules and "
+        f"1,200 requests (pass two): {figures['total_seconds']} s; "
+        f"peak memory {figures['peak_rss_mb']} MB"
+    )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -32,6 +32,7 @@ from recmarket.agents.contracts import (
     HeldOutTarget,
     NeedInput,
     PastInteraction,
+    Query,
     QueryInput,
     RankedItem,
     ReputationRecord,
@@ -47,6 +48,7 @@ from recmarket.embedding import Embedder
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.policies import Policy
 from recmarket.market.reputation import ReputationMemory
+from recmarket.market.retrieval import EpisodeDraws
 from recmarket.profiles import PROFILE_BY_NAME
 from recmarket.streams import Stream, call_seed, rng
 
@@ -115,6 +117,33 @@ def _held_out(t: Interaction) -> HeldOutTarget:
     )
 
 
+@dataclass(frozen=True)
+class Stage1:
+    """The request and its structure: they do not depend on reputation or on the cell's
+    market, so a domain's requests can be prepared once, ahead of their episodes."""
+
+    query: Query
+    need: StructuredNeed
+    calls: tuple[Call, ...]
+
+
+@dataclass
+class _Asker:
+    """Calls roles for one episode with per-call seeds, logging every call in order."""
+
+    agents: Agents
+    seed: int
+    domain: str
+    episode_key: int
+    calls: list[Call]
+
+    async def __call__(self, role: str, inp: Contract, stream: Stream, *unit: int) -> Any:
+        seed = call_seed(self.seed, self.domain, stream, self.episode_key, *unit)
+        out = await getattr(self.agents, role)(inp, seed)
+        self.calls.append(Call(role, inp, out))
+        return out
+
+
 @dataclass
 class Round:
     """Plays episodes of one domain under one condition."""
@@ -126,26 +155,21 @@ class Round:
     memory: ReputationMemory | None = None
     long_term_weight: float = 0.25
 
-    async def play(self, request: Request) -> Outcome:
-        episode_key = request_key(request)
-        domain, seed = self.market.domain.name, self.market.seed
+    def _asker(self, request: Request, calls: list[Call]) -> _Asker:
+        return _Asker(
+            self.agents, self.market.seed, self.market.domain.name, request_key(request), calls
+        )
+
+    async def stage1(self, request: Request) -> Stage1:
         calls: list[Call] = []
-
-        async def ask(role: str, inp: Contract, stream: Stream, *unit: int) -> Contract:
-            out = await getattr(self.agents, role)(
-                inp, call_seed(seed, domain, stream, episode_key, *unit)
-            )
-            calls.append(Call(role, inp, out))
-            return out
-
+        ask = self._asker(request, calls)
         episode = request.episode
-        profile = PROFILE_BY_NAME[request.profile]
         history = tuple(_past(h) for h in episode.history)
         query = await ask(
             "query",
             QueryInput(
-                domain=domain,
-                profile=profile,
+                domain=self.market.domain.name,
+                profile=PROFILE_BY_NAME[request.profile],
                 history=history,
                 target=_held_out(episode.target),
             ),
@@ -154,58 +178,98 @@ class Round:
         need = await ask(
             "need", NeedInput(history=history, query_text=query.query_text), Stream.NEED
         )
-        scores = self.market.retriever.scores(self.need_vector(need))
+        return Stage1(query, need, tuple(calls))
+
+    def need_vectors(self, needs: list[StructuredNeed]) -> np.ndarray:
+        """Needs as platforms search with them: current and long-term parts, weighted; one
+        batched encoding for many needs."""
+        encoded = self.embedder.encode_queries(
+            [text for n in needs for text in (n.current_need, n.long_term_need)]
+        )
+        vectors = (1 - self.long_term_weight) * encoded[0::2] + self.long_term_weight * encoded[
+            1::2
+        ]
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.maximum(norms, 1e-12)
+
+    async def play(
+        self, request: Request, stage1: Stage1 | None = None, vector: np.ndarray | None = None
+    ) -> Outcome:
+        stage1 = stage1 or await self.stage1(request)
+        if vector is None:
+            vector = self.need_vectors([stage1.need])[0]
+        ask = self._asker(request, list(stage1.calls))
+        scores = self.market.retriever.scores(vector)
         draws = self.market.draws(request)
-        target = episode.target.item_index
-
-        async def explain(platform: int, item: int, forced: bool, unit: int) -> Proposal:
-            policy = self.market.policies[platform]
-            out = await ask(
-                "explain",
-                ExplanationInput(
-                    platform_id=self.market.platform_ids[platform],
-                    policy=policy,
-                    need=need,
-                    item=self.market.domain.items[item].evidence,
-                ),
-                Stream.EXPLAIN,
-                unit,
-            )
-            return Proposal(self.market.platform_ids[platform], policy, item, forced, out.text)
-
         if self.condition == "platform-centric":
-            platform, shown_items, forced = self.market.retriever.platform_centric(
-                scores, target, draws, self.market.config.j
-            )
-            shown = list(
-                await asyncio.gather(
-                    *(
-                        explain(platform, item, forced and item == target, 100 * platform + rank)
-                        for rank, item in enumerate(shown_items)
-                    )
-                )
-            )
-            options = [
-                ShownOption(
-                    option_id=f"{p.platform_id}#{rank}",
-                    rank=rank,
-                    platform_id=p.platform_id,
-                    **self.visible(p),
-                )
-                for rank, p in enumerate(shown, start=1)
-            ]
-            decision = await ask(
-                "decide",
-                DecisionInput(
-                    query_text=query.query_text,
-                    instruction=profile.instruction,
-                    options=tuple(options),
-                    platform_centric=True,
-                ),
-                Stream.DECIDE,
-            )
-            return Outcome(request, self.condition, target, shown, shown, decision, None, calls)
+            return await self._platform_centric(request, stage1, ask, scores, draws)
+        return await self._user_agent(request, stage1, ask, scores, draws)
 
+    async def _explain(
+        self, ask: _Asker, need: StructuredNeed, platform: int, item: int, forced: bool, unit: int
+    ) -> Proposal:
+        policy = self.market.policies[platform]
+        platform_id = self.market.platform_ids[platform]
+        out = await ask(
+            "explain",
+            ExplanationInput(
+                platform_id=platform_id,
+                policy=policy,
+                need=need,
+                item=self.market.domain.items[item].evidence,
+            ),
+            Stream.EXPLAIN,
+            unit,
+        )
+        return Proposal(platform_id, policy, item, forced, out.text)
+
+    async def _platform_centric(
+        self, request: Request, stage1: Stage1, ask: _Asker, scores: np.ndarray, draws: EpisodeDraws
+    ) -> Outcome:
+        target = request.episode.target.item_index
+        platform, items, forced = self.market.retriever.platform_centric(
+            scores, target, draws, self.market.config.j
+        )
+        shown = list(
+            await asyncio.gather(
+                *(
+                    self._explain(
+                        ask,
+                        stage1.need,
+                        platform,
+                        item,
+                        forced and item == target,
+                        100 * platform + rank,
+                    )
+                    for rank, item in enumerate(items)
+                )
+            )
+        )
+        options = tuple(
+            ShownOption(
+                option_id=f"{p.platform_id}#{rank}",
+                rank=rank,
+                platform_id=p.platform_id,
+                **self.visible(p),
+            )
+            for rank, p in enumerate(shown, start=1)
+        )
+        decision = await ask(
+            "decide",
+            DecisionInput(
+                query_text=stage1.query.query_text,
+                instruction=PROFILE_BY_NAME[request.profile].instruction,
+                options=options,
+                platform_centric=True,
+            ),
+            Stream.DECIDE,
+        )
+        return Outcome(request, self.condition, target, shown, shown, decision, None, ask.calls)
+
+    async def _user_agent(
+        self, request: Request, stage1: Stage1, ask: _Asker, scores: np.ndarray, draws: EpisodeDraws
+    ) -> Outcome:
+        target = request.episode.target.item_index
         retrieved = [
             r
             for r in self.market.retriever.user_agent_pool(scores, target, draws)
@@ -213,20 +277,25 @@ class Round:
         ]
         pool = list(
             await asyncio.gather(
-                *(explain(r.platform, r.candidate, r.forced, 100 * r.platform) for r in retrieved)
+                *(
+                    self._explain(
+                        ask, stage1.need, r.platform, r.candidate, r.forced, 100 * r.platform
+                    )
+                    for r in retrieved
+                )
             )
         )
-        order = rng(seed, domain, Stream.SHUFFLE, episode_key).permutation(len(pool))
         by_id = {p.platform_id: p for p in pool}
-        histories = None
-        if self.memory is not None:
-            histories = self.memory.histories(request, tuple(by_id))
+        order = rng(
+            self.market.seed, self.market.domain.name, Stream.SHUFFLE, ask.episode_key
+        ).permutation(len(pool))
+        histories = self.memory.histories(request, tuple(by_id)) if self.memory else None
         k = min(self.market.config.shortlist_k, len(pool))
         shortlist = await ask(
             "shortlist",
             ShortlistInput(
-                query_text=query.query_text,
-                need=need,
+                query_text=stage1.query.query_text,
+                need=stage1.need,
                 k=k,
                 histories=histories,
                 candidates=tuple(
@@ -237,8 +306,7 @@ class Round:
             Stream.SHORTLIST,
         )
         ranked = self.validated(shortlist.ranked, by_id, k)
-        shown = [by_id[r.platform_id] for r in ranked]
-        options = [
+        options = tuple(
             ShownOption(
                 option_id=r.platform_id,
                 rank=rank,
@@ -247,56 +315,61 @@ class Round:
                 **self.visible(by_id[r.platform_id]),
             )
             for rank, r in enumerate(ranked, start=1)
-        ]
+        )
         decision = await ask(
             "decide",
             DecisionInput(
-                query_text=query.query_text,
-                instruction=profile.instruction,
-                options=tuple(options),
+                query_text=stage1.query.query_text,
+                instruction=PROFILE_BY_NAME[request.profile].instruction,
+                options=options,
             ),
             Stream.DECIDE,
         )
-        outcome = Outcome(request, self.condition, target, pool, shown, decision, None, calls)
-        bought = outcome.purchased
-        if self.memory is not None and bought is not None:
-            item = self.market.domain.items[bought.item_index]
-            review = await ask(
-                "review",
-                ReviewInput(
-                    query_text=query.query_text,
-                    profile=profile,
-                    target=_held_out(episode.target),
-                    item=item.evidence,
-                    explanation=bought.explanation,
-                ),
-                Stream.REVIEW,
+        shown = [by_id[r.platform_id] for r in ranked]
+        outcome = Outcome(request, self.condition, target, pool, shown, decision, None, ask.calls)
+        if self.memory is not None and outcome.purchased is not None:
+            reason = next(
+                r.reason for r in ranked if r.platform_id == outcome.purchased.platform_id
             )
-            reason = next(r.reason for r in ranked if r.platform_id == bought.platform_id)
-            outcome.record = await ask(
-                "update",
-                UpdateInput(
-                    query_text=query.query_text,
-                    need=need,
-                    platform_id=bought.platform_id,
-                    item_title=item.evidence.title,
-                    item_category=item.evidence.category,
-                    explanation=bought.explanation,
-                    reason=reason,
-                    review=review.text,
-                ),
-                Stream.UPDATE,
-            )
-            self.memory.append(request, bought.platform_id, outcome.record)
+            outcome.record = await self._feedback(request, stage1, ask, outcome.purchased, reason)
         return outcome
 
-    def need_vector(self, need: StructuredNeed) -> np.ndarray:
-        """The need as platforms search with it: current and long-term parts, weighted."""
-        current, long_term = self.embedder.encode_queries([need.current_need, need.long_term_need])
-        vector = (1 - self.long_term_weight) * current + self.long_term_weight * long_term
-        return vector / max(float(np.linalg.norm(vector)), 1e-12)
+    async def _feedback(
+        self, request: Request, stage1: Stage1, ask: _Asker, bought: Proposal, reason: str
+    ) -> ReputationRecord:
+        """Stage 4 under reputation: the review, then the purchased platform's record."""
+        evidence = self.market.domain.items[bought.item_index].evidence
+        review = await ask(
+            "review",
+            ReviewInput(
+                query_text=stage1.query.query_text,
+                profile=PROFILE_BY_NAME[request.profile],
+                target=_held_out(request.episode.target),
+                item=evidence,
+                explanation=bought.explanation,
+            ),
+            Stream.REVIEW,
+        )
+        record = await ask(
+            "update",
+            UpdateInput(
+                query_text=stage1.query.query_text,
+                need=stage1.need,
+                platform_id=bought.platform_id,
+                item_title=evidence.title,
+                item_category=evidence.category,
+                explanation=bought.explanation,
+                reason=reason,
+                review=review.text,
+            ),
+            Stream.UPDATE,
+        )
+        assert self.memory is not None
+        self.memory.append(request, bought.platform_id, record)
+        return record
 
     def visible(self, p: Proposal) -> dict[str, str]:
+        """The fields of a proposal that the user agent and the user see."""
         evidence = self.market.domain.items[p.item_index].evidence
         return {
             "title": evidence.title,

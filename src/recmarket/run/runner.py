@@ -24,7 +24,7 @@ from recmarket.embedding import Embedder, load_embedder
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.market.build import DomainMarket, build_market, item_vectors
 from recmarket.market.metrics import episode_metrics
-from recmarket.market.protocol import Round
+from recmarket.market.protocol import Outcome, Round
 from recmarket.market.reputation import ReputationMemory
 from recmarket.run.store import RunStore
 
@@ -61,7 +61,31 @@ def replay_reputation(
             )
 
 
-async def _run_domain(
+STAGE1_BATCH = 256  # requests whose stage 1 is prepared, and needs embedded, together
+
+
+def record(store: RunStore, outcome: Outcome) -> None:
+    """Commit one finished episode: identity, metrics, reputation record, every call."""
+    request = outcome.request
+    identity = {
+        "domain": request.episode.domain,
+        "ord": request.order,
+        "episode_id": request.episode.episode_id,
+        "sim_user": request.sim_user,
+        "round": request.round,
+        "profile": request.profile,
+        "condition": outcome.condition,
+    }
+    bought = outcome.purchased if outcome.record else None
+    store.write_episode(
+        identity,
+        episode_metrics(outcome),
+        (bought.platform_id if bought else None, outcome.record.note if outcome.record else None),
+        [(c.role, c.input, c.output) for c in outcome.calls],
+    )
+
+
+async def play_domain(
     cfg: RunConfig,
     store: RunStore,
     prepared: PreparedDomain,
@@ -69,40 +93,26 @@ async def _run_domain(
     embedder: Embedder,
     tick: Callable[[], None],
 ) -> None:
+    """Play the domain's unfinished episodes in schedule order, committing each one."""
     name = prepared.market.domain.name
     memory = None
     if cfg.condition == "local-rep":
         memory = ReputationMemory(cfg.market.memory_window, cfg.reputation_scope)
         replay_reputation(store, name, prepared.requests, memory)
     done = store.done(name)
+    for _ in done:
+        tick()
     round_ = Round(
         prepared.market, agents, embedder, cfg.condition, memory, cfg.market.long_term_weight
     )
-    for request in prepared.requests:
-        if request.order in done:
+    pending = [r for r in prepared.requests if r.order not in done]
+    for start in range(0, len(pending), STAGE1_BATCH):
+        batch = pending[start : start + STAGE1_BATCH]
+        stage1 = [await round_.stage1(r) for r in batch]
+        vectors = round_.need_vectors([s.need for s in stage1])
+        for request, first, vector in zip(batch, stage1, vectors, strict=True):
+            record(store, await round_.play(request, first, vector))
             tick()
-            continue
-        outcome = await round_.play(request)
-        identity = {
-            "domain": name,
-            "ord": request.order,
-            "episode_id": request.episode.episode_id,
-            "sim_user": request.sim_user,
-            "round": request.round,
-            "profile": request.profile,
-            "condition": cfg.condition,
-        }
-        bought = outcome.purchased if outcome.record else None
-        store.write_episode(
-            identity,
-            episode_metrics(outcome),
-            (
-                bought.platform_id if bought else None,
-                outcome.record.note if outcome.record else None,
-            ),
-            [(c.role, c.input, c.output) for c in outcome.calls],
-        )
-        tick()
 
 
 def run(
@@ -129,5 +139,5 @@ def run(
             if progress:
                 progress(name, count, total)
 
-        asyncio.run(_run_domain(cfg, store, prepared, agents, embedder, tick))
+        asyncio.run(play_domain(cfg, store, prepared, agents, embedder, tick))
     return store

@@ -44,7 +44,7 @@ class StoredCall:
 
 
 def _pack(model: Contract) -> bytes:
-    return zlib.compress(model.model_dump_json().encode(), 6)
+    return zlib.compress(model.model_dump_json().encode(), 1)  # fast; ~4x smaller
 
 
 def _unpack(blob: bytes) -> dict[str, Any]:

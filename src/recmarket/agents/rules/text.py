@@ -121,6 +121,7 @@ DISCOUNT_CUES = ("discount", "overstated before", "were often overstated", "cali
 SUPPORT_CUES = ("borne out", "were accurate", "proved reliable")
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light plural stemmer: enough to match 'strings' with 'string'."""
     if len(word) > 4 and word.endswith("ies"):
@@ -145,9 +146,14 @@ def ordered_terms(text: str) -> list[str]:
     return list(seen)
 
 
+@lru_cache(maxsize=64)
+def _cue_pattern(cues: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"(?<![a-z0-9'])(?:" + "|".join(map(re.escape, cues)) + ")")
+
+
 def count_cues(text: str, cues: tuple[str, ...]) -> int:
-    lowered = f" {text.lower()} "
-    return sum(lowered.count(f" {cue}") for cue in cues)
+    """How many times any cue starts a word of the text (case-insensitive)."""
+    return len(_cue_pattern(cues).findall(text.lower()))
 
 
 def confidence(text: str) -> float:

@@ -1,0 +1,120 @@
+"""recmarket run and show: the JSON contract, config files, flags, clear errors."""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from recmarket.cli import app
+
+runner = CliRunner()
+BASE = ["run", "--domain", "Sports_and_Outdoors", "--requests", "24"]
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def test_json_output_has_the_documented_shape(tmp_path: Path) -> None:
+    result = invoke(*BASE, "--condition", "no-rep", "--out", str(tmp_path / "r"), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) >= {"run_dir", "config", "domains", "macro"}
+    assert data["config"]["condition"] == "no-rep"
+    m = data["macro"]
+    for key in (
+        "episodes",
+        "target_present",
+        "target_shortlisted",
+        "target_top1",
+        "target_purchased",
+        "purchase_rate",
+        "no_purchase_rate",
+        "top1_share_by_policy",
+        "forced_inclusion_rate",
+    ):
+        assert key in m
+    assert m["episodes"] == 24
+    assert abs(sum(m["top1_share_by_policy"].values()) - 1) < 1e-9
+    assert data["domains"]["Sports_and_Outdoors"]["episodes"] == 24
+
+
+def test_table_output_and_show(tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    result = invoke(*BASE, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "target purchased" in result.stdout and "macro" in result.stdout
+    shown = invoke("show", str(out), "--episode", "Sports_and_Outdoors:3")
+    assert shown.exit_code == 0, shown.output
+    text = shown.stdout
+    order = [
+        text.index(f". {role}") for role in ("query", "need", "explain", "shortlist", "decide")
+    ]
+    assert order == sorted(order)
+    assert "query_text" in text and "metrics" in text
+    missing = invoke("show", str(out), "--episode", "nope")
+    assert missing.exit_code == 2 and "no episode 'nope'" in missing.stderr
+
+
+def test_config_file_sets_values_and_flags_override_it(tmp_path: Path) -> None:
+    toml = tmp_path / "cell.toml"
+    toml.write_text(
+        'condition = "no-rep"\nseed = 5\n[market]\nn_platforms = 4\n'
+        'composition = "strict=2,exaggeration=2"\n'
+    )
+    result = invoke(
+        *BASE, "--config", str(toml), "--seed", "6", "--out", str(tmp_path / "a"), "--json"
+    )
+    assert result.exit_code == 0, result.output
+    config = json.loads(result.stdout)["config"]
+    assert config["seed"] == 6 and config["condition"] == "no-rep"
+    assert config["market"]["n_platforms"] == 4
+    yaml_file = tmp_path / "cell.yaml"
+    yaml_file.write_text("market:\n  n_platforms: 4\n  shortlist_k: 2\n")
+    result = invoke(*BASE, "--config", str(yaml_file), "--out", str(tmp_path / "b"), "--json")
+    assert json.loads(result.stdout)["config"]["market"]["shortlist_k"] == 2
+
+
+@pytest.mark.parametrize(
+    ("content", "suffix", "message"),
+    [
+        ("[market]\nplatforms = 6\n", ".toml", "market.platforms in"),
+        ("[market]\nrho = 2\n", ".toml", "market.rho in"),
+        ("market: [1, 2\n", ".yaml", "invalid YAML"),
+        ("condition = 'nope'\n", ".toml", "condition in"),
+    ],
+)
+def test_bad_config_files_are_named_with_the_key(
+    tmp_path: Path, content: str, suffix: str, message: str
+) -> None:
+    path = tmp_path / f"bad{suffix}"
+    path.write_text(content)
+    result = invoke(*BASE, "--config", str(path), "--out", str(tmp_path / "r"))
+    assert result.exit_code == 2
+    assert message in " ".join(result.stderr.split())
+    assert str(path) in " ".join(result.stderr.split())
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--k", "9"], "--k: K=9 cannot exceed the number of platforms N=6"),
+        (["--policies", "strict=2,hype=4"], "--policies: unknown policy name 'hype'"),
+        (["--policies", "strict=2,exaggeration=2"], "assigns 4 platforms but the market has 6"),
+        (["--condition", "rep"], "--condition: Input should be"),
+        (["--p-hit", "1.5"], "--p-hit: Input should be less than or equal to 1"),
+    ],
+)
+def test_bad_flags_name_the_flag(tmp_path: Path, flags: list[str], message: str) -> None:
+    result = invoke(*BASE, *flags, "--out", str(tmp_path / "r"))
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.stderr.split())
+
+
+def test_restart_with_other_settings_is_refused(tmp_path: Path) -> None:
+    out = str(tmp_path / "r")
+    assert invoke(*BASE, "--out", out).exit_code == 0
+    result = invoke(*BASE, "--out", out, "--rho", "0.5")
+    assert result.exit_code == 2
+    assert "market.rho: 0.1 -> 0.5" in result.stderr

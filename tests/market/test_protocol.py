@@ -1,0 +1,128 @@
+"""The round protocol under each condition, on a bundled domain with the offline agents."""
+
+import asyncio
+import json
+from collections import Counter
+
+import pytest
+
+from recmarket.agents.rules import offline_agents
+from recmarket.config import EpisodeConfig, MarketConfig
+from recmarket.data import BUNDLED_DATA_DIR
+from recmarket.data.domain import domain_files, load_domain
+from recmarket.data.episodes import sample_requests
+from recmarket.embedding.base import StaticEmbedder
+from recmarket.market.build import build_market, item_vectors
+from recmarket.market.metrics import episode_metrics
+from recmarket.market.policies import Policy
+from recmarket.market.protocol import Round
+from recmarket.market.reputation import ReputationMemory, scope_key
+from recmarket.profiles import PROFILE_NAMES
+
+
+@pytest.fixture(scope="module")
+def setup():
+    domain = load_domain(domain_files(BUNDLED_DATA_DIR, "Video_Games"))
+    requests = sample_requests(domain, EpisodeConfig(requests=120), seed=3)
+    embedder = StaticEmbedder()
+    return domain, requests, item_vectors(domain, embedder, None), embedder
+
+
+DEFAULT = MarketConfig()
+
+
+def play(setup, condition, cfg=DEFAULT, memory=None, n=120):
+    domain, requests, vectors, embedder = setup
+    market = build_market(domain, requests, vectors, cfg, seed=3)
+    rnd = Round(market, offline_agents(), embedder, condition, memory)
+
+    async def all_():
+        return [await rnd.play(r) for r in requests[:n]]
+
+    return asyncio.run(all_())
+
+
+def roles(outcome) -> list[str]:
+    return [c.role for c in outcome.calls]
+
+
+def test_platform_centric_shows_j_items_of_one_platform(setup) -> None:
+    for o in play(setup, "platform-centric", MarketConfig(shortlist_k=3)):
+        assert len(o.shown) == 3 and len({p.platform_id for p in o.shown}) == 1
+        assert roles(o) == ["query", "need", "explain", "explain", "explain", "decide"]
+        decide = o.calls[-1].input
+        assert decide.platform_centric and all(opt.reason is None for opt in decide.options)
+
+
+def test_no_rep_ranks_exactly_k_and_never_reviews(setup) -> None:
+    for o in play(setup, "no-rep"):
+        assert len(o.pool) == 6 and len(o.shown) == 3
+        assert len({p.platform_id for p in o.shown}) == 3
+        shortlist = next(c for c in o.calls if c.role == "shortlist")
+        assert shortlist.input.histories is None
+        assert "review" not in roles(o) and "update" not in roles(o)
+        assert o.record is None
+
+
+def test_candidates_reach_the_ranker_shuffled(setup) -> None:
+    first = Counter()
+    for o in play(setup, "no-rep"):
+        shortlist = next(c for c in o.calls if c.role == "shortlist")
+        first[shortlist.input.candidates[0].platform_id] += 1
+    assert len(first) == 6
+
+
+def test_local_rep_updates_only_the_purchased_platform(setup) -> None:
+    memory = ReputationMemory(window=3, scope="local")
+    outcomes = play(setup, "local-rep", memory=memory)
+    written = Counter()
+    for o in outcomes:
+        bought = o.purchased
+        if bought is None:
+            assert o.record is None and "review" not in roles(o)
+            continue
+        assert roles(o)[-2:] == ["review", "update"]
+        written[(scope_key(o.request, "local"), bought.platform_id)] += 1
+    for (key, platform), n in written.items():
+        kept = memory._sets[key][platform]
+        assert len(kept) == min(n, 3)  # the window keeps the W most recent
+    assert sum(written.values()) == sum(o.record is not None for o in outcomes)
+
+
+def test_reputation_scopes_partition_histories(setup) -> None:
+    _, requests, _, _ = setup
+    keys = {s: {scope_key(r, s) for r in requests} for s in ("local", "style", "shared")}
+    assert len(keys["local"]) == 12
+    assert len(keys["style"]) == len(PROFILE_NAMES)
+    assert keys["shared"] == {"shared"}
+
+
+def test_a_shared_item_gives_distinct_proposals(setup) -> None:
+    outcomes = play(setup, "no-rep", MarketConfig(rho=1.0), n=40)
+    assert any(len({p.item_index for p in o.pool}) < len(o.pool) for o in outcomes)
+    for o in outcomes:
+        assert len({p.platform_id for p in o.pool}) == len(o.pool)
+
+
+def test_blind_roles_receive_no_policy_or_profile_label_at_run_time(setup) -> None:
+    labels = {p.value for p in Policy} | {p.implementation_id for p in Policy} | set(PROFILE_NAMES)
+    memory = ReputationMemory(window=10, scope="local")
+    for o in play(setup, "local-rep", memory=memory, n=60):
+        for call in o.calls:
+            if call.role in ("shortlist", "decide", "update", "need"):
+                data = json.loads(call.input.model_dump_json())
+                values = json.dumps(data)
+                assert not any(f'"{label}"' in values for label in labels)
+                assert "target" not in data and "policy" not in data
+
+
+def test_metrics_follow_the_outcome(setup) -> None:
+    for o in play(setup, "no-rep", n=60):
+        m = episode_metrics(o)
+        assert m.pool_size == len(o.pool)
+        assert m.target_present == (m.target_copies > 0)
+        assert m.any_purchase != m.no_purchase
+        assert m.target_purchased <= m.target_shortlisted <= m.target_present
+        assert m.target_top1 <= m.target_shortlisted
+        assert m.off_target_purchase == (m.any_purchase and not m.target_purchased)
+        assert (m.top1_policy is not None) and (m.purchased_policy is None) == m.no_purchase
