@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from recmarket.agents.contracts import Contract
-from recmarket.market.protocol import Outcome
+from recmarket.market.outcome import Outcome
 
 
 class EpisodeMetrics(Contract):

@@ -18,8 +18,8 @@ agree.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -46,63 +46,15 @@ from recmarket.agents.roles import Agents
 from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
 from recmarket.market.build import DomainMarket, request_key
-from recmarket.market.policies import Policy
+from recmarket.market.outcome import Call, Condition, Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
 from recmarket.market.retrieval import EpisodeDraws
 from recmarket.profiles import PROFILE_BY_NAME
 from recmarket.streams import Stream, call_seed, rng
 
-Condition = Literal["platform-centric", "no-rep", "local-rep"]
-CONDITIONS: tuple[Condition, ...] = ("platform-centric", "no-rep", "local-rep")
-
 
 class ProtocolError(RuntimeError):
     """A role answered outside its contract (for example a shortlist with unknown ids)."""
-
-
-@dataclass(frozen=True)
-class Call:
-    role: str
-    input: Contract
-    output: Contract
-
-
-@dataclass(frozen=True)
-class Proposal:
-    platform_id: str
-    policy: Policy
-    item_index: int
-    forced: bool
-    explanation: str
-
-
-@dataclass
-class Outcome:
-    """Everything one episode produced, for metrics and the store."""
-
-    request: Request
-    condition: Condition
-    target: int
-    pool: list[Proposal]
-    shown: list[Proposal]  # in displayed order: the shortlist, or the entered platform's J
-    decision: Decision
-    record: ReputationRecord | None = None
-    calls: list[Call] = field(default_factory=list)
-
-    @property
-    def purchased(self) -> Proposal | None:
-        if self.decision.option_id is None:
-            return None
-        return next(
-            p
-            for p, o in zip(self.shown, self.option_ids(), strict=True)
-            if o == self.decision.option_id
-        )
-
-    def option_ids(self) -> list[str]:
-        if self.condition == "platform-centric":
-            return [f"{p.platform_id}#{rank}" for rank, p in enumerate(self.shown, start=1)]
-        return [p.platform_id for p in self.shown]
 
 
 def _past(h: Interaction) -> PastInteraction:
@@ -254,16 +206,7 @@ class Round:
             )
             for rank, p in enumerate(shown, start=1)
         )
-        decision = await ask(
-            "decide",
-            DecisionInput(
-                query_text=stage1.query.query_text,
-                instruction=PROFILE_BY_NAME[request.profile].instruction,
-                options=options,
-                platform_centric=True,
-            ),
-            Stream.DECIDE,
-        )
+        decision = await self._decide(ask, request, stage1, options, platform_centric=True)
         return Outcome(request, self.condition, target, shown, shown, decision, None, ask.calls)
 
     async def _user_agent(
@@ -316,15 +259,7 @@ class Round:
             )
             for rank, r in enumerate(ranked, start=1)
         )
-        decision = await ask(
-            "decide",
-            DecisionInput(
-                query_text=stage1.query.query_text,
-                instruction=PROFILE_BY_NAME[request.profile].instruction,
-                options=options,
-            ),
-            Stream.DECIDE,
-        )
+        decision = await self._decide(ask, request, stage1, options)
         shown = [by_id[r.platform_id] for r in ranked]
         outcome = Outcome(request, self.condition, target, pool, shown, decision, None, ask.calls)
         if self.memory is not None and outcome.purchased is not None:
@@ -333,6 +268,25 @@ class Round:
             )
             outcome.record = await self._feedback(request, stage1, ask, outcome.purchased, reason)
         return outcome
+
+    @staticmethod
+    async def _decide(
+        ask: _Asker,
+        request: Request,
+        stage1: Stage1,
+        options: tuple[ShownOption, ...],
+        platform_centric: bool = False,
+    ) -> Decision:
+        return await ask(
+            "decide",
+            DecisionInput(
+                query_text=stage1.query.query_text,
+                instruction=PROFILE_BY_NAME[request.profile].instruction,
+                options=options,
+                platform_centric=platform_centric,
+            ),
+            Stream.DECIDE,
+        )
 
     async def _feedback(
         self, request: Request, stage1: Stage1, ask: _Asker, bought: Proposal, reason: str

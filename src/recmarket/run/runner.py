@@ -24,7 +24,8 @@ from recmarket.embedding import Embedder, load_embedder
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.market.build import DomainMarket, build_market, item_vectors
 from recmarket.market.metrics import episode_metrics
-from recmarket.market.protocol import Outcome, Round
+from recmarket.market.outcome import Outcome
+from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory
 from recmarket.run.store import RunStore
 

@@ -1,0 +1,59 @@
+"""What one episode produced: its proposals, what was shown, the decision, the record, and
+every role call in order. Metrics and the run store read it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from recmarket.agents.contracts import Contract, Decision, ReputationRecord
+from recmarket.data.episodes import Request
+from recmarket.market.policies import Policy
+
+Condition = Literal["platform-centric", "no-rep", "local-rep"]
+CONDITIONS: tuple[Condition, ...] = ("platform-centric", "no-rep", "local-rep")
+
+
+@dataclass(frozen=True)
+class Call:
+    role: str
+    input: Contract
+    output: Contract
+
+
+@dataclass(frozen=True)
+class Proposal:
+    platform_id: str
+    policy: Policy
+    item_index: int
+    forced: bool
+    explanation: str
+
+
+@dataclass
+class Outcome:
+    """Everything one episode produced, for metrics and the store."""
+
+    request: Request
+    condition: Condition
+    target: int
+    pool: list[Proposal]
+    shown: list[Proposal]  # in displayed order: the shortlist, or the entered platform's J
+    decision: Decision
+    record: ReputationRecord | None = None
+    calls: list[Call] = field(default_factory=list)
+
+    @property
+    def purchased(self) -> Proposal | None:
+        if self.decision.option_id is None:
+            return None
+        return next(
+            p
+            for p, o in zip(self.shown, self.option_ids(), strict=True)
+            if o == self.decision.option_id
+        )
+
+    def option_ids(self) -> list[str]:
+        if self.condition == "platform-centric":
+            return [f"{p.platform_id}#{rank}" for rank, p in enumerate(self.shown, start=1)]
+        return [p.platform_id for p in self.shown]
