@@ -19,7 +19,7 @@ def macro(tmp_path_factory: pytest.TempPathFactory):
             episodes=EpisodeConfig(requests=600),
             market=MarketConfig(n_platforms=n),
         )
-        store = run(cfg, root / f"{condition}-{n}")
+        store = run(cfg, root / f"{condition}-{n}").store
         return funnel(store.episodes())["macro"]
 
     return {

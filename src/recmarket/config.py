@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from recmarket.agents.llm.config import OPERATIONAL, LLMConfig
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.market.policies import Policy, assign_policies, check_composition
 
@@ -118,6 +119,11 @@ class RunConfig(_Config):
     episodes: EpisodeConfig = EpisodeConfig()
     embedder: EmbedderConfig = EmbedderConfig()
     agents: OfflineParams = OfflineParams()
+    llm: LLMConfig | None = Field(None, description="models per role; None: all offline")
 
     def digest(self) -> str:
-        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()
+        """Hash of everything that determines the records (not how calls are made)."""
+        exclude: dict[str, Any] = {}
+        if self.llm is not None:
+            exclude = {"llm": {"models": {name: set(OPERATIONAL) for name in self.llm.models}}}
+        return hashlib.sha256(self.model_dump_json(exclude=exclude).encode()).hexdigest()

@@ -14,7 +14,7 @@ CFG = RunConfig(domains=("Musical_Instruments",), episodes=EpisodeConfig(request
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("run")
-    run(CFG, out).close()
+    run(CFG, out).store.close()
     return out
 
 
@@ -48,5 +48,5 @@ def test_a_different_config_is_refused_with_the_differences(finished: Path) -> N
 
 def test_rerunning_a_finished_run_changes_nothing(finished: Path) -> None:
     before = RunStore.read(finished).episodes()
-    run(CFG, finished).close()
+    run(CFG, finished).store.close()
     assert RunStore.read(finished).episodes() == before

@@ -191,6 +191,15 @@ In = TypeVar("In", bound=Contract, contravariant=True)
 Out = TypeVar("Out", bound=Contract, covariant=True)
 
 
+class RoleFailure(RuntimeError):
+    """A role could not produce a valid output (after any repairs). The episode records the
+    failure and stays in every denominator."""
+
+    def __init__(self, role: str, reason: str) -> None:
+        super().__init__(f"{role}: {reason}")
+        self.role, self.reason = role, reason
+
+
 class Role(Protocol[In, Out]):
     """One role's backend. ``seed`` keys any randomness the backend needs to a named stream
     of this call, so answers are reproducible and independent of call order."""

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from recmarket import __version__
+from recmarket.agents.llm.client import ReplayMiss
 from recmarket.data.raw import DataError
 from recmarket.embedding import EmbedderUnavailable
 from recmarket.market.protocol import ProtocolError
@@ -78,6 +79,7 @@ def user_errors() -> Iterator[None]:
         ConfigError,
         RunConflict,
         ProtocolError,
+        ReplayMiss,
         OSError,
     ) as exc:
         fail(str(exc))

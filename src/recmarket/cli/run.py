@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import functools
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
+from recmarket.agents.llm.client import BudgetExceeded, Ledger
+from recmarket.agents.llm.config import OFFLINE
 from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, err, fail, out, user_errors
+from recmarket.config import RunConfig
+from recmarket.embedding.cache import default_cache_dir
 from recmarket.market.policies import Policy
-from recmarket.run.config_file import build_config
+from recmarket.run.config_file import build_config, merge
+from recmarket.run.estimate import estimate as estimate_run
 from recmarket.run.runner import run as run_cell
 from recmarket.run.store import RunStore
 
@@ -36,6 +44,26 @@ FLAG_PATHS: dict[str, tuple[str, ...]] = {
     "--requests": ("episodes", "requests"),
     "--users-per-profile": ("episodes", "users_per_profile"),
     "--seed": ("seed",),
+}
+
+PARAM_FLAGS = {
+    "data": "--data",
+    "domain": "--domain",
+    "condition": "--condition",
+    "n": "--n",
+    "k": "--k",
+    "j": "--j",
+    "rho": "--rho",
+    "catalog_cap": "--catalog-cap",
+    "p_hit": "--p-hit",
+    "top_l": "--top-l",
+    "window": "--window",
+    "tau": "--tau",
+    "policies": "--policies",
+    "reputation_scope": "--reputation-scope",
+    "requests": "--requests",
+    "users_per_profile": "--users-per-profile",
+    "seed": "--seed",
 }
 
 FUNNEL_ROWS = (
@@ -81,6 +109,76 @@ def funnel_table(title: str, summary: dict[str, Any]) -> Table:
     return table
 
 
+def _llm_overrides(
+    backend: str | None, model: str | None, base_url: str | None, key_env: str | None
+) -> dict[str, Any]:
+    """--backend llm with --llm-*: one model for every role."""
+    if backend is None:
+        if model is not None:
+            fail("--llm-model needs --backend llm")
+        return {}
+    if backend == "offline":
+        return {"llm": None}
+    if backend != "llm":
+        fail(f"--backend: {backend!r} is not offline or llm")
+    if model is None:
+        return {}  # the models come from the config file
+    spec: dict[str, Any] = {"name": model}
+    if base_url:
+        spec["base_url"] = base_url
+    if key_env:
+        spec["api_key_env"] = key_env
+    return {"llm": {"models": {"main": spec}, "roles": {"default": "main"}}}
+
+
+def _config(params: dict[str, Any]) -> RunConfig:
+    given = {flag: params[name] for name, flag in PARAM_FLAGS.items()}
+    overrides = merge(
+        _overrides(given),
+        _llm_overrides(
+            params["backend"],
+            params["llm_model"],
+            params["llm_base_url"],
+            params["llm_api_key_env"],
+        ),
+    )
+    cfg = build_config(params["config"], overrides, {v: k for k, v in FLAG_PATHS.items()})
+    if params["backend"] == "llm" and (cfg.llm is None or not cfg.llm.models):
+        fail("--backend llm needs --llm-model (or an [llm] table in the config file)")
+    return cfg
+
+
+def ledger_table(ledger: Ledger) -> Table:
+    table = Table(title="LLM calls, tokens and cost")
+    for col in (
+        "role",
+        "model",
+        "calls",
+        "from store",
+        "prompt tokens",
+        "completion tokens",
+        "retries",
+        "cost USD",
+    ):
+        table.add_column(col, justify="left" if col in ("role", "model") else "right")
+    for (role, model), u in sorted(ledger.rows.items()):
+        table.add_row(
+            role,
+            model,
+            f"{u.calls:,}",
+            f"{u.cached:,}",
+            f"{u.prompt_tokens:,}",
+            f"{u.completion_tokens:,}",
+            f"{u.retries:,}",
+            f"{u.cost:.4f}",
+        )
+    return table
+
+
+def _failures(rows: list[dict[str, Any]]) -> dict[str, int]:
+    return dict(Counter(r["failed_role"] for r in rows if r["failed_role"]))
+
+
 @app.command("run")
 def run(
     config: Annotated[
@@ -123,6 +221,35 @@ def run(
         int | None, typer.Option("--users-per-profile", help="S (2)")
     ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="seed (42)")] = None,
+    backend: Annotated[
+        str | None,
+        typer.Option("--backend", help="offline (default) or llm: one model for every role"),
+    ] = None,
+    llm_model: Annotated[str | None, typer.Option("--llm-model", help="model name")] = None,
+    llm_base_url: Annotated[
+        str | None, typer.Option("--llm-base-url", help="OpenAI-compatible base URL")
+    ] = None,
+    llm_api_key_env: Annotated[
+        str | None,
+        typer.Option(
+            "--llm-api-key-env",
+            help="NAME of the environment variable holding the key (default OPENAI_API_KEY)",
+        ),
+    ] = None,
+    llm_cache: Annotated[
+        Path | None,
+        typer.Option("--llm-cache", help="shared LLM call store (default: in the cache directory)"),
+    ] = None,
+    replay: Annotated[
+        bool,
+        typer.Option(
+            "--replay", help="serve every LLM call from the stores; never use the network"
+        ),
+    ] = False,
+    budget: Annotated[
+        float | None,
+        typer.Option("--budget", help="stop cleanly (resumable) once this many USD are spent"),
+    ] = None,
     out_dir: Annotated[
         Path | None,
         typer.Option(
@@ -134,27 +261,9 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
 ) -> None:
     """Run a market cell over the domains and print its stage-wise funnel."""
-    given = {
-        "--data": data,
-        "--domain": domain,
-        "--condition": condition,
-        "--n": n,
-        "--k": k,
-        "--j": j,
-        "--rho": rho,
-        "--catalog-cap": catalog_cap,
-        "--p-hit": p_hit,
-        "--top-l": top_l,
-        "--window": window,
-        "--tau": tau,
-        "--policies": policies,
-        "--reputation-scope": reputation_scope,
-        "--requests": requests,
-        "--users-per-profile": users_per_profile,
-        "--seed": seed,
-    }
+    params = dict(locals())
     with user_errors():
-        cfg = build_config(config, _overrides(given), {v: k for k, v in FLAG_PATHS.items()})
+        cfg = _config(params)
         target = out_dir or Path("runs") / f"{cfg.condition}-{cfg.digest()[:10]}"
         with Progress(
             "{task.description}",
@@ -169,13 +278,37 @@ def run(
             def progress(name: str, done: int, total: int) -> None:
                 bar.update(task, completed=done, description=f"{cfg.condition} {name}")
 
-            store = run_cell(cfg, target, progress=progress)
-        summary = funnel(store.episodes())
-        store.close()
+            try:
+                result = run_cell(
+                    cfg,
+                    target,
+                    progress=progress,
+                    replay=replay,
+                    budget=budget,
+                    llm_cache=llm_cache,
+                )
+            except BudgetExceeded as exc:
+                err.print(f"[yellow]stopped:[/yellow] {escape(str(exc))}")
+                raise typer.Exit(3) from None
+        rows = result.store.episodes()
+        summary = funnel(rows)
+        result.store.close()
+    failures = _failures(rows)
     if as_json:
+        ledger = (
+            [{"role": r, "model": m, **vars(u)} for (r, m), u in sorted(result.ledger.rows.items())]
+            if result.ledger
+            else []
+        )
         print(
             json.dumps(
-                {"run_dir": str(target), "config": json.loads(cfg.model_dump_json()), **summary}
+                {
+                    "run_dir": str(target),
+                    "config": json.loads(cfg.model_dump_json()),
+                    **summary,
+                    "failures": failures,
+                    "ledger": ledger,
+                }
             )
         )
         return
@@ -187,6 +320,52 @@ def run(
             summary,
         )
     )
+    if failures:
+        out.print(
+            "role failures (kept in every denominator): "
+            + ", ".join(f"{role} {count}" for role, count in sorted(failures.items()))
+        )
+    if result.ledger is not None:
+        out.print(ledger_table(result.ledger))
+
+
+@app.command("estimate")
+@functools.wraps(run)
+def estimate(**params: Any) -> None:
+    with user_errors():
+        cfg = _config(params)
+        rows = estimate_run(cfg, default_cache_dir())
+    table = Table(
+        title=f"Estimate for {cfg.condition}: {cfg.episodes.requests} requests x "
+        f"{len(cfg.domains)} domains (prompt tokens ~ characters / 4)"
+    )
+    for col in ("role", "answered by", "calls", "prompt tokens", "completion tokens", "USD"):
+        table.add_column(col, justify="left" if col in ("role", "answered by") else "right")
+    for r in rows:
+        table.add_row(
+            r.role,
+            r.model,
+            f"{r.calls:,.0f}",
+            f"{r.prompt_tokens:,.0f}",
+            f"{r.completion_tokens:,.0f}",
+            f"{r.cost:.2f}",
+        )
+    llm = [r for r in rows if r.model != OFFLINE]
+    table.add_row(
+        "total (LLM)",
+        "",
+        f"{sum(r.calls for r in llm):,.0f}",
+        f"{sum(r.prompt_tokens for r in llm):,.0f}",
+        f"{sum(r.completion_tokens for r in llm):,.0f}",
+        f"{sum(r.cost for r in llm):.2f}",
+    )
+    out.print(table)
+
+
+estimate.__doc__ = (
+    "Calls per role and approximate tokens and cost of a run (same options "
+    "as run), before anything is spent."
+)
 
 
 def _find_episode(store: RunStore, episode: str | None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ class EpisodeMetrics(Contract):
     same_item_top1: bool  # the top-1 item was submitted by at least two policy families
     rep_label: str | None  # the claim-reliability label written this episode
     forced_inclusion: bool  # controlled inclusion fired for at least one candidate
+    failed_role: str | None  # the role whose failure ended the episode, if any
 
 
 def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
@@ -39,11 +40,12 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
         target_top1=top1 is not None and top1.item_index == target,
         target_purchased=bought is not None and bought.item_index == target,
         any_purchase=bought is not None,
-        no_purchase=bought is None,
+        no_purchase=outcome.decision is not None and bought is None,
         off_target_purchase=bought is not None and bought.item_index != target,
         top1_policy=top1.policy.value if top1 else None,
         purchased_policy=bought.policy.value if bought else None,
         same_item_top1=len(families) >= 2,
         rep_label=outcome.record.claim_reliability if outcome.record else None,
         forced_inclusion=any(p.forced for p in outcome.pool),
+        failed_role=outcome.failed_role,
     )

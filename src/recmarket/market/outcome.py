@@ -6,7 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from recmarket.agents.contracts import Contract, Decision, ReputationRecord
+from recmarket.agents.contracts import (
+    Contract,
+    Decision,
+    Query,
+    ReputationRecord,
+    RoleFailure,
+    StructuredNeed,
+)
 from recmarket.data.episodes import Request
 from recmarket.market.policies import Policy
 
@@ -32,20 +39,30 @@ class Proposal:
 
 @dataclass
 class Outcome:
-    """Everything one episode produced, for metrics and the store."""
+    """Everything one episode produced, filled stage by stage, for metrics and the store.
+    A role failure stops the episode where it happened; what came before is kept."""
 
     request: Request
     condition: Condition
     target: int
-    pool: list[Proposal]
-    shown: list[Proposal]  # in displayed order: the shortlist, or the entered platform's J
-    decision: Decision
+    query: Query | None = None
+    need: StructuredNeed | None = None
+    pool: list[Proposal] = field(default_factory=list)
+    shown: list[Proposal] = field(default_factory=list)  # displayed order
+    reasons: dict[str, str] = field(default_factory=dict)  # user agent reason per platform
+    decision: Decision | None = None
     record: ReputationRecord | None = None
     calls: list[Call] = field(default_factory=list)
+    failed_role: str | None = None
+    failure: str | None = None
+
+    def fail(self, failure: RoleFailure) -> Outcome:
+        self.failed_role, self.failure = failure.role, failure.reason
+        return self
 
     @property
     def purchased(self) -> Proposal | None:
-        if self.decision.option_id is None:
+        if self.decision is None or self.decision.option_id is None:
             return None
         return next(
             p

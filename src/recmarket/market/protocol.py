@@ -26,17 +26,15 @@ import numpy as np
 from recmarket.agents.contracts import (
     CandidateView,
     Contract,
-    Decision,
     DecisionInput,
     ExplanationInput,
     HeldOutTarget,
     NeedInput,
     PastInteraction,
-    Query,
     QueryInput,
     RankedItem,
-    ReputationRecord,
     ReviewInput,
+    RoleFailure,
     ShortlistInput,
     ShownOption,
     StructuredNeed,
@@ -48,7 +46,6 @@ from recmarket.embedding import Embedder
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.outcome import Call, Condition, Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
-from recmarket.market.retrieval import EpisodeDraws
 from recmarket.profiles import PROFILE_BY_NAME
 from recmarket.streams import Stream, call_seed, rng
 
@@ -67,16 +64,6 @@ def _held_out(t: Interaction) -> HeldOutTarget:
     return HeldOutTarget(
         title=t.title, rating=t.rating, review_title=t.review_title, review_text=t.review_text
     )
-
-
-@dataclass(frozen=True)
-class Stage1:
-    """The request and its structure: they do not depend on reputation or on the cell's
-    market, so a domain's requests can be prepared once, ahead of their episodes."""
-
-    query: Query
-    need: StructuredNeed
-    calls: tuple[Call, ...]
 
 
 @dataclass
@@ -98,7 +85,13 @@ class _Asker:
 
 @dataclass
 class Round:
-    """Plays episodes of one domain under one condition."""
+    """Plays episodes of one domain under one condition.
+
+    ``prepare`` runs stages 1-2 for many requests at once (they do not depend on
+    reputation: the requests, needs, retrieval and explanations), with the needs embedded in
+    one batch; ``finish`` runs stages 3-4 for one prepared episode, reading and writing
+    reputation. A role failure ends its episode there and is recorded on the outcome.
+    """
 
     market: DomainMarket
     agents: Agents
@@ -107,30 +100,48 @@ class Round:
     memory: ReputationMemory | None = None
     long_term_weight: float = 0.25
 
-    def _asker(self, request: Request, calls: list[Call]) -> _Asker:
+    async def play(self, request: Request) -> Outcome:
+        (prepared,) = await self.prepare([request])
+        return await self.finish(prepared)
+
+    def _asker(self, outcome: Outcome) -> _Asker:
         return _Asker(
-            self.agents, self.market.seed, self.market.domain.name, request_key(request), calls
+            self.agents,
+            self.market.seed,
+            self.market.domain.name,
+            request_key(outcome.request),
+            outcome.calls,
         )
 
-    async def stage1(self, request: Request) -> Stage1:
-        calls: list[Call] = []
-        ask = self._asker(request, calls)
-        episode = request.episode
+    async def prepare(self, requests: list[Request]) -> list[Outcome]:
+        outcomes = [Outcome(r, self.condition, r.episode.target.item_index) for r in requests]
+        await asyncio.gather(*(self._stage1(o) for o in outcomes))
+        ready = [o for o in outcomes if o.failed_role is None]
+        if ready:
+            vectors = self.need_vectors([o.need for o in ready if o.need is not None])
+            await asyncio.gather(*(self._stage2(o, v) for o, v in zip(ready, vectors, strict=True)))
+        return outcomes
+
+    async def _stage1(self, o: Outcome) -> None:
+        ask = self._asker(o)
+        episode = o.request.episode
         history = tuple(_past(h) for h in episode.history)
-        query = await ask(
-            "query",
-            QueryInput(
-                domain=self.market.domain.name,
-                profile=PROFILE_BY_NAME[request.profile],
-                history=history,
-                target=_held_out(episode.target),
-            ),
-            Stream.QUERY,
-        )
-        need = await ask(
-            "need", NeedInput(history=history, query_text=query.query_text), Stream.NEED
-        )
-        return Stage1(query, need, tuple(calls))
+        try:
+            o.query = await ask(
+                "query",
+                QueryInput(
+                    domain=self.market.domain.name,
+                    profile=PROFILE_BY_NAME[o.request.profile],
+                    history=history,
+                    target=_held_out(episode.target),
+                ),
+                Stream.QUERY,
+            )
+            o.need = await ask(
+                "need", NeedInput(history=history, query_text=o.query.query_text), Stream.NEED
+            )
+        except RoleFailure as failure:
+            o.fail(failure)
 
     def need_vectors(self, needs: list[StructuredNeed]) -> np.ndarray:
         """Needs as platforms search with them: current and long-term parts, weighted; one
@@ -141,25 +152,45 @@ class Round:
         vectors = (1 - self.long_term_weight) * encoded[0::2] + self.long_term_weight * encoded[
             1::2
         ]
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return vectors / np.maximum(norms, 1e-12)
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
-    async def play(
-        self, request: Request, stage1: Stage1 | None = None, vector: np.ndarray | None = None
-    ) -> Outcome:
-        stage1 = stage1 or await self.stage1(request)
-        if vector is None:
-            vector = self.need_vectors([stage1.need])[0]
-        ask = self._asker(request, list(stage1.calls))
-        scores = self.market.retriever.scores(vector)
-        draws = self.market.draws(request)
+    async def _stage2(self, o: Outcome, vector: np.ndarray) -> None:
+        """Every platform's proposal (or the entered platform's J items), explained."""
+        ask, retriever = self._asker(o), self.market.retriever
+        scores, draws = retriever.scores(vector), self.market.draws(o.request)
         if self.condition == "platform-centric":
-            return await self._platform_centric(request, stage1, ask, scores, draws)
-        return await self._user_agent(request, stage1, ask, scores, draws)
+            platform, items, forced = retriever.platform_centric(
+                scores, o.target, draws, self.market.config.j
+            )
+            jobs = [
+                (platform, item, forced and item == o.target, 100 * platform + rank)
+                for rank, item in enumerate(items)
+            ]
+        else:
+            jobs = [
+                (r.platform, r.candidate, r.forced, 100 * r.platform)
+                for r in retriever.user_agent_pool(scores, o.target, draws)
+                if r.candidate >= 0
+            ]
+        try:
+            explained = await asyncio.gather(*(self._explain(ask, o.need, *job) for job in jobs))
+        except RoleFailure as failure:
+            o.fail(failure)
+            return
+        o.pool = list(explained)
+        if self.condition == "platform-centric":
+            o.shown = list(explained)
 
     async def _explain(
-        self, ask: _Asker, need: StructuredNeed, platform: int, item: int, forced: bool, unit: int
+        self,
+        ask: _Asker,
+        need: StructuredNeed | None,
+        platform: int,
+        item: int,
+        forced: bool,
+        unit: int,
     ) -> Proposal:
+        assert need is not None
         policy = self.market.policies[platform]
         platform_id = self.market.platform_ids[platform]
         out = await ask(
@@ -175,152 +206,99 @@ class Round:
         )
         return Proposal(platform_id, policy, item, forced, out.text)
 
-    async def _platform_centric(
-        self, request: Request, stage1: Stage1, ask: _Asker, scores: np.ndarray, draws: EpisodeDraws
-    ) -> Outcome:
-        target = request.episode.target.item_index
-        platform, items, forced = self.market.retriever.platform_centric(
-            scores, target, draws, self.market.config.j
-        )
-        shown = list(
-            await asyncio.gather(
-                *(
-                    self._explain(
-                        ask,
-                        stage1.need,
-                        platform,
-                        item,
-                        forced and item == target,
-                        100 * platform + rank,
-                    )
-                    for rank, item in enumerate(items)
+    async def finish(self, o: Outcome) -> Outcome:
+        """Stages 3-4: shortlist (or the entered platform's list), decision, feedback."""
+        if o.failed_role is not None:
+            return o
+        ask = self._asker(o)
+        try:
+            if self.condition != "platform-centric":
+                await self._shortlist(o, ask)
+            options = tuple(
+                ShownOption(
+                    option_id=option_id,
+                    rank=rank,
+                    platform_id=p.platform_id,
+                    reason=o.reasons.get(p.platform_id),
+                    **self.visible(p),
+                )
+                for rank, (p, option_id) in enumerate(
+                    zip(o.shown, o.option_ids(), strict=True), start=1
                 )
             )
-        )
-        options = tuple(
-            ShownOption(
-                option_id=f"{p.platform_id}#{rank}",
-                rank=rank,
-                platform_id=p.platform_id,
-                **self.visible(p),
+            assert o.query is not None
+            o.decision = await ask(
+                "decide",
+                DecisionInput(
+                    query_text=o.query.query_text,
+                    instruction=PROFILE_BY_NAME[o.request.profile].instruction,
+                    options=options,
+                    platform_centric=self.condition == "platform-centric",
+                ),
+                Stream.DECIDE,
             )
-            for rank, p in enumerate(shown, start=1)
-        )
-        decision = await self._decide(ask, request, stage1, options, platform_centric=True)
-        return Outcome(request, self.condition, target, shown, shown, decision, None, ask.calls)
+            if self.memory is not None and o.purchased is not None:
+                await self._feedback(o, ask, o.purchased)
+        except RoleFailure as failure:
+            o.fail(failure)
+        return o
 
-    async def _user_agent(
-        self, request: Request, stage1: Stage1, ask: _Asker, scores: np.ndarray, draws: EpisodeDraws
-    ) -> Outcome:
-        target = request.episode.target.item_index
-        retrieved = [
-            r
-            for r in self.market.retriever.user_agent_pool(scores, target, draws)
-            if r.candidate >= 0
-        ]
-        pool = list(
-            await asyncio.gather(
-                *(
-                    self._explain(
-                        ask, stage1.need, r.platform, r.candidate, r.forced, 100 * r.platform
-                    )
-                    for r in retrieved
-                )
-            )
-        )
-        by_id = {p.platform_id: p for p in pool}
+    async def _shortlist(self, o: Outcome, ask: _Asker) -> None:
+        assert o.query is not None and o.need is not None
+        by_id = {p.platform_id: p for p in o.pool}
         order = rng(
             self.market.seed, self.market.domain.name, Stream.SHUFFLE, ask.episode_key
-        ).permutation(len(pool))
-        histories = self.memory.histories(request, tuple(by_id)) if self.memory else None
-        k = min(self.market.config.shortlist_k, len(pool))
+        ).permutation(len(o.pool))
+        histories = self.memory.histories(o.request, tuple(by_id)) if self.memory else None
+        k = min(self.market.config.shortlist_k, len(o.pool))
         shortlist = await ask(
             "shortlist",
             ShortlistInput(
-                query_text=stage1.query.query_text,
-                need=stage1.need,
+                query_text=o.query.query_text,
+                need=o.need,
                 k=k,
                 histories=histories,
                 candidates=tuple(
-                    CandidateView(platform_id=pool[i].platform_id, **self.visible(pool[i]))
+                    CandidateView(platform_id=o.pool[i].platform_id, **self.visible(o.pool[i]))
                     for i in order
                 ),
             ),
             Stream.SHORTLIST,
         )
         ranked = self.validated(shortlist.ranked, by_id, k)
-        options = tuple(
-            ShownOption(
-                option_id=r.platform_id,
-                rank=rank,
-                platform_id=r.platform_id,
-                reason=r.reason,
-                **self.visible(by_id[r.platform_id]),
-            )
-            for rank, r in enumerate(ranked, start=1)
-        )
-        decision = await self._decide(ask, request, stage1, options)
-        shown = [by_id[r.platform_id] for r in ranked]
-        outcome = Outcome(request, self.condition, target, pool, shown, decision, None, ask.calls)
-        if self.memory is not None and outcome.purchased is not None:
-            reason = next(
-                r.reason for r in ranked if r.platform_id == outcome.purchased.platform_id
-            )
-            outcome.record = await self._feedback(request, stage1, ask, outcome.purchased, reason)
-        return outcome
+        o.shown = [by_id[r.platform_id] for r in ranked]
+        o.reasons = {r.platform_id: r.reason for r in ranked}
 
-    @staticmethod
-    async def _decide(
-        ask: _Asker,
-        request: Request,
-        stage1: Stage1,
-        options: tuple[ShownOption, ...],
-        platform_centric: bool = False,
-    ) -> Decision:
-        return await ask(
-            "decide",
-            DecisionInput(
-                query_text=stage1.query.query_text,
-                instruction=PROFILE_BY_NAME[request.profile].instruction,
-                options=options,
-                platform_centric=platform_centric,
-            ),
-            Stream.DECIDE,
-        )
-
-    async def _feedback(
-        self, request: Request, stage1: Stage1, ask: _Asker, bought: Proposal, reason: str
-    ) -> ReputationRecord:
+    async def _feedback(self, o: Outcome, ask: _Asker, bought: Proposal) -> None:
         """Stage 4 under reputation: the review, then the purchased platform's record."""
+        assert o.query is not None and o.need is not None and self.memory is not None
         evidence = self.market.domain.items[bought.item_index].evidence
         review = await ask(
             "review",
             ReviewInput(
-                query_text=stage1.query.query_text,
-                profile=PROFILE_BY_NAME[request.profile],
-                target=_held_out(request.episode.target),
+                query_text=o.query.query_text,
+                profile=PROFILE_BY_NAME[o.request.profile],
+                target=_held_out(o.request.episode.target),
                 item=evidence,
                 explanation=bought.explanation,
             ),
             Stream.REVIEW,
         )
-        record = await ask(
+        o.record = await ask(
             "update",
             UpdateInput(
-                query_text=stage1.query.query_text,
-                need=stage1.need,
+                query_text=o.query.query_text,
+                need=o.need,
                 platform_id=bought.platform_id,
                 item_title=evidence.title,
                 item_category=evidence.category,
                 explanation=bought.explanation,
-                reason=reason,
+                reason=o.reasons[bought.platform_id],
                 review=review.text,
             ),
             Stream.UPDATE,
         )
-        assert self.memory is not None
-        self.memory.append(request, bought.platform_id, record)
-        return record
+        self.memory.append(o.request, bought.platform_id, o.record)
 
     def visible(self, p: Proposal) -> dict[str, str]:
         """The fields of a proposal that the user agent and the user see."""

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from recmarket.agents.contracts import ReputationRecord
+from recmarket.agents.llm import LLMBackend
+from recmarket.agents.llm.client import Ledger
 from recmarket.agents.roles import Agents
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
@@ -26,7 +28,7 @@ from recmarket.market.build import DomainMarket, build_market, item_vectors
 from recmarket.market.metrics import episode_metrics
 from recmarket.market.outcome import Outcome
 from recmarket.market.protocol import Round
-from recmarket.market.reputation import ReputationMemory
+from recmarket.market.reputation import ReputationMemory, scope_key
 from recmarket.run.store import RunStore
 
 # progress(domain, episodes done in this run so far, episodes in the whole run)
@@ -62,7 +64,13 @@ def replay_reputation(
             )
 
 
-STAGE1_BATCH = 256  # requests whose stage 1 is prepared, and needs embedded, together
+PREPARE_BATCH = 256  # requests prepared together: their needs are embedded in one batch
+
+
+@dataclass
+class RunResult:
+    store: RunStore
+    ledger: Ledger | None  # tokens and cost per role and model, when an LLM answered
 
 
 def record(store: RunStore, outcome: Outcome) -> None:
@@ -86,6 +94,17 @@ def record(store: RunStore, outcome: Outcome) -> None:
     )
 
 
+def streams(cfg: RunConfig, requests: list[Request]) -> list[list[Request]]:
+    """Requests that must run in order: one reputation history set each under LocalRep
+    (a simulated user, a profile, or everybody); otherwise every episode stands alone."""
+    if cfg.condition != "local-rep":
+        return [[r] for r in requests]
+    grouped: dict[str, list[Request]] = {}
+    for r in requests:
+        grouped.setdefault(scope_key(r, cfg.reputation_scope), []).append(r)
+    return list(grouped.values())
+
+
 async def play_domain(
     cfg: RunConfig,
     store: RunStore,
@@ -94,7 +113,13 @@ async def play_domain(
     embedder: Embedder,
     tick: Callable[[], None],
 ) -> None:
-    """Play the domain's unfinished episodes in schedule order, committing each one."""
+    """Play the domain's unfinished episodes, committing each as it finishes.
+
+    Stages 1-2 of every pending request are prepared in batches as concurrent tasks; each
+    reputation stream then finishes its episodes in schedule order as their preparation
+    completes, and different streams run concurrently. Results do not depend on the
+    interleaving: every draw is keyed by the episode, and streams share no state.
+    """
     name = prepared.market.domain.name
     memory = None
     if cfg.condition == "local-rep":
@@ -107,13 +132,25 @@ async def play_domain(
         prepared.market, agents, embedder, cfg.condition, memory, cfg.market.long_term_weight
     )
     pending = [r for r in prepared.requests if r.order not in done]
-    for start in range(0, len(pending), STAGE1_BATCH):
-        batch = pending[start : start + STAGE1_BATCH]
-        stage1 = [await round_.stage1(r) for r in batch]
-        vectors = round_.need_vectors([s.need for s in stage1])
-        for request, first, vector in zip(batch, stage1, vectors, strict=True):
-            record(store, await round_.play(request, first, vector))
+    loop = asyncio.get_running_loop()
+    ready: dict[int, asyncio.Future[Outcome]] = {r.order: loop.create_future() for r in pending}
+
+    async def prepare_batch(batch: list[Request]) -> None:
+        for outcome in await round_.prepare(batch):
+            ready[outcome.request.order].set_result(outcome)
+
+    async def finish_stream(stream: list[Request]) -> None:
+        for request in stream:
+            record(store, await round_.finish(await ready[request.order]))
             tick()
+
+    await asyncio.gather(
+        *(
+            prepare_batch(pending[i : i + PREPARE_BATCH])
+            for i in range(0, len(pending), PREPARE_BATCH)
+        ),
+        *(finish_stream(s) for s in streams(cfg, pending)),
+    )
 
 
 def run(
@@ -123,22 +160,44 @@ def run(
     agents: Agents | None = None,
     cache_dir: Path | None = None,
     progress: Progress | None = None,
-) -> RunStore:
-    """Run (or resume) a cell into ``out_dir``; returns the open store."""
+    replay: bool = False,
+    budget: float | None = None,
+    llm_cache: Path | None = None,
+) -> RunResult:
+    """Run (or resume) a cell into ``out_dir``.
+
+    With an ``[llm]`` configuration the configured roles are answered by models; every call
+    is stored in the run's file and, unless ``llm_cache`` is None-and-disabled, in the shared
+    call cache, so reruns, resumed runs and cells sharing requests make no repeated calls.
+    """
     store = RunStore.open(out_dir, cfg)
-    agents = agents or offline_agents(cfg.agents)
-    embedder = load_embedder(cfg.embedder)
     cache = cache_dir or default_cache_dir()
+    backend = None
+    agents = agents or offline_agents(cfg.agents)
+    if cfg.llm is not None and cfg.llm.models:
+        shared = llm_cache if llm_cache is not None else cache / "llm-calls.sqlite"
+        backend = LLMBackend(cfg.llm, [store.path, shared], replay=replay, budget=budget)
+        agents = backend.agents(agents)
+    embedder = load_embedder(cfg.embedder)
     total = cfg.episodes.requests * len(cfg.domains)
     count = 0
-    for name in cfg.domains:
-        prepared = prepare(cfg, name, embedder, cache)
 
-        def tick(name: str = name) -> None:
-            nonlocal count
-            count += 1
-            if progress:
-                progress(name, count, total)
+    async def main() -> None:
+        nonlocal count
+        for name in cfg.domains:
+            prepared = prepare(cfg, name, embedder, cache)
 
-        asyncio.run(play_domain(cfg, store, prepared, agents, embedder, tick))
-    return store
+            def tick(name: str = name) -> None:
+                nonlocal count
+                count += 1
+                if progress:
+                    progress(name, count, total)
+
+            await play_domain(cfg, store, prepared, agents, embedder, tick)
+
+    try:
+        asyncio.run(main())
+    finally:
+        if backend is not None:
+            backend.close()
+    return RunResult(store, backend.ledger if backend else None)

@@ -1,0 +1,48 @@
+"""The LLM backend: Appendix C prompt cards, any OpenAI-compatible model per role."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from recmarket.agents.llm.cache import CallCache
+from recmarket.agents.llm.client import ChatModel, Ledger
+from recmarket.agents.llm.config import OFFLINE, ROLES, LLMConfig, ModelConfig
+from recmarket.agents.llm.role import LLMRole
+from recmarket.agents.roles import Agents
+
+__all__ = ["LLMBackend", "LLMConfig", "ModelConfig"]
+
+
+@dataclass
+class LLMBackend:
+    """Builds the role bundle for a run: LLM roles where configured, the given offline roles
+    elsewhere; one ChatModel per model name, one concurrency limit per endpoint."""
+
+    config: LLMConfig
+    cache_paths: list[Path]
+    replay: bool = False
+    budget: float | None = None
+    ledger: Ledger = field(init=False)
+    cache: CallCache = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.ledger = Ledger(budget=self.budget)
+        self.cache = CallCache(self.cache_paths)
+
+    def agents(self, offline: Agents) -> Agents:
+        limits: dict[str, asyncio.Semaphore] = {}
+        models: dict[str, ChatModel] = {}
+        for name, cfg in self.config.models.items():
+            limit = limits.setdefault(cfg.base_url, asyncio.Semaphore(cfg.concurrency))
+            models[name] = ChatModel(cfg, self.cache, self.ledger, limit, self.replay)
+        roles = {}
+        for role in ROLES:
+            name = self.config.model_for(role)
+            if name != OFFLINE:
+                roles[role] = LLMRole(role, models[name], self.config.repair_attempts)
+        return replace(offline, **roles)
+
+    def close(self) -> None:
+        self.cache.close()

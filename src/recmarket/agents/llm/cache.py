@@ -1,0 +1,102 @@
+"""The LLM call store: every call's request and response, keyed so that a repeated
+identical request is served from it.
+
+The key hashes what determines an answer (model, endpoint, rendered messages, temperature,
+token limit, sample index) and nothing operational (timeouts, retry counts), as inspect_ai
+does. Calls are written to the run's own SQLite file; a shared cache file, when given, is
+read too (and written), so cells that share requests share their calls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS llm_calls (
+    key TEXT PRIMARY KEY, role TEXT NOT NULL, model TEXT NOT NULL, base_url TEXT NOT NULL,
+    messages TEXT NOT NULL, params TEXT NOT NULL, sample INTEGER NOT NULL,
+    response TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,
+    latency REAL NOT NULL, retries INTEGER NOT NULL, source TEXT NOT NULL, created TEXT NOT NULL)
+"""
+
+
+@dataclass(frozen=True)
+class CachedCall:
+    response: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency: float
+    retries: int
+
+
+def call_key(
+    model: str, base_url: str, messages: list[dict[str, str]], params: dict[str, Any], sample: int
+) -> str:
+    payload = json.dumps([model, base_url, messages, params, sample], sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+class CallCache:
+    """Reads from every file, writes to all of them (the first is the run's own)."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        self.dbs = []
+        for path in paths:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(path, isolation_level=None, timeout=30)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(SCHEMA)
+            self.dbs.append(db)
+
+    def get(self, key: str) -> CachedCall | None:
+        for i, db in enumerate(self.dbs):
+            row = db.execute("SELECT * FROM llm_calls WHERE key = ?", (key,)).fetchone()
+            if row is not None:
+                if i:  # copy a shared hit into the run's own file: the run stays complete
+                    self.dbs[0].execute(
+                        "INSERT OR IGNORE INTO llm_calls VALUES "
+                        "(?,?,?,?,?,?,?,?,?,?,?,?,'shared',?)",
+                        row[:12] + row[13:],
+                    )
+                return CachedCall(row[7], row[8], row[9], row[10], row[11])
+        return None
+
+    def put(
+        self,
+        key: str,
+        role: str,
+        model: str,
+        base_url: str,
+        messages: list[dict[str, str]],
+        params: dict[str, Any],
+        sample: int,
+        call: CachedCall,
+    ) -> None:
+        row = (
+            key,
+            role,
+            model,
+            base_url,
+            json.dumps(messages),
+            json.dumps(params),
+            sample,
+            call.response,
+            call.prompt_tokens,
+            call.completion_tokens,
+            call.latency,
+            call.retries,
+            "network",
+            datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+        for db in self.dbs:
+            db.execute("INSERT OR IGNORE INTO llm_calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+
+    def close(self) -> None:
+        for db in self.dbs:
+            db.close()

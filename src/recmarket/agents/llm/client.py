@@ -1,0 +1,170 @@
+"""Chat calls to any OpenAI-compatible endpoint: cached, retried, limited, accounted.
+
+The wrapper owns what every backend call needs, so role code stays small: the call store
+(served first; ``replay`` forbids anything else), the per-endpoint concurrency limit, the
+retry loop with exponential backoff, full jitter and Retry-After, the budget, and the token
+and cost ledger. API keys are read from the environment when the endpoint is first used
+and live only inside the SDK client object; they are never stored, logged or reported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+
+from recmarket.agents.llm.cache import CachedCall, CallCache, call_key
+from recmarket.agents.llm.config import ModelConfig
+
+RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+BACKOFF_BASE, BACKOFF_CAP = 0.5, 30.0
+
+
+class ReplayMiss(RuntimeError):
+    """--replay found no stored answer for a call; the run stops before any network use."""
+
+
+class BudgetExceeded(RuntimeError):
+    """The configured spending limit is reached; the run stops cleanly and can resume."""
+
+
+class CallFailed(RuntimeError):
+    """The endpoint kept failing after every retry."""
+
+
+@dataclass
+class Usage:
+    calls: int = 0
+    cached: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    retries: int = 0
+
+
+@dataclass
+class Ledger:
+    """Tokens and cost per (role, model), and the spending limit."""
+
+    budget: float | None = None
+    rows: dict[tuple[str, str], Usage] = field(default_factory=lambda: defaultdict(Usage))
+
+    @property
+    def spent(self) -> float:
+        return sum(u.cost for u in self.rows.values())
+
+    def check(self) -> None:
+        if self.budget is not None and self.spent >= self.budget:
+            raise BudgetExceeded(
+                f"budget of ${self.budget:.2f} reached (spent "
+                f"${self.spent:.4f}); rerun the same command to resume"
+            )
+
+    def add(self, role: str, cfg: ModelConfig, call: CachedCall, cached: bool) -> None:
+        usage = self.rows[(role, cfg.name)]
+        usage.calls += 1
+        usage.cached += cached
+        usage.prompt_tokens += call.prompt_tokens
+        usage.completion_tokens += call.completion_tokens
+        if not cached:
+            usage.retries += call.retries
+            usage.cost += (
+                call.prompt_tokens * cfg.input_price + call.completion_tokens * cfg.output_price
+            ) / 1e6
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _retryable(exc: Exception) -> bool:
+    if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
+        return True
+    return isinstance(exc, openai.APIStatusError) and exc.status_code in RETRYABLE_STATUS
+
+
+@dataclass
+class ChatModel:
+    """One configured model, shared by every role that uses it."""
+
+    cfg: ModelConfig
+    cache: CallCache
+    ledger: Ledger
+    limit: asyncio.Semaphore
+    replay: bool = False
+    _client: openai.AsyncOpenAI | None = None
+
+    def client(self) -> openai.AsyncOpenAI:
+        if self._client is None:
+            key = os.environ.get(self.cfg.api_key_env)
+            if not key:
+                raise CallFailed(
+                    f"environment variable {self.cfg.api_key_env} (the API key "
+                    f"for {self.cfg.name}) is not set"
+                )
+            self._client = openai.AsyncOpenAI(
+                api_key=key, base_url=self.cfg.base_url, max_retries=0, timeout=self.cfg.timeout
+            )
+        return self._client
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"temperature": self.cfg.temperature, "max_tokens": self.cfg.max_tokens}
+
+    async def complete(self, role: str, messages: list[dict[str, str]], sample: int) -> str:
+        key = call_key(self.cfg.name, self.cfg.base_url, messages, self.params, sample)
+        hit = self.cache.get(key)
+        if hit is not None:
+            self.ledger.add(role, self.cfg, hit, cached=True)
+            return hit.response
+        if self.replay:
+            raise ReplayMiss(
+                f"--replay: no stored answer for a {role} call to {self.cfg.name} "
+                f"(key {key[:12]}); run without --replay to make it"
+            )
+        self.ledger.check()
+        async with self.limit:
+            call = await self._call(messages)
+        self.cache.put(
+            key, role, self.cfg.name, self.cfg.base_url, messages, self.params, sample, call
+        )
+        self.ledger.add(role, self.cfg, call, cached=False)
+        return call.response
+
+    async def _call(self, messages: list[dict[str, str]]) -> CachedCall:
+        start = time.monotonic()
+        for attempt in range(self.cfg.max_retries + 1):
+            try:
+                response = await self.client().chat.completions.create(
+                    model=self.cfg.name, messages=messages, **self.params
+                )  # type: ignore[arg-type]
+            except openai.APIError as exc:
+                if not _retryable(exc) or attempt == self.cfg.max_retries:
+                    raise CallFailed(
+                        f"{self.cfg.name}: {type(exc).__name__} after {attempt} retries: {exc}"
+                    ) from exc
+                delay = _retry_after(exc)
+                if delay is None:
+                    delay = random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt))
+                await asyncio.sleep(delay)
+                continue
+            usage = response.usage
+            return CachedCall(
+                response=response.choices[0].message.content or "",
+                prompt_tokens=usage.prompt_tokens if usage else 0,
+                completion_tokens=usage.completion_tokens if usage else 0,
+                latency=time.monotonic() - start,
+                retries=attempt,
+            )
+        raise AssertionError("unreachable")

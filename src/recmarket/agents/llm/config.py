@@ -1,0 +1,63 @@
+"""LLM settings: models by name, and which model (or the offline rules) answers each role."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+ROLES = ("query", "need", "explain", "shortlist", "decide", "review", "update")
+# The paper's evaluation side (A.4): ranking, decision and the review-based update.
+GROUPS = {
+    "generation": ("query", "need", "explain", "review"),
+    "evaluation": ("shortlist", "decide", "update"),
+}
+OFFLINE = "offline"
+# Settings that change how calls are made, not what they answer: left out of the run hash.
+OPERATIONAL = ("concurrency", "timeout", "max_retries", "input_price", "output_price")
+
+
+class ModelConfig(BaseModel):
+    """One chat model behind any OpenAI-compatible endpoint. The API key is never stored:
+    only the name of the environment variable that holds it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="model name as the endpoint knows it")
+    base_url: str = Field("https://api.openai.com/v1", description="OpenAI-compatible base URL")
+    api_key_env: str = Field("OPENAI_API_KEY", description="environment variable with the key")
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    max_tokens: int = Field(512, ge=1)
+    concurrency: int = Field(16, ge=1, description="calls in flight per endpoint")
+    timeout: float = Field(60.0, gt=0, description="seconds before a call is abandoned")
+    max_retries: int = Field(6, ge=0, description="retries on 429, 5xx, timeouts, disconnects")
+    input_price: float = Field(0.0, ge=0, description="USD per million prompt tokens")
+    output_price: float = Field(0.0, ge=0, description="USD per million completion tokens")
+
+
+class LLMConfig(BaseModel):
+    """``models`` by name; ``roles`` maps a role, a group (``generation``, ``evaluation``) or
+    ``default`` to a model name or to ``offline``. Unmapped roles use the offline rules."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    models: dict[str, ModelConfig] = Field(default_factory=dict)
+    roles: dict[str, str] = Field(default_factory=dict)
+    repair_attempts: int = Field(2, ge=0, description="re-asks after an invalid answer")
+
+    @model_validator(mode="after")
+    def _known_names(self) -> LLMConfig:
+        for key, target in self.roles.items():
+            if key not in (*ROLES, *GROUPS, "default"):
+                raise ValueError(
+                    f"roles: unknown role or group {key!r}; use one of "
+                    f"{', '.join((*ROLES, *GROUPS, 'default'))}"
+                )
+            if target != OFFLINE and target not in self.models:
+                raise ValueError(f"roles.{key}: no model named {target!r} under [llm.models]")
+        return self
+
+    def model_for(self, role: str) -> str:
+        group = next(g for g, members in GROUPS.items() if role in members)
+        for key in (role, group, "default"):
+            if key in self.roles:
+                return self.roles[key]
+        return OFFLINE

@@ -1,0 +1,39 @@
+"""An LLM answering one role: render the prompt card, call, parse, and re-ask with the
+specific complaint when the answer breaks the contract."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from recmarket.agents.contracts import Contract, RoleFailure
+from recmarket.agents.llm.client import CallFailed, ChatModel
+from recmarket.agents.llm.parse import OutputError, parse
+from recmarket.agents.llm.prompts import render
+
+REASK = "Your answer could not be used: {error}. Answer again, following the output format exactly."
+
+
+@dataclass(frozen=True)
+class LLMRole:
+    role: str
+    model: ChatModel
+    repair_attempts: int = 2
+
+    async def __call__(self, inp: Contract, seed: int) -> Contract:
+        messages = render(self.role, inp)
+        problem = ""
+        for _ in range(self.repair_attempts + 1):
+            try:
+                text = await self.model.complete(self.role, messages, sample=seed)
+            except CallFailed as exc:
+                raise RoleFailure(self.role, str(exc)) from exc
+            try:
+                return parse(self.role, text, inp)
+            except OutputError as exc:
+                problem = str(exc)
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": text},
+                    {"role": "user", "content": REASK.format(error=problem)},
+                ]
+        raise RoleFailure(self.role, f"invalid after {self.repair_attempts} re-asks: {problem}")

@@ -1,0 +1,85 @@
+"""What a run would cost before anything is spent.
+
+A small sample of each domain's episodes is played with the offline rules (no network, no
+store); every role call's input is rendered into the LLM prompt card it would become, and
+the calls, prompt tokens (characters / 4) and typical completion tokens are scaled to the
+full run and priced with each role's model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from recmarket.agents.llm.config import OFFLINE, ROLES
+from recmarket.agents.llm.prompts import render
+from recmarket.agents.rules import offline_agents
+from recmarket.config import RunConfig
+from recmarket.embedding import load_embedder
+from recmarket.market.protocol import Round
+from recmarket.market.reputation import ReputationMemory
+from recmarket.run.runner import prepare
+
+CHARS_PER_TOKEN = 4
+COMPLETION_TOKENS = {
+    "query": 40,
+    "need": 70,
+    "explain": 80,
+    "shortlist": 160,
+    "decide": 50,
+    "review": 70,
+    "update": 50,
+}
+
+
+@dataclass(frozen=True)
+class RoleEstimate:
+    role: str
+    model: str
+    calls: float
+    prompt_tokens: float
+    completion_tokens: float
+    cost: float
+
+
+def estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> list[RoleEstimate]:
+    embedder = load_embedder(cfg.embedder)
+    calls: dict[str, int] = defaultdict(int)
+    chars: dict[str, int] = defaultdict(int)
+    played = 0
+    for name in cfg.domains:
+        prepared = prepare(cfg, name, embedder, cache_dir)
+        memory = (
+            ReputationMemory(cfg.market.memory_window, cfg.reputation_scope)
+            if cfg.condition == "local-rep"
+            else None
+        )
+        round_ = Round(
+            prepared.market,
+            offline_agents(cfg.agents),
+            embedder,
+            cfg.condition,
+            memory,
+            cfg.market.long_term_weight,
+        )
+        for request in prepared.requests[:sample]:
+            outcome = asyncio.run(round_.play(request))
+            played += 1
+            for call in outcome.calls:
+                calls[call.role] += 1
+                chars[call.role] += sum(len(m["content"]) for m in render(call.role, call.input))
+    scale = cfg.episodes.requests * len(cfg.domains) / max(played, 1)
+    rows = []
+    for role in ROLES:
+        model = cfg.llm.model_for(role) if cfg.llm is not None else OFFLINE
+        n = calls[role] * scale
+        prompt = chars[role] / CHARS_PER_TOKEN * scale
+        completion = COMPLETION_TOKENS[role] * n
+        price = cfg.llm.models[model] if cfg.llm is not None and model != OFFLINE else None
+        cost = (
+            (prompt * price.input_price + completion * price.output_price) / 1e6 if price else 0.0
+        )
+        rows.append(RoleEstimate(role, model, n, prompt, completion, cost))
+    return rows
