@@ -34,17 +34,20 @@ SEPARATOR = "=== user ==="
 
 
 @cache
+def _text(name: str) -> str:
+    return resources.files("recmarket.agents.llm").joinpath(f"prompts/{name}.txt").read_text()
+
+
+@cache
 def _template(name: str) -> tuple[str, Template]:
-    text = resources.files("recmarket.agents.llm").joinpath(f"prompts/{name}.txt").read_text()
-    system, user = text.split(SEPARATOR, 1)
+    system, user = _text(name).split(SEPARATOR, 1)
     return system.strip(), Template(user.strip("\n"))
 
 
 @cache
 def policy_guidance() -> dict[Policy, str]:
     """Table 5 / Appendix C.3: the treatment block of each presentation policy."""
-    text = resources.files("recmarket.agents.llm").joinpath("prompts/policies.txt").read_text()
-    blocks = dict(line.split(": ", 1) for line in text.strip().splitlines())
+    blocks = dict(line.split(": ", 1) for line in _text("policies").strip().splitlines())
     return {Policy(name): guidance for name, guidance in blocks.items()}
 
 
@@ -113,7 +116,7 @@ def _fields(inp: Contract) -> dict[str, Any]:
                 for c in inp.candidates
             ),
             "histories": histories,
-            "rep_addition": _template("shortlist_rep")[1].template.strip() if rep else "",
+            "rep_addition": _text("shortlist_rep").strip() if rep else "",
         }
     if isinstance(inp, DecisionInput):
         setting = (

@@ -1,0 +1,256 @@
+"""An OpenAI-compatible chat server on loopback that plays every role, with faults on demand.
+
+It recognises the role from the prompt card's system line and answers with plausible,
+valid output built from the prompt itself (the shortlist ranks ids it was shown, the
+decision buys a shown option). Answers are a deterministic function of the request, so
+runs against it are reproducible and resumable. Faults are chosen per request from a seeded
+hash: content faults (fenced JSON, prose around JSON, invalid JSON, unknown or duplicate ids,
+too few items, labels outside the set) on a request's first attempt; transient faults (429
+bursts with Retry-After, 500s, hangs past the client's timeout) on its first attempts only,
+so that retries succeed. It counts every request it receives.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+ROLE_BY_SYSTEM = {
+    "You generate realistic e-commerce": "query",
+    "You are a strict JSON generator": "need",
+    "You write product recommendation explanations": "explain",
+    "You are a strict ranking judge": "shortlist",
+    "You simulate final user purchase decisions": "decide",
+    "You simulate realistic post-purchase user reviews": "review",
+    "You create concise platform reputation memories": "update",
+}
+CONTENT_FAULTS = (
+    "fenced",
+    "prose",
+    "invalid_json",
+    "unknown_id",
+    "duplicate_id",
+    "too_few",
+    "bad_label",
+)
+TRANSIENT_FAULTS = ("rate_limit", "server_error", "hang")
+
+
+@dataclass
+class FaultPlan:
+    """Share of requests that get each fault (content faults apply where they make sense)."""
+
+    rates: dict[str, float] = field(default_factory=dict)
+    seed: int = 0
+    hang_seconds: float = 2.0
+    retry_after: float = 0.05
+    burst: int = 2  # how many consecutive 429s a rate-limited request gets
+
+    def pick(self, key: str, kinds: tuple[str, ...]) -> str | None:
+        roll = int(hashlib.sha256(f"{self.seed}:{key}".encode()).hexdigest()[:8], 16) / 2**32
+        edge = 0.0
+        for kind in kinds:
+            edge += self.rates.get(kind, 0.0)
+            if roll < edge:
+                return kind
+        return None
+
+
+def _lines_after(text: str, header: str) -> list[dict[str, Any]]:
+    block = text.split(header, 1)[1] if header in text else ""
+    out = []
+    for line in block.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+        elif out and not line:
+            break
+    return out
+
+
+def answer(role: str, user: str) -> str:
+    """A valid answer for the role, read off the prompt."""
+    if role == "query":
+        title = re.search(r"- title: (.+)", user)
+        words = (title.group(1) if title else "something useful").split(" - ")[0].split()
+        return json.dumps({"query_text": "Looking for " + " ".join(words[-3:]).lower()})
+    if role == "need":
+        query = re.search(r"Current query: (.+)", user)
+        text = query.group(1) if query else "an item"
+        return json.dumps(
+            {
+                "long_term_need": "Prefers well reviewed practical gear.",
+                "current_need": " ".join(text.split()[:25]),
+            }
+        )
+    if role == "explain":
+        if "promotional_exaggeration" in user:
+            return "This is the perfect choice for you! Everyone loves it."
+        if "strict_transparent" in user:
+            return "The listing matches part of the request; some details are not stated."
+        return "A practical option for this need. One trade-off: details are limited."
+    if role == "shortlist":
+        k = int(re.search(r"Choose exactly (\d+) of", user).group(1))  # type: ignore[union-attr]
+        ids = [c["platform_id"] for c in _lines_after(user, "Candidates")]
+        return json.dumps(
+            {
+                "ranked_items": [
+                    {"platform_id": p, "user_agent_reason": f"{p} fits"} for p in ids[:k]
+                ]
+            }
+        )
+    if role == "decide":
+        options = _lines_after(user, "Shown options:")
+        if not options:
+            return json.dumps({"decision": "no_purchase", "reason": "nothing shown"})
+        return json.dumps(
+            {
+                "decision": "purchase",
+                "selected_platform_id": options[0]["platform_id"],
+                "reason": "best match",
+            }
+        )
+    if role == "review":
+        return "It works well for what I wanted, as described."
+    label = "mixed" if "perfect choice" in user else "high"
+    return json.dumps({"claim_reliability": label, "note": "Claims mostly held up in use."})
+
+
+def corrupt(role: str, kind: str, text: str) -> str:
+    if kind == "fenced":
+        return f"```json\n{text}\n```"
+    if kind == "prose":
+        return f"Sure! Here is my answer:\n{text}\nLet me know if you need more."
+    if kind == "invalid_json" and text.startswith("{"):
+        return text[:-1] + ",,}"
+    data = json.loads(text) if text.startswith("{") else None
+    if role == "shortlist" and data is not None and data["ranked_items"]:
+        items = data["ranked_items"]
+        if kind == "unknown_id":
+            items[0]["platform_id"] = "P999"
+        elif kind == "duplicate_id" and len(items) > 1:
+            items[1]["platform_id"] = items[0]["platform_id"]
+        elif kind == "too_few":
+            data["ranked_items"] = items[:-1]
+        return json.dumps(data)
+    if role == "update" and kind == "bad_label" and data is not None:
+        data["claim_reliability"] = "excellent"
+        return json.dumps(data)
+    return text
+
+
+@dataclass
+class FakeLLM:
+    """Run with ``with FakeLLM(...) as server:``; point a model at ``server.base_url``."""
+
+    faults: FaultPlan = field(default_factory=FaultPlan)
+    latency: float = 0.0
+    requests: Counter[str] = field(default_factory=Counter)
+    attempts: Counter[str] = field(default_factory=Counter)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __enter__(self) -> FakeLLM:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                status, headers, payload = fake.respond(body)
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                for name, value in {
+                    **headers,
+                    "Content-Type": "application/json",
+                    "Content-Length": str(len(data)),
+                }.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    @property
+    def total(self) -> int:
+        return sum(self.requests.values())
+
+    def respond(self, body: dict[str, Any]) -> tuple[int, dict[str, str], dict[str, Any]]:
+        messages = body["messages"]
+        system, user = messages[0]["content"], messages[1]["content"]  # the card, not a re-ask
+        role = next(
+            (r for prefix, r in ROLE_BY_SYSTEM.items() if system.startswith(prefix)), "unknown"
+        )
+        key = hashlib.sha256(json.dumps(messages).encode()).hexdigest()
+        with self.lock:
+            self.requests[role] += 1
+            attempt = self.attempts[key]
+            self.attempts[key] += 1
+        if self.latency:
+            time.sleep(self.latency)
+        transient = self.faults.pick("t" + key, TRANSIENT_FAULTS)
+        if transient == "rate_limit" and attempt < self.faults.burst:
+            return (
+                429,
+                {"Retry-After": str(self.faults.retry_after)},
+                {"error": {"message": "rate limited", "type": "rate_limit"}},
+            )
+        if transient == "server_error" and attempt == 0:
+            return 500, {}, {"error": {"message": "internal error", "type": "server"}}
+        if transient == "hang" and attempt == 0:
+            time.sleep(self.faults.hang_seconds)
+        text = answer(role, user)
+        repairing = len(messages) > 2
+        kind = None if repairing else self.faults.pick("c" + key, CONTENT_FAULTS)
+        if kind:
+            text = corrupt(role, kind, text)
+        prompt_tokens = sum(len(m["content"]) for m in messages) // 4
+        return (
+            200,
+            {},
+            {
+                "id": f"fake-{key[:12]}",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body.get("model", "fake"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": text},
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": len(text) // 4,
+                    "total_tokens": prompt_tokens + len(text) // 4,
+                },
+            },
+        )
