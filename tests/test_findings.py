@@ -1,7 +1,6 @@
 """The paper's directions must come out of the mechanisms, on the bundled demo data with the
 defaults (N=6, K=J=3, rho=0.1, p_hit=0.8, 600 requests per domain, seed 42)."""
 
-
 import pytest
 
 from recmarket.analysis.funnel import funnel

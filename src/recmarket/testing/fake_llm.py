@@ -208,7 +208,7 @@ class FakeLLM:
         role = next(
             (r for prefix, r in ROLE_BY_SYSTEM.items() if system.startswith(prefix)), "unknown"
         )
-        key = hashlib.sha256(json.dumps(messages).encode()).hexdigest()
+        key = hashlib.sha256(json.dumps([messages, body.get("seed")]).encode()).hexdigest()
         with self.lock:
             self.requests[role] += 1
             attempt = self.attempts[key]

@@ -135,19 +135,20 @@ class ChatModel:
             )
         self.ledger.check()
         async with self.limit:
-            call = await self._call(messages)
+            call = await self._call(messages, sample % 2**31)
         self.cache.put(
             key, role, self.cfg.name, self.cfg.base_url, messages, self.params, sample, call
         )
         self.ledger.add(role, self.cfg, call, cached=False)
         return call.response
 
-    async def _call(self, messages: list[dict[str, str]]) -> CachedCall:
+    async def _call(self, messages: list[dict[str, str]], sample: int) -> CachedCall:
         start = time.monotonic()
         for attempt in range(self.cfg.max_retries + 1):
             try:
+                extra = {"seed": sample} if self.cfg.send_seed else {}
                 response = await self.client().chat.completions.create(
-                    model=self.cfg.name, messages=messages, **self.params
+                    model=self.cfg.name, messages=messages, **self.params, **extra
                 )  # type: ignore[arg-type]
             except openai.APIError as exc:
                 if not _retryable(exc) or attempt == self.cfg.max_retries:

@@ -26,6 +26,11 @@ class ModelConfig(BaseModel):
     api_key_env: str = Field("OPENAI_API_KEY", description="environment variable with the key")
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     max_tokens: int = Field(512, ge=1)
+    send_seed: bool = Field(
+        True,
+        description="pass each call's sample index as `seed` "
+        "(reproducible sampling where the endpoint supports it)",
+    )
     concurrency: int = Field(16, ge=1, description="calls in flight per endpoint")
     timeout: float = Field(60.0, gt=0, description="seconds before a call is abandoned")
     max_retries: int = Field(6, ge=0, description="retries on 429, 5xx, timeouts, disconnects")

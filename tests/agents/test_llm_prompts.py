@@ -1,0 +1,220 @@
+"""Appendix C prompt cards rendered from typed inputs only; replies parsed strictly."""
+
+import json
+
+import pytest
+
+from recmarket.agents.contracts import (
+    CandidateView,
+    DecisionInput,
+    ExplanationInput,
+    HeldOutTarget,
+    NeedInput,
+    PastInteraction,
+    QueryInput,
+    ReputationRecord,
+    ReviewInput,
+    ShortlistInput,
+    ShownOption,
+    StructuredNeed,
+    UpdateInput,
+)
+from recmarket.agents.llm.parse import OutputError, extract_json, parse
+from recmarket.agents.llm.prompts import policy_guidance, render
+from recmarket.data.items import ItemEvidence
+from recmarket.market.policies import Policy
+from recmarket.profiles import PROFILE_BY_NAME
+
+NEED = StructuredNeed(long_term_need="likes sturdy gear", current_need="2-person tent")
+PAST = (PastInteraction(title="Old Tent", rating=4, review_title="ok", review_text="fine"),)
+TARGET = HeldOutTarget(
+    title="Alpine Tent - 2-person",
+    rating=5,
+    review_title="Great",
+    review_text="Great for camping trips.",
+)
+ITEM = ItemEvidence(
+    title="Trail Tent",
+    category="Camping",
+    description="A light tent.",
+    description_source="description",
+    features=("2-person",),
+    average_rating=4.4,
+    rating_number=12,
+)
+CANDIDATES = tuple(
+    CandidateView(
+        platform_id=f"P{i}", title=f"Tent {i}", category="Camping", explanation=f"Pitch {i}."
+    )
+    for i in range(1, 5)
+)
+PROFILE = PROFILE_BY_NAME["novice_advice"]
+
+
+def shortlist_input(histories=None, k=2) -> ShortlistInput:
+    return ShortlistInput(
+        query_text="tent please", need=NEED, candidates=CANDIDATES, k=k, histories=histories
+    )
+
+
+def decision_input(platform_centric=False) -> DecisionInput:
+    options = tuple(
+        ShownOption(
+            option_id=f"P{i}",
+            rank=i,
+            platform_id=f"P{i}",
+            title=f"Tent {i}",
+            category="Camping",
+            explanation="Pitch.",
+            reason=None if platform_centric else "fits",
+        )
+        for i in (1, 2)
+    )
+    return DecisionInput(
+        query_text="tent please",
+        instruction=PROFILE.instruction,
+        options=options,
+        platform_centric=platform_centric,
+    )
+
+
+INPUTS = {
+    "query": QueryInput(domain="Sports_and_Outdoors", profile=PROFILE, history=PAST, target=TARGET),
+    "need": NeedInput(history=PAST, query_text="tent please"),
+    "explain": ExplanationInput(platform_id="P3", policy=Policy.EXAGGERATION, need=NEED, item=ITEM),
+    "shortlist": shortlist_input(),
+    "decide": decision_input(),
+    "review": ReviewInput(
+        query_text="tent please",
+        profile=PROFILE,
+        target=TARGET,
+        item=ITEM,
+        explanation="The perfect tent!",
+    ),
+    "update": UpdateInput(
+        query_text="tent please",
+        need=NEED,
+        platform_id="P2",
+        item_title="Trail Tent",
+        item_category="Camping",
+        explanation="The perfect tent!",
+        reason="fits",
+        review="Leaky.",
+    ),
+}
+
+
+@pytest.mark.parametrize("role", list(INPUTS))
+def test_every_role_renders_its_card_from_its_input(role: str) -> None:
+    system, user = render(role, INPUTS[role])
+    assert system["role"] == "system" and user["role"] == "user"
+    assert "$" not in user["content"]  # every placeholder filled
+    assert "Output:" in user["content"]
+
+
+def test_only_query_and_review_prompts_carry_the_target() -> None:
+    for role, inp in INPUTS.items():
+        text = json.dumps(render(role, inp))
+        assert ("Alpine Tent" in text) == (role in ("query", "review")), role
+
+
+def test_the_platform_card_carries_its_policy_block() -> None:
+    text = render("explain", INPUTS["explain"])[1]["content"]
+    assert "promotional_exaggeration" in text
+    assert policy_guidance()[Policy.EXAGGERATION] in text
+    assert len(policy_guidance()) == 3
+
+
+def test_no_rep_shortlists_omit_histories_and_the_rep_addition() -> None:
+    no_rep = render("shortlist", shortlist_input())[1]["content"]
+    assert "history_reputation_profile" not in no_rep and "claim-calibration" not in no_rep
+    rep = render(
+        "shortlist",
+        shortlist_input(
+            histories={
+                "P1": (ReputationRecord(claim_reliability="mixed", note="heavier than promised"),),
+                "P2": (),
+            }
+        ),
+    )
+    text = rep[1]["content"]
+    assert "history_reputation_profile" in text and "claim-calibration" in text
+    assert "heavier than promised" in text
+    for policy in Policy:
+        assert policy.value not in no_rep.lower().split() and policy.implementation_id not in text
+
+
+def test_platform_centric_decision_card_says_so() -> None:
+    assert "no user agent" in render("decide", decision_input(True))[1]["content"]
+    assert "user_agent_reason" not in render("decide", decision_input(True))[1]["content"]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '```json\n{"query_text": "a tent"}\n```',
+        'Sure, here you go: {"query_text": "a tent"} Hope it helps!',
+        '{"query_text": "a tent"}',
+    ],
+)
+def test_json_is_found_in_fences_and_prose(reply: str) -> None:
+    assert parse("query", reply, INPUTS["query"]).query_text == "a tent"
+
+
+@pytest.mark.parametrize(
+    ("reply", "complaint"),
+    [
+        ('{"query_text": "a tent",}', "no valid JSON object"),
+        (
+            '{"ranked_items": [{"platform_id": "P9", "user_agent_reason": "x"}, '
+            '{"platform_id": "P1", "user_agent_reason": "y"}]}',
+            "unknown platform ids ['P9']",
+        ),
+        (
+            '{"ranked_items": [{"platform_id": "P1", "user_agent_reason": "x"}, '
+            '{"platform_id": "P1", "user_agent_reason": "y"}]}',
+            "duplicate platform ids",
+        ),
+        ('{"ranked_items": [{"platform_id": "P1", "user_agent_reason": "x"}]}', "rank exactly 2"),
+    ],
+)
+def test_shortlist_violations_get_specific_complaints(reply: str, complaint: str) -> None:
+    with pytest.raises(OutputError, match=complaint.replace("[", r"\[").replace("]", r"\]")):
+        parse("shortlist", reply, INPUTS["shortlist"])
+
+
+def test_decisions_must_pick_a_shown_option_or_none() -> None:
+    inp = INPUTS["decide"]
+    assert parse("decide", '{"decision": "no_purchase", "reason": "meh"}', inp).option_id is None
+    chosen = parse("decide", '{"decision": "purchase", "selected_platform_id": "P2"}', inp)
+    assert chosen.option_id == "P2"
+    with pytest.raises(OutputError, match="was not shown"):
+        parse("decide", '{"decision": "purchase", "selected_platform_id": "P7"}', inp)
+    with pytest.raises(OutputError, match="purchase"):
+        parse("decide", '{"decision": "maybe"}', inp)
+
+
+def test_updates_need_a_known_label_and_a_short_note() -> None:
+    inp = INPUTS["update"]
+    record = parse("update", "claim_reliability=mixed; heavier than the pitch implied", inp)
+    assert record.claim_reliability == "mixed"
+    assert (
+        parse("update", '{"claim_reliability": "HIGH", "note": "ok"}', inp).claim_reliability
+        == "high"
+    )
+    with pytest.raises(OutputError, match="not one of high, mixed, low"):
+        parse("update", '{"claim_reliability": "excellent", "note": "ok"}', inp)
+    with pytest.raises(OutputError, match="at most 30"):
+        parse("update", json.dumps({"claim_reliability": "low", "note": "w " * 31}), inp)
+
+
+def test_plain_text_roles_are_bounded() -> None:
+    assert (
+        parse("explain", '"A fine tent. Light."', INPUTS["explain"]).text == "A fine tent. Light."
+    )
+    with pytest.raises(OutputError, match="at most 3 sentences"):
+        parse("review", "One. Two. Three. Four.", INPUTS["review"])
+    with pytest.raises(OutputError, match="empty"):
+        parse("review", "  ", INPUTS["review"])
+    with pytest.raises(OutputError):
+        extract_json("no braces here")

@@ -1,0 +1,305 @@
+"""The full protocol through HTTP against an OpenAI-compatible server on loopback."""
+
+import hashlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from recmarket.agents.llm.config import LLMConfig, ModelConfig
+from recmarket.cli import app
+from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.run.runner import run
+from recmarket.testing.fake_llm import CONTENT_FAULTS, TRANSIENT_FAULTS, FakeLLM, FaultPlan
+
+KEY_ENV, KEY = "RECMARKET_TEST_KEY", "sk-test-do-not-store-7f3a9c"
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY)
+
+
+def llm(server: FakeLLM, roles: dict[str, str] | None = None, **model) -> LLMConfig:
+    spec = {"timeout": 0.4, "max_retries": 5, **model}
+    return LLMConfig(
+        models={
+            "m": ModelConfig(
+                name="fake-model", base_url=server.base_url, api_key_env=KEY_ENV, **spec
+            )
+        },
+        roles=roles or {"default": "m"},
+        repair_attempts=1,
+    )
+
+
+def cell(server: FakeLLM, condition: str, requests: int = 24, **kw) -> RunConfig:
+    return RunConfig(
+        condition=condition,
+        domains=("Video_Games",),
+        episodes=EpisodeConfig(requests=requests),
+        llm=llm(server, **kw),
+    )
+
+
+@pytest.mark.parametrize("condition", ["platform-centric", "no-rep", "local-rep"])
+def test_all_conditions_complete_under_twenty_percent_faults(
+    tmp_path: Path, condition: str
+) -> None:
+    kinds = CONTENT_FAULTS + TRANSIENT_FAULTS
+    plan = FaultPlan(rates={k: 0.2 / len(kinds) for k in kinds}, hang_seconds=1.0, seed=3)
+    with FakeLLM(faults=plan) as server:
+        result = run(
+            cell(server, condition, requests=36),
+            tmp_path / "r",
+            llm_cache=tmp_path / "shared.sqlite",
+        )
+    rows = result.store.episodes()
+    assert len(rows) == 36  # nothing lost
+    retries = sum(u.retries for u in result.ledger.rows.values())
+    assert retries > 0  # 429s, 500s and hangs were retried
+    for row in rows:
+        assert row["failed_role"] is None or row["failed_role"] in (
+            "query",
+            "need",
+            "explain",
+            "shortlist",
+            "decide",
+            "review",
+            "update",
+        )
+    purchases = [r for r in rows if r["any_purchase"]]
+    assert purchases, "the fake user buys the first option"
+    if condition == "local-rep":
+        assert all(r["rep_label"] for r in purchases if r["failed_role"] is None)
+
+
+def test_unrepaired_content_faults_are_counted_as_role_failures(tmp_path: Path) -> None:
+    plan = FaultPlan(rates={"unknown_id": 0.5}, seed=1)
+    with FakeLLM(faults=plan) as server:
+        cfg = cell(server, "no-rep").model_copy(
+            update={"llm": llm(server).model_copy(update={"repair_attempts": 0})}
+        )
+        rows = run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite").store.episodes()
+    failures = Counter(r["failed_role"] for r in rows)
+    assert failures["shortlist"] > 0 and len(rows) == 24
+    failed = [r for r in rows if r["failed_role"]]
+    assert not any(r["any_purchase"] or r["target_shortlisted"] for r in failed)
+
+
+def test_mixed_runs_send_only_the_configured_roles(tmp_path: Path) -> None:
+    with FakeLLM() as server:
+        run(
+            cell(server, "local-rep", roles={"evaluation": "m"}),
+            tmp_path / "r",
+            llm_cache=tmp_path / "s.sqlite",
+        )
+    assert set(server.requests) <= {"shortlist", "decide", "update"}
+    assert server.requests["shortlist"] == 24
+
+
+def test_cells_sharing_requests_share_stage_one_and_two(tmp_path: Path) -> None:
+    shared = tmp_path / "shared.sqlite"
+    with FakeLLM() as server:
+        run(cell(server, "no-rep"), tmp_path / "a", llm_cache=shared)
+        first = Counter(server.requests)
+        run(cell(server, "local-rep"), tmp_path / "b", llm_cache=shared)
+    second = server.requests - first
+    assert second["query"] == second["need"] == second["explain"] == 0
+    assert second["shortlist"] == 24
+    # the second run's own file still holds every call it used
+    with sqlite3.connect(tmp_path / "b" / "run.sqlite") as db:
+        roles = dict(db.execute("SELECT role, COUNT(*) FROM llm_calls GROUP BY role"))
+    assert roles["query"] == 24 and roles["explain"] == 144
+
+
+def test_the_api_key_never_reaches_disk_or_output(tmp_path: Path) -> None:
+    runner = CliRunner()
+    with FakeLLM() as server:
+        result = runner.invoke(
+            app,
+            [
+                "run",
+                "--domain",
+                "Video_Games",
+                "--requests",
+                "12",
+                "--backend",
+                "llm",
+                "--llm-model",
+                "fake-model",
+                "--llm-base-url",
+                server.base_url,
+                "--llm-api-key-env",
+                KEY_ENV,
+                "--llm-cache",
+                str(tmp_path / "shared.sqlite"),
+                "--out",
+                str(tmp_path / "r"),
+            ],
+        )
+    assert result.exit_code == 0, result.output
+    assert "LLM calls, tokens and cost" in result.stdout
+    assert KEY not in result.output
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), path
+    manifest = (tmp_path / "r" / "run.sqlite").read_bytes()
+    assert KEY_ENV.encode() in manifest  # the variable's name is stored, never its value
+
+
+def test_a_missing_key_is_named_not_guessed(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv(KEY_ENV)
+    with FakeLLM() as server:
+        rows = run(
+            cell(server, "no-rep", requests=12), tmp_path / "r", llm_cache=tmp_path / "s.sqlite"
+        ).store.episodes()
+    assert {r["failed_role"] for r in rows} == {"query"}
+    with sqlite3.connect(tmp_path / "r" / "run.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM llm_calls").fetchone()[0] == 0
+
+
+def test_budget_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
+    runner = CliRunner()
+    with FakeLLM() as server:
+        config = tmp_path / "llm.toml"
+        config.write_text(f"""
+domains = ["Video_Games"]
+[episodes]
+requests = 24
+[llm.models.m]
+name = "fake-model"
+base_url = "{server.base_url}"
+api_key_env = "{KEY_ENV}"
+input_price = 1000.0
+[llm.roles]
+default = "m"
+""")
+        args = [
+            "run",
+            "--config",
+            str(config),
+            "--out",
+            str(tmp_path / "r"),
+            "--llm-cache",
+            str(tmp_path / "s.sqlite"),
+        ]
+        stopped = runner.invoke(app, [*args, "--budget", "5"])
+        assert stopped.exit_code == 3 and "budget of $5.00 reached" in stopped.stderr
+        with sqlite3.connect(tmp_path / "r" / "run.sqlite") as db:
+            done = db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
+        assert done < 24
+        finished = runner.invoke(app, [*args, "--json"])
+        assert finished.exit_code == 0, finished.output
+    with sqlite3.connect(tmp_path / "r" / "run.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 24
+
+
+def command(server: FakeLLM, out: Path, cache: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "recmarket",
+        "run",
+        "--domain",
+        "Video_Games",
+        "--requests",
+        "60",
+        "--backend",
+        "llm",
+        "--llm-model",
+        "fake-model",
+        "--llm-base-url",
+        server.base_url,
+        "--llm-api-key-env",
+        KEY_ENV,
+        "--llm-cache",
+        str(cache),
+        "--out",
+        str(out),
+        "--json",
+        *extra,
+    ]
+
+
+def stored_request_keys(cache: Path) -> set[str]:
+    """The fake server's key (messages and seed) of every call a store holds."""
+    with sqlite3.connect(cache) as db:
+        rows = db.execute("SELECT messages, sample FROM llm_calls").fetchall()
+    return {
+        hashlib.sha256(json.dumps([json.loads(m), s % 2**31]).encode()).hexdigest() for m, s in rows
+    }
+
+
+def episodes(out: Path) -> list[tuple]:
+    with sqlite3.connect(out / "run.sqlite") as db:
+        return db.execute("SELECT * FROM episodes ORDER BY domain, ord").fetchall()
+
+
+def test_killed_llm_run_resumes_without_repeating_calls_and_replays_offline(tmp_path: Path) -> None:
+    env = dict(os.environ)
+    with FakeLLM(latency=0.01) as server:
+        clean = subprocess.run(
+            command(server, tmp_path / "clean", tmp_path / "c1.sqlite"),
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert clean.returncode == 0, clean.stderr
+        clean_calls = server.total
+        server.requests.clear()
+        server.attempts.clear()
+        killed = tmp_path / "killed"
+        proc = subprocess.Popen(
+            command(server, killed, tmp_path / "c2.sqlite"),
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while server.total < clean_calls // 2 and proc.poll() is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        finished_before_kill = stored_request_keys(tmp_path / "c2.sqlite")
+        sent_before_resume = Counter(server.attempts)
+        assert finished_before_kill
+        resumed = subprocess.run(
+            command(server, killed, tmp_path / "c2.sqlite"), env=env, capture_output=True, text=True
+        )
+        assert resumed.returncode == 0, resumed.stderr
+        for key in finished_before_kill:  # no finished call was sent again
+            assert server.attempts[key] == sent_before_resume[key]
+        assert server.total - clean_calls <= 16  # at most the calls in flight at the kill
+        assert episodes(killed) == episodes(tmp_path / "clean")
+
+        before = server.total
+        start = time.monotonic()
+        replay = subprocess.run(
+            command(server, tmp_path / "replayed", killed / "run.sqlite", "--replay"),
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert replay.returncode == 0, replay.stderr
+        assert server.total == before  # zero network calls
+        assert episodes(tmp_path / "replayed") == episodes(tmp_path / "clean")
+        assert time.monotonic() - start < 60
+
+        missing = subprocess.run(
+            command(server, tmp_path / "nothing", tmp_path / "empty.sqlite", "--replay"),
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+    assert missing.returncode == 2 and "--replay: no stored answer" in missing.stderr
+    assert server.total == before
