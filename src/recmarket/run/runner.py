@@ -64,7 +64,8 @@ def replay_reputation(
             )
 
 
-PREPARE_BATCH = 256  # requests prepared together: their needs are embedded in one batch
+OFFLINE_BATCH = 256  # requests prepared together: their needs are embedded in one batch
+PREFETCH = 3  # prepared batches allowed ahead of the episodes that use them (LLM runs)
 
 
 @dataclass
@@ -112,6 +113,7 @@ async def play_domain(
     agents: Agents,
     embedder: Embedder,
     tick: Callable[[], None],
+    offline: bool = True,
 ) -> None:
     """Play the domain's unfinished episodes, committing each as it finishes.
 
@@ -135,9 +137,17 @@ async def play_domain(
     loop = asyncio.get_running_loop()
     ready: dict[int, asyncio.Future[Outcome]] = {r.order: loop.create_future() for r in pending}
 
+    lanes = streams(cfg, pending)
+    # Offline, large batches make embedding cheap. With LLMs, a batch is one round of every
+    # stream and only a few run ahead, so the episodes' own calls never queue behind a long
+    # backlog of preparation calls at the endpoint's concurrency limit.
+    size = OFFLINE_BATCH if offline else max(len(lanes), 1)
+    ahead = asyncio.Semaphore(len(pending) if offline else PREFETCH)
+
     async def prepare_batch(batch: list[Request]) -> None:
-        for outcome in await round_.prepare(batch):
-            ready[outcome.request.order].set_result(outcome)
+        async with ahead:
+            for outcome in await round_.prepare(batch):
+                ready[outcome.request.order].set_result(outcome)
 
     async def finish_stream(stream: list[Request]) -> None:
         for request in stream:
@@ -145,11 +155,8 @@ async def play_domain(
             tick()
 
     await asyncio.gather(
-        *(
-            prepare_batch(pending[i : i + PREPARE_BATCH])
-            for i in range(0, len(pending), PREPARE_BATCH)
-        ),
-        *(finish_stream(s) for s in streams(cfg, pending)),
+        *(prepare_batch(pending[i : i + size]) for i in range(0, len(pending), size)),
+        *(finish_stream(s) for s in lanes),
     )
 
 
@@ -193,7 +200,9 @@ def run(
                 if progress:
                     progress(name, count, total)
 
-            await play_domain(cfg, store, prepared, agents, embedder, tick)
+            await play_domain(cfg, store, prepared, agents, embedder, tick, offline=backend is None)
+        if backend is not None:
+            await backend.aclose()
 
     try:
         asyncio.run(main())

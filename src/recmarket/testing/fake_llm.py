@@ -169,6 +169,14 @@ class FakeLLM:
             def log_message(self, *args: object) -> None:
                 pass
 
+            def do_GET(self) -> None:  # /stats: requests received so far, by role
+                data = json.dumps(dict(fake.requests)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 status, headers, payload = fake.respond(body)
@@ -254,3 +262,20 @@ class FakeLLM:
                 },
             },
         )
+
+
+def main() -> None:
+    """Serve in the foreground (for benchmarks that keep the server out of their process):
+    prints the base URL, then serves until killed."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="fake OpenAI-compatible server")
+    parser.add_argument("--latency", type=float, default=0.0)
+    args = parser.parse_args()
+    with FakeLLM(latency=args.latency) as server:
+        print(server.base_url, flush=True)
+        server.thread.join()
+
+
+if __name__ == "__main__":
+    main()

@@ -25,6 +25,7 @@ class LLMBackend:
     replay: bool = False
     budget: float | None = None
     ledger: Ledger = field(init=False)
+    models: list[ChatModel] = field(init=False, default_factory=list)
     cache: CallCache = field(init=False)
 
     def __post_init__(self) -> None:
@@ -37,12 +38,18 @@ class LLMBackend:
         for name, cfg in self.config.models.items():
             limit = limits.setdefault(cfg.base_url, asyncio.Semaphore(cfg.concurrency))
             models[name] = ChatModel(cfg, self.cache, self.ledger, limit, self.replay)
+        self.models = list(models.values())
         roles = {}
         for role in ROLES:
             name = self.config.model_for(role)
             if name != OFFLINE:
                 roles[role] = LLMRole(role, models[name], self.config.repair_attempts)
         return replace(offline, **roles)
+
+    async def aclose(self) -> None:
+        """Close the endpoints' HTTP clients inside the loop that opened them."""
+        for model in self.models:
+            await model.aclose()
 
     def close(self) -> None:
         self.cache.close()

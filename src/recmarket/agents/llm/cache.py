@@ -51,6 +51,7 @@ class CallCache:
             path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(path, isolation_level=None, timeout=30)
             db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # durable across a killed process
             db.execute(SCHEMA)
             self.dbs.append(db)
 
