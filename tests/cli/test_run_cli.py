@@ -118,3 +118,31 @@ def test_restart_with_other_settings_is_refused(tmp_path: Path) -> None:
     result = invoke(*BASE, "--out", out, "--rho", "0.5")
     assert result.exit_code == 2
     assert "market.rho: 0.1 -> 0.5" in result.stderr
+
+
+def test_estimate_counts_calls_per_role_without_spending(tmp_path: Path) -> None:
+    config = tmp_path / "llm.toml"
+    config.write_text("""
+[llm.models.judge]
+name = "judge-model"
+api_key_env = "NOT_SET_ANYWHERE"
+input_price = 1.0
+output_price = 2.0
+[llm.roles]
+evaluation = "judge"
+""")
+    result = invoke("estimate", "--config", str(config), "--domain", "Video_Games",
+                    "--requests", "120")
+    assert result.exit_code == 0, result.output
+    lines = {line.split("│")[1].strip(): line for line in result.stdout.splitlines()
+             if line.count("│") > 5}
+    assert "judge-model" in lines["shortlist"] and "offline" in lines["query"]
+    assert " 120 " in lines["shortlist"] and " 720 " in lines["explain"]
+    assert "total (LLM)" in lines
+
+
+def test_llm_flags_are_checked(tmp_path: Path) -> None:
+    result = invoke(*BASE, "--backend", "llm", "--out", str(tmp_path / "r"))
+    assert result.exit_code == 2 and "--backend llm needs --llm-model" in result.stderr
+    result = invoke(*BASE, "--llm-model", "x", "--out", str(tmp_path / "r"))
+    assert result.exit_code == 2 and "--llm-model needs --backend llm" in result.stderr

@@ -126,25 +126,7 @@ def test_the_api_key_never_reaches_disk_or_output(tmp_path: Path) -> None:
     with FakeLLM() as server:
         result = runner.invoke(
             app,
-            [
-                "run",
-                "--domain",
-                "Video_Games",
-                "--requests",
-                "12",
-                "--backend",
-                "llm",
-                "--llm-model",
-                "fake-model",
-                "--llm-base-url",
-                server.base_url,
-                "--llm-api-key-env",
-                KEY_ENV,
-                "--llm-cache",
-                str(tmp_path / "shared.sqlite"),
-                "--out",
-                str(tmp_path / "r"),
-            ],
+            llm_flags(server, tmp_path / "shared.sqlite", tmp_path / "r", requests=12),
         )
     assert result.exit_code == 0, result.output
     assert "LLM calls, tokens and cost" in result.stdout
@@ -203,16 +185,13 @@ default = "m"
         assert db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 24
 
 
-def command(server: FakeLLM, out: Path, cache: Path, *extra: str) -> list[str]:
+def llm_flags(server: FakeLLM, cache: Path, out: Path, requests: int) -> list[str]:
     return [
-        sys.executable,
-        "-m",
-        "recmarket",
         "run",
         "--domain",
         "Video_Games",
         "--requests",
-        "60",
+        str(requests),
         "--backend",
         "llm",
         "--llm-model",
@@ -225,9 +204,11 @@ def command(server: FakeLLM, out: Path, cache: Path, *extra: str) -> list[str]:
         str(cache),
         "--out",
         str(out),
-        "--json",
-        *extra,
     ]
+
+
+def command(server: FakeLLM, out: Path, cache: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "recmarket", *llm_flags(server, cache, out, 60), "--json", *extra]
 
 
 def stored_request_keys(cache: Path) -> set[str]:

@@ -81,5 +81,6 @@ def estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> list[RoleEsti
         cost = (
             (prompt * price.input_price + completion * price.output_price) / 1e6 if price else 0.0
         )
-        rows.append(RoleEstimate(role, model, n, prompt, completion, cost))
+        shown = price.name if price is not None else OFFLINE
+        rows.append(RoleEstimate(role, shown, n, prompt, completion, cost))
     return rows
