@@ -23,7 +23,6 @@ from recmarket.market.policies import Policy
 from recmarket.run.config_file import build_config, merge
 from recmarket.run.estimate import estimate as estimate_run
 from recmarket.run.runner import run as run_cell
-from recmarket.run.store import RunStore
 
 # (flag, path in RunConfig): flags override the config file
 FLAG_PATHS: dict[str, tuple[str, ...]] = {
@@ -366,46 +365,3 @@ estimate.__doc__ = (
     "Calls per role and approximate tokens and cost of a run (same options "
     "as run), before anything is spent."
 )
-
-
-def _find_episode(store: RunStore, episode: str | None) -> dict[str, Any]:
-    rows = store.episodes()
-    if not rows:
-        fail(f"{store.path.parent}: the run has no finished episodes yet")
-    if episode is None:
-        return rows[0]
-    for row in rows:
-        if episode in (row["episode_id"], f"{row['domain']}:{row['ord']}"):
-            return row
-    fail(
-        f"no episode {episode!r} in {store.path.parent}; use an episode id such as "
-        f"{rows[0]['episode_id']!r} or DOMAIN:ORDER such as '{rows[0]['domain']}:0'"
-    )
-
-
-@app.command("show")
-def show(
-    run_dir: Annotated[Path, typer.Argument(help="a run directory")],
-    episode: Annotated[
-        str | None,
-        typer.Option(
-            "--episode", help="episode id (DOMAIN/USER) or DOMAIN:ORDER; default: the first"
-        ),
-    ] = None,
-) -> None:
-    """One episode as the market saw it: every role's input and output, in order."""
-    with user_errors():
-        store = RunStore.read(run_dir)
-        row = _find_episode(store, episode)
-        out.rule(
-            f"{row['episode_id']}  ({row['condition']}, {row['profile']}, "
-            f"user {row['sim_user']}, round {row['round']})"
-        )
-        for call in store.calls(row["domain"], row["ord"]):
-            out.rule(f"{call.seq + 1}. {call.role}", style="cyan")
-            out.print("input:", style="bold")
-            out.print_json(data=call.input)
-            out.print("output:", style="bold")
-            out.print_json(data=call.output)
-        out.rule("metrics")
-        out.print_json(data={k: v for k, v in row.items() if k not in ("domain", "ord")})
