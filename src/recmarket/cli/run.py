@@ -108,7 +108,7 @@ def funnel_table(title: str, summary: dict[str, Any]) -> Table:
     return table
 
 
-def _llm_overrides(
+def llm_overrides(
     backend: str | None, model: str | None, base_url: str | None, key_env: str | None
 ) -> dict[str, Any]:
     """--backend llm with --llm-*: one model for every role."""
@@ -134,7 +134,7 @@ def _config(params: dict[str, Any]) -> RunConfig:
     given = {flag: params[name] for name, flag in PARAM_FLAGS.items()}
     overrides = merge(
         _overrides(given),
-        _llm_overrides(
+        llm_overrides(
             params["backend"],
             params["llm_model"],
             params["llm_base_url"],

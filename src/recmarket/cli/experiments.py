@@ -1,0 +1,121 @@
+"""``recmarket experiments`` (the Table 1 specs) and ``recmarket reproduce`` (run them)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+from rich.table import Table
+
+from recmarket.analysis.funnel import funnel
+from recmarket.cli.app import app, err, out, user_errors
+from recmarket.cli.run import llm_overrides
+from recmarket.experiments.spec import builtin_names, load_spec
+from recmarket.run.reproduce import reproduce as run_experiments
+from recmarket.run.store import RunStore
+
+experiments_app = typer.Typer(
+    help="The named experiments of the paper's Table 1.", no_args_is_help=True
+)
+app.add_typer(experiments_app, name="experiments")
+
+
+@experiments_app.command("list")
+def list_experiments() -> None:
+    """Every built-in experiment: cells, episodes per domain and cell, what it reproduces."""
+    table = Table(title="Experiments (recmarket experiments show NAME prints a spec to copy)")
+    for col in ("name", "cells", "episodes", "what"):
+        table.add_column(col, justify="right" if col == "episodes" else "left")
+    with user_errors():
+        for name in builtin_names():
+            spec = load_spec(name)
+            table.add_row(
+                name,
+                ", ".join(c.name for c in spec.cells),
+                f"{spec.requests:,}",
+                escape(spec.description),
+            )
+    out.print(table)
+
+
+@experiments_app.command("show")
+def show_experiment(name: Annotated[str, typer.Argument(help="a built-in experiment")]) -> None:
+    """Print a built-in spec as TOML, to copy and edit."""
+    from importlib import resources
+
+    with user_errors():
+        load_spec(name)
+        print(resources.files("recmarket.experiments").joinpath(f"specs/{name}.toml").read_text())
+
+
+@app.command("reproduce")
+def reproduce(
+    names: Annotated[
+        list[str] | None, typer.Argument(help="experiments (names or spec files); default: all")
+    ] = None,
+    scale: Annotated[
+        float, typer.Option("--scale", min=0.001, help="share of every episode count")
+    ] = 1.0,
+    out_dir: Annotated[Path, typer.Option("--out", help="output directory")] = Path("reproduce"),
+    backend: Annotated[str | None, typer.Option("--backend", help="offline or llm")] = None,
+    llm_model: Annotated[str | None, typer.Option("--llm-model")] = None,
+    llm_base_url: Annotated[str | None, typer.Option("--llm-base-url")] = None,
+    llm_api_key_env: Annotated[str | None, typer.Option("--llm-api-key-env")] = None,
+    llm_cache: Annotated[Path | None, typer.Option("--llm-cache")] = None,
+    replay: Annotated[bool, typer.Option("--replay")] = False,
+    budget: Annotated[float | None, typer.Option("--budget")] = None,
+) -> None:
+    """Run named experiments over the domains, resumably (finished cells are skipped)."""
+    with user_errors():
+        overrides = llm_overrides(backend, llm_model, llm_base_url, llm_api_key_env)
+        with Progress(
+            "reproduce", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err
+        ) as bar:
+            task = bar.add_task("reproduce", total=None)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            cells = run_experiments(
+                names or [],
+                out_dir,
+                scale=scale,
+                overrides=overrides,
+                progress=progress,
+                replay=replay,
+                budget=budget,
+                llm_cache=llm_cache,
+            )
+        by_experiment = defaultdict(list)
+        for cell in cells:
+            by_experiment[cell.experiment].append(cell)
+        table = Table(title=f"Experiments in {out_dir} (macro over domains)")
+        for col in (
+            "experiment",
+            "cell",
+            "present",
+            "shortlisted",
+            "top-1",
+            "purchased",
+            "Exaggeration top-1",
+        ):
+            table.add_column(col, justify="left" if col in ("experiment", "cell") else "right")
+        for experiment, members in by_experiment.items():
+            for cell in members:
+                store = RunStore.read(Path(cell.run_dir))
+                m = funnel(store.episodes())["macro"]
+                store.close()
+                table.add_row(
+                    experiment,
+                    cell.cell,
+                    f"{m['target_present']:.1%}",
+                    f"{m['target_shortlisted']:.1%}",
+                    f"{m['target_top1']:.1%}",
+                    f"{m['target_purchased']:.1%}",
+                    f"{m['top1_share_by_policy']['exaggeration']:.1%}",
+                )
+    out.print(table)
