@@ -131,11 +131,15 @@ output_price = 2.0
 [llm.roles]
 evaluation = "judge"
 """)
-    result = invoke("estimate", "--config", str(config), "--domain", "Video_Games",
-                    "--requests", "120")
+    result = invoke(
+        "estimate", "--config", str(config), "--domain", "Video_Games", "--requests", "120"
+    )
     assert result.exit_code == 0, result.output
-    lines = {line.split("│")[1].strip(): line for line in result.stdout.splitlines()
-             if line.count("│") > 5}
+    lines = {
+        line.split("│")[1].strip(): line
+        for line in result.stdout.splitlines()
+        if line.count("│") > 5
+    }
     assert "judge-model" in lines["shortlist"] and "offline" in lines["query"]
     assert " 120 " in lines["shortlist"] and " 720 " in lines["explain"]
     assert "total (LLM)" in lines

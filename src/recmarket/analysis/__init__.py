@@ -1,1 +1,9 @@
-"""Reading what runs stored: funnels, shares, and (later) bootstrap statistics."""
+"""Reading what runs stored: funnels, contrasts with bootstrap intervals, DataFrames.
+
+``episodes_frame(run_dirs)`` gives every episode of the given runs as one pandas DataFrame,
+with the cell's settings as columns.
+"""
+
+from recmarket.analysis.frame import episodes_frame
+
+__all__ = ["episodes_frame"]

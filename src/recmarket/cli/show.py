@@ -1,4 +1,5 @@
-"""``recmarket show``: one episode as the market saw it, role by role."""
+"""``recmarket show`` (one episode, role by role) and ``recmarket export`` (episodes as a
+table)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,24 @@ def show(
             out.print_json(data=call.output)
         out.rule("metrics")
         out.print_json(data={k: v for k, v in row.items() if k not in ("domain", "ord")})
+
+
+@app.command("export")
+def export(
+    run_dirs: Annotated[list[Path], typer.Argument(help="one or more run directories")],
+    fmt: Annotated[str, typer.Option("--format", help="parquet or csv")] = "parquet",
+    target: Annotated[Path | None, typer.Option("--out", help="output file")] = None,
+) -> None:
+    """Write every episode of the runs, with their settings, as Parquet or CSV."""
+    from recmarket.analysis.frame import episodes_frame
+
+    if fmt not in ("parquet", "csv"):
+        fail(f"--format: {fmt!r} is not parquet or csv")
+    with user_errors():
+        frame = episodes_frame(run_dirs)
+        path = target or run_dirs[0] / f"episodes.{fmt}"
+        if fmt == "parquet":
+            frame.to_parquet(path, index=False)
+        else:
+            frame.to_csv(path, index=False)
+    out.print(f"{len(frame):,} episodes -> {path}")

@@ -1,0 +1,60 @@
+"""Contrasts between two cells that share requests, with the right bootstrap design."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from recmarket.analysis.bootstrap import DRAWS, Interval, cluster_user, paired_request
+
+Row = dict[str, Any]
+
+
+def _aligned(rows_a: list[Row], rows_b: list[Row]) -> list[tuple[Row, Row]]:
+    by_key = {(r["domain"], r["ord"]): r for r in rows_b}
+    pairs = []
+    for a in rows_a:
+        b = by_key.get((a["domain"], a["ord"]))
+        if b is None or b["episode_id"] != a["episode_id"]:
+            raise ValueError(
+                "the two cells do not share requests (different seeds, domains or "
+                f"request counts): no match for {a['domain']}:{a['ord']}"
+            )
+        pairs.append((a, b))
+    if len(pairs) != len(rows_b):
+        raise ValueError("the two cells have different numbers of episodes")
+    return pairs
+
+
+def contrast(
+    rows_a: list[Row],
+    rows_b: list[Row],
+    value: Callable[[Row], float],
+    *,
+    draws: int = DRAWS,
+    seed: int = 0,
+) -> Interval:
+    """Arm B minus arm A of ``value`` per episode, macro over domains, with a 95% interval:
+    cluster-user when either arm used reputation, paired-request otherwise."""
+    pairs = _aligned(rows_a, rows_b)
+    stateful = bool(pairs) and "local-rep" in (pairs[0][0]["condition"], pairs[0][1]["condition"])
+    if not stateful:
+        diffs: dict[str, list[float]] = defaultdict(list)
+        for a, b in pairs:
+            diffs[a["domain"]].append(value(b) - value(a))
+        return paired_request({d: np.array(v) for d, v in diffs.items()}, draws=draws, seed=seed)
+    sums: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+    counts: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    for a, b in pairs:
+        sums[a["domain"]][a["sim_user"]] += value(b) - value(a)
+        counts[a["domain"]][a["sim_user"]] += 1
+    users = {d: sorted(s) for d, s in sums.items()}
+    return cluster_user(
+        {d: np.array([sums[d][u] for u in users[d]]) for d in users},
+        {d: np.array([counts[d][u] for u in users[d]]) for d in users},
+        draws=draws,
+        seed=seed,
+    )
