@@ -119,3 +119,24 @@ def reproduce(
                     f"{m['top1_share_by_policy']['exaggeration']:.1%}",
                 )
     out.print(table)
+    from recmarket.report.build import build_report
+
+    with user_errors():
+        path = build_report([out_dir], out_dir / "report")
+    out.print(f"report: {path}")
+
+
+@app.command("report")
+def report(
+    out_dirs: Annotated[list[Path], typer.Argument(help="reproduce output directories")],
+    target: Annotated[
+        Path | None,
+        typer.Option("--out", help="where to write (default: the first directory's report/)"),
+    ] = None,
+) -> None:
+    """Regenerate every figure and table, and the HTML report, from the run stores alone."""
+    from recmarket.report.build import build_report
+
+    with user_errors():
+        path = build_report(out_dirs, target or out_dirs[0] / "report")
+    out.print(f"report: {path}")

@@ -1,0 +1,159 @@
+"""Building the report from the run stores of one or more reproduce directories."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+
+from recmarket.market.access import analytic_access
+from recmarket.report.data import Cell, load_cells
+from recmarket.report.figures import FIGURES
+from recmarket.report.html import figure_html, page, table_html
+from recmarket.run.store import RunStore
+
+EXPLORER_PER_DOMAIN = 3  # episodes per domain and run whose role calls the page embeds
+
+
+def write_table(rows: list[dict[str, Any]], stem: Path) -> None:
+    if not rows:
+        return
+    with stem.with_suffix(".csv").open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
+    lines += [
+        "| " + " | ".join(f"{v:.4f}" if isinstance(v, float) else str(v) for v in r.values()) + " |"
+        for r in rows
+    ]
+    stem.with_suffix(".md").write_text("\n".join(lines) + "\n")
+
+
+def cell_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
+    rows = []
+    for experiment, members in cells.items():
+        for name, cell in members.items():
+            m = cell.macro
+            rows.append(
+                {
+                    "experiment": experiment,
+                    "cell": name,
+                    "episodes": m["episodes"],
+                    "present": m["target_present"],
+                    "shortlisted": m["target_shortlisted"],
+                    "top1": m["target_top1"],
+                    "purchased": m["target_purchased"],
+                    "any_purchase": m["purchase_rate"],
+                    "exaggeration_top1": m["top1_share_by_policy"]["exaggeration"],
+                }
+            )
+    return rows
+
+
+def access_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
+    """Appendix A.2 beside the empirical forced-inclusion rates of the opening cells."""
+    opening = cells.get("market-opening", {})
+    rows = []
+    for name, cell in opening.items():
+        market = cell.config.market
+        pc, ua = analytic_access(market.n_platforms, market.rho, market.p_hit)
+        rows.append(
+            {
+                "cell": name,
+                "analytic": pc if name == "platform-centric" else ua,
+                "forced_inclusion_rate": cell.macro["forced_inclusion_rate"],
+                "target_present": cell.macro["target_present"],
+            }
+        )
+    return rows
+
+
+def explorer(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
+    by_run: dict[Path, dict[str, Any]] = {}
+    for experiment, members in cells.items():
+        for name, cell in members.items():
+            entry = by_run.setdefault(cell.run_dir, {"cell": cell, "uses": []})
+            entry["uses"].append({"experiment": experiment, "cell": name})
+    episodes = []
+    for run_dir, entry in by_run.items():
+        store = RunStore.read(run_dir)
+        taken: dict[str, int] = {}
+        for row in entry["cell"].rows:
+            if taken.get(row["domain"], 0) >= EXPLORER_PER_DOMAIN:
+                continue
+            taken[row["domain"]] = taken.get(row["domain"], 0) + 1
+            calls = list(store.calls(row["domain"], row["ord"]))
+            query = next((c.output.get("query_text", "") for c in calls if c.role == "query"), "")
+            outcome = (
+                "failed"
+                if row["failed_role"]
+                else "target purchase"
+                if row["target_purchased"]
+                else "off-target purchase"
+                if row["any_purchase"]
+                else "no purchase"
+            )
+            episodes.append(
+                {
+                    "episode_id": row["episode_id"],
+                    "domain": row["domain"],
+                    "condition": row["condition"],
+                    "outcome": outcome,
+                    "title": query,
+                    "uses": entry["uses"],
+                    "calls": [
+                        {"role": c.role, "input": c.input, "output": c.output} for c in calls
+                    ],
+                }
+            )
+        store.close()
+    return episodes
+
+
+def build_report(out_dirs: list[Path], target: Path) -> Path:
+    """Write figures (PNG, PDF), tables (CSV, Markdown) and report.html under ``target``."""
+    cells = load_cells(out_dirs)
+    figures, tables = target / "figures", target / "tables"
+    figures.mkdir(parents=True, exist_ok=True)
+    tables.mkdir(parents=True, exist_ok=True)
+    body = []
+    access = access_rows(cells)
+    write_table(access, tables / "access_check")
+    if access:
+        body.append(
+            "<h2>Appendix A.2: analytic vs empirical forced inclusion</h2>" + table_html(access)
+        )
+    for stem, (experiment, draw) in FIGURES.items():
+        if experiment not in cells:
+            continue
+        fig, rows = draw(cells)
+        for suffix in (".png", ".pdf"):
+            fig.savefig(figures / f"{stem}{suffix}", dpi=130, bbox_inches="tight")
+        plt.close(fig)
+        write_table(rows, tables / stem)
+        body.append(
+            figure_html(
+                draw.__doc__.splitlines()[0] if draw.__doc__ else stem,
+                figures / f"{stem}.png",
+                rows,
+            )
+        )
+    every = cell_rows(cells)
+    write_table(every, tables / "cells")
+    body.append("<h2>Every cell (macro over domains)</h2>" + table_html(every))
+    episodes = explorer(cells)
+    summary = (
+        f"{sum(len(m) for m in cells.values())} cells of {len(cells)} experiments, "
+        f"{sum(r['episodes'] for r in every):,} episodes; built from {len(out_dirs)} "
+        "reproduce directories."
+    )
+    note = (
+        f"Role calls are embedded for the first {EXPLORER_PER_DOMAIN} episodes of each "
+        "domain in every run; `recmarket show RUN_DIR --episode ID` opens any episode."
+    )
+    path = target / "report.html"
+    path.write_text(page(summary, "\n".join(body), episodes, note), encoding="utf-8")
+    return path

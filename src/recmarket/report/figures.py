@@ -1,0 +1,321 @@
+"""The paper's figures (3-12) from the cells of a reproduce run.
+
+Each function takes the loaded cells, draws one figure, and returns it with the numbers it
+shows (saved beside it as a table). A figure whose experiment was not run is skipped.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+
+from recmarket.analysis.contrasts import contrast
+from recmarket.market.policies import Policy
+from recmarket.report.data import Cell, is_target_purchase, rate_interval
+
+Cells = dict[str, dict[str, Cell]]
+Figure = tuple[Any, list[dict[str, Any]]]
+STAGES = (
+    ("target_present", "Present"),
+    ("target_shortlisted", "Shortlist"),
+    ("target_top1", "Top-1"),
+    ("target_purchased", "Purchase"),
+)
+COLOURS = {"strict": "#4C72B0", "balanced": "#55A868", "exaggeration": "#C44E52"}
+BLOCKS = ((1, 50), (51, 100), (101, 200), (201, 400))
+
+
+def _bars(ax: Any, groups: list[str], series: dict[str, list[float]]) -> None:
+    width = 0.8 / len(series)
+    for i, (label, values) in enumerate(series.items()):
+        ax.bar(
+            np.arange(len(groups)) + i * width, values, width, label=label, color=COLOURS.get(label)
+        )
+    ax.set_xticks(np.arange(len(groups)) + width * (len(series) - 1) / 2, groups)
+    ax.legend(frameon=False, fontsize=8)
+
+
+def funnel_by_condition(cells: Cells) -> Figure:
+    """Fig. 3: stage-wise target outcomes, Platform-Centric vs user agent (J = K)."""
+    opening = cells["market-opening"]
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    series = {name: [c.macro[k] for k, _ in STAGES] for name, c in opening.items()}
+    _bars(ax, [label for _, label in STAGES], series)
+    ax.set_ylabel("share of episodes (macro)")
+    ax.set_title("Stage-wise target outcomes")
+    rows = [
+        {"condition": n, **dict(zip([s for s, _ in STAGES], v, strict=True))}
+        for n, v in series.items()
+    ]
+    return fig, rows
+
+
+def _sweep(cells: dict[str, Cell], key: Callable[[Cell], int], axis: str) -> Figure:
+    ordered = sorted(cells.values(), key=key)
+    xs = [key(c) for c in ordered]
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    rows = []
+    for stage, label in STAGES:
+        intervals = [rate_interval(c.rows, lambda r, s=stage: float(r[s])) for c in ordered]
+        y = [i.estimate for i in intervals]
+        err = [
+            [v - i.low for v, i in zip(y, intervals, strict=True)],
+            [i.high - v for v, i in zip(y, intervals, strict=True)],
+        ]
+        ax.errorbar(xs, y, yerr=err, marker="o", capsize=3, label=label)
+        rows += [
+            {
+                axis: x,
+                "stage": stage,
+                "estimate": i.estimate,
+                "low": i.low,
+                "high": i.high,
+                "design": i.design,
+            }
+            for x, i in zip(xs, intervals, strict=True)
+        ]
+    ax.set_xticks(xs)
+    ax.set_xlabel(axis)
+    ax.set_ylabel("share of episodes (macro, 95% CI)")
+    ax.legend(frameon=False, fontsize=8)
+    return fig, rows
+
+
+def n_sweep(cells: Cells) -> Figure:
+    """Fig. 4: market expansion."""
+    fig, rows = _sweep(cells["market-expansion"], lambda c: c.config.market.n_platforms, "N")
+    fig.axes[0].set_title("Market expansion")
+    return fig, rows
+
+
+def k_sweep(cells: Cells) -> Figure:
+    """Fig. 5: shortlist capacity."""
+    fig, rows = _sweep(cells["shortlist-capacity"], lambda c: c.config.market.shortlist_k, "K")
+    fig.axes[0].set_title("Shortlist capacity")
+    return fig, rows
+
+
+def decision_composition(cells: Cells) -> Figure:
+    """Fig. 6: decision composition under homogeneous NoRep policies."""
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    rows = []
+    bottom = np.zeros(3)
+    names = list(cells["homogeneous-signaling"])
+    parts = (
+        ("target_purchased", "target purchase"),
+        ("off_target_purchase_rate", "off-target"),
+        ("no_purchase_rate", "no purchase"),
+    )
+    for key, label in parts:
+        values = np.array([cells["homogeneous-signaling"][n].macro[key] for n in names])
+        ax.bar(names, values, bottom=bottom, label=label)
+        bottom += values
+        rows += [{"cell": n, "part": label, "share": v} for n, v in zip(names, values, strict=True)]
+    ax.set_ylabel("share of episodes (macro)")
+    ax.set_title("Decisions under homogeneous policies (NoRep)")
+    ax.legend(frameon=False, fontsize=8)
+    return fig, rows
+
+
+def top1_by_family(cells: Cells) -> Figure:
+    """Fig. 7: Top-1 attention by policy family, equal market, NoRep vs LocalRep."""
+    acc = cells["accountability"]
+    arms = {"NoRep": acc["equal/no-rep"], "LocalRep": acc["equal/local-rep"]}
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    series = {
+        p.value: [a.macro["top1_share_by_policy"][p.value] for a in arms.values()] for p in Policy
+    }
+    _bars(ax, list(arms), series)
+    ax.set_ylabel("share of Top-1 (macro)")
+    ax.set_title("Top-1 attention by policy family")
+    return fig, [
+        {"arm": arm, "policy": p, "share": v[i]}
+        for p, v in series.items()
+        for i, arm in enumerate(arms)
+    ]
+
+
+def purchase_by_composition(cells: Cells) -> Figure:
+    """Fig. 8: target purchase, NoRep vs LocalRep, with cluster-bootstrap intervals of the
+    difference."""
+    acc = cells["accountability"]
+    compositions = ("equal", "balanced-exaggeration", "strict-exaggeration")
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    rows = []
+    for i, comp in enumerate(compositions):
+        a, b = acc[f"{comp}/no-rep"], acc[f"{comp}/local-rep"]
+        diff = contrast(a.rows, b.rows, is_target_purchase)
+        ax.plot(
+            [i - 0.1, i + 0.1],
+            [a.macro["target_purchased"], b.macro["target_purchased"]],
+            "k-",
+            lw=0.8,
+        )
+        ax.plot(i - 0.1, a.macro["target_purchased"], "o", color="#DD8452")
+        ax.plot(i + 0.1, b.macro["target_purchased"], "s", color="#55A868")
+        ax.annotate(
+            f"{diff.estimate:+.1%}\n[{diff.low:+.1%}, {diff.high:+.1%}]",
+            (i, 0.88),
+            xycoords=("data", "axes fraction"),
+            ha="center",
+            fontsize=7,
+        )
+        rows.append(
+            {
+                "composition": comp,
+                "no_rep": a.macro["target_purchased"],
+                "local_rep": b.macro["target_purchased"],
+                **_diff(diff),
+            }
+        )
+    ax.set_xticks(range(3), compositions)
+    ax.set_ylabel("target purchase (macro)")
+    ax.set_title("Target purchase: NoRep (circles) vs LocalRep (squares)")
+    return fig, rows
+
+
+def _diff(interval: Any) -> dict[str, Any]:
+    return {
+        "difference": interval.estimate,
+        "low": interval.low,
+        "high": interval.high,
+        "design": interval.design,
+    }
+
+
+def robustness(cells: Cells) -> Figure:
+    """Fig. 9 and Table 2: rotations and evaluation-side variants, NoRep vs LocalRep."""
+    pairs = []
+    for experiment in ("catalog-assignment", "model-sensitivity"):
+        for name in cells.get(experiment, {}):
+            if name.endswith("/no-rep"):
+                setting = name.removesuffix("/no-rep")
+                pairs.append(
+                    (setting, cells[experiment][name], cells[experiment][f"{setting}/local-rep"])
+                )
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.4))
+    rows = []
+    for i, (setting, a, b) in enumerate(pairs):
+        ex = (
+            a.macro["top1_share_by_policy"]["exaggeration"],
+            b.macro["top1_share_by_policy"]["exaggeration"],
+        )
+        tp = (a.macro["target_purchased"], b.macro["target_purchased"])
+        left.plot(ex, [i, i], "k-", lw=0.8)
+        left.plot(ex[0], i, "o", color="#DD8452")
+        left.plot(ex[1], i, "s", color="#55A868")
+        right.plot(tp, [i, i], "k-", lw=0.8)
+        right.plot(tp[0], i, "o", color="#DD8452")
+        right.plot(tp[1], i, "s", color="#55A868")
+        diff = contrast(a.rows, b.rows, is_target_purchase)
+        rows.append(
+            {
+                "setting": setting,
+                "exaggeration_top1_norep": ex[0],
+                "exaggeration_top1_localrep": ex[1],
+                "delta_top1": ex[1] - ex[0],
+                "target_purchase_norep": tp[0],
+                "target_purchase_localrep": tp[1],
+                **_diff(diff),
+            }
+        )
+    for ax, title in ((left, "Exaggeration Top-1 share"), (right, "Target purchase")):
+        ax.set_yticks(range(len(pairs)), [p[0] for p in pairs], fontsize=7)
+        ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    return fig, rows
+
+
+def reputation_scope(cells: Cells) -> Figure:
+    """Fig. 10: Exaggeration's Top-1 share over early round blocks, by reputation scope."""
+    scope = cells["reputation-scope"]
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    rows = []
+    labels = [f"{lo}-{hi}" for lo, hi in BLOCKS]
+    for name, cell in scope.items():
+        shares = []
+        for lo, hi in BLOCKS:
+            block = [r for r in cell.rows if lo <= r["ord"] + 1 <= hi]
+            share = (
+                np.mean([r["top1_policy"] == "exaggeration" for r in block]) if block else np.nan
+            )
+            shares.append(float(share))
+            rows.append(
+                {
+                    "scope": name,
+                    "rounds": f"{lo}-{hi}",
+                    "exaggeration_top1": share,
+                    "episodes": len(block),
+                }
+            )
+        ax.plot(labels, shares, marker="o", label=name)
+    ax.set_xlabel("rounds (schedule order within a domain)")
+    ax.set_ylabel("Exaggeration Top-1 share")
+    ax.set_title("Reputation scope")
+    ax.legend(frameon=False, fontsize=8)
+    return fig, rows
+
+
+def label_distribution(cells: Cells) -> Figure:
+    """Fig. 11: claim-reliability labels among purchase-grounded updates, by family."""
+    cell = cells["accountability"]["equal/local-rep"]
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    rows = []
+    series: dict[str, list[float]] = {label: [] for label in ("high", "mixed", "low")}
+    families = [p.value for p in Policy]
+    for family in families:
+        labels = Counter(
+            r["rep_label"] for r in cell.rows if r["rep_label"] and r["purchased_policy"] == family
+        )
+        total = sum(labels.values())
+        for label in series:
+            share = labels[label] / total if total else 0.0
+            series[label].append(share)
+            rows.append({"family": family, "label": label, "share": share, "updates": total})
+    _bars(ax, families, series)
+    ax.set_ylabel("share of updates")
+    ax.set_title("What the reputation memory learns (Local-12)")
+    return fig, rows
+
+
+def same_item(cells: Cells) -> Figure:
+    """Fig. 12: same-item comparisons at Top-1 and who wins them, rho 0.1 vs 1.0."""
+    overlap = cells["catalog-overlap"]
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    rows = []
+    for name, cell in overlap.items():
+        same = [r for r in cell.rows if r["same_item_top1"]]
+        rate = len(same) / max(len(cell.rows), 1)
+        wins = np.mean([r["top1_policy"] == "exaggeration" for r in same]) if same else 0.0
+        rows.append({"cell": name, "same_item_rate": rate, "exaggeration_wins": float(wins)})
+    _bars(
+        ax,
+        [r["cell"] for r in rows],
+        {
+            "same-item comparisons": [r["same_item_rate"] for r in rows],
+            "Exaggeration wins them": [r["exaggeration_wins"] for r in rows],
+        },
+    )
+    ax.set_title("Presentation competition under NoRep")
+    return fig, rows
+
+
+FIGURES: dict[str, tuple[str, Callable[[Cells], Figure]]] = {
+    "fig03_funnel": ("market-opening", funnel_by_condition),
+    "fig04_market_expansion": ("market-expansion", n_sweep),
+    "fig05_shortlist_capacity": ("shortlist-capacity", k_sweep),
+    "fig06_homogeneous_decisions": ("homogeneous-signaling", decision_composition),
+    "fig07_top1_by_family": ("accountability", top1_by_family),
+    "fig08_purchase_by_composition": ("accountability", purchase_by_composition),
+    "fig09_robustness": ("catalog-assignment", robustness),
+    "fig10_reputation_scope": ("reputation-scope", reputation_scope),
+    "fig11_label_distribution": ("accountability", label_distribution),
+    "fig12_same_item": ("catalog-overlap", same_item),
+}

@@ -1,0 +1,107 @@
+"""The report: figures and tables from the stores alone, and the HTML page in headless
+Chromium (no console errors, filters work, planted markup stays inert)."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from recmarket.cli import app
+from tests.data.test_domain import newest_first
+from tests.fixtures import meta, write_jsonl
+
+PLANT = (
+    '<script>document.body.dataset.pwned="1"</script>'
+    '<img src=x onerror="document.body.dataset.pwned=1">'
+)
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("report")
+    data = root / "data"
+    data.mkdir()
+    for domain in ("Tiny", "Other"):
+        items = [f"{domain[0]}{k:02d}" for k in range(40)]
+        reviews = []
+        for u in range(60):
+            reviews += newest_first(f"{domain}{u:03d}", items[u % 30 : u % 30 + 6])
+        write_jsonl(data / f"{domain}.jsonl", reviews)
+        write_jsonl(
+            data / f"meta_{domain}.jsonl", [meta(x, title=f"Widget {x} {PLANT}") for x in items]
+        )
+    spec = root / "tiny.toml"
+    spec.write_text(
+        f'name = "tiny"\ndescription = "planted titles"\nrequests = 24\n'
+        f'[base]\ndata = "{data}"\ndomains = ["Tiny", "Other"]\n'
+        '[[cells]]\nname = "no-rep"\nsettings = { condition = "no-rep" }\n'
+        '[[cells]]\nname = "local-rep"\nsettings = { condition = "local-rep" }\n'
+    )
+    result = CliRunner().invoke(app, ["reproduce", str(spec), "--out", str(root / "out")])
+    assert result.exit_code == 0, result.output
+    assert "report:" in result.stdout
+    return root / "out"
+
+
+def test_report_regenerates_from_the_stores_alone(report: Path) -> None:
+    html = (report / "report" / "report.html").read_text()
+    assert "<script>document" not in html.replace('<script type="application/json"', "")
+    assert "&lt;script&gt;" in html or "\\u003cscript>" in html
+    shutil.rmtree(report / "report")
+    result = CliRunner().invoke(app, ["report", str(report)])
+    assert result.exit_code == 0, result.output
+    assert (report / "report" / "report.html").is_file()
+    assert (report / "report" / "tables" / "cells.csv").read_text().count("\n") == 3
+
+
+def test_every_paper_figure_is_drawn_from_a_small_reproduce(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["reproduce", "--scale", "0.02", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    pngs = sorted(p.name for p in (tmp_path / "report" / "figures").glob("*.png"))
+    assert len(pngs) == 10 and len(list((tmp_path / "report" / "figures").glob("*.pdf"))) == 10
+    assert "data:image/png;base64" in (tmp_path / "report" / "report.html").read_text()
+
+
+def chromium_dom(page: Path, fragment: str, profile: Path) -> tuple[str, str]:
+    result = subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+            f"{page.as_uri()}#{fragment}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HOME": str(profile)},
+    )
+    return result.stdout, result.stderr
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (.ci/run installs it)")
+def test_the_page_in_headless_chromium(report: Path, tmp_path: Path) -> None:
+    page = report / "report" / "report.html"
+    everything, log = chromium_dom(page, "", tmp_path / "a")
+    assert 'data-listed="' in everything, "the explorer script did not run"
+    assert "Uncaught" not in log and "CONSOLE" not in log
+    listed = int(everything.split('data-listed="')[1].split('"')[0])
+    filtered, _ = chromium_dom(page, "domain=Other&open=1", tmp_path / "b")
+    fewer = int(filtered.split('data-listed="')[1].split('"')[0])
+    assert 0 < fewer < listed
+    assert "data-pwned" not in filtered and "data-pwned" not in everything  # inert
+    assert "&lt;script&gt;document.body.dataset.pwned" in filtered  # shown as text
