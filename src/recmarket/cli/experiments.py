@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from pathlib import Path
 from typing import Annotated
@@ -68,6 +69,10 @@ def reproduce(
     llm_cache: Annotated[Path | None, typer.Option("--llm-cache")] = None,
     replay: Annotated[bool, typer.Option("--replay")] = False,
     budget: Annotated[float | None, typer.Option("--budget")] = None,
+    workers: Annotated[
+        int,
+        typer.Option("--workers", min=0, help="processes running cells (default 0: one per core)"),
+    ] = 0,
 ) -> None:
     """Run named experiments over the domains, resumably (finished cells are skipped)."""
     with user_errors():
@@ -89,6 +94,7 @@ def reproduce(
                 replay=replay,
                 budget=budget,
                 llm_cache=llm_cache,
+                workers=workers or os.cpu_count() or 1,
             )
         by_experiment = defaultdict(list)
         for cell in cells:

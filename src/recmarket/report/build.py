@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +130,13 @@ def build_report(out_dirs: list[Path], target: Path) -> Path:
     for stem, (experiment, draw) in FIGURES.items():
         if experiment not in cells:
             continue
-        fig, rows = draw(cells)
+        try:
+            fig, rows = draw(cells)
+        except KeyError as missing:  # a custom spec under a built-in name, without a cell
+            body.append(
+                f"<p>{stem}: not drawn, the run has no cell {html.escape(str(missing))}</p>"
+            )
+            continue
         for suffix in (".png", ".pdf"):
             fig.savefig(figures / f"{stem}{suffix}", dpi=130, bbox_inches="tight")
         plt.close(fig)

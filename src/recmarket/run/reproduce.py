@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,14 @@ def plan(
     return cells, configs
 
 
+def _run_cell(job: tuple[str, str, dict[str, Any]]) -> int:
+    """One cell in a worker process (configs travel as JSON)."""
+    config_json, run_dir, options = job
+    cfg = RunConfig.model_validate_json(config_json)
+    run(cfg, Path(run_dir), **options).store.close()
+    return cfg.episodes.requests * len(cfg.domains)
+
+
 def reproduce(
     names: list[str],
     out: Path,
@@ -48,20 +57,26 @@ def reproduce(
     scale: float = 1.0,
     overrides: dict[str, Any] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    workers: int = 1,
     **run_options: Any,
 ) -> list[PlannedCell]:
+    """Run every unique cell (in ``workers`` processes; cells are independent)."""
     cells, configs = plan(names, out, scale, overrides)
     out.mkdir(parents=True, exist_ok=True)
     (out / "plan.json").write_text(json.dumps([asdict(c) for c in cells], indent=1))
     total = sum(cfg.episodes.requests * len(cfg.domains) for cfg in configs.values())
+    jobs = [(cfg.model_dump_json(), run_dir, run_options) for run_dir, cfg in configs.items()]
     done = 0
-    for run_dir, cfg in configs.items():
-        base = done
-
-        def tick(_: str, count: int, __: int, base: int = base) -> None:
+    if workers <= 1:
+        results: Any = map(_run_cell, jobs)
+        for episodes in results:
+            done += episodes
             if progress:
-                progress(base + count, total)
-
-        run(cfg, Path(run_dir), progress=tick, **run_options).store.close()
-        done += cfg.episodes.requests * len(cfg.domains)
+                progress(done, total)
+        return cells
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for episodes in pool.map(_run_cell, jobs):
+            done += episodes
+            if progress:
+                progress(done, total)
     return cells
