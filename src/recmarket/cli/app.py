@@ -3,6 +3,7 @@ options, and the translation of known failures into one clear line and exit code
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -73,6 +74,11 @@ def user_errors() -> Iterator[None]:
         yield
     except ValidationError as exc:
         fail(describe_validation_error(exc))
+    except sqlite3.Error as exc:  # what is committed stays; a rerun resumes from it
+        fail(
+            f"cannot write the run store ({exc}); is the disk full or the directory "
+            "read-only? Finished episodes are kept: rerun to resume"
+        )
     except (
         DataError,
         EmbedderUnavailable,

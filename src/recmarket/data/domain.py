@@ -94,7 +94,17 @@ def _users_with_at_least(users: np.ndarray, minimum: int) -> np.ndarray:
 def load_domain(files: DomainFiles, *, min_interactions: int = 5, strict: bool = False) -> Domain:
     review_issues = LoadIssues(files.reviews, strict)
     reviews = scan_reviews(files.reviews, review_issues)
+    if not len(reviews):
+        first = f"; first: {review_issues.examples[0]}" if review_issues.examples else ""
+        raise DataError(
+            f"{files.reviews}: no usable review line ({review_issues.skipped} "
+            f"skipped{first}); is this an Amazon Reviews'23 review file?"
+        )
     active = reviews.select(_users_with_at_least(reviews.user, min_interactions))
+    if not len(active):
+        raise DataError(
+            f"{files.reviews}: no eligible user: nobody has {min_interactions} usable reviews"
+        )
     wanted = set(np.unique(active.item).tolist())
 
     meta_issues = LoadIssues(files.meta, strict)

@@ -93,6 +93,12 @@ def sample_requests(domain: Domain, cfg: EpisodeConfig, seed: int) -> list[Reque
     """The domain's R requests, in global schedule order, with texts read from pass two."""
     index = index_episodes(domain, cfg)
     if len(index) < cfg.requests:
+        if not len(index):
+            raise DataError(
+                f"domain {domain.name}: no eligible user (none has {cfg.min_interactions} "
+                f"interactions with one rated >= {cfg.target_min_rating:g} among the last "
+                f"{cfg.max_interactions})"
+            )
         raise DataError(
             f"domain {domain.name}: {len(index)} eligible episodes, fewer than the "
             f"{cfg.requests} requests asked for; lower --requests or use a larger domain"
