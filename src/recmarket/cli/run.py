@@ -22,6 +22,7 @@ from recmarket.embedding.cache import default_cache_dir
 from recmarket.market.policies import Policy
 from recmarket.run.config_file import build_config, merge
 from recmarket.run.estimate import estimate as estimate_run
+from recmarket.run.runner import RunResult
 from recmarket.run.runner import run as run_cell
 
 # (flag, path in RunConfig): flags override the config file
@@ -257,6 +258,14 @@ def run(
             "with the same settings is resumed",
         ),
     ] = None,
+    executor: Annotated[
+        str,
+        typer.Option("--executor", help="local (default) or ray: reputation streams as Ray tasks"),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option("--address", help="an existing Ray cluster (default: start a local one)"),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
 ) -> None:
     """Run a market cell over the domains and print its stage-wise funnel."""
@@ -278,14 +287,22 @@ def run(
                 bar.update(task, completed=done, description=f"{cfg.condition} {name}")
 
             try:
-                result = run_cell(
-                    cfg,
-                    target,
-                    progress=progress,
-                    replay=replay,
-                    budget=budget,
-                    llm_cache=llm_cache,
-                )
+                if executor == "ray":
+                    from recmarket.run.executor import RayExecutor, run_distributed
+
+                    store = run_distributed(cfg, target, RayExecutor(address), progress=progress)
+                    result = RunResult(store, None)
+                elif executor == "local":
+                    result = run_cell(
+                        cfg,
+                        target,
+                        progress=progress,
+                        replay=replay,
+                        budget=budget,
+                        llm_cache=llm_cache,
+                    )
+                else:
+                    fail(f"--executor: {executor!r} is not local or ray")
             except BudgetExceeded as exc:
                 err.print(f"[yellow]stopped:[/yellow] {escape(str(exc))}")
                 raise typer.Exit(3) from None

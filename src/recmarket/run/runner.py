@@ -29,7 +29,7 @@ from recmarket.market.metrics import episode_metrics
 from recmarket.market.outcome import Outcome
 from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory, scope_key
-from recmarket.run.store import RunStore
+from recmarket.run.store import EpisodeRecord, RunStore
 
 # progress(domain, episodes done in this run so far, episodes in the whole run)
 Progress = Callable[[str, int, int], None]
@@ -76,6 +76,10 @@ class RunResult:
 
 def record(store: RunStore, outcome: Outcome) -> None:
     """Commit one finished episode: identity, metrics, reputation record, every call."""
+    store.write_episode(as_record(outcome))
+
+
+def as_record(outcome: Outcome) -> EpisodeRecord:
     request = outcome.request
     identity = {
         "domain": request.episode.domain,
@@ -87,11 +91,11 @@ def record(store: RunStore, outcome: Outcome) -> None:
         "condition": outcome.condition,
     }
     bought = outcome.purchased if outcome.record else None
-    store.write_episode(
+    return EpisodeRecord(
         identity,
-        episode_metrics(outcome),
+        episode_metrics(outcome).model_dump(),
         (bought.platform_id if bought else None, outcome.record.note if outcome.record else None),
-        [(c.role, c.input, c.output) for c in outcome.calls],
+        [(c.role, c.input.model_dump_json(), c.output.model_dump_json()) for c in outcome.calls],
     )
 
 

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from recmarket import __version__
-from recmarket.agents.contracts import Contract
 from recmarket.config import RunConfig
 from recmarket.market.metrics import EpisodeMetrics
 
@@ -43,8 +42,18 @@ class StoredCall:
     output: dict[str, Any]
 
 
-def _pack(model: Contract) -> bytes:
-    return zlib.compress(model.model_dump_json().encode(), 1)  # fast; ~4x smaller
+@dataclass(frozen=True)
+class EpisodeRecord:
+    """A finished episode as plain data: it can cross process and machine boundaries."""
+
+    identity: dict[str, Any]
+    metrics: dict[str, Any]
+    reputation: tuple[str | None, str | None]  # purchased platform and note, if recorded
+    calls: list[tuple[str, str, str]]  # (role, input JSON, output JSON), in order
+
+
+def _pack(text: str) -> bytes:
+    return zlib.compress(text.encode(), 1)  # fast; ~4x smaller
 
 
 def _unpack(blob: bytes) -> dict[str, Any]:
@@ -159,23 +168,19 @@ class RunStore:
     def transaction(self) -> RunStore._Transaction:
         return self._Transaction(self.db)
 
-    def write_episode(
-        self,
-        identity: dict[str, Any],
-        metrics: EpisodeMetrics,
-        reputation: tuple[str | None, str | None],
-        calls: list[tuple[str, Contract, Contract]],
-    ) -> None:
-        row = [identity[c] for c in IDENTITY] + [getattr(metrics, m) for m in METRICS]
-        row += list(reputation)
+    def write_episode(self, record: EpisodeRecord) -> None:
+        """One episode and its calls, in one transaction."""
+        row = [record.identity[c] for c in IDENTITY] + [record.metrics[m] for m in METRICS]
+        row += list(record.reputation)
         marks = ", ".join("?" * len(row))
+        domain, order = record.identity["domain"], record.identity["ord"]
         with self.transaction() as db:
             db.execute(f"INSERT INTO episodes VALUES ({marks})", row)
             db.executemany(
                 "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?)",
                 [
-                    (identity["domain"], identity["ord"], seq, role, _pack(i), _pack(o))
-                    for seq, (role, i, o) in enumerate(calls)
+                    (domain, order, seq, role, _pack(i), _pack(o))
+                    for seq, (role, i, o) in enumerate(record.calls)
                 ],
             )
 
