@@ -284,3 +284,52 @@ def test_killed_llm_run_resumes_without_repeating_calls_and_replays_offline(tmp_
         )
     assert missing.returncode == 2 and "--replay: no stored answer" in missing.stderr
     assert server.total == before
+
+
+def test_a_small_experiment_with_twenty_percent_llm_faults(tmp_path: Path) -> None:
+    """429s, 500s, hangs past the timeout and invalid JSON, each on 5% of calls, over every
+    cell of an experiment: it completes, every episode is stored, failures are counted."""
+    plan = FaultPlan(
+        rates={"rate_limit": 0.05, "server_error": 0.05, "hang": 0.05, "invalid_json": 0.05},
+        hang_seconds=0.8,
+        seed=11,
+    )
+    with FakeLLM(faults=plan) as server:
+        spec = tmp_path / "faulty.toml"
+        spec.write_text(f"""
+name = "faulty"
+description = "catalog overlap through a faulty endpoint"
+requests = 12
+[base.llm.models.m]
+name = "fake-model"
+base_url = "{server.base_url}"
+api_key_env = "{KEY_ENV}"
+timeout = 0.4
+[base.llm.roles]
+default = "m"
+[[cells]]
+name = "rho=0.1"
+settings = {{ condition = "no-rep", market = {{ rho = 0.1 }} }}
+[[cells]]
+name = "rho=1.0/local-rep"
+settings = {{ condition = "local-rep", market = {{ rho = 1.0 }} }}
+""")
+        result = CliRunner().invoke(
+            app,
+            [
+                "reproduce",
+                str(spec),
+                "--out",
+                str(tmp_path / "r"),
+                "--workers",
+                "1",
+                "--llm-cache",
+                str(tmp_path / "s.sqlite"),
+            ],
+        )
+        assert result.exit_code == 0, result.output
+        assert max(server.attempts.values()) > 1  # faults were met and retried
+    assert "role failures" in result.stdout
+    for store in (tmp_path / "r" / "cells").glob("*/run.sqlite"):
+        with sqlite3.connect(store) as db:
+            assert db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 36

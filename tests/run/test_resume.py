@@ -1,4 +1,5 @@
-"""A run killed with SIGKILL at any point resumes to exactly the records of a clean run."""
+"""Runs and reproduces killed with SIGKILL at many points, one of them inside a store
+write, resume to exactly the records of an uninterrupted run."""
 
 import os
 import signal
@@ -8,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-ARGS = [
+RUN = [
     "run",
     "--condition",
     "local-rep",
@@ -20,46 +21,94 @@ ARGS = [
     "9",
     "--json",
 ]
+REPRODUCE = [
+    "reproduce",
+    "catalog-overlap",
+    "shortlist-capacity",
+    "--scale",
+    "0.25",
+    "--workers",
+    "1",
+]
 
 
-def command(out: Path) -> list[str]:
-    return [sys.executable, "-m", "recmarket", *ARGS, "--out", str(out)]
+def command(args: list[str], out: Path) -> list[str]:
+    return [sys.executable, "-m", "recmarket", *args, "--out", str(out)]
+
+
+def stores(out: Path) -> list[Path]:
+    return sorted(out.rglob("run.sqlite"))
 
 
 def finished_episodes(out: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{out / 'run.sqlite'}?mode=ro", uri=True, timeout=1) as db:
-            return db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
-    except sqlite3.Error:
-        return 0
+    total = 0
+    for path in stores(out):
+        try:
+            with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1) as db:
+                total += db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
+        except sqlite3.Error:
+            pass
+    return total
 
 
-def dump(out: Path) -> tuple[list, list]:
-    with sqlite3.connect(out / "run.sqlite") as db:
-        episodes = db.execute("SELECT * FROM episodes ORDER BY domain, ord").fetchall()
-        calls = db.execute("SELECT * FROM calls ORDER BY domain, ord, seq").fetchall()
-    return episodes, calls
+def writing(out: Path) -> bool:
+    """Is a writer inside a transaction right now (holding the write lock)?"""
+    for path in stores(out):
+        try:
+            db = sqlite3.connect(path, timeout=0, isolation_level=None)
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("ROLLBACK")
+            finally:
+                db.close()
+        except sqlite3.OperationalError:
+            return True
+    return False
 
 
-def test_kill_nine_at_several_points_then_resume_equals_a_clean_run(tmp_path: Path) -> None:
+def dump(out: Path) -> dict[str, tuple[list, list]]:
+    result = {}
+    for path in stores(out):
+        with sqlite3.connect(path) as db:
+            result[str(path.relative_to(out))] = (
+                db.execute("SELECT * FROM episodes ORDER BY domain, ord").fetchall(),
+                db.execute("SELECT * FROM calls ORDER BY domain, ord, seq").fetchall(),
+            )
+    return result
+
+
+def kill_and_resume(args: list[str], tmp_path: Path, thresholds: tuple[int, ...]) -> None:
     env = dict(os.environ, RECMARKET_CACHE=str(tmp_path / "cache"))
     clean, killed = tmp_path / "clean", tmp_path / "killed"
-    subprocess.run(command(clean), check=True, capture_output=True, env=env)
-    kills = 0
-    for threshold in (1, 150, 400):
+    subprocess.run(command(args, clean), check=True, capture_output=True, env=env)
+    kills, during_write = 0, False
+    for i, threshold in enumerate(thresholds):
         proc = subprocess.Popen(
-            command(killed), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+            command(args, killed), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
         )
         deadline = time.monotonic() + 120
         while finished_episodes(killed) < threshold and proc.poll() is None:
             assert time.monotonic() < deadline
             time.sleep(0.002)
+        if i == len(thresholds) // 2:  # this time, wait until a write is under way
+            while proc.poll() is None and time.monotonic() < deadline:
+                if writing(killed):
+                    during_write = True
+                    break
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
         proc.wait()
-    assert kills >= 2, "the run finished before it could be killed"
-    assert finished_episodes(killed) < 600
-    result = subprocess.run(command(killed), capture_output=True, text=True, env=env)
+    assert kills >= 5, f"only {kills} kills landed before the run finished"
+    assert during_write, "no kill landed inside a store write"
+    result = subprocess.run(command(args, killed), capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr
     assert dump(killed) == dump(clean)
+
+
+def test_run_killed_at_six_points_resumes_to_the_clean_records(tmp_path: Path) -> None:
+    kill_and_resume(RUN, tmp_path, (1, 80, 170, 260, 350, 440))
+
+
+def test_reproduce_killed_at_five_points_resumes_to_the_clean_records(tmp_path: Path) -> None:
+    kill_and_resume(REPRODUCE, tmp_path, (1, 200, 400, 600, 800))

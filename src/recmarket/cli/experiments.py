@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Annotated
 
@@ -108,13 +108,17 @@ def reproduce(
             "top-1",
             "purchased",
             "Exaggeration top-1",
+            "episodes",
+            "role failures",
         ):
             table.add_column(col, justify="left" if col in ("experiment", "cell") else "right")
         for experiment, members in by_experiment.items():
             for cell in members:
                 store = RunStore.read(Path(cell.run_dir))
-                m = funnel(store.episodes())["macro"]
+                rows = store.episodes()
                 store.close()
+                m = funnel(rows)["macro"]
+                failed = Counter(r["failed_role"] for r in rows if r["failed_role"])
                 table.add_row(
                     experiment,
                     cell.cell,
@@ -123,6 +127,8 @@ def reproduce(
                     f"{m['target_top1']:.1%}",
                     f"{m['target_purchased']:.1%}",
                     f"{m['top1_share_by_policy']['exaggeration']:.1%}",
+                    f"{len(rows):,}",
+                    ", ".join(f"{k} {v}" for k, v in sorted(failed.items())) or "0",
                 )
     out.print(table)
     from recmarket.report.build import build_report
