@@ -18,9 +18,7 @@ from recmarket.agents.llm.prompts import render
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.embedding import load_embedder
-from recmarket.market.protocol import Round
-from recmarket.market.reputation import ReputationMemory
-from recmarket.run.runner import prepare
+from recmarket.run.runner import cell_round, prepare
 
 CHARS_PER_TOKEN = 4
 COMPLETION_TOKENS = {
@@ -51,19 +49,7 @@ def estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> list[RoleEsti
     played = 0
     for name in cfg.domains:
         prepared = prepare(cfg, name, embedder, cache_dir)
-        memory = (
-            ReputationMemory(cfg.market.memory_window, cfg.reputation_scope)
-            if cfg.condition == "local-rep"
-            else None
-        )
-        round_ = Round(
-            prepared.market,
-            offline_agents(cfg.agents),
-            embedder,
-            cfg.condition,
-            memory,
-            cfg.market.long_term_weight,
-        )
+        round_ = cell_round(cfg, prepared, offline_agents(cfg.agents), embedder)
         for request in prepared.requests[:sample]:
             outcome = asyncio.run(round_.play(request))
             played += 1

@@ -22,9 +22,7 @@ from recmarket.agents.contracts import ReputationRecord
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.embedding import load_embedder
-from recmarket.market.protocol import Round
-from recmarket.market.reputation import ReputationMemory
-from recmarket.run.runner import PreparedDomain, as_record, prepare, streams
+from recmarket.run.runner import PreparedDomain, as_record, cell_round, prepare, streams
 from recmarket.run.store import EpisodeRecord, RunStore
 
 CHUNK = 60  # independent episodes per unit when there is no reputation
@@ -50,21 +48,12 @@ def play_unit(unit: WorkUnit) -> list[EpisodeRecord]:
         _PREPARED[key] = prepare(cfg, unit.domain, embedder, Path(unit.cache_dir))
     prepared = _PREPARED[key]
     by_order = {r.order: r for r in prepared.requests}
-    memory = None
-    if cfg.condition == "local-rep":
-        memory = ReputationMemory(cfg.market.memory_window, cfg.reputation_scope)
-        for order, platform, label, note in unit.history:
-            memory.append(
-                by_order[order], platform, ReputationRecord(claim_reliability=label, note=note)
-            )
-    round_ = Round(
-        prepared.market,
-        offline_agents(cfg.agents),
-        embedder,
-        cfg.condition,
-        memory,
-        cfg.market.long_term_weight,
-    )
+    round_ = cell_round(cfg, prepared, offline_agents(cfg.agents), embedder)
+    for order, platform, label, note in unit.history:
+        assert round_.memory is not None
+        round_.memory.append(
+            by_order[order], platform, ReputationRecord(claim_reliability=label, note=note)
+        )
 
     async def play_all() -> list[EpisodeRecord]:
         return [as_record(await round_.play(by_order[o])) for o in unit.orders]

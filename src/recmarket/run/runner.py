@@ -51,6 +51,18 @@ def prepare(
     return PreparedDomain(build_market(domain, requests, vectors, cfg.market, cfg.seed), requests)
 
 
+def cell_round(
+    cfg: RunConfig, prepared: PreparedDomain, agents: Agents, embedder: Embedder
+) -> Round:
+    """The round protocol of a cell on a domain, with an empty memory under LocalRep."""
+    memory = None
+    if cfg.condition == "local-rep":
+        memory = ReputationMemory(cfg.market.memory_window, cfg.reputation_scope)
+    return Round(
+        prepared.market, agents, embedder, cfg.condition, memory, cfg.market.long_term_weight
+    )
+
+
 def replay_reputation(
     store: RunStore, domain: str, requests: list[Request], memory: ReputationMemory
 ) -> None:
@@ -127,16 +139,12 @@ async def play_domain(
     interleaving: every draw is keyed by the episode, and streams share no state.
     """
     name = prepared.market.domain.name
-    memory = None
-    if cfg.condition == "local-rep":
-        memory = ReputationMemory(cfg.market.memory_window, cfg.reputation_scope)
-        replay_reputation(store, name, prepared.requests, memory)
+    round_ = cell_round(cfg, prepared, agents, embedder)
+    if round_.memory is not None:
+        replay_reputation(store, name, prepared.requests, round_.memory)
     done = store.done(name)
     for _ in done:
         tick()
-    round_ = Round(
-        prepared.market, agents, embedder, cfg.condition, memory, cfg.market.long_term_weight
-    )
     pending = [r for r in prepared.requests if r.order not in done]
     loop = asyncio.get_running_loop()
     ready: dict[int, asyncio.Future[Outcome]] = {r.order: loop.create_future() for r in pending}
