@@ -11,15 +11,16 @@ from rich.table import Table
 
 from recmarket.cli.app import DataDir, Strict, app, out, user_errors
 from recmarket.cli.data import report_skips
-from recmarket.config import EmbedderConfig, EpisodeConfig, MarketConfig
+from recmarket.config import EmbedderConfig, EpisodeConfig, MarketConfig, RunConfig
 from recmarket.data import BUNDLED_DATA_DIR
-from recmarket.data.domain import domain_files, find_domains, load_domain
-from recmarket.data.episodes import index_episodes, sample_requests
+from recmarket.data.domain import find_domains
+from recmarket.data.episodes import index_episodes
 from recmarket.data.raw import DataError
 from recmarket.embedding import load_embedder
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.market.access import analytic_access, simulate_access
-from recmarket.market.build import build_market, item_vectors, market_access
+from recmarket.market.build import market_access
+from recmarket.run.runner import prepare
 
 
 @app.command("access-check")
@@ -92,7 +93,14 @@ def build(
             composition=composition,
             rotation=rotation,
         )
-        model = load_embedder(EmbedderConfig(kind=embedder))
+        cfg = RunConfig(
+            data=data,
+            seed=seed,
+            market=market_cfg,
+            episodes=episode_cfg,
+            embedder=EmbedderConfig(kind=embedder),
+        )
+        model = load_embedder(cfg.embedder)
         names = domains or [f.name for f in find_domains(data)]
         if not names:
             raise DataError(f"{data}: no domain found")
@@ -113,15 +121,9 @@ def build(
         ):
             table.add_column(col, justify="left" if col == "domain" else "right")
         for name in names:
-            domain = load_domain(
-                domain_files(data, name),
-                min_interactions=episode_cfg.min_interactions,
-                strict=strict,
-            )
+            prepared = prepare(cfg, name, model, cache_dir or default_cache_dir(), strict=strict)
+            market, reqs, domain = prepared.market, prepared.requests, prepared.market.domain
             report_skips(name, domain.report.examples, domain.report.lines_skipped)
-            reqs = sample_requests(domain, episode_cfg, seed)
-            vectors = item_vectors(domain, model, cache_dir or default_cache_dir())
-            market = build_market(domain, reqs, vectors, market_cfg, seed)
             access = market_access(market)
             sizes = market.catalogs.sizes()
             per_profile = Counter(r.profile for r in reqs)

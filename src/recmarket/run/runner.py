@@ -42,10 +42,13 @@ class PreparedDomain:
 
 
 def prepare(
-    cfg: RunConfig, name: str, embedder: Embedder, cache_dir: Path | None
+    cfg: RunConfig, name: str, embedder: Embedder, cache_dir: Path | None, strict: bool = False
 ) -> PreparedDomain:
+    """A domain loaded, its requests sampled, its items embedded, its market built."""
     data = cfg.data or BUNDLED_DATA_DIR
-    domain = load_domain(domain_files(data, name), min_interactions=cfg.episodes.min_interactions)
+    domain = load_domain(
+        domain_files(data, name), min_interactions=cfg.episodes.min_interactions, strict=strict
+    )
     requests = sample_requests(domain, cfg.episodes, cfg.seed)
     vectors = item_vectors(domain, embedder, cache_dir)
     return PreparedDomain(build_market(domain, requests, vectors, cfg.market, cfg.seed), requests)

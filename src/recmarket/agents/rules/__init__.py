@@ -1,5 +1,6 @@
 """The offline behavioural backend: every role answered by a transparent rule model."""
 
+from recmarket.agents.roles import Agents
 from recmarket.agents.rules.agent import RuleNeedStructurer, RuleRanker, RuleUpdater
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.agents.rules.platform import RuleExplainer
@@ -8,10 +9,8 @@ from recmarket.agents.rules.user import RuleDecision, RuleQueryGenerator, RuleRe
 __all__ = ["offline_agents"]
 
 
-def offline_agents(params: OfflineParams | None = None):
+def offline_agents(params: OfflineParams | None = None) -> Agents:
     """The seven roles, all answered by rules."""
-    from recmarket.agents.roles import Agents
-
     params = params or OfflineParams()
     return Agents(
         query=RuleQueryGenerator(params.query),
