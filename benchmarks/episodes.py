@@ -50,7 +50,9 @@ def main() -> None:
         store = RunStore.open(Path(tmp) / "run", cfg)
         start = time.perf_counter()
         asyncio.run(
-            play_domain(cfg, store, prepared, offline_agents(cfg.agents), embedder, lambda: None)
+            play_domain(
+                cfg, store, prepared, offline_agents(embedder, cfg.agents), embedder, lambda: None
+            )
         )
         seconds = time.perf_counter() - start
         store.close()

@@ -47,9 +47,11 @@ def main() -> None:
         print(f"{label}: {seconds:.1f} s, {episodes / seconds:,.0f} episodes/s")
     per_unit = timings["local work units"] / len(units)
     per_episode = timings["local work units"] / episodes
-    print(f"{len(units)} units (streams) of up to {longest} episodes; {per_unit * 1000:.0f} ms "
-          f"per unit, {per_episode * 1000:.2f} ms per episode; critical path of one cell "
-          f"~ {longest * per_episode:.2f} s plus one domain load")
+    print(
+        f"{len(units)} units (streams) of up to {longest} episodes; {per_unit * 1000:.0f} ms "
+        f"per unit, {per_episode * 1000:.2f} ms per episode; critical path of one cell "
+        f"~ {longest * per_episode:.2f} s plus one domain load"
+    )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from recmarket.agents.llm.config import OPERATIONAL, LLMConfig
 from recmarket.agents.rules.params import OfflineParams
+from recmarket.embedding.settings import EmbedderConfig
 from recmarket.market.policies import Policy, assign_policies, check_composition
 
 
@@ -92,15 +93,6 @@ class MarketConfig(_Config):
     def policies(self) -> tuple[Policy, ...]:
         """The policy attached to each platform id P1..PN."""
         return assign_policies(self.composition, self.n_platforms)
-
-
-class EmbedderConfig(_Config):
-    """Which dense retriever embeds needs and items."""
-
-    kind: Literal["minilm-m2v", "bge"] = "minilm-m2v"
-    bge_model: str = Field(
-        "BAAI/bge-base-en-v1.5", description="sentence-transformers name or local path"
-    )
 
 
 DEFAULT_DOMAINS = ("Musical_Instruments", "Video_Games", "Sports_and_Outdoors")

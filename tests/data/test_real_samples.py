@@ -15,33 +15,12 @@ from recmarket.data.domain import domain_files, load_domain
 from recmarket.data.episodes import index_episodes, sample_requests
 from recmarket.data.raw import LoadIssues
 from recmarket.data.reviews import scan_reviews
+from recmarket.data.samples import reshape_bitrecs
 from tests.fixtures import meta, write_jsonl
 
 
 def official_pair(sample: Path, out: Path, name: str) -> Path:
-    """Re-shape a bitrecs sample (a JSON array of reviews with nested metadata) into the
-    official pair of raw files, keeping every review field as it is."""
-    rows = json.loads(sample.read_text())
-    metas = {}
-    for row in rows:
-        m = row.pop("metadata")
-        metas.setdefault(
-            row["parent_asin"],
-            {
-                "parent_asin": row["parent_asin"],
-                "title": m["title"],
-                "price": m["price"],
-                "main_category": m["main_category"],
-                "store": m["store"],
-                "description": [],
-                "features": [],
-                "categories": [],
-            },
-        )
-    out.mkdir(exist_ok=True)
-    write_jsonl(out / f"{name}.jsonl", rows)
-    write_jsonl(out / f"meta_{name}.jsonl.gz", metas.values(), gz=True)
-    return out
+    return reshape_bitrecs(sample, out, name)
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,7 @@ DEFAULT = MarketConfig()
 def play(setup, condition, cfg=DEFAULT, memory=None, n=120):
     domain, requests, vectors, embedder = setup
     market = build_market(domain, requests, vectors, cfg, seed=3)
-    rnd = Round(market, offline_agents(), embedder, condition, memory)
+    rnd = Round(market, offline_agents(embedder), embedder, condition, memory)
 
     async def all_():
         return [await rnd.play(r) for r in requests[:n]]

@@ -4,6 +4,6 @@
 with the cell's settings as columns.
 """
 
-from recmarket.analysis.frame import episodes_frame
+from recmarket.analysis.frame import calls_frame, episodes_frame
 
-__all__ = ["episodes_frame"]
+__all__ = ["calls_frame", "episodes_frame"]

@@ -1,7 +1,8 @@
-"""Episodes of one or many runs as a pandas DataFrame, with each cell's settings attached."""
+"""Episodes and role calls of one or many runs as pandas DataFrames, for analysis and audit."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -35,3 +36,29 @@ def episodes_frame(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
             frame[column] = value
         frames.append(frame)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def calls_frame(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
+    """Every role call of the runs, one row each: which episode, which role, in what order,
+    and its typed input and output as JSON text, so queries, explanations, reasons, reviews
+    and labels can be audited with ordinary table tools."""
+    rows = []
+    for run_dir in run_dirs:
+        store = RunStore.read(Path(run_dir))
+        episode_ids = {(e["domain"], e["ord"]): e["episode_id"] for e in store.episodes()}
+        for domain, order, call in store.all_calls():
+            rows.append(
+                {
+                    "run_dir": str(run_dir),
+                    "domain": domain,
+                    "ord": order,
+                    "episode_id": episode_ids.get((domain, order)),
+                    "seq": call.seq,
+                    "role": call.role,
+                    "input": json.dumps(call.input, ensure_ascii=False),
+                    "output": json.dumps(call.output, ensure_ascii=False),
+                }
+            )
+        store.close()
+    columns = ["run_dir", "domain", "ord", "episode_id", "seq", "role", "input", "output"]
+    return pd.DataFrame(rows, columns=columns)

@@ -11,6 +11,7 @@ from recmarket.market.policies import Policy
 
 RATES = {
     "target_present": "target_present",
+    "target_best_fit": "target_best_fit",
     "target_shortlisted": "target_shortlisted",
     "target_top1": "target_top1",
     "target_purchased": "target_purchased",

@@ -60,17 +60,25 @@ def export(
     run_dirs: Annotated[list[Path], typer.Argument(help="one or more run directories")],
     fmt: Annotated[str, typer.Option("--format", help="parquet or csv")] = "parquet",
     target: Annotated[Path | None, typer.Option("--out", help="output file")] = None,
+    calls: Annotated[
+        bool,
+        typer.Option(
+            "--calls", help="write every role call (input and output JSON) instead of episodes"
+        ),
+    ] = False,
 ) -> None:
-    """Write every episode of the runs, with their settings, as Parquet or CSV."""
-    from recmarket.analysis.frame import episodes_frame
+    """Write every episode of the runs, with their settings (or, with --calls, every role
+    call), as Parquet or CSV."""
+    from recmarket.analysis.frame import calls_frame, episodes_frame
 
     if fmt not in ("parquet", "csv"):
         fail(f"--format: {fmt!r} is not parquet or csv")
+    what = "calls" if calls else "episodes"
     with user_errors():
-        frame = episodes_frame(run_dirs)
-        path = target or run_dirs[0] / f"episodes.{fmt}"
+        frame = (calls_frame if calls else episodes_frame)(run_dirs)
+        path = target or run_dirs[0] / f"{what}.{fmt}"
         if fmt == "parquet":
             frame.to_parquet(path, index=False)
         else:
             frame.to_csv(path, index=False)
-    out.print(f"{len(frame):,} episodes -> {path}")
+    out.print(f"{len(frame):,} {what} -> {path}")

@@ -15,7 +15,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from recmarket.config import EmbedderConfig
+from recmarket.embedding.settings import EmbedderConfig
 
 BUNDLED_MODEL = Path(__file__).resolve().parent / "minilm_m2v"
 

@@ -10,6 +10,7 @@ class EpisodeMetrics(Contract):
     target_present: bool  # the target is among the submitted candidates (the pool)
     target_copies: int  # how many submitted candidates are the target
     pool_size: int
+    target_best_fit: bool  # present and strictly the best noiseless judged fit to the need
     target_shortlisted: bool  # shown to the user (shortlist, or the entered platform's J)
     target_top1: bool
     target_purchased: bool
@@ -36,6 +37,7 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
         target_present=copies > 0,
         target_copies=copies,
         pool_size=len(outcome.pool),
+        target_best_fit=outcome.target_best_fit,
         target_shortlisted=any(p.item_index == target for p in outcome.shown),
         target_top1=top1 is not None and top1.item_index == target,
         target_purchased=bought is not None and bought.item_index == target,

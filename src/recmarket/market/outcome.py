@@ -53,6 +53,7 @@ class Outcome:
     decision: Decision | None = None
     record: ReputationRecord | None = None
     calls: list[Call] = field(default_factory=list)
+    target_best_fit: bool = False  # set with the pool: see Round.target_best_fit
     failed_role: str | None = None
     failure: str | None = None
 

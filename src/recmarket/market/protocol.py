@@ -43,6 +43,7 @@ from recmarket.agents.contracts import (
 from recmarket.agents.roles import Agents
 from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
+from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.outcome import Call, Condition, Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
@@ -178,8 +179,22 @@ class Round:
             o.fail(failure)
             return
         o.pool = list(explained)
+        o.target_best_fit = self.target_best_fit(o)
         if self.condition == "platform-centric":
             o.shown = list(explained)
+
+    def target_best_fit(self, o: Outcome) -> bool:
+        """Whether the target is in the pool and strictly the closest item to the need by
+        noiseless judged fit (the embedder's cosine of the current need and the visible
+        title and category): how identifiable the request makes its target."""
+        items = list(dict.fromkeys(p.item_index for p in o.pool))
+        if o.target not in items or o.need is None:
+            return False
+        shown = [self.market.domain.items[i].evidence for i in items]
+        views = [visible_text(e.title, e.category) for e in shown]
+        fits = similarity_for(self.embedder).to_each(o.need.current_need, views)
+        target = items.index(o.target)
+        return bool(all(fits[target] > f for i, f in enumerate(fits) if i != target))
 
     async def _explain(
         self,

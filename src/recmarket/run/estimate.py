@@ -49,7 +49,7 @@ def estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> list[RoleEsti
     played = 0
     for name in cfg.domains:
         prepared = prepare(cfg, name, embedder, cache_dir)
-        round_ = cell_round(cfg, prepared, offline_agents(cfg.agents), embedder)
+        round_ = cell_round(cfg, prepared, offline_agents(embedder, cfg.agents), embedder)
         for request in prepared.requests[:sample]:
             outcome = asyncio.run(round_.play(request))
             played += 1

@@ -48,7 +48,7 @@ def play_unit(unit: WorkUnit) -> list[EpisodeRecord]:
         _PREPARED[key] = prepare(cfg, unit.domain, embedder, Path(unit.cache_dir))
     prepared = _PREPARED[key]
     by_order = {r.order: r for r in prepared.requests}
-    round_ = cell_round(cfg, prepared, offline_agents(cfg.agents), embedder)
+    round_ = cell_round(cfg, prepared, offline_agents(embedder, cfg.agents), embedder)
     for order, platform, label, note in unit.history:
         assert round_.memory is not None
         round_.memory.append(

@@ -195,12 +195,12 @@ def run(
     store = RunStore.open(out_dir, cfg)
     cache = cache_dir or default_cache_dir()
     backend = None
-    agents = agents or offline_agents(cfg.agents)
+    embedder = load_embedder(cfg.embedder)
+    agents = agents or offline_agents(embedder, cfg.agents)
     if cfg.llm is not None and cfg.llm.models:
         shared = llm_cache if llm_cache is not None else cache / "llm-calls.sqlite"
         backend = LLMBackend(cfg.llm, [store.path, shared], replay=replay, budget=budget)
         agents = backend.agents(agents)
-    embedder = load_embedder(cfg.embedder)
     total = cfg.episodes.requests * len(cfg.domains)
     count = 0
 

@@ -24,7 +24,7 @@ from recmarket.config import RunConfig
 from recmarket.market.metrics import EpisodeMetrics
 
 STORE_NAME = "run.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: episodes.target_best_fit
 IDENTITY = ("domain", "ord", "episode_id", "sim_user", "round", "profile", "condition")
 REPUTATION = ("rep_platform", "rep_note")
 METRICS = tuple(EpisodeMetrics.model_fields)
@@ -101,6 +101,12 @@ class RunStore:
         manifest = store.manifest()
         if not manifest:
             store._write_manifest(config)
+        elif manifest.get("schema") != str(SCHEMA_VERSION):
+            store.close()
+            raise RunConflict(
+                f"{out_dir} holds a run store of schema {manifest.get('schema')} made by an "
+                f"older recmarket (this one writes schema {SCHEMA_VERSION}); choose another --out"
+            )
         elif manifest["config_hash"] != config.digest():
             old = json.loads(manifest["config"])
             diffs = _differences(old, json.loads(config.model_dump_json()))
@@ -206,6 +212,13 @@ class RunStore:
             (domain, order),
         ):
             yield StoredCall(seq, role, _unpack(i), _unpack(o))
+
+    def all_calls(self) -> Iterator[tuple[str, int, StoredCall]]:
+        """Every role call of the run as (domain, order, call), in episode and call order."""
+        for domain, order, seq, role, i, o in self.db.execute(
+            "SELECT domain, ord, seq, role, input, output FROM calls ORDER BY domain, ord, seq"
+        ):
+            yield domain, order, StoredCall(seq, role, _unpack(i), _unpack(o))
 
     def close(self) -> None:
         self.db.close()

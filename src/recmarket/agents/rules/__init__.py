@@ -1,23 +1,30 @@
-"""The offline behavioural backend: every role answered by a transparent rule model."""
+"""The offline behavioural backend: every role answered by a documented stochastic model."""
+
+from __future__ import annotations
 
 from recmarket.agents.roles import Agents
 from recmarket.agents.rules.agent import RuleNeedStructurer, RuleRanker, RuleUpdater
+from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.agents.rules.platform import RuleExplainer
-from recmarket.agents.rules.user import RuleDecision, RuleQueryGenerator, RuleReview
+from recmarket.agents.rules.query import RuleQueryGenerator
+from recmarket.agents.rules.user import RuleDecision, RuleReview
+from recmarket.embedding import Embedder
 
 __all__ = ["offline_agents"]
 
 
-def offline_agents(params: OfflineParams | None = None) -> Agents:
-    """The seven roles, all answered by rules."""
+def offline_agents(embedder: Embedder, params: OfflineParams | None = None) -> Agents:
+    """The seven roles, all answered offline; fit and closeness are judged with the run's
+    embedder."""
     params = params or OfflineParams()
+    judge = Judge.of(embedder, params.scale)
     return Agents(
         query=RuleQueryGenerator(params.query),
         need=RuleNeedStructurer(),
-        explain=RuleExplainer(),
-        shortlist=RuleRanker(params.ranker),
-        decide=RuleDecision(params.decision),
-        review=RuleReview(params.review),
-        update=RuleUpdater(),
+        explain=RuleExplainer(judge, params.platform),
+        shortlist=RuleRanker(judge, params.ranker),
+        decide=RuleDecision(judge, params.decision),
+        review=RuleReview(judge, params.review),
+        update=RuleUpdater(params.scale, params.update),
     )

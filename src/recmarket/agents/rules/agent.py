@@ -8,11 +8,12 @@ platforms' claim-reliability records.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from recmarket.agents.contracts import (
+    CandidateView,
     NeedInput,
     RankedItem,
     ReputationRecord,
@@ -21,22 +22,11 @@ from recmarket.agents.contracts import (
     StructuredNeed,
     UpdateInput,
 )
-from recmarket.agents.rules.params import RankerParams
-from recmarket.agents.rules.text import (
-    CONFIRMATION_CUES,
-    CONTRADICTION_CUES,
-    DISCLOSURE_CUES,
-    GAP_CUES,
-    assertiveness,
-    comparative_fit,
-    confidence,
-    count_cues,
-    ordered_terms,
-    short_title,
-    terms,
-    title_parts,
-    words,
-)
+from recmarket.agents.rules import lexicon
+from recmarket.agents.rules.judgement import Judge
+from recmarket.agents.rules.params import RankerParams, ScaleParams, UpdaterParams
+from recmarket.agents.rules.text import ordered_terms, short_title, title_parts, words
+from recmarket.embedding.similarity import visible_text
 
 
 @dataclass(frozen=True)
@@ -58,116 +48,105 @@ class RuleNeedStructurer:
         return StructuredNeed(long_term_need=words(long_term, 30), current_need=current)
 
 
-def reliability(records: tuple[ReputationRecord, ...], p: RankerParams) -> float:
-    """Posterior mean claim reliability: the prior counts as ``prior_strength`` records."""
-    total = sum(p.label_scores[r.claim_reliability] for r in records)
-    return (p.prior_strength * p.prior_reliability + total) / (p.prior_strength + len(records))
+def credibility(records: tuple[ReputationRecord, ...], overstated: bool, p: RankerParams) -> float:
+    """How much of a claim's distance from the evidence to believe, given the platform's
+    records, in the claim's own direction.
+
+    A claim above the evidence is believed as far as past claims held up: each label says
+    how much of an excess survived the buyer's experience. A claim below the evidence (a
+    hedge) is believed unless the records say the platform's items kept turning out better
+    than it claimed. Both start from the prior, worth ``prior_records`` records; a record
+    never moves a candidate by itself, only through the distance its claim keeps from the
+    evidence (Appendix C: reputation is a claim-calibration tool, never a platform score).
+    """
+    if overstated:
+        held = sum(p.label_credibility[r.claim_reliability] for r in records)
+    else:
+        held = sum(lexicon.read_direction(r.note) != "under" for r in records)
+    return (p.prior_records * p.credence + held) / (p.prior_records + len(records))
 
 
-def trust(records: tuple[ReputationRecord, ...], p: RankerParams) -> float:
-    """How far to believe a platform's confident wording: 1 with no records (the prior), 0 at
-    the pivot reliability, below it down to -scepticism; never above 1, so a good record is
-    no bonus, and a bad one weighs only on confident claims."""
-    scaled = (reliability(records, p) - p.reliability_pivot) / (
-        p.prior_reliability - p.reliability_pivot
-    )
-    return float(np.clip(scaled, -p.scepticism, 1.0))
+@dataclass(frozen=True)
+class Judged:
+    candidate: CandidateView
+    value: float  # evidence-calibrated value: judged fit plus the believed claim distance
+    belief: float | None  # credibility applied, when the platform has records
 
 
 @dataclass(frozen=True)
 class RuleRanker:
-    """Scores each candidate by need coverage of its visible fields, plus the explanation's
-    wording confidence (weighted by trust in the platform when records exist), minus
-    perceived fit lost to disclosed limitations, plus Gumbel judgement noise; ranks the
-    best K with a reason each."""
+    """Values each candidate by its judged fit (the embedder's closeness of the need to the
+    visible title and category, with judgement noise) plus the believed part of its claim's
+    distance from that fit; ranks products, not proposals: a product offered by several
+    platforms takes one place, by its best offer, and copies fill the shortlist only when
+    there are fewer distinct products than K."""
 
-    params: RankerParams = field(default_factory=RankerParams)
+    judge: Judge
+    params: RankerParams
+
+    def judged(self, inp: ShortlistInput, gen: np.random.Generator) -> list[Judged]:
+        p = self.params
+        views = [visible_text(c.title, c.category) for c in inp.candidates]
+        fits = self.judge.fit(inp.need.current_need, views)
+        fits = fits + gen.normal(0, p.fit_noise, len(fits))
+        out = []
+        for c, fit in zip(inp.candidates, fits, strict=True):
+            claim = lexicon.CLAIM.read(c.explanation)
+            distance = 0.0 if claim is None else claim - min(max(float(fit), 0.0), 1.0)
+            records = inp.histories.get(c.platform_id, ()) if inp.histories is not None else ()
+            belief = credibility(records, distance > 0, p)
+            out.append(Judged(c, float(fit) + belief * distance, belief if records else None))
+        return out
 
     async def __call__(self, inp: ShortlistInput, seed: int) -> Shortlist:
-        p = self.params
-        current, long_term = terms(inp.need.current_need), terms(inp.need.long_term_need)
-        noise = np.random.default_rng(seed).gumbel(size=len(inp.candidates)) * p.noise
-        shown = [terms(f"{c.title} {c.category}") for c in inp.candidates]
-        fits = [
-            (now + p.long_term_weight * past) / (1 + p.long_term_weight)
-            for now, past in zip(
-                comparative_fit(current, shown), comparative_fit(long_term, shown), strict=True
+        gen = np.random.default_rng(seed)
+        judged = sorted(self.judged(inp, gen), key=lambda j: -j.value)
+        seen: set[tuple[str, str]] = set()
+        firsts, copies = [], []
+        for j in judged:
+            product = (j.candidate.title, j.candidate.category)
+            (copies if product in seen else firsts).append(j)
+            seen.add(product)
+        chosen = (firsts + copies)[: inp.k]
+        return Shortlist(
+            ranked=tuple(
+                RankedItem(platform_id=j.candidate.platform_id, reason=self.reason(j, gen))
+                for j in chosen
             )
-        ]
-        scored = []
-        for c, fit, eps in zip(inp.candidates, fits, noise, strict=True):
-            records = inp.histories.get(c.platform_id, ()) if inp.histories is not None else ()
-            belief = trust(records, p) if inp.histories is not None else 1.0
-            claim = assertiveness(c.explanation)
-            disclosed = min(count_cues(c.explanation, DISCLOSURE_CUES), 2)
-            score = (
-                p.fit_weight * fit
-                + p.persuasion_weight * claim * belief
-                - p.disclosure_weight * disclosed
-                + eps
-            )
-            scored.append((score, c, fit, claim, disclosed, records, belief))
-        scored.sort(key=lambda s: -s[0])
-        ranked = tuple(
-            RankedItem(
-                platform_id=c.platform_id,
-                reason=self.reason(
-                    c.title, fit, claim, disclosed, records, belief, inp.histories is not None
-                ),
-            )
-            for _, c, fit, claim, disclosed, records, belief in scored[: inp.k]
         )
-        return Shortlist(ranked=ranked)
 
     @staticmethod
-    def reason(
-        title: str,
-        fit: float,
-        claim: float,
-        disclosed: int,
-        records: tuple[ReputationRecord, ...],
-        belief: float,
-        with_rep: bool,
-    ) -> str:
-        name = short_title(title, 6)
-        parts = [f"{name} covers {round(100 * fit)}% of what you asked for"]
-        if claim > 0.3:
-            parts.append("and the platform describes it with confidence")
-        elif disclosed:
-            parts.append("and the platform is candid about its limits")
-        text = " ".join(parts) + "."
-        if with_rep and records:
-            counts = Counter(r.claim_reliability for r in records)
-            summary = ", ".join(f"{n} {label}" for label, n in counts.most_common())
-            if belief < 0.5 and claim > 0:
-                text += (
-                    f" Its past claims were often overstated ({summary}), so I discount "
-                    "its confident wording."
-                )
-            else:
-                text += f" Its past claims were mostly borne out ({summary})."
+    def reason(j: Judged, gen: np.random.Generator) -> str:
+        name = short_title(j.candidate.title, 6)
+        text = f"My reading: {name} is {lexicon.CLAIM.write(j.value, gen)} for your request."
+        if j.belief is not None:
+            text += f" From its record, {lexicon.CREDIBILITY.write(j.belief, gen)}."
         return text
 
 
 @dataclass(frozen=True)
 class RuleUpdater:
-    """Judges claim calibration from the explanation and review texts alone: a review that
-    contradicts a confident explanation is low; one that voices an expectation gap is
-    mixed; one that confirms a disclosed limitation, or simply matches, is high."""
+    """Reads the level the explanation claimed and the experience the review reports, both
+    through the lexicon, and labels the record by the gap between them: a claim that the
+    experience fell one band short of (after what the explanation disclosed) is mixed, two
+    bands short is low, otherwise high. The note says which way the claim erred."""
+
+    scale: ScaleParams
+    params: UpdaterParams
 
     async def __call__(self, inp: UpdateInput, seed: int) -> ReputationRecord:
-        confident = confidence(inp.explanation) > 0.2
-        name = short_title(inp.item_title, 5)
-        if count_cues(inp.review, CONTRADICTION_CUES):
-            label = "low" if confident else "mixed"
-            note = f"{name}: review contradicts the explanation's core fit claim."
-        elif count_cues(inp.review, GAP_CUES):
-            label = "mixed"
-            note = f"{name}: worked partly; explanation made the fit sound stronger than it was."
-        elif count_cues(inp.review, CONFIRMATION_CUES):
-            label = "high"
-            note = f"{name}: disclosed limitation confirmed by the review; claims were calibrated."
-        else:
-            label = "high"
-            note = f"{name}: review bears out the explanation's main claims."
+        p = self.params
+        claim = lexicon.CLAIM.read(inp.explanation)
+        experience = lexicon.EXPERIENCE.read(inp.review)
+        if claim is not None and experience is not None:
+            expected = claim - self.scale.disclosure_relief * lexicon.count_disclosures(
+                inp.explanation
+            )
+            gap = round(expected - experience, 6)  # band midpoints: keep 0.2 exactly 0.2
+        else:  # no level stated on one side: take the review's own word on the gap
+            gap = lexicon.read_gap(inp.review) or 0.0
+        label = "low" if gap >= p.low_gap else "mixed" if gap >= p.mixed_gap else "high"
+        direction = "over" if gap >= p.mixed_gap else "under" if gap <= -p.mixed_gap else "fair"
+        gen = np.random.default_rng(seed)
+        note = f"{short_title(inp.item_title, 6)}: {lexicon.write_direction(direction, gen)}."
         return ReputationRecord(claim_reliability=label, note=words(note, 30))

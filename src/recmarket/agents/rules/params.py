@@ -1,161 +1,230 @@
-"""Every parameter of the offline behavioural model, with its meaning and default.
+"""Every parameter of the offline behavioural model: its meaning, default, and where the
+default comes from.
 
-The defaults were set once so that magnitudes are plausible on the bundled demo data (for
-example, that some users decline to buy); no parameter names a policy, and no outcome of
-the paper is an input. Change them in a config file's ``[agents]`` table.
+A default has one of three sources, stated beside it: *first principles* (a scale choice or
+a property a sensible reader has, argued in a sentence), *the real samples* (measured on the
+Amazon Reviews'23 rows in ``../shared/data/amazon23`` by ``scripts/measure_offline_scales.py``),
+or *a cited measurement*. None was set by looking at the outcomes the model produces, and
+none comes from the paper's results. ``parameter_table()`` renders them for the README;
+change any of them in a config file's ``[agents]`` table.
+
+Levels (fit, claims, experience) share one scale, [0, 1], split by the lexicon into five
+bands of 0.2: "one band" is the smallest difference a reader can tell in words.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from recmarket.profiles import PROFILE_NAMES
+
+REAL = "the real samples"
+FIRST = "first principles"
+
+
+def param(default: Any, meaning: str, source: str, **bounds: Any) -> Any:
+    return Field(default, description=meaning, json_schema_extra={"source": source}, **bounds)
 
 
 class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class QueryParams(_Params):
-    attribute_reveal: float = Field(
-        0.6,
+class ScaleParams(_Params):
+    """How cosines of the embedder become levels: a fit level reads 0 for an unrelated item
+    of the domain and 1 for the item the request was written from."""
+
+    fit_zero: float = param(
+        0.24, "need-to-title cosine of a random item of the domain (fit level 0)", REAL
+    )
+    fit_one: float = param(
+        0.50, "need-to-title cosine of the item the request was written from (fit level 1)", REAL
+    )
+    closeness_zero: float = param(
+        0.32, "title-to-title cosine of two random items of the domain (closeness 0)", REAL
+    )
+    closeness_one: float = param(1.0, "cosine of an item with itself (closeness 1)", FIRST)
+    quality_share: float = param(
+        0.25,
+        "share of quality (the average rating) in a fit-and-quality level; fit is what the "
+        "buyer asked about, so it weighs three times as much",
+        FIRST,
         ge=0,
         le=1,
-        description="chance that each target attribute a profile would "
-        "mention makes it into the query (below 1 keeps the target non-unique)",
     )
-    use_case_from_review: float = Field(
-        0.7, ge=0, le=1, description="chance of borrowing a use phrase from the target review"
+    disclosure_relief: float = param(
+        0.1,
+        "what a reader takes off a claim per limitation the text discloses (half a band: a "
+        "named gap tempers what the buyer expects)",
+        FIRST,
+        ge=0,
+    )
+    unknown_rating: float = param(
+        4.0, "rating assumed where a listing has none: the real items' mean average rating", REAL
+    )
+
+
+class QueryParams(_Params):
+    general_kind: float = param(
+        0.4,
+        "chance the user names only the broad kind (the kind's last word, 'strings' for "
+        "'electric guitar strings'); people often shop by the general noun",
+        FIRST,
+        ge=0,
+        le=1,
+    )
+    attribute_mention: float = param(
+        0.5,
+        "chance each title attribute the profile would speak of is mentioned, in paraphrase",
+        FIRST,
+        ge=0,
+        le=1,
+    )
+    use_from_review: float = param(
+        0.7,
+        "chance the use is taken from the user's own review of the target (what they wanted "
+        "it for), rather than a plain everyday use",
+        FIRST,
+        ge=0,
+        le=1,
+    )
+    history_context: float = param(
+        0.5,
+        "chance the request mentions the user's own past purchase of the same kind",
+        FIRST,
+        ge=0,
+        le=1,
+    )
+
+
+class PlatformParams(_Params):
+    reading_noise: float = param(
+        0.1, "sd of a platform's reading of its evidence (half a band)", FIRST, ge=0
+    )
+    strict_shading: float = param(
+        0.2,
+        "Strict claims a level drawn uniformly up to this far below its reading (one band)",
+        FIRST,
+        ge=0,
+        le=1,
+    )
+    exaggeration_lift: tuple[float, float] = param(
+        (0.2, 0.5),
+        "Exaggeration claims a level drawn uniformly this far above its reading (one to two "
+        "and a half bands)",
+        FIRST,
     )
 
 
 class RankerParams(_Params):
-    fit_weight: float = Field(
-        5.0, description="weight of need coverage by title + category, judged comparatively"
-    )
-    long_term_weight: float = Field(
-        0.3, ge=0, description="weight of long-term need terms relative to current ones"
-    )
-    persuasion_weight: float = Field(
-        0.8,
-        description="weight of the explanation's assertiveness (confident selling "
-        "language, read from the text)",
-    )
-    disclosure_weight: float = Field(
-        0.05, ge=0, description="perceived-fit loss per disclosed limitation (two at most)"
-    )
-    noise: float = Field(0.3, ge=0, description="scale of Gumbel judgement noise per item")
-    prior_reliability: float = Field(
-        0.85,
-        gt=0,
-        le=1,
-        description="prior mean claim reliability of a platform with no "
-        "records (sparse history is not bad history)",
-    )
-    prior_strength: float = Field(3.0, gt=0, description="pseudo-records behind the prior")
-    reliability_pivot: float = Field(
-        0.6,
+    fit_noise: float = param(
+        0.1,
+        "sd of the user agent's judgement noise on each candidate's fit level (half a band)",
+        FIRST,
         ge=0,
-        lt=1,
-        description="reliability at which a platform's confident wording "
-        "stops helping the candidate",
     )
-    scepticism: float = Field(
-        0.0,
+    credence: float = param(
+        0.5,
+        "share of a claim's distance from the visible evidence believed with no records: a "
+        "wary reader neither ignores nor swallows an unverified claim",
+        FIRST,
         ge=0,
         le=1,
-        description="how far below zero trust may fall under the pivot: 0 "
-        "means overstated wording is merely ignored, 1 that it counts fully against",
     )
-    label_scores: dict[str, float] = Field(
-        {"high": 1.0, "mixed": 0.3, "low": 0.0},
-        description="what each claim_reliability label says about reliability",
+    prior_records: float = param(
+        2.0, "pseudo-records behind that prior (sparse history is not bad history)", FIRST, gt=0
+    )
+    label_credibility: dict[str, float] = param(
+        {"high": 1.0, "mixed": 0.5, "low": 0.0},
+        "how much of a claim's excess over the evidence each label says held up",
+        FIRST,
     )
 
 
 class ProfileDecision(_Params):
-    fit: float = Field(description="weight of query coverage by the option's title + category")
-    confidence: float = Field(description="weight of the explanation's wording confidence")
+    fit: float = Field(description="utility per unit of fit level (sharpness of choice)")
+    claim: float = Field(description="share of the believed claim distance the user feels")
     position: float = Field(description="utility lost per rank below the first")
     outside: float = Field(description="utility of buying nothing")
 
 
+# From Table 4 (Appendix B.1): transactional and constraint-driven users choose on fit and
+# are little moved by selling words; novices lean on the recommendation (claims and rank);
+# exploratory users choose loosely (low fit weight) and rarely walk away; comparative users
+# read down the list (low position cost). Fit weight 6 means one band of fit is 1.2 logits.
 DEFAULT_DECISION = {
-    "transactional_direct": ProfileDecision(fit=3.0, confidence=0.5, position=0.6, outside=0.6),
-    "informational_use_case": ProfileDecision(fit=2.6, confidence=0.6, position=0.4, outside=0.5),
-    "comparative_evaluation": ProfileDecision(fit=3.0, confidence=0.4, position=0.3, outside=0.7),
-    "attribute_constraint": ProfileDecision(fit=3.6, confidence=0.35, position=0.3, outside=1.0),
-    "novice_advice": ProfileDecision(fit=2.0, confidence=0.9, position=0.7, outside=0.3),
-    "exploratory_hedonic": ProfileDecision(fit=2.0, confidence=0.75, position=0.3, outside=0.2),
+    "transactional_direct": ProfileDecision(fit=6.0, claim=0.5, position=0.5, outside=2.0),
+    "informational_use_case": ProfileDecision(fit=5.0, claim=0.6, position=0.4, outside=1.8),
+    "comparative_evaluation": ProfileDecision(fit=6.0, claim=0.4, position=0.2, outside=2.2),
+    "attribute_constraint": ProfileDecision(fit=7.0, claim=0.3, position=0.3, outside=2.8),
+    "novice_advice": ProfileDecision(fit=4.0, claim=0.9, position=0.7, outside=1.4),
+    "exploratory_hedonic": ProfileDecision(fit=3.0, claim=0.8, position=0.3, outside=1.0),
 }
 
 
 class DecisionParams(_Params):
-    profiles: dict[str, ProfileDecision] = Field(default_factory=lambda: dict(DEFAULT_DECISION))
-    reason_relief: float = Field(
-        0.5,
-        ge=0,
-        le=1,
-        description="share of an explanation's hedging that still deters the "
-        "user when the reason says the platform's past claims were borne out",
-    )
-    reason_discount: float = Field(
-        0.3,
-        ge=0,
-        le=1,
-        description="share of an explanation's confidence the user keeps when "
-        "the user agent's reason says its claims were overstated before",
+    profiles: dict[str, ProfileDecision] = param(
+        dict(DEFAULT_DECISION), "per-profile choice weights", "Table 4 profile descriptions"
     )
 
     def for_profile(self, name: str) -> ProfileDecision:
-        return self.profiles[name] if name in self.profiles else DEFAULT_DECISION[name]
+        return self.profiles.get(name, DEFAULT_DECISION[name])
 
 
-class ProfileReview(_Params):
-    gap_sensitivity: float = Field(description="how strongly an expectation gap is felt")
-    match_weight: float = Field(description="weight of closeness to the hoped-for item")
-
-
-DEFAULT_REVIEW = {
-    "transactional_direct": ProfileReview(gap_sensitivity=1.0, match_weight=1.0),
-    "informational_use_case": ProfileReview(gap_sensitivity=1.0, match_weight=1.1),
-    "comparative_evaluation": ProfileReview(gap_sensitivity=1.1, match_weight=1.0),
-    "attribute_constraint": ProfileReview(gap_sensitivity=1.2, match_weight=1.3),
-    "novice_advice": ProfileReview(gap_sensitivity=1.4, match_weight=0.8),
-    "exploratory_hedonic": ProfileReview(gap_sensitivity=0.7, match_weight=0.7),
+# From Table 4: novices react to ease overstated, constraint users to a violated requirement,
+# exploratory users tolerate imperfections.
+DEFAULT_GAP_SENSITIVITY = {
+    "transactional_direct": 1.0,
+    "informational_use_case": 1.0,
+    "comparative_evaluation": 1.0,
+    "attribute_constraint": 1.2,
+    "novice_advice": 1.3,
+    "exploratory_hedonic": 0.7,
 }
 
 
 class ReviewParams(_Params):
-    profiles: dict[str, ProfileReview] = Field(default_factory=lambda: dict(DEFAULT_REVIEW))
-    quality_weight: float = Field(0.3, description="experience gained per rating star above 4")
-    base_experience: float = Field(0.25, description="experience of an unrelated usable item")
-    base_expectation: float = Field(0.55, description="expectation set by a neutral explanation")
-    confidence_expectation: float = Field(
-        0.45, description="expectation added by fully confident wording"
+    experience_noise: float = param(
+        0.1, "sd of the experienced level around closeness and quality (half a band)", FIRST
     )
-    disclosure_relief: float = Field(
-        0.12, ge=0, description="expectation removed per disclosed limitation"
-    )
-    noise: float = Field(0.12, ge=0, description="scale of normal noise on the experience")
-    good_experience: float = Field(0.6, description="experience above which the review is positive")
-    poor_experience: float = Field(0.3, description="experience below which it is negative")
-    mixed_gap: float = Field(0.1, description="felt gap above which the review voices it")
-    broken_gap: float = Field(
-        0.45, description="felt gap above which the review says the recommendation did not deliver"
+    gap_sensitivity: dict[str, float] = param(
+        dict(DEFAULT_GAP_SENSITIVITY), "how strongly each profile feels a gap", "Table 4"
     )
 
-    def for_profile(self, name: str) -> ProfileReview:
-        return self.profiles[name] if name in self.profiles else DEFAULT_REVIEW[name]
+
+class UpdaterParams(_Params):
+    mixed_gap: float = param(
+        0.2, "claim over experience (after disclosures) that makes a record mixed: one band", FIRST
+    )
+    low_gap: float = param(0.4, "claim over experience that makes it low: two bands", FIRST)
 
 
 class OfflineParams(_Params):
     """The offline behavioural model's whole parameter set (``[agents]`` in a config)."""
 
+    scale: ScaleParams = ScaleParams()
     query: QueryParams = QueryParams()
+    platform: PlatformParams = PlatformParams()
     ranker: RankerParams = RankerParams()
     decision: DecisionParams = DecisionParams()
     review: ReviewParams = ReviewParams()
+    update: UpdaterParams = UpdaterParams()
 
 
-assert set(DEFAULT_DECISION) == set(PROFILE_NAMES) == set(DEFAULT_REVIEW)
+def parameter_table() -> list[tuple[str, str, str, str]]:
+    """(name, default, meaning, source) of every parameter, for the README."""
+    rows = []
+    defaults = OfflineParams()
+    for group in OfflineParams.model_fields:
+        model = getattr(defaults, group)
+        for name, field in type(model).model_fields.items():
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            value = getattr(model, name)
+            shown = "per profile" if isinstance(value, dict) else str(value)
+            rows.append((f"{group}.{name}", shown, field.description or "", str(extra["source"])))
+    return rows
+
+
+assert set(DEFAULT_DECISION) == set(PROFILE_NAMES) == set(DEFAULT_GAP_SENSITIVITY)

@@ -1,11 +1,14 @@
-"""The platform's offline role: an explanation written from its candidate's evidence under
-its presentation policy (Table 5).
+"""The platform's offline role: a claim about its candidate, made from its own noisy reading
+of the evidence under its presentation policy (Table 5).
 
-Every policy names only terms that the item's evidence contains; what differs is framing
-and disclosure. Strict reports which requested terms the listing does not state, a modest
-rating and thin evidence, in hedged words; Balanced gives the strongest supported benefit
-and one trade-off; Exaggeration turns the matched terms into confident fit language and
-leaves limitations out. No policy asserts an attribute the evidence lacks.
+The platform reads how well its item's evidence (listing text and rating) serves the need,
+with noise: a merit level. It then chooses the level it claims. Strict claims at or below
+its reading and names what the evidence does not show; Balanced claims its reading and
+names one trade-off; Exaggeration claims above its reading, adds enthusiasm and leaves
+limitations out. The level becomes words through the lexicon, so two explanations of one
+policy claim different levels when the platform read their evidence differently. Every
+policy names only terms that the evidence contains, except where a candid policy says a
+requested term is *not* stated.
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from recmarket.agents.contracts import Explanation, ExplanationInput
+from recmarket.agents.rules import lexicon
+from recmarket.agents.rules.judgement import Judge
+from recmarket.agents.rules.params import PlatformParams
 from recmarket.agents.rules.text import join_words, ordered_terms, short_title, stem, terms, words
 from recmarket.data.items import ItemEvidence
 from recmarket.market.policies import Policy
@@ -44,72 +50,59 @@ def best_fact(item: ItemEvidence) -> str | None:
     return None
 
 
-def _strict(item: ItemEvidence, matched: list[str], missing: list[str]) -> list[str]:
-    name = short_title(item.title)
-    fact = best_fact(item)
-    out = [f"{name} lists {fact}." if fact else f"{name} is listed under {item.category}."]
-    if matched and missing:
-        out.append(
-            f"It appears to match your request on {join_words(matched[:3])}, but the listing "
-            f"does not state {join_words(missing[:2])}, so fit there is uncertain."
-        )
-    elif matched:
-        out.append(f"It appears to match your request on {join_words(matched[:3])}.")
-    else:
-        out.append(
-            f"It is only a partial match: the listing does not state "
-            f"{join_words(missing[:2]) if missing else 'how it fits your request'}."
-        )
+def limitations(item: ItemEvidence, missing: list[str], gen: np.random.Generator) -> list[str]:
+    """What a candid platform can truthfully say the evidence does not show, most relevant
+    first: requested terms it does not state, a modest rating, thin listing text."""
+    out = [lexicon.disclose(w, gen) for w in missing[:2]]
     if item.average_rating is not None and item.average_rating < 4.0:
-        out.append(f"Its average rating of {item.average_rating:.1f} is modest.")
-    elif item.description_source != "description":
-        out.append("The listing has little detail beyond its feature list.")
-    return out
+        out.append(lexicon.RATING_CAVEAT.format(rating=f"{item.average_rating:.1f}"))
+    if item.description_source != "description":
+        out.append(lexicon.THIN_CAVEAT)
+    return out or [lexicon.disclose(lexicon.GENERIC_UNKNOWN, gen)]
 
 
-def _balanced(item: ItemEvidence, matched: list[str], missing: list[str]) -> list[str]:
-    name = short_title(item.title)
-    fact = best_fact(item)
-    focus = join_words(matched[:2]) if matched else "this need"
-    out = [f"{name} is a practical option for {focus}" + (f": {fact}." if fact else ".")]
-    if missing:
-        out.append(f"One trade-off: the listing does not state {missing[0]}.")
-    elif item.average_rating is not None and item.average_rating < 4.2:
-        out.append(f"One trade-off: its rating of {item.average_rating:.1f} is only average.")
+def claimed_level(
+    policy: Policy, reading: float, p: PlatformParams, gen: np.random.Generator
+) -> float:
+    if policy is Policy.STRICT:
+        level = reading - gen.uniform(0, p.strict_shading)
+    elif policy is Policy.BALANCED:
+        level = reading
     else:
-        out.append("One trade-off: details beyond the listing are limited.")
-    return out
-
-
-OPENERS = (
-    "{name} is the perfect choice for you!",
-    "You can't go wrong with {name}: it is exactly what you're looking for!",
-)
-
-
-def _exaggeration(item: ItemEvidence, matched: list[str], gen: np.random.Generator) -> list[str]:
-    name = short_title(item.title)
-    out = [OPENERS[int(gen.integers(len(OPENERS)))].format(name=name)]
-    boast = ""
-    if item.average_rating is not None and item.average_rating >= 4.3:
-        boast = f", loved by buyers at {item.average_rating:.1f} stars"
-    if matched:
-        out.append(
-            f"Its {join_words(matched[:3])} make it an outstanding, hassle-free pick{boast}."
-        )
-    else:
-        out.append(f"It is a smart, effortless solution you'll love{boast}.")
-    return out
+        level = reading + gen.uniform(*p.exaggeration_lift)
+    return float(np.clip(level, 0.0, 1.0))
 
 
 @dataclass(frozen=True)
 class RuleExplainer:
+    judge: Judge
+    params: PlatformParams
+
+    def reading(self, inp: ExplanationInput, gen: np.random.Generator) -> float:
+        """The platform's own noisy reading of how well its evidence serves the need."""
+        fit = float(self.judge.fit(inp.need.current_need, [inp.item.text()])[0])
+        merit = self.judge.merit(fit, inp.item.average_rating)
+        return merit + gen.normal(0, self.params.reading_noise)
+
     async def __call__(self, inp: ExplanationInput, seed: int) -> Explanation:
-        matched, missing = need_split(inp.need.current_need, inp.item)
-        if inp.policy is Policy.STRICT:
-            sentences = _strict(inp.item, matched, missing)
-        elif inp.policy is Policy.BALANCED:
-            sentences = _balanced(inp.item, matched, missing)
+        gen = np.random.default_rng(seed)
+        item, policy = inp.item, inp.policy
+        level = claimed_level(policy, self.reading(inp, gen), self.params, gen)
+        matched, missing = need_split(inp.need.current_need, item)
+        focus = join_words(matched[:2]) if matched else lexicon.FOCUS_FALLBACK
+        claim = f"{short_title(item.title)} is {lexicon.CLAIM.write(level, gen)} for {focus}"
+        fact = best_fact(item)
+        if policy is Policy.EXAGGERATION:
+            boast = ""
+            if item.average_rating is not None and item.average_rating >= 4.3:
+                boast = lexicon.RATING_BOAST.format(rating=f"{item.average_rating:.1f}")
+            enthusiasm = lexicon.ENTHUSIASM[int(gen.integers(len(lexicon.ENTHUSIASM)))]
+            return Explanation(text=f"{claim}{boast}! {enthusiasm}")
+        said = [f"{claim}: {fact}." if fact else f"{claim}."]
+        limits = limitations(item, missing, gen)
+        if policy is Policy.STRICT:
+            said += [f"{lim[0].upper()}{lim[1:]}." for lim in limits[:2]]
         else:
-            sentences = _exaggeration(inp.item, matched, np.random.default_rng(seed))
-        return Explanation(text=" ".join(sentences[:3]))
+            lead = lexicon.TRADE_OFF_LEADS[int(gen.integers(len(lexicon.TRADE_OFF_LEADS)))]
+            said.append(f"{lead} {limits[0]}.")
+        return Explanation(text=" ".join(said))

@@ -1,0 +1,49 @@
+"""Levels on the model's one scale, [0, 1], from what a role can see.
+
+Fit is semantic: the cosine of the embedder's vectors for the need and for an item's text,
+read on the scale fixed by ``ScaleParams`` (0 for an unrelated item of the domain, 1 for the
+item the request was written from). Quality is the average rating on [1, 5] read as
+[0, 1]. A *merit* level, which claims and experience speak of, mixes the two.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from recmarket.agents.rules.params import ScaleParams
+from recmarket.embedding import Embedder
+from recmarket.embedding.similarity import Similarity, similarity_for
+
+
+@dataclass(frozen=True)
+class Judge:
+    similarity: Similarity
+    scale: ScaleParams
+
+    @classmethod
+    def of(cls, embedder: Embedder, scale: ScaleParams) -> Judge:
+        return cls(similarity_for(embedder), scale)
+
+    def fit(self, need: str, texts: list[str]) -> np.ndarray:
+        """Fit level of each text for the need. Not clipped: an item closer to the need than
+        the typical item a request is written from reads above 1, so fits stay ordered
+        (the lexicon clamps a level when it is put into words)."""
+        s = self.scale
+        return (self.similarity.to_each(need, texts) - s.fit_zero) / (s.fit_one - s.fit_zero)
+
+    def closeness(self, a: str, b: str) -> float:
+        """How close one item is to another (titles), 1 for the same item."""
+        s = self.scale
+        cosine = self.similarity.pair(a, b)
+        return float(
+            np.clip((cosine - s.closeness_zero) / (s.closeness_one - s.closeness_zero), 0, 1)
+        )
+
+    def quality(self, rating: float | None) -> float:
+        return (min(max(rating if rating is not None else self.scale.unknown_rating, 1), 5) - 1) / 4
+
+    def merit(self, fit: float, rating: float | None) -> float:
+        q = self.scale.quality_share
+        return (1 - q) * fit + q * self.quality(rating)

@@ -1,0 +1,122 @@
+"""The simulated user's request, written from the held-out target without copying it.
+
+Section 4.1: the query generator reconstructs "a plausible need without copying or uniquely
+identifying the item". The offline user says what they want in their own words: the kind of
+product (sometimes only its broad noun), a few of its attributes in short paraphrase (more
+for a constraint-driven user), a use taken from their own review of it, a reference to what
+they already own, in their profile's style (Table 4). No run of four consecutive content
+words of the target's title survives into the request: richer drafts that would repeat one
+are dropped for plainer ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from recmarket.agents.contracts import Query, QueryInput
+from recmarket.agents.rules.params import QueryParams
+from recmarket.agents.rules.text import (
+    STOPWORDS,
+    join_words,
+    shares_run,
+    title_parts,
+    use_phrase,
+)
+
+TEMPLATES = {
+    "transactional_direct": (
+        "Need {kind}{detail}{context}.",
+        "Buying {kind} today{detail}{context}.",
+        "Want a {kind} for {use}{detail}.",
+    ),
+    "informational_use_case": (
+        "I want something for {use}{context}; probably {kind}{detail}.",
+        "What should I get for {use}? Thinking {kind}{detail}.",
+        "Looking for gear for {use}{context}, something like {kind}{detail}.",
+    ),
+    "comparative_evaluation": (
+        "Looking for {kind}{detail} that balances quality against price{context}.",
+        "Which {kind} gives the best trade-off between durability and value{detail}?",
+        "Comparing {kind} options: reliability versus cost matters most{detail}.",
+    ),
+    "attribute_constraint": (
+        "{Kind} that must meet these requirements: {needs}{context}.",
+        "Need {kind}; hard requirements: {needs}.",
+        "Requirements first: {needs}. Looking for {kind}{context}.",
+    ),
+    "novice_advice": (
+        "I'm new to this. What is an easy, low-regret {kind} for {use}?",
+        "Beginner here: which {kind} is simple to use and hard to get wrong{context}?",
+        "Not an expert: I need a forgiving {kind}{detail} that just works.",
+    ),
+    "exploratory_hedonic": (
+        "Something fun and satisfying for {use}, maybe {kind} or similar{detail}.",
+        "Open to ideas: a {kind} or something like it that feels great{context}.",
+        "Surprise me with something for {use}; {kind} could be nice{detail}.",
+    ),
+}
+DETAILS = (", ideally {x}", " with {x} if possible", " ({x} would be good)", "; {x} matters")
+SAME_KIND = (" to replace the one I have", " as a backup to my current one")
+OTHER_KIND = " to go with my {kind}"
+PLAIN_USES = ("everyday use", "regular use", "home use", "a gift")
+MAX_ATTRIBUTES = {"attribute_constraint": 3}  # others mention at most one
+
+
+def paraphrase(attribute: str) -> str:
+    """An attribute as a user would say it in passing: its last two content words."""
+    kept = [w for w in attribute.split() if w.lower() not in STOPWORDS]
+    return " ".join(kept[-2:]) if kept else attribute
+
+
+def kind_of(title: str) -> str:
+    """The product kind a title names: the last two words of its head."""
+    return " ".join(title_parts(title)[0].split()[-2:])
+
+
+@dataclass(frozen=True)
+class RuleQueryGenerator:
+    params: QueryParams
+
+    def context(self, inp: QueryInput, kind: str, gen: np.random.Generator) -> str:
+        """What the user already owns, in passing: the same kind, or their usual kind."""
+        if not inp.history or gen.random() >= self.params.history_context:
+            return ""
+        kinds = [kind_of(h.title) for h in inp.history]
+        if any(k.split()[-1:] == kind.split()[-1:] for k in kinds):
+            return SAME_KIND[int(gen.integers(len(SAME_KIND)))]
+        return OTHER_KIND.format(kind=kinds[int(gen.integers(len(kinds)))])
+
+    async def __call__(self, inp: QueryInput, seed: int) -> Query:
+        p, gen, title = self.params, np.random.default_rng(seed), inp.target.title
+        kind = kind_of(title)
+        if gen.random() < p.general_kind:
+            kind = kind.split()[-1]
+        limit = MAX_ATTRIBUTES.get(inp.profile.name, 1)
+        attributes = [
+            paraphrase(a) for a in title_parts(title)[1] if gen.random() < p.attribute_mention
+        ][:limit]
+        use = None
+        if gen.random() < p.use_from_review:
+            use = use_phrase(inp.target.review_text) or use_phrase(inp.target.review_title)
+        use = use or PLAIN_USES[int(gen.integers(len(PLAIN_USES)))]
+        context = self.context(inp, kind, gen)
+        templates = TEMPLATES[inp.profile.name]
+        template = templates[int(gen.integers(len(templates)))]
+        detail = DETAILS[int(gen.integers(len(DETAILS)))]
+        # Plainer drafts in turn until none repeats four title words in a row.
+        drafts = [(kind, attributes, use), (kind, [], use), (kind.split()[-1], [], use)]
+        drafts.append((kind.split()[-1], [], PLAIN_USES[0]))
+        for kind_, attrs, use_ in drafts:
+            text = template.format(
+                kind=kind_,
+                Kind=kind_[:1].upper() + kind_[1:],
+                detail=detail.format(x=join_words(attrs)) if attrs else "",
+                needs=join_words(attrs) if attrs else f"good for {use_}",
+                use=use_,
+                context=context,
+            )
+            if not shares_run(text, title):
+                break
+        return Query(query_text=text)

@@ -1,0 +1,51 @@
+"""Semantic closeness of short texts, with every text's vector remembered.
+
+The offline roles judge fit the way a reader does, by meaning rather than shared words:
+the cosine of two texts' embeddings under the run's embedder. Titles, categories and needs
+recur across the calls of a run (one need is read by every platform and by the ranker, a
+catalog's titles by thousands of rankings), so each text is encoded once and kept.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from recmarket.embedding.base import Embedder
+
+CACHE_LIMIT = 200_000  # texts kept per embedder (~300 MB at 384 float32 dimensions)
+
+
+class Similarity:
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def vectors(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors of the texts, encoding only those not seen before (in one batch)."""
+        new = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if new:
+            if len(self._vectors) + len(new) > CACHE_LIMIT:
+                self._vectors.clear()
+            self._vectors.update(zip(new, self.embedder.encode(new), strict=True))
+        return np.stack([self._vectors[t] for t in texts])
+
+    def to_each(self, text: str, others: list[str]) -> np.ndarray:
+        """Cosine of one text with each of the others."""
+        vectors = self.vectors([text, *others])
+        return vectors[1:] @ vectors[0]
+
+    def pair(self, a: str, b: str) -> float:
+        return float(self.to_each(a, [b])[0])
+
+
+@lru_cache(maxsize=8)
+def similarity_for(embedder: Embedder) -> Similarity:
+    """One shared cache per embedder, for every role and measure of a process."""
+    return Similarity(embedder)
+
+
+def visible_text(title: str, category: str) -> str:
+    """The fields of a candidate every buyer-side role sees, as one text."""
+    return f"{title}. {category}"

@@ -1,0 +1,87 @@
+"""The platform: claims from a noisy reading of the evidence, shaped by the policy."""
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from recmarket.agents.contracts import ExplanationInput, StructuredNeed
+from recmarket.agents.rules import lexicon
+from recmarket.agents.rules.params import PlatformParams
+from recmarket.agents.rules.platform import RuleExplainer, claimed_level, evidence_text
+from recmarket.agents.rules.text import terms
+from recmarket.market.policies import Policy
+
+NEEDS = (
+    "lightweight waterproof tent camping trips",
+    "red kettlebell 25 lb",
+    "yoga mat cork",
+    "carbon fiber trekking poles twist lock",
+)
+
+
+def explain(explainer, item, policy, need=NEEDS[0], seed=7) -> str:
+    inp = ExplanationInput(
+        platform_id="P1",
+        policy=policy,
+        item=item.evidence,
+        need=StructuredNeed(long_term_need="", current_need=need),
+    )
+    return asyncio.run(explainer(inp, seed)).text
+
+
+@pytest.fixture(scope="module")
+def explainer(judge):
+    return RuleExplainer(judge, PlatformParams())
+
+
+@pytest.mark.parametrize("policy", list(Policy))
+def test_explanations_never_claim_an_attribute_the_evidence_lacks(
+    explainer, domain, policy
+) -> None:
+    for item in domain.items[:150]:
+        for need in NEEDS:
+            text = explain(explainer, item, policy, need)
+            extra = (
+                terms(text)
+                - terms(" ".join(lexicon.vocabulary()))
+                - terms(evidence_text(item.evidence))
+            )
+            if policy is Policy.EXAGGERATION:
+                assert not extra, (text, extra)
+            else:  # candid policies may name a requested term only to say it is not shown
+                assert extra <= terms(need), (text, extra)
+                if extra:
+                    assert lexicon.count_disclosures(text) > 0, text
+
+
+def test_the_policy_sets_the_claim_against_the_reading() -> None:
+    p, gen = PlatformParams(), np.random.default_rng(0)
+    for reading in np.linspace(0.1, 0.5, 9):
+        assert (
+            reading - p.strict_shading <= claimed_level(Policy.STRICT, reading, p, gen) <= reading
+        )
+        assert claimed_level(Policy.BALANCED, reading, p, gen) == pytest.approx(reading)
+        assert (
+            claimed_level(Policy.EXAGGERATION, reading, p, gen) >= reading + p.exaggeration_lift[0]
+        )
+
+
+@pytest.mark.parametrize("policy", list(Policy))
+def test_claims_of_one_policy_vary_with_the_evidence(explainer, domain, policy) -> None:
+    levels = {
+        lexicon.CLAIM.read(explain(explainer, item, policy, need, seed))
+        for seed, item in enumerate(domain.items[:60])
+        for need in NEEDS[:2]
+    }
+    assert None not in levels
+    assert len(levels) >= 2, levels
+
+
+def test_only_candid_policies_disclose(explainer, domain) -> None:
+    for seed, item in enumerate(domain.items[:60]):
+        assert (
+            lexicon.count_disclosures(explain(explainer, item, Policy.EXAGGERATION, seed=seed)) == 0
+        )
+        assert lexicon.count_disclosures(explain(explainer, item, Policy.STRICT, seed=seed)) >= 1
+        assert lexicon.count_disclosures(explain(explainer, item, Policy.BALANCED, seed=seed)) == 1

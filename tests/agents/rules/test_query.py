@@ -1,0 +1,80 @@
+"""The request: a plausible need in the user's words, never a copy of the target's title."""
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from recmarket.agents.contracts import HeldOutTarget, PastInteraction, QueryInput
+from recmarket.agents.rules.params import QueryParams
+from recmarket.agents.rules.query import RuleQueryGenerator
+from recmarket.agents.rules.text import content_words, shares_run
+from recmarket.config import EpisodeConfig
+from recmarket.data.episodes import sample_requests
+from recmarket.profiles import PROFILE_BY_NAME
+
+
+def query_input(request) -> QueryInput:
+    t = request.episode.target
+
+    def past(i):
+        return PastInteraction(
+            title=i.title, rating=i.rating, review_title=i.review_title, review_text=i.review_text
+        )
+
+    return QueryInput(
+        domain="Sports_and_Outdoors",
+        profile=PROFILE_BY_NAME[request.profile],
+        history=tuple(past(h) for h in request.episode.history),
+        target=HeldOutTarget(**past(t).model_dump()),
+    )
+
+
+@pytest.fixture(scope="module")
+def inputs(domain):
+    return [query_input(r) for r in sample_requests(domain, EpisodeConfig(requests=600), seed=3)]
+
+
+def write(params: QueryParams, inputs) -> list[str]:
+    gen = RuleQueryGenerator(params)
+    return [asyncio.run(gen(inp, seed)).query_text for seed, inp in enumerate(inputs)]
+
+
+def title_share(query: str, title: str) -> float:
+    words = content_words(query)
+    return sum(w in set(content_words(title)) for w in words) / len(words)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [QueryParams(), QueryParams(general_kind=0, attribute_mention=1, use_from_review=0)],
+    ids=["defaults", "most-revealing"],
+)
+def test_no_request_repeats_four_title_words_in_a_row(inputs, params) -> None:
+    for inp, text in zip(inputs, write(params, inputs), strict=True):
+        assert not shares_run(text, inp.target.title), (text, inp.target.title)
+
+
+def test_requests_are_mostly_the_users_own_words(inputs) -> None:
+    texts = write(QueryParams(), inputs)
+    shares = [title_share(t, i.target.title) for t, i in zip(texts, inputs, strict=True)]
+    assert np.mean(shares) <= 0.5
+    assert len(set(texts)) > 0.8 * len(texts)
+
+
+def test_more_attribute_mentions_tell_more_of_the_target(inputs) -> None:
+    few = write(QueryParams(attribute_mention=0.0), inputs)
+    many = write(QueryParams(attribute_mention=1.0), inputs)
+    share = [
+        np.mean([title_share(t, i.target.title) for t, i in zip(ts, inputs, strict=True)])
+        for ts in (few, many)
+    ]
+    assert share[1] > share[0]
+
+
+def test_the_request_follows_the_profile_style(inputs) -> None:
+    texts = write(QueryParams(), inputs)
+    constraint = [
+        t for t, i in zip(texts, inputs, strict=True) if i.profile.name == "attribute_constraint"
+    ]
+    assert constraint and all("requirement" in t.lower() for t in constraint)

@@ -1,0 +1,156 @@
+"""The user: products rather than proposals in the decision; reviews and labels that come
+from claim versus experience, read from real writer output."""
+
+import asyncio
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from recmarket.agents.contracts import (
+    DecisionInput,
+    ExplanationInput,
+    HeldOutTarget,
+    ReviewInput,
+    ShownOption,
+    StructuredNeed,
+    UpdateInput,
+)
+from recmarket.agents.rules import lexicon
+from recmarket.agents.rules.agent import RuleUpdater
+from recmarket.agents.rules.params import (
+    DecisionParams,
+    OfflineParams,
+    PlatformParams,
+    ProfileDecision,
+    ReviewParams,
+)
+from recmarket.agents.rules.platform import RuleExplainer
+from recmarket.agents.rules.user import RuleDecision, RuleReview
+from recmarket.market.policies import Policy
+from recmarket.profiles import PROFILE_BY_NAME
+
+GEN = np.random.default_rng(0)
+USER = PROFILE_BY_NAME["transactional_direct"]
+
+
+def option(
+    rank: int, title: str, level: float | None = None, pid: str | None = None
+) -> ShownOption:
+    text = "A mat." if level is None else f"It is {lexicon.CLAIM.write(level, GEN)}."
+    pid = pid or f"P{rank}"
+    return ShownOption(
+        option_id=pid, rank=rank, platform_id=pid, title=title, category="Yoga", explanation=text
+    )
+
+
+def decision_input(*options: ShownOption) -> DecisionInput:
+    return DecisionInput(query_text="cork yoga mat", instruction=USER.instruction, options=options)
+
+
+def test_a_second_copy_of_a_product_does_not_raise_its_purchase_probability(judge) -> None:
+    decide = RuleDecision(judge, DecisionParams())
+    mat, other = "Cork Yoga Mat - 6 mm, natural", "Foam Exercise Mat - 10 mm, blue"
+    once = decision_input(option(1, mat, 0.7), option(2, other, 0.7))
+    twice = decision_input(option(1, mat, 0.7), option(2, other, 0.7), option(3, mat, 0.7))
+    (_, p_once), (_, p_twice) = decide.probabilities(once), decide.probabilities(twice)
+    assert len(p_twice) == len(p_once) == 3  # nothing, and two products
+    assert p_twice == pytest.approx(p_once)
+
+
+def test_rank_costs_utility_and_buying_nothing_is_an_option(judge) -> None:
+    flat = ProfileDecision(fit=4.0, claim=0.5, position=0.8, outside=2.0)
+    decide = RuleDecision(judge, DecisionParams(profiles={"transactional_direct": flat}))
+    titles = [f"Cork Yoga Mat - {k} mm" for k in (4, 5, 6)]
+    _, probs = decide.probabilities(
+        decision_input(*(option(r, t) for r, t in enumerate(titles, 1)))
+    )
+    assert probs[0] > 0  # buying nothing
+    swapped = decision_input(*(option(r, t) for r, t in zip((3, 2, 1), titles, strict=True)))
+    _, swapped_probs = decide.probabilities(swapped)
+    assert swapped_probs[3] > probs[3]  # the same product sells more at rank 1 than rank 3
+
+
+def test_believing_the_agents_warning_lowers_a_loud_claims_pull(judge) -> None:
+    decide = RuleDecision(judge, DecisionParams())
+    loud = option(1, "Steel Kettlebell - 25 lb", 0.95)
+    warned = loud.model_copy(update={"reason": f"So: {lexicon.CREDIBILITY.write(0.05, GEN)}."})
+    trusted = loud.model_copy(update={"reason": f"So: {lexicon.CREDIBILITY.write(0.95, GEN)}."})
+    p_warned = decide.probabilities(decision_input(warned))[1][1]
+    p_trusted = decide.probabilities(decision_input(trusted))[1][1]
+    assert p_warned < p_trusted
+
+
+# --- review and update, from what the explainer and the review really write ---------------
+
+
+def explanation(judge, item, policy: Policy, need: str, seed: int) -> str:
+    inp = ExplanationInput(
+        platform_id="P1",
+        policy=policy,
+        item=item.evidence,
+        need=StructuredNeed(long_term_need="", current_need=need),
+    )
+    return asyncio.run(RuleExplainer(judge, PlatformParams())(inp, seed)).text
+
+
+def review(judge, item, target_title: str, text: str, seed: int) -> str:
+    target = HeldOutTarget(title=target_title, rating=5, review_title="", review_text="")
+    inp = ReviewInput(
+        query_text="q", profile=USER, target=target, item=item.evidence, explanation=text
+    )
+    return asyncio.run(RuleReview(judge, ReviewParams())(inp, seed)).text
+
+
+def label(judge, item, text: str, review_text: str) -> str:
+    p = OfflineParams()
+    inp = UpdateInput(
+        query_text="q",
+        need=StructuredNeed(long_term_need="", current_need="q"),
+        platform_id="P1",
+        item_title=item.evidence.title,
+        item_category=item.evidence.category,
+        explanation=text,
+        reason="",
+        review=review_text,
+    )
+    record = asyncio.run(RuleUpdater(p.scale, p.update)(inp, 0))
+    assert len(record.note.split()) <= 30 and lexicon.read_direction(record.note)
+    return record.claim_reliability
+
+
+def labels(judge, domain, policy: Policy, delivered: bool) -> Counter:
+    """Labels when the bought item is the hoped-for one (delivered) or an unrelated one."""
+    items = domain.items[:80]
+    got = Counter()
+    for seed, item in enumerate(items):
+        need = item.evidence.title.split(" - ")[0]
+        text = explanation(judge, item, policy, need, seed)
+        hoped = item if delivered else items[(seed + 40) % len(items)]
+        got[label(judge, item, text, review(judge, item, hoped.evidence.title, text, seed))] += 1
+    return got
+
+
+@pytest.mark.parametrize("policy", list(Policy))
+def test_claims_beyond_experience_lower_labels_whatever_the_policy(judge, domain, policy) -> None:
+    kept, broken = labels(judge, domain, policy, True), labels(judge, domain, policy, False)
+    assert broken["high"] < kept["high"]
+    assert broken["mixed"] + broken["low"] > 0
+
+
+def test_candid_claims_that_fall_short_are_not_always_high(judge, domain) -> None:
+    for policy in (Policy.STRICT, Policy.BALANCED):
+        assert labels(judge, domain, policy, False)["high"] < 80
+
+
+def test_an_exaggerated_claim_whose_item_delivers_can_be_high(judge, domain) -> None:
+    assert labels(judge, domain, Policy.EXAGGERATION, True)["high"] > 0
+
+
+def test_reviews_vary_in_wording(judge, domain) -> None:
+    items = domain.items[:60]
+    texts = {
+        review(judge, item, items[(s + 7) % 60].evidence.title, "It is a fair fit.", s)
+        for s, item in enumerate(items)
+    }
+    assert len(texts) > 50

@@ -1,0 +1,35 @@
+"""Episodes and role calls as tables: every call of a run, in order, auditable."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+from typer.testing import CliRunner
+
+from recmarket.analysis import calls_frame
+from recmarket.cli import app
+from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.run.runner import run
+
+
+def test_calls_frame_holds_every_role_call_in_order(tmp_path: Path) -> None:
+    cfg = RunConfig(
+        condition="local-rep", episodes=EpisodeConfig(requests=12), domains=("Video_Games",)
+    )
+    store = run(cfg, tmp_path / "run").store
+    frame = calls_frame([tmp_path / "run"])
+    stored = sum(len(list(store.calls(e["domain"], e["ord"]))) for e in store.episodes())
+    assert len(frame) == stored > 12 * 5
+    first = frame[frame["ord"] == 0]
+    assert list(first["seq"]) == list(range(len(first)))
+    assert list(first["role"][:2]) == ["query", "need"]
+    query = first.iloc[0]
+    assert json.loads(query["input"])["target"]["title"]
+    assert json.loads(query["output"])["query_text"]
+
+    out = tmp_path / "calls.csv"
+    result = CliRunner().invoke(
+        app, ["export", "--calls", str(tmp_path / "run"), "--format", "csv", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert len(pd.read_csv(out)) == len(frame)
