@@ -7,6 +7,8 @@ from collections import Counter
 import pytest
 
 from recmarket.agents.rules import offline_agents
+from recmarket.agents.rules.judgement import Judge
+from recmarket.agents.rules.params import ScaleParams
 from recmarket.config import EpisodeConfig, MarketConfig
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import domain_files, load_domain
@@ -34,7 +36,8 @@ DEFAULT = MarketConfig()
 def play(setup, condition, cfg=DEFAULT, memory=None, n=120):
     domain, requests, vectors, embedder = setup
     market = build_market(domain, requests, vectors, cfg, seed=3)
-    rnd = Round(market, offline_agents(embedder), embedder, condition, memory)
+    judge = Judge.of(embedder, ScaleParams())
+    rnd = Round(market, offline_agents(embedder), embedder, condition, memory, judge=judge)
 
     async def all_():
         return [await rnd.play(r) for r in requests[:n]]

@@ -308,6 +308,18 @@ TIERS = (
     "Select",
 )
 
+SELLING_WORDS = (
+    "Upgraded",
+    "Professional",
+    "Premium",
+    "Heavy Duty",
+    "Lightweight",
+    "Portable",
+    "2024 New",
+    "Original",
+)
+PACKS = ("Pack of {n}", "{n} Count", "Set of {n}", "{n}-Pack")
+
 USES = {
     "Musical_Instruments": (
         "home practice",

@@ -8,6 +8,7 @@ says where it came from.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cached_property
@@ -20,6 +21,19 @@ from recmarket.data.raw import LoadIssues, iter_records
 from recmarket.data.reviews import id_hash
 
 MAX_DESCRIPTION_CHARS = 1200
+
+TITLE_HEAD = re.compile(r"\s+-\s+|,|\(|\)|\||:|\s+with\s+|\s+for\s+", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'.\-/]*")
+
+
+def product_kind(title: str) -> str:
+    """The kind of product a title names: the last two words of its head (the part before
+    the first comma, dash, parenthesis, "with" or "for"), lower-cased, leaving out model
+    codes and sizes (words with digits). Real titles put the kind at the end of the head
+    ("Ernie Ball Regular Slinky Electric Guitar Strings, ...")."""
+    head = TITLE_HEAD.split(title, maxsplit=1)[0]
+    plain = [w.lower() for w in _WORD.findall(head) if not any(c.isdigit() for c in w)]
+    return " ".join(plain[-2:])
 
 
 class ItemEvidence(BaseModel):

@@ -23,7 +23,16 @@ from typing import IO, Any
 
 import numpy as np
 
-from recmarket.data.demo_vocabulary import ATTRIBUTES, BRANDS, MAIN_CATEGORY, TIERS, TYPES, USES
+from recmarket.data.demo_vocabulary import (
+    ATTRIBUTES,
+    BRANDS,
+    MAIN_CATEGORY,
+    PACKS,
+    SELLING_WORDS,
+    TIERS,
+    TYPES,
+    USES,
+)
 from recmarket.streams import Stream, rng
 
 DOMAINS = tuple(TYPES)
@@ -31,6 +40,9 @@ _ALNUM = np.array(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"))
 _START_MS = 1_420_070_400_000  # 2015-01-01
 _SPAN_MS = 8 * 365 * 86_400_000
 _DAY_MS = 86_400_000
+# Share of a user's purchases from their favourite types. Set so that the share of targets
+# whose kind the history already has is near the real samples' (scripts/measure_data_realism.py).
+FAVOURITE_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -62,10 +74,20 @@ def _code(gen: np.random.Generator, prefix: str, length: int) -> str:
     return prefix + "".join(gen.choice(_ALNUM, size=length))
 
 
+def type_sizes(n_types: int, per_type: int, gen: np.random.Generator) -> np.ndarray:
+    """Items per product type, heavy-tailed like real catalogs (a few kinds hold many
+    items, most hold few): lognormal shares with sd 1, at least three items each."""
+    shares = gen.lognormal(0.0, 1.0, size=n_types)
+    return np.maximum(3, np.round(per_type * n_types * shares / shares.sum())).astype(int)
+
+
 def make_items(domain: str, per_type: int, gen: np.random.Generator) -> list[DemoItem]:
     items, seen = [], set()
-    for t, ptype in enumerate(product_types(domain)):
-        for _ in range(per_type):
+    types = product_types(domain)
+    for t, (ptype, size) in enumerate(
+        zip(types, type_sizes(len(types), per_type, gen), strict=True)
+    ):
+        for _ in range(size):
             asin = _code(gen, "B0", 8)
             while asin in seen:
                 asin = _code(gen, "B0", 8)
@@ -76,10 +98,41 @@ def make_items(domain: str, per_type: int, gen: np.random.Generator) -> list[Dem
     return items
 
 
+def demo_title(domain: str, item: DemoItem, tier: str, gen: np.random.Generator) -> str:
+    """A listing title built the way real ones vary: brand, sometimes a line, a model code
+    or a selling word, the product type with some attributes in the head (mostly before
+    it, as in "Regular Slinky Nickel Wound Electric Guitar Strings"; sometimes after it,
+    so the kind a title seems to name varies as it does on Amazon), the remaining
+    attributes in segments with mixed separators, sometimes a use and a pack size."""
+    ptype = product_types(domain)[item.ptype]
+    head = [item.brand]
+    if gen.random() < 0.6:
+        head.append(tier)
+    if gen.random() < 0.5:
+        head.append(_code(gen, str(gen.choice(_ALNUM[:26])), 1) + "-" + str(gen.integers(10, 999)))
+    if gen.random() < 0.4:
+        head.append(str(gen.choice(SELLING_WORDS)))
+    values = list(item.values)
+    before, after = [], []
+    while values and gen.random() < 0.6:  # attributes in the head, mostly before the kind
+        value = values.pop(int(gen.integers(len(values)))).title()
+        (before if gen.random() < 0.8 else after).append(value)
+    head += [*before, ptype.name.title(), *after]
+    title = " ".join(head)
+    if values:
+        separator = str(gen.choice([", ", " - ", " | "], p=[0.6, 0.3, 0.1]))
+        title += separator + ", ".join(values)
+    if gen.random() < 0.5:
+        title += f" for {str(gen.choice(USES[domain])).title()}"
+    if gen.random() < 0.3:
+        title += f" ({gen.choice(PACKS).format(n=int(gen.integers(2, 7)))})"
+    return title
+
+
 def meta_record(domain: str, item: DemoItem, gen: np.random.Generator) -> dict[str, Any]:
     ptype = product_types(domain)[item.ptype]
     tier = str(gen.choice(TIERS))
-    title = f"{item.brand} {tier} {ptype.name.title()} - {', '.join(item.values)}"
+    title = demo_title(domain, item, tier, gen)
     features = [
         f"{d.capitalize()}: {v}" for d, v in zip(ptype.dimensions, item.values, strict=True)
     ]
@@ -116,28 +169,97 @@ def meta_record(domain: str, item: DemoItem, gen: np.random.Generator) -> dict[s
     }
 
 
-_REVIEW_TEXT = {
+# Review sentences by sentiment; a review draws an opening, an aspect, sometimes a use, a
+# time and a closing, so that texts vary the way real ones do (almost every real review
+# text is unique).
+_OPENINGS = {
     "high": (
-        "Exactly what I wanted for {use}. The {value} {dim} is spot on and it feels "
-        "well made. Would buy this {name} again.",
-        "Really happy with this {name}. {value} works great and setup took minutes.",
+        "Exactly what I wanted.",
+        "Really happy with this {name}.",
+        "Great {name}, no complaints.",
+        "Love it.",
+        "This {name} exceeded my expectations.",
+        "Solid purchase.",
+        "Five stars from me.",
+        "Very pleased.",
     ),
     "mid": (
-        "It's an okay {name}. The {value} {dim} is fine, but it feels a bit cheaper than "
-        "I expected for {use}.",
-        "Does the job for {use}, though the {dim} is not quite what I hoped.",
+        "It's an okay {name}.",
+        "Decent, but not great.",
+        "Mixed feelings about this one.",
+        "Does the job.",
+        "Fine for the price, I guess.",
+        "Not bad, not amazing.",
     ),
     "low": (
-        "Disappointed. The {name} did not hold up for {use} and the {value} {dim} was "
-        "not as described in my experience.",
-        "Returned it. Not a good fit for {use}.",
+        "Disappointed.",
+        "Returned it.",
+        "Would not buy again.",
+        "Not worth it.",
+        "This {name} let me down.",
+        "Save your money.",
     ),
 }
-_REVIEW_TITLE = {
-    "high": ("Love it", "Great {name}", "Five stars", "Perfect for {use}"),
-    "mid": ("It's okay", "Decent but not great", "Mixed feelings"),
-    "low": ("Not for me", "Disappointed", "Returned it"),
+_ASPECTS = {
+    "high": (
+        "The {value} {dim} is spot on and it feels well made.",
+        "{Value} works great and setup took minutes.",
+        "The {dim} ({value}) is exactly as described.",
+        "Build quality is excellent and the {value} {dim} suits me.",
+        "I was worried about the {dim}, but {value} turned out perfect.",
+    ),
+    "mid": (
+        "The {value} {dim} is fine, but it feels a bit cheaper than I expected.",
+        "The {dim} is not quite what I hoped.",
+        "{Value} is okay, though the finish could be better.",
+        "It works, but the {dim} took some getting used to.",
+    ),
+    "low": (
+        "The {value} {dim} was not as described in my experience.",
+        "The {dim} failed after a short while.",
+        "{Value} was the wrong choice for me and the quality is poor.",
+        "It arrived with a problem with the {dim}.",
+    ),
 }
+_USE_SENTENCES = (
+    "Bought it for {use}.",
+    "I use it mostly for {use}.",
+    "Got this for {use}.",
+    "Perfect for {use}.",
+    "Needed something for {use}.",
+)
+_TIMES = ("After {n} weeks of use,", "{n} months in,", "Used it {n} times so far and", "")
+_TIME_ENDINGS = {
+    "high": "it still holds up.",
+    "mid": "it is holding up so-so.",
+    "low": "it is already showing wear.",
+}
+_CLOSINGS = {
+    "high": ("Would buy again.", "Highly recommend.", "Great value.", ""),
+    "mid": ("Might look elsewhere next time.", "Three stars.", ""),
+    "low": ("One star.", "Avoid.", ""),
+}
+_REVIEW_TITLE = {
+    "high": ("Love it", "Great {name}", "Five stars", "Perfect for {use}", "Works great"),
+    "mid": ("It's okay", "Decent but not great", "Mixed feelings", "Average"),
+    "low": ("Not for me", "Disappointed", "Returned it", "Poor quality"),
+}
+
+
+def _pick(gen: np.random.Generator, options: tuple[str, ...]) -> str:
+    return str(options[int(gen.integers(len(options)))])
+
+
+def review_text(bucket: str, words: dict[str, str], gen: np.random.Generator) -> str:
+    words = {**words, "Value": words["value"][:1].upper() + words["value"][1:]}
+    parts = [_pick(gen, _OPENINGS[bucket]), _pick(gen, _ASPECTS[bucket])]
+    if gen.random() < 0.6:
+        parts.append(_pick(gen, _USE_SENTENCES))
+    time = _pick(gen, _TIMES)
+    if time:
+        parts.append(f"{time.format(n=int(gen.integers(2, 13)))} {_TIME_ENDINGS[bucket]}")
+    parts.append(_pick(gen, _CLOSINGS[bucket]))
+    return " ".join(p for p in parts if p).format(**words)
 
 
 def review_record(
@@ -147,15 +269,15 @@ def review_record(
     bucket = "high" if rating >= 4 else "mid" if rating >= 3 else "low"
     k = int(gen.integers(len(ptype.dimensions)))
     words = {
-        "use": gen.choice(USES[domain]),
+        "use": str(gen.choice(USES[domain])),
         "value": item.values[k],
         "dim": ptype.dimensions[k],
         "name": ptype.name,
     }
     return {
         "rating": rating,
-        "title": str(gen.choice(_REVIEW_TITLE[bucket])).format(**words),
-        "text": str(gen.choice(_REVIEW_TEXT[bucket])).format(**words),
+        "title": _pick(gen, _REVIEW_TITLE[bucket]).format(**words),
+        "text": review_text(bucket, words, gen),
         "images": [],
         "asin": item.asin,
         "parent_asin": item.asin,
@@ -207,7 +329,7 @@ def user_reviews(
     stamp = _START_MS + int(gen.random() * _SPAN_MS)
     rows = []
     for _ in range(n):
-        favourite = gen.random() < 0.85
+        favourite = gen.random() < FAVOURITE_SHARE
         t = int(
             favourites[gen.choice(len(favourites), p=weights)]
             if favourite
@@ -246,7 +368,7 @@ def write_domain(
     out: Path,
     *,
     seed: int = 0,
-    per_type: int = 130,
+    per_type: int = 140,
     n_users: int = 1700,
     inactive_share: float = 0.1,
 ) -> tuple[Path, Path]:

@@ -41,9 +41,10 @@ from recmarket.agents.contracts import (
     UpdateInput,
 )
 from recmarket.agents.roles import Agents
+from recmarket.agents.rules.judgement import Judge
 from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
-from recmarket.embedding.similarity import similarity_for, visible_text
+from recmarket.embedding.similarity import visible_text
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.outcome import Call, Condition, Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
@@ -100,6 +101,7 @@ class Round:
     condition: Condition
     memory: ReputationMemory | None = None
     long_term_weight: float = 0.25
+    judge: Judge | None = None  # measures target_best_fit; the offline model's judgement
 
     async def play(self, request: Request) -> Outcome:
         (prepared,) = await self.prepare([request])
@@ -185,14 +187,15 @@ class Round:
 
     def target_best_fit(self, o: Outcome) -> bool:
         """Whether the target is in the pool and strictly the closest item to the need by
-        noiseless judged fit (the embedder's cosine of the current need and the visible
-        title and category): how identifiable the request makes its target."""
+        noiseless judged fit (the offline user agent's reading of the current need against
+        the visible title and category, whichever backend ranks): how identifiable the
+        request makes its target."""
         items = list(dict.fromkeys(p.item_index for p in o.pool))
-        if o.target not in items or o.need is None:
+        if o.target not in items or o.need is None or self.judge is None:
             return False
         shown = [self.market.domain.items[i].evidence for i in items]
         views = [visible_text(e.title, e.category) for e in shown]
-        fits = similarity_for(self.embedder).to_each(o.need.current_need, views)
+        fits = self.judge.fit(o.need.current_need, views)
         target = items.index(o.target)
         return bool(all(fits[target] > f for i, f in enumerate(fits) if i != target))
 

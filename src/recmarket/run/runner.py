@@ -18,6 +18,7 @@ from recmarket.agents.llm import LLMBackend
 from recmarket.agents.llm.client import Ledger
 from recmarket.agents.roles import Agents
 from recmarket.agents.rules import offline_agents
+from recmarket.agents.rules.judgement import Judge
 from recmarket.config import RunConfig
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import domain_files, load_domain
@@ -62,7 +63,13 @@ def cell_round(
     if cfg.condition == "local-rep":
         memory = ReputationMemory(cfg.market.memory_window, cfg.reputation_scope)
     return Round(
-        prepared.market, agents, embedder, cfg.condition, memory, cfg.market.long_term_weight
+        prepared.market,
+        agents,
+        embedder,
+        cfg.condition,
+        memory,
+        cfg.market.long_term_weight,
+        Judge.of(embedder, cfg.agents.scale),
     )
 
 

@@ -1,9 +1,11 @@
 """Levels on the model's one scale, [0, 1], from what a role can see.
 
-Fit is semantic: the cosine of the embedder's vectors for the need and for an item's text,
-read on the scale fixed by ``ScaleParams`` (0 for an unrelated item of the domain, 1 for the
-item the request was written from). Quality is the average rating on [1, 5] read as
-[0, 1]. A *merit* level, which claims and experience speak of, mixes the two.
+Fit is read the way a careful reader reads a listing against a request: its overall sense
+(the cosine of the embedder's vectors, on the scale fixed by ``ScaleParams``: 0 for an
+unrelated item of the domain, 1 for the item the request was written from) and whether it
+visibly has each thing asked for (the share of the need's terms it shows). Quality is the
+average rating on [1, 5] read as [0, 1]. A *merit* level, which claims and experience speak
+of, mixes the two.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from recmarket.agents.rules.params import ScaleParams
+from recmarket.agents.rules.text import terms
 from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import Similarity, similarity_for
 
@@ -27,11 +30,16 @@ class Judge:
         return cls(similarity_for(embedder), scale)
 
     def fit(self, need: str, texts: list[str]) -> np.ndarray:
-        """Fit level of each text for the need. Not clipped: an item closer to the need than
-        the typical item a request is written from reads above 1, so fits stay ordered
-        (the lexicon clamps a level when it is put into words)."""
+        """Fit level of each text for the need: its overall sense (the embedder's cosine on
+        the scale's reference points) mixed with the share of the need's terms the text
+        visibly shows. Not clipped: an item closer to the need than the typical item a
+        request is written from reads above 1, so fits stay ordered (the lexicon clamps a
+        level when it is put into words)."""
         s = self.scale
-        return (self.similarity.to_each(need, texts) - s.fit_zero) / (s.fit_one - s.fit_zero)
+        sense = (self.similarity.to_each(need, texts) - s.fit_zero) / (s.fit_one - s.fit_zero)
+        wanted = terms(need)
+        shown = np.array([len(wanted & terms(t)) / len(wanted) if wanted else 0.0 for t in texts])
+        return (1 - s.lexical_share) * sense + s.lexical_share * shown
 
     def closeness(self, a: str, b: str) -> float:
         """How close one item is to another (titles), 1 for the same item."""
@@ -45,5 +53,7 @@ class Judge:
         return (min(max(rating if rating is not None else self.scale.unknown_rating, 1), 5) - 1) / 4
 
     def merit(self, fit: float, rating: float | None) -> float:
+        """Fit (read no higher than 1) and quality, weighed: what claims and experience
+        speak of."""
         q = self.scale.quality_share
-        return (1 - q) * fit + q * self.quality(rating)
+        return (1 - q) * min(max(fit, 0.0), 1.0) + q * self.quality(rating)

@@ -40,12 +40,20 @@ class ScaleParams(_Params):
         0.24, "need-to-title cosine of a random item of the domain (fit level 0)", REAL
     )
     fit_one: float = param(
-        0.50, "need-to-title cosine of the item the request was written from (fit level 1)", REAL
+        0.51, "need-to-title cosine of the item the request was written from (fit level 1)", REAL
     )
     closeness_zero: float = param(
         0.32, "title-to-title cosine of two random items of the domain (closeness 0)", REAL
     )
     closeness_one: float = param(1.0, "cosine of an item with itself (closeness 1)", FIRST)
+    lexical_share: float = param(
+        0.5,
+        "weight of visibly shown requested terms, against overall sense, in a fit level: a "
+        "careful reader weighs both about equally",
+        FIRST,
+        ge=0,
+        le=1,
+    )
     quality_share: float = param(
         0.25,
         "share of quality (the average rating) in a fit-and-quality level; fit is what the "
@@ -68,9 +76,10 @@ class ScaleParams(_Params):
 
 class QueryParams(_Params):
     general_kind: float = param(
-        0.4,
+        0.25,
         "chance the user names only the broad kind (the kind's last word, 'strings' for "
-        "'electric guitar strings'); people often shop by the general noun",
+        "'electric guitar strings'): sometimes, though a buyer who knows the item usually "
+        "names its type",
         FIRST,
         ge=0,
         le=1,

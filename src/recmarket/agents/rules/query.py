@@ -11,6 +11,7 @@ are dropped for plainer ones.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,7 @@ from recmarket.agents.rules.text import (
     title_parts,
     use_phrase,
 )
+from recmarket.data.items import product_kind
 
 TEMPLATES = {
     "transactional_direct": (
@@ -59,9 +61,25 @@ TEMPLATES = {
 }
 DETAILS = (", ideally {x}", " with {x} if possible", " ({x} would be good)", "; {x} matters")
 SAME_KIND = (" to replace the one I have", " as a backup to my current one")
-OTHER_KIND = " to go with my {kind}"
 PLAIN_USES = ("everyday use", "regular use", "home use", "a gift")
-MAX_ATTRIBUTES = {"attribute_constraint": 3}  # others mention at most one
+# How many title attributes each profile may name (Table 4): hard requirements for the
+# constraint-driven, the immediate goal for the transactional, a dimension or two for the
+# others, none in a novice's nontechnical words.
+MAX_ATTRIBUTES = {
+    "transactional_direct": 2,
+    "informational_use_case": 1,
+    "comparative_evaluation": 1,
+    "attribute_constraint": 3,
+    "novice_advice": 0,
+    "exploratory_hedonic": 1,
+}
+# Table 4: the use-case user "leaves the system to infer an appropriate product type", so
+# names at most its broad noun.
+BROAD_KIND = {"informational_use_case"}
+
+
+# Pack sizes and counts describe the listing, not the product a user wants.
+PACKAGING = re.compile(r"\b(pack|count|set of|pcs|pieces)\b", re.IGNORECASE)
 
 
 def paraphrase(attribute: str) -> str:
@@ -70,32 +88,30 @@ def paraphrase(attribute: str) -> str:
     return " ".join(kept[-2:]) if kept else attribute
 
 
-def kind_of(title: str) -> str:
-    """The product kind a title names: the last two words of its head."""
-    return " ".join(title_parts(title)[0].split()[-2:])
-
-
 @dataclass(frozen=True)
 class RuleQueryGenerator:
     params: QueryParams
 
     def context(self, inp: QueryInput, kind: str, gen: np.random.Generator) -> str:
-        """What the user already owns, in passing: the same kind, or their usual kind."""
+        """What the user already owns, in passing: that they have one of this kind already.
+        (Other kinds they own are left out: a need names what is wanted now.)"""
         if not inp.history or gen.random() >= self.params.history_context:
             return ""
-        kinds = [kind_of(h.title) for h in inp.history]
+        kinds = [product_kind(h.title) for h in inp.history]
         if any(k.split()[-1:] == kind.split()[-1:] for k in kinds):
             return SAME_KIND[int(gen.integers(len(SAME_KIND)))]
-        return OTHER_KIND.format(kind=kinds[int(gen.integers(len(kinds)))])
+        return ""
 
     async def __call__(self, inp: QueryInput, seed: int) -> Query:
         p, gen, title = self.params, np.random.default_rng(seed), inp.target.title
-        kind = kind_of(title)
-        if gen.random() < p.general_kind:
+        kind = product_kind(title)
+        if gen.random() < p.general_kind or inp.profile.name in BROAD_KIND:
             kind = kind.split()[-1]
-        limit = MAX_ATTRIBUTES.get(inp.profile.name, 1)
+        limit = MAX_ATTRIBUTES[inp.profile.name]
         attributes = [
-            paraphrase(a) for a in title_parts(title)[1] if gen.random() < p.attribute_mention
+            paraphrase(a)
+            for a in title_parts(title)[1]
+            if not PACKAGING.search(a) and gen.random() < p.attribute_mention
         ][:limit]
         use = None
         if gen.random() < p.use_from_review:

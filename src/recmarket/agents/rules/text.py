@@ -23,7 +23,7 @@ _STOPWORD_TEXT = """
     ideas open today here beginner's what's which should
     ideally replace replacement backup matters matter possible requirement requirements hard
     first buying buy else similar nice maybe help recommend suggestions anything kind sort
-    type sure already own owned
+    type sure already own owned gives between balances against matters trade-off versus
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 

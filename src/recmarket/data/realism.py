@@ -1,0 +1,54 @@
+"""How much a domain looks like real Amazon data where the offline model is sensitive to it.
+
+The offline roles read titles (for the product kind and attributes), review texts (for the
+use a buyer had in mind) and histories (for what a user already owns). These measures put a
+domain's titles, reviews and histories beside the real samples': the README's table comes
+from ``scripts/measure_data_realism.py``, which prints them for both.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from recmarket.data.domain import Domain
+from recmarket.data.episodes import Episode
+from recmarket.data.items import TITLE_HEAD, product_kind
+
+
+@dataclass(frozen=True)
+class DataProfile:
+    items: int
+    title_words_median: float
+    title_words_iqr: tuple[float, float]
+    title_segments_mean: float  # parts separated by commas, dashes, bars, parentheses
+    distinct_review_texts: float  # distinct review texts per review text (nan: no texts)
+    kinds: int
+    top_kind_share: float  # items in the largest kind, as a share of all items
+    kinds_with_one_item: float  # share of kinds with a single item (the long tail)
+    target_kind_in_history: float  # episodes whose target's kind the history already has
+
+
+def profile(domain: Domain, episodes: list[Episode]) -> DataProfile:
+    titles = [it.title for it in domain.items]
+    lengths = np.array([len(t.split()) for t in titles])
+    segments = np.array([len([s for s in TITLE_HEAD.split(t) if s and s.strip()]) for t in titles])
+    texts = [i.review_text for e in episodes for i in (*e.history, e.target) if i.review_text]
+    counts = Counter(texts)
+    kinds = Counter(product_kind(t) for t in titles)
+    in_history = [
+        product_kind(e.target.title) in {product_kind(h.title) for h in e.history} for e in episodes
+    ]
+    return DataProfile(
+        items=len(titles),
+        title_words_median=float(np.median(lengths)),
+        title_words_iqr=(float(np.percentile(lengths, 25)), float(np.percentile(lengths, 75))),
+        title_segments_mean=float(segments.mean()),
+        distinct_review_texts=len(counts) / len(texts) if texts else float("nan"),
+        kinds=len(kinds),
+        top_kind_share=max(kinds.values()) / len(titles),
+        kinds_with_one_item=sum(c == 1 for c in kinds.values()) / len(kinds),
+        target_kind_in_history=float(np.mean(in_history)) if in_history else 0.0,
+    )
