@@ -131,11 +131,8 @@ def reproduce(
                     ", ".join(f"{k} {v}" for k, v in sorted(failed.items())) or "0",
                 )
     out.print(table)
-    from recmarket.report.build import build_report
-
     with user_errors():
-        path = build_report([out_dir], out_dir / "report")
-    out.print(f"report: {path}")
+        write_report([out_dir], out_dir / "report")
 
 
 @app.command("report")
@@ -146,9 +143,25 @@ def report(
         typer.Option("--out", help="where to write (default: the first directory's report/)"),
     ] = None,
 ) -> None:
-    """Regenerate every figure and table, and the HTML report, from the run stores alone."""
-    from recmarket.report.build import build_report
-
+    """Regenerate every figure and table, and the HTML report, from the run stores alone;
+    print the paper's numbers beside the measured ones."""
     with user_errors():
-        path = build_report(out_dirs, target or out_dirs[0] / "report")
-    out.print(f"report: {path}")
+        write_report(out_dirs, target or out_dirs[0] / "report")
+
+
+def write_report(out_dirs: list[Path], target: Path) -> None:
+    """Build the report, print the paper comparison for what was run, and the path."""
+    from recmarket.report.build import build_report
+    from recmarket.report.paper import summary
+
+    built = build_report(out_dirs, target)
+    measured = [r for r in built.comparison if r["direction"] not in ("not run", "no counterpart")]
+    if measured:
+        table = Table(title="The paper's numbers beside this run's (macro; pp, % or ratio)")
+        for column in measured[0]:
+            table.add_column(column, justify="right" if column in ("paper", "ours") else "left")
+        for row in measured:
+            table.add_row(*(escape(str(v)) for v in row.values()))
+        out.print(table)
+        out.print(summary(built.comparison))
+    out.print(f"report: {escape(str(built.path))}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import html
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,8 @@ from recmarket.market.access import analytic_access
 from recmarket.report.data import Cell, load_cells
 from recmarket.report.figures import FIGURES
 from recmarket.report.html import figure_html, page, table_html
+from recmarket.report.paper import compare
+from recmarket.report.paper import summary as summary_line
 from recmarket.run.store import RunStore
 
 EXPLORER_PER_DOMAIN = 3  # episodes per domain and run whose role calls the page embeds
@@ -114,7 +117,13 @@ def explorer(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
     return episodes
 
 
-def build_report(out_dirs: list[Path], target: Path) -> Path:
+@dataclass(frozen=True)
+class BuiltReport:
+    path: Path  # report.html
+    comparison: list[dict[str, Any]]  # the paper's numbers beside ours
+
+
+def build_report(out_dirs: list[Path], target: Path) -> BuiltReport:
     """Write figures (PNG, PDF), tables (CSV, Markdown) and report.html under ``target``."""
     cells = load_cells(out_dirs)
     figures, tables = target / "figures", target / "tables"
@@ -148,6 +157,14 @@ def build_report(out_dirs: list[Path], target: Path) -> Path:
                 rows,
             )
         )
+    comparison = compare(cells)
+    write_table(comparison, tables / "paper_comparison")
+    body.append(
+        "<h2>The paper's numbers beside this run's</h2><p>"
+        + html.escape(summary_line(comparison))
+        + ". A contrast agrees when it points the same way; a level is a single cell's "
+        "value, set beside the paper's without a verdict.</p>" + table_html(comparison)
+    )
     every = cell_rows(cells)
     write_table(every, tables / "cells")
     body.append("<h2>Every cell (macro over domains)</h2>" + table_html(every))
@@ -163,4 +180,4 @@ def build_report(out_dirs: list[Path], target: Path) -> Path:
     )
     path = target / "report.html"
     path.write_text(page(summary, "\n".join(body), episodes, note), encoding="utf-8")
-    return path
+    return BuiltReport(path, comparison)

@@ -93,8 +93,12 @@ def test_a_record_is_never_a_score_by_itself(judge) -> None:
 
 
 def test_records_of_overstatement_take_away_a_loud_claims_edge(judge) -> None:
-    same = "Cork Yoga Mat - 6 mm, natural"
-    candidates = (view("P1", same, claim(0.95)), view("P2", same + " ", claim(0.5)))
+    # a middling fit (about 0.5), claimed excellent by P1 and fair by P2
+    same = "Foam Exercise Mat - 10 mm, blue"
+    candidates = (
+        view("P1", same, claim(0.95), "Fitness"),
+        view("P2", same + " ", claim(0.5), "Fitness"),
+    )
     ranker = RuleRanker(judge, RankerParams())
     before = top1(ranker, candidates, {"P1": (), "P2": ()})
     after = top1(

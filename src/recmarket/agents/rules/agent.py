@@ -92,7 +92,7 @@ class RuleRanker:
         out = []
         for c, fit in zip(inp.candidates, fits, strict=True):
             claim = lexicon.CLAIM.read(c.explanation)
-            distance = 0.0 if claim is None else claim - min(max(float(fit), 0.0), 1.0)
+            distance = 0.0 if claim is None else claim - lexicon.as_said(float(fit))
             records = inp.histories.get(c.platform_id, ()) if inp.histories is not None else ()
             belief = credibility(records, distance > 0, p)
             out.append(Judged(c, float(fit) + belief * distance, belief if records else None))

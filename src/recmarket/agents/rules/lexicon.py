@@ -31,6 +31,13 @@ def band(level: float) -> int:
     return min(BANDS - 1, max(0, int(level * BANDS)))
 
 
+def as_said(level: float) -> float:
+    """A level as words can carry it: its band's midpoint. Readers compare a claim with
+    their own judgement in these terms, so "excellent" for an item they judge excellent is
+    no distance at all."""
+    return BAND_MIDPOINTS[band(level)]
+
+
 @dataclass(frozen=True)
 class Scale:
     """Phrasings of one quantity, lowest band first; every phrase belongs to one band."""

@@ -34,13 +34,17 @@ class _Params(BaseModel):
 
 class ScaleParams(_Params):
     """How cosines of the embedder become levels: a fit level reads 0 for an unrelated item
-    of the domain and 1 for the item the request was written from."""
+    of the domain and 1 for an item as close to the request as its own item gets."""
 
     fit_zero: float = param(
-        0.24, "need-to-title cosine of a random item of the domain (fit level 0)", REAL
+        0.22, "need-to-title cosine of a random item of the domain, median (fit level 0)", REAL
     )
     fit_one: float = param(
-        0.51, "need-to-title cosine of the item the request was written from (fit level 1)", REAL
+        0.74,
+        "need-to-title cosine of the item the request was written from, 90th percentile "
+        "(fit level 1: as close as a request's own item gets; the median one reads 0.55, "
+        "so the best retrieved items still stand apart)",
+        REAL,
     )
     closeness_zero: float = param(
         0.32, "title-to-title cosine of two random items of the domain (closeness 0)", REAL

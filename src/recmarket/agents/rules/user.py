@@ -28,7 +28,7 @@ def offer_utilities(
     out = []
     for option, fit in zip(options, fits, strict=True):
         claim = lexicon.CLAIM.read(option.explanation)
-        distance = 0.0 if claim is None else claim - min(max(float(fit), 0.0), 1.0)
+        distance = 0.0 if claim is None else claim - lexicon.as_said(float(fit))
         belief = lexicon.CREDIBILITY.read(option.reason) if option.reason else None
         felt = p.claim * (1.0 if belief is None else belief) * distance
         out.append(p.fit * (float(fit) + felt) - p.position * (option.rank - 1))

@@ -1,0 +1,158 @@
+"""The paper's reported numbers beside this project's measurements of them.
+
+``paper_numbers.toml`` holds every number the paper reports in its results (Section 4,
+Figures 3-12, Table 2, A.2, A.5, A.6, A.8), where it is reported and how it is measured
+here. ``compare`` measures each on the cells a reproduce ran and says whether a contrast
+points the same way. Nothing here judges the simulator by the paper or the paper by the
+simulator: the table reports both, whatever they say.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from recmarket.report.data import Cell, Row
+
+NUMBERS = Path(__file__).with_name("paper_numbers.toml")
+
+
+class PaperNumber(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    section: str
+    what: str
+    paper: float
+    measure: Literal["level", "difference", "ratio", "spread"]
+    about: bool = False  # the paper gives the number only in words
+    tolerance: float = 0.0  # pp within which a claimed "no change" counts as agreeing
+    experiment: str | None = None  # None: no counterpart in the offline model
+    cell: str | None = None
+    base: str | None = None
+    cells: tuple[str, ...] = ()
+    metric: str | None = None
+
+
+def paper_numbers(path: Path = NUMBERS) -> list[PaperNumber]:
+    return [PaperNumber(**entry) for entry in tomllib.loads(path.read_text())["number"]]
+
+
+def _by_domain(rows: list[Row], value: Callable[[list[Row]], float]) -> float:
+    """Unweighted mean over domains of a per-domain value (the paper's macro estimate)."""
+    domains = sorted({r["domain"] for r in rows})
+    values = [value([r for r in rows if r["domain"] == d]) for d in domains]
+    values = [v for v in values if not np.isnan(v)]
+    return float(np.mean(values)) if values else float("nan")
+
+
+def _share(rows: list[Row], keep: Callable[[Row], bool], hit: Callable[[Row], bool]) -> float:
+    kept = [r for r in rows if keep(r)]
+    return 100.0 * sum(map(hit, kept)) / len(kept) if kept else float("nan")
+
+
+def metric_value(cell: Cell, metric: str) -> float:
+    """A cell's value of one named metric (percent, except means of counts)."""
+    kind, _, arg = metric.partition(":")
+    rows = cell.rows
+    if kind == "rate":
+        return 100.0 * float(cell.macro[arg])
+    if kind == "mean":
+        return float(cell.macro[f"mean_{arg}"])
+    if kind == "top1_share":
+        return 100.0 * float(cell.macro["top1_share_by_policy"][arg])
+    if kind == "max_top1_share":
+        return 100.0 * max(cell.macro["top1_share_by_policy"].values())
+    if kind == "pool_share":
+        return _by_domain(
+            rows, lambda rs: float(np.mean([r["target_copies"] / r["pool_size"] for r in rs]))
+        )
+    if kind == "label_share":  # pooled across domains, as in Fig. 11
+        policy, label = arg.split(":")
+        return _share(
+            rows,
+            lambda r: r["purchased_policy"] == policy and bool(r["rep_label"]),
+            lambda r: r["rep_label"] == label,
+        )
+    if kind == "same_item_wins":
+        return _by_domain(
+            rows,
+            lambda rs: _share(rs, lambda r: r["same_item_top1"], lambda r: r["top1_policy"] == arg),
+        )
+    if kind == "block_top1":  # rounds in schedule order within a domain, as in Fig. 10
+        policy, block = arg.split(":")
+        lo, hi = (int(x) for x in block.split("-"))
+        return _by_domain(
+            rows,
+            lambda rs: _share(
+                rs, lambda r: lo <= r["ord"] + 1 <= hi, lambda r: r["top1_policy"] == policy
+            ),
+        )
+    raise ValueError(f"unknown paper-comparison metric {metric!r}")
+
+
+def measured(number: PaperNumber, cells: dict[str, dict[str, Cell]]) -> float | None:
+    """This project's value of the number, or None where the cells were not run."""
+    members = cells.get(number.experiment or "", {})
+    names = [number.cell, number.base] if number.measure != "spread" else list(number.cells)
+    if number.metric is None or not all(n in members for n in names if n is not None):
+        return None
+    if number.measure == "spread":
+        values = [metric_value(members[n], number.metric) for n in number.cells]
+        return max(values) - min(values)
+    value = metric_value(members[str(number.cell)], number.metric)
+    if number.measure == "level":
+        return value
+    base = metric_value(members[str(number.base)], number.metric)
+    return value - base if number.measure == "difference" else value / base if base else None
+
+
+def agreement(number: PaperNumber, value: float | None) -> str:
+    if number.experiment is None:
+        return "no counterpart"
+    if value is None or np.isnan(value):
+        return "not run"
+    if number.measure == "difference":
+        if number.paper == 0:
+            return "agrees" if abs(value) <= number.tolerance else "differs"
+        if abs(value) < 1e-9:
+            return "no change"
+        return "agrees" if np.sign(value) == np.sign(number.paper) else "opposite"
+    if number.measure == "ratio":
+        return "agrees" if (value - 1) * (number.paper - 1) > 0 else "opposite"
+    if number.measure == "spread":
+        return "agrees" if value <= number.paper else "wider"
+    return "level"
+
+
+def compare(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
+    """One row per paper number: where, what, the paper's value, ours, and whether a
+    contrast points the same way ("level" for a single cell's value)."""
+    rows = []
+    for number in paper_numbers():
+        value = measured(number, cells)
+        ours = None if value is None or np.isnan(value) else round(value, 2)
+        rows.append(
+            {
+                "section": number.section,
+                "what": number.what,
+                "measure": number.measure,
+                "paper": ("~" if number.about else "") + f"{number.paper:g}",
+                "ours": "" if ours is None else f"{ours:g}",
+                "direction": agreement(number, value),
+            }
+        )
+    return rows
+
+
+def summary(rows: list[dict[str, Any]]) -> str:
+    """How many contrasts agree, in one line."""
+    counts = Counter(r["direction"] for r in rows)
+    verdicts = ("agrees", "opposite", "no change", "differs", "wider")
+    parts = [f"{counts[k]} {k}" for k in verdicts if counts[k]]
+    return "paper comparison: " + (", ".join(parts) or "no contrast measured")
