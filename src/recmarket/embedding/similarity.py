@@ -24,12 +24,20 @@ class Similarity:
 
     def vectors(self, texts: list[str]) -> np.ndarray:
         """Unit vectors of the texts, encoding only those not seen before (in one batch)."""
-        new = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        known = self._vectors
+        new = list(dict.fromkeys(t for t in texts if t not in known))
         if new:
-            if len(self._vectors) + len(new) > CACHE_LIMIT:
-                self._vectors.clear()
-            self._vectors.update(zip(new, self.embedder.encode(new), strict=True))
-        return np.stack([self._vectors[t] for t in texts])
+            if len(known) + len(new) > CACHE_LIMIT:
+                known.clear()
+            known.update(zip(new, self.embedder.encode(new), strict=True))
+        return np.array([known[t] for t in texts])
+
+    def remember(self, texts: list[str], vectors: np.ndarray) -> None:
+        """Keep vectors already made by this embedder's ``encode`` (item texts embedded for
+        retrieval), so they are not encoded again. A text encoded alone or in a batch gets
+        the same vector, so what is remembered never changes a result."""
+        if len(self._vectors) + len(texts) <= CACHE_LIMIT:
+            self._vectors.update(zip(texts, vectors, strict=True))
 
     def to_each(self, text: str, others: list[str]) -> np.ndarray:
         """Cosine of one text with each of the others."""
@@ -37,7 +45,8 @@ class Similarity:
         return vectors[1:] @ vectors[0]
 
     def pair(self, a: str, b: str) -> float:
-        return float(self.to_each(a, [b])[0])
+        first, second = self.vectors([a, b])
+        return float(first @ second)
 
 
 @lru_cache(maxsize=8)

@@ -120,6 +120,15 @@ class Round:
         outcomes = [Outcome(r, self.condition, r.episode.target.item_index) for r in requests]
         await asyncio.gather(*(self._stage1(o) for o in outcomes))
         ready = [o for o in outcomes if o.failed_role is None]
+        if ready and self.judge is not None:  # one batch for the texts every role reads
+            self.judge.similarity.vectors(
+                [
+                    t
+                    for o in ready
+                    if o.need and o.query
+                    for t in (o.need.current_need, o.query.query_text)
+                ]
+            )
         if ready:
             vectors = self.need_vectors([o.need for o in ready if o.need is not None])
             await asyncio.gather(*(self._stage2(o, v) for o, v in zip(ready, vectors, strict=True)))

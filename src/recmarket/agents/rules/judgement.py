@@ -41,6 +41,14 @@ class Judge:
         shown = np.array([len(wanted & terms(t)) / len(wanted) if wanted else 0.0 for t in texts])
         return (1 - s.lexical_share) * sense + s.lexical_share * shown
 
+    def fit_one(self, need: str, text: str) -> float:
+        """``fit`` of a single text, without the array work (a platform reads one item)."""
+        s = self.scale
+        sense = (self.similarity.pair(need, text) - s.fit_zero) / (s.fit_one - s.fit_zero)
+        wanted = terms(need)
+        shown = len(wanted & terms(text)) / len(wanted) if wanted else 0.0
+        return (1 - s.lexical_share) * sense + s.lexical_share * shown
+
     def closeness(self, a: str, b: str) -> float:
         """How close one item is to another (titles), 1 for the same item."""
         s = self.scale

@@ -80,7 +80,7 @@ class RuleExplainer:
 
     def reading(self, inp: ExplanationInput, gen: np.random.Generator) -> float:
         """The platform's own noisy reading of how well its evidence serves the need."""
-        fit = float(self.judge.fit(inp.need.current_need, [inp.item.text()])[0])
+        fit = self.judge.fit_one(inp.need.current_need, inp.item.text())
         merit = self.judge.merit(fit, inp.item.average_rating)
         return merit + gen.normal(0, self.params.reading_noise)
 
