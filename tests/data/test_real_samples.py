@@ -77,3 +77,18 @@ def test_pre_release_sample_keys_are_understood(shared_data: Path, tmp_path: Pat
     newest_liked = max((r for r in rows if r["rating"] >= 4), key=lambda r: r["sortTimestamp"])
     assert request.episode.target.timestamp == newest_liked["sortTimestamp"]
     assert request.episode.target.review_title == newest_liked["title"]
+
+
+def test_real_slice_command_writes_domains_that_run(shared_data: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from recmarket.cli import app
+
+    result = CliRunner().invoke(
+        app, ["data", "real-slice", str(shared_data), "--dest", str(tmp_path / "slice")]
+    )
+    assert result.exit_code == 0, result.output
+    office = load_domain(domain_files(tmp_path / "slice", "Office_Products"))
+    assert len(index_episodes(office, EpisodeConfig())) == 365  # as the shared README counts
+    missing = CliRunner().invoke(app, ["data", "real-slice", str(tmp_path), "--dest", "x"])
+    assert missing.exit_code != 0 and "expected the shared real samples" in missing.output

@@ -91,3 +91,24 @@ def data_fetch(
         paths = fetch_category(category, dest, progress, base_url)
     for path in paths:
         out.print(f"{path}")
+
+
+@data_app.command("real-slice")
+def data_real_slice(
+    samples: Annotated[
+        Path, typer.Argument(help="the shared real samples (../shared/data/amazon23)")
+    ],
+    dest: Annotated[Path, typer.Option("--dest", help="where to write the domains")] = Path(
+        "real-slice"
+    ),
+) -> None:
+    """Re-shape the real bitrecs samples into official-format domains (Office_Products,
+    Amazon_Fashion), so that any command runs on them with --data."""
+    from recmarket.data.samples import BITRECS_SLICES, real_slice
+
+    with user_errors():
+        missing = [p for p in BITRECS_SLICES.values() if not (samples / p).is_file()]
+        if missing:
+            raise DataError(f"{samples}: no {missing[0]} (expected the shared real samples)")
+        names = real_slice(samples, dest)
+    out.print(f"{', '.join(names)} -> {dest} (use --data {dest})")
