@@ -32,7 +32,7 @@ def dump(out: Path) -> tuple[list, list]:
     with sqlite3.connect(out / "run.sqlite") as db:
         return (
             db.execute("SELECT * FROM episodes ORDER BY domain, ord").fetchall(),
-            db.execute("SELECT * FROM calls ORDER BY domain, ord, seq").fetchall(),
+            db.execute("SELECT * FROM calls ORDER BY domain, ord").fetchall(),
         )
 
 

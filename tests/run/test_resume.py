@@ -72,7 +72,7 @@ def dump(out: Path) -> dict[str, tuple[list, list]]:
         with sqlite3.connect(path) as db:
             result[str(path.relative_to(out))] = (
                 db.execute("SELECT * FROM episodes ORDER BY domain, ord").fetchall(),
-                db.execute("SELECT * FROM calls ORDER BY domain, ord, seq").fetchall(),
+                db.execute("SELECT * FROM calls ORDER BY domain, ord").fetchall(),
             )
     return result
 

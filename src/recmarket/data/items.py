@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ TITLE_HEAD = re.compile(r"\s+-\s+|,|\(|\)|\||:|\s+with\s+|\s+for\s+", re.IGNOREC
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'.\-/]*")
 
 
+@lru_cache(maxsize=65536)
 def product_kind(title: str) -> str:
     """The kind of product a title names: the last two words of its head (the part before
     the first comma, dash, parenthesis, "with" or "for"), lower-cased, leaving out model

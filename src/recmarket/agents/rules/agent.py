@@ -8,7 +8,7 @@ platforms' claim-reliability records.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from recmarket.agents.contracts import (
     UpdateInput,
 )
 from recmarket.agents.rules import lexicon
+from recmarket.agents.rules.draws import Draws
 from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import RankerParams, ScaleParams, UpdaterParams
 from recmarket.agents.rules.text import ordered_terms, short_title, title_parts, words
@@ -59,6 +60,8 @@ def credibility(records: tuple[ReputationRecord, ...], overstated: bool, p: Rank
     never moves a candidate by itself, only through the distance its claim keeps from the
     evidence (Appendix C: reputation is a claim-calibration tool, never a platform score).
     """
+    if not records:
+        return p.credence
     if overstated:
         held = sum(p.label_credibility[r.claim_reliability] for r in records)
     else:
@@ -83,6 +86,7 @@ class RuleRanker:
 
     judge: Judge
     params: RankerParams
+    draws: Draws = field(default_factory=Draws, repr=False, compare=False)
 
     def judged(self, inp: ShortlistInput, gen: np.random.Generator) -> list[Judged]:
         p = self.params
@@ -99,7 +103,7 @@ class RuleRanker:
         return out
 
     async def __call__(self, inp: ShortlistInput, seed: int) -> Shortlist:
-        gen = np.random.default_rng(seed)
+        gen = self.draws(seed)
         judged = sorted(self.judged(inp, gen), key=lambda j: -j.value)
         seen: set[tuple[str, str]] = set()
         firsts, copies = [], []
@@ -133,6 +137,7 @@ class RuleUpdater:
 
     scale: ScaleParams
     params: UpdaterParams
+    draws: Draws = field(default_factory=Draws, repr=False, compare=False)
 
     async def __call__(self, inp: UpdateInput, seed: int) -> ReputationRecord:
         p = self.params
@@ -147,6 +152,6 @@ class RuleUpdater:
             gap = lexicon.read_gap(inp.review) or 0.0
         label = "low" if gap >= p.low_gap else "mixed" if gap >= p.mixed_gap else "high"
         direction = "over" if gap >= p.mixed_gap else "under" if gap <= -p.mixed_gap else "fair"
-        gen = np.random.default_rng(seed)
+        gen = self.draws(seed)
         note = f"{short_title(inp.item_title, 6)}: {lexicon.write_direction(direction, gen)}."
         return ReputationRecord(claim_reliability=label, note=words(note, 30))

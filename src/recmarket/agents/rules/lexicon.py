@@ -183,11 +183,14 @@ def write_direction(direction: str, gen: np.random.Generator) -> str:
     return options[int(gen.integers(len(options)))]
 
 
+_DIRECTION_OF = {o: d for d, options in DIRECTIONS.items() for o in options}
+_DIRECTION = re.compile("|".join(map(re.escape, _DIRECTION_OF)))
+
+
+@lru_cache(maxsize=65536)
 def read_direction(text: str) -> str | None:
-    lowered = text.lower()
-    return next(
-        (d for d, options in DIRECTIONS.items() if any(o in lowered for o in options)), None
-    )
+    found = _DIRECTION.search(text.lower())
+    return None if found is None else _DIRECTION_OF[found.group(0)]
 
 
 @lru_cache(maxsize=1)

@@ -13,12 +13,13 @@ requested term is *not* stated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from recmarket.agents.contracts import Explanation, ExplanationInput
 from recmarket.agents.rules import lexicon
+from recmarket.agents.rules.draws import Draws
 from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import PlatformParams
 from recmarket.agents.rules.text import join_words, ordered_terms, short_title, stem, terms, words
@@ -77,6 +78,7 @@ def claimed_level(
 class RuleExplainer:
     judge: Judge
     params: PlatformParams
+    draws: Draws = field(default_factory=Draws, repr=False, compare=False)
 
     def reading(self, inp: ExplanationInput, gen: np.random.Generator) -> float:
         """The platform's own noisy reading of how well its evidence serves the need."""
@@ -85,7 +87,7 @@ class RuleExplainer:
         return merit + gen.normal(0, self.params.reading_noise)
 
     async def __call__(self, inp: ExplanationInput, seed: int) -> Explanation:
-        gen = np.random.default_rng(seed)
+        gen = self.draws(seed)
         item, policy = inp.item, inp.policy
         level = claimed_level(policy, self.reading(inp, gen), self.params, gen)
         matched, missing = need_split(inp.need.current_need, item)

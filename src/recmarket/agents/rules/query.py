@@ -12,11 +12,12 @@ are dropped for plainer ones.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from recmarket.agents.contracts import Query, QueryInput
+from recmarket.agents.rules.draws import Draws
 from recmarket.agents.rules.params import QueryParams
 from recmarket.agents.rules.text import (
     STOPWORDS,
@@ -91,6 +92,7 @@ def paraphrase(attribute: str) -> str:
 @dataclass(frozen=True)
 class RuleQueryGenerator:
     params: QueryParams
+    draws: Draws = field(default_factory=Draws, repr=False, compare=False)
 
     def context(self, inp: QueryInput, kind: str, gen: np.random.Generator) -> str:
         """What the user already owns, in passing: that they have one of this kind already.
@@ -103,7 +105,7 @@ class RuleQueryGenerator:
         return ""
 
     async def __call__(self, inp: QueryInput, seed: int) -> Query:
-        p, gen, title = self.params, np.random.default_rng(seed), inp.target.title
+        p, gen, title = self.params, self.draws(seed), inp.target.title
         kind = product_kind(title)
         if gen.random() < p.general_kind or inp.profile.name in BROAD_KIND:
             kind = kind.split()[-1]

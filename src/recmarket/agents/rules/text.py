@@ -44,13 +44,14 @@ def terms(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
 
 
-def ordered_terms(text: str) -> list[str]:
+@lru_cache(maxsize=65536)
+def ordered_terms(text: str) -> tuple[str, ...]:
     """Content words in order of first appearance, unstemmed, without repeats."""
     seen: dict[str, None] = {}
     for w in _WORD.findall(text.lower()):
         if w not in STOPWORDS:
             seen.setdefault(w, None)
-    return list(seen)
+    return tuple(seen)
 
 
 def words(text: str, limit: int) -> str:
@@ -62,16 +63,18 @@ _SPLIT = re.compile(r"\s+-\s+|,|\(|\)|\||:")
 _USE = re.compile(r"\bfor ([a-z][a-z ]{2,40}?)(?:[.,!;]|$)")
 
 
-def title_parts(title: str) -> tuple[str, list[str]]:
+@lru_cache(maxsize=65536)
+def title_parts(title: str) -> tuple[str, tuple[str, ...]]:
     """(product kind, attribute phrases) read off a listing title: the kind is the last
     words of the title's head, attributes are the short segments after it."""
     head, *rest = (s.strip() for s in _SPLIT.split(title))
     head_words = [w for w in head.split() if w.lower() not in STOPWORDS]
     kind = " ".join(head_words[-3:]).lower() or head.lower()
-    attributes = [s.lower() for s in rest if 0 < len(s.split()) <= 4]
+    attributes = tuple(s.lower() for s in rest if 0 < len(s.split()) <= 4)
     return kind, attributes
 
 
+@lru_cache(maxsize=65536)
 def short_title(title: str, limit: int = 8) -> str:
     return words(_SPLIT.split(title)[0].strip() or title, limit)
 

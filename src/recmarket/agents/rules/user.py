@@ -6,12 +6,13 @@ target, as the outcome the user hoped for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from recmarket.agents.contracts import Decision, DecisionInput, Review, ReviewInput, ShownOption
 from recmarket.agents.rules import lexicon
+from recmarket.agents.rules.draws import Draws
 from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import DecisionParams, ProfileDecision, ReviewParams
 from recmarket.agents.rules.text import short_title, use_phrase
@@ -59,6 +60,7 @@ class RuleDecision:
 
     judge: Judge
     params: DecisionParams
+    draws: Draws = field(default_factory=Draws, repr=False, compare=False)
 
     def probabilities(self, inp: DecisionInput) -> tuple[list[int], np.ndarray]:
         p = self.params.for_profile(PROFILE_BY_INSTRUCTION[inp.instruction].name)
@@ -68,7 +70,7 @@ class RuleDecision:
 
     async def __call__(self, inp: DecisionInput, seed: int) -> Decision:
         offers, probs = self.probabilities(inp)
-        choice = int(np.random.default_rng(seed).choice(len(probs), p=probs))
+        choice = int(self.draws(seed).choice(len(probs), p=probs))
         if choice == 0:
             return Decision(option_id=None, reason="None of the options felt right for me.")
         option = inp.options[offers[choice - 1]]
@@ -95,6 +97,7 @@ class RuleReview:
 
     judge: Judge
     params: ReviewParams
+    draws: Draws = field(default_factory=Draws, repr=False, compare=False)
 
     def experience(self, inp: ReviewInput, gen: np.random.Generator) -> float:
         closeness = self.judge.closeness(inp.target.title, inp.item.title)
@@ -109,7 +112,7 @@ class RuleReview:
         return claim - relief
 
     async def __call__(self, inp: ReviewInput, seed: int) -> Review:
-        gen = np.random.default_rng(seed)
+        gen = self.draws(seed)
         experienced = self.experience(inp, gen)
         sensitivity = self.params.gap_sensitivity.get(inp.profile.name, 1.0)
         gap = (self.expectation(inp.explanation, experienced) - experienced) * sensitivity

@@ -1,0 +1,21 @@
+"""A role's generator is a function of the call's seed alone."""
+
+import numpy as np
+
+from recmarket.agents.rules.draws import Draws
+
+
+def test_the_same_seed_gives_the_same_draws_whatever_came_before() -> None:
+    draws = Draws()
+    first = draws(42).random(5)
+    draws(7).random(100)  # another call in between
+    assert np.array_equal(draws(42).random(5), first)
+    assert np.array_equal(Draws()(42).random(5), first)  # and in another role object
+
+
+def test_neighbouring_seeds_give_unrelated_streams() -> None:
+    draws = Draws()
+    samples = np.array([draws(s).random() for s in range(2000)])
+    assert 0.45 < samples.mean() < 0.55
+    assert abs(np.corrcoef(samples[:-1], samples[1:])[0, 1]) < 0.1
+    assert len({draws(s).integers(1 << 62) for s in range(500)}) == 500
