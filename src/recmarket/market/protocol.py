@@ -57,7 +57,8 @@ class ProtocolError(RuntimeError):
 
 
 def _past(h: Interaction) -> PastInteraction:
-    return PastInteraction(
+    # The interaction was validated when it was read; its four fields are copied as they are.
+    return PastInteraction.model_construct(
         title=h.title, rating=h.rating, review_title=h.review_title, review_text=h.review_text
     )
 

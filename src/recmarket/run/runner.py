@@ -9,6 +9,7 @@ than by call order, the resumed episodes are exactly those an uninterrupted run 
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,7 +57,14 @@ def prepare(
     requests = sample_requests(domain, cfg.episodes, cfg.seed)
     vectors = item_vectors(domain, embedder, cache_dir)
     warm_similarity(domain, embedder, vectors)
-    return PreparedDomain(build_market(domain, requests, vectors, cfg.market, cfg.seed), requests)
+    prepared = PreparedDomain(
+        build_market(domain, requests, vectors, cfg.market, cfg.seed), requests
+    )
+    # The domain, its market and the caches live as long as the run: exempt them from the
+    # cyclic collector's full passes, which otherwise rescan them every few hundred
+    # episodes (a fifth of an offline run's time). Later objects are collected as usual.
+    gc.freeze()
+    return prepared
 
 
 def warm_similarity(domain: Domain, embedder: Embedder, vectors: np.ndarray) -> None:
@@ -189,7 +197,9 @@ async def play_domain(
 
     async def finish_stream(stream: list[Request]) -> None:
         for request in stream:
-            record(store, await round_.finish(await ready[request.order]))
+            outcome = await ready[request.order]
+            del ready[request.order]  # a recorded episode is freed, not kept to the run's end
+            record(store, await round_.finish(outcome))
             tick()
 
     await asyncio.gather(
