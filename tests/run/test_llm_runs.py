@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from recmarket.agents.llm.client import EndpointFailure
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.cli import app
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.run.runner import run
+from recmarket.run.store import RunStore
 from recmarket.testing.fake_llm import CONTENT_FAULTS, TRANSIENT_FAULTS, FakeLLM, FaultPlan
 
 KEY_ENV, KEY = "RECMARKET_TEST_KEY", "sk-test-do-not-store-7f3a9c"
@@ -138,15 +140,100 @@ def test_the_api_key_never_reaches_disk_or_output(tmp_path: Path) -> None:
     assert KEY_ENV.encode() in manifest  # the variable's name is stored, never its value
 
 
-def test_a_missing_key_is_named_not_guessed(tmp_path: Path, monkeypatch) -> None:
+def stored_episodes(run_dir: Path) -> int:
+    with sqlite3.connect(run_dir / "run.sqlite") as db:
+        return db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
+
+
+def test_a_missing_key_stops_the_run_and_the_fixed_rerun_carries_on(
+    tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.delenv(KEY_ENV)
     with FakeLLM() as server:
-        rows = run(
-            cell(server, "no-rep", requests=12), tmp_path / "r", llm_cache=tmp_path / "s.sqlite"
-        ).store.episodes()
-    assert {r["failed_role"] for r in rows} == {"query"}
-    with sqlite3.connect(tmp_path / "r" / "run.sqlite") as db:
-        assert db.execute("SELECT COUNT(*) FROM llm_calls").fetchone()[0] == 0
+        config = tmp_path / "llm.toml"
+        config.write_text(f"""
+domains = ["Video_Games"]
+[episodes]
+requests = 12
+[llm.models.m]
+name = "fake-model"
+base_url = "{server.base_url}"
+api_key_env = "{KEY_ENV}"
+[llm.roles]
+default = "m"
+""")
+        args = ["run", "--config", str(config), "--out", str(tmp_path / "r")]
+        args += ["--llm-cache", str(tmp_path / "s.sqlite")]
+        stopped = CliRunner().invoke(app, args)
+        assert stopped.exit_code == 4
+        assert KEY_ENV in stopped.output and server.base_url in stopped.output
+        assert "Traceback" not in stopped.output
+        assert stored_episodes(tmp_path / "r") == 0 and server.total == 0
+        monkeypatch.setenv(KEY_ENV, KEY)
+        fixed = CliRunner().invoke(app, args)
+    assert fixed.exit_code == 0, fixed.output
+    assert stored_episodes(tmp_path / "r") == 12
+
+
+def test_a_refused_key_stops_before_any_episode_and_names_the_cause(tmp_path: Path) -> None:
+    with FakeLLM(api_key="another-key") as server:
+        with pytest.raises(EndpointFailure, match="key was refused") as stop:
+            run(cell(server, "no-rep", requests=12), tmp_path / "r", llm_cache=tmp_path / "s")
+        assert server.base_url in str(stop.value) and "fake-model" in str(stop.value)
+        assert server.total == 0  # the check failed; no role call was sent
+    assert stored_episodes(tmp_path / "r") == 0
+
+
+def test_an_outage_mid_run_stops_it_without_failed_episodes_and_the_rerun_finishes(
+    tmp_path: Path,
+) -> None:
+    """Calls that exhaust their retries are infrastructure, not results: what finished is
+    kept, nothing unfinished is committed, and the same command finishes after recovery."""
+    with FakeLLM(down_after=60) as server:
+        cfg = cell(server, "local-rep", requests=24, max_retries=1, timeout=0.3)
+        with pytest.raises(EndpointFailure, match="HTTP 503"):
+            run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite")
+        store = RunStore.read(tmp_path / "r")
+        kept = store.episodes()
+        store.close()
+        assert len(kept) < 24 and not any(r["failed_role"] for r in kept)
+        server.down_after = None  # the endpoint recovers
+        rows = run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite").store.episodes()
+    assert len(rows) == 24 and not any(r["failed_role"] for r in rows)
+
+
+def test_llm_check_reports_each_endpoint(tmp_path: Path) -> None:
+    with FakeLLM() as server:
+        ok = CliRunner().invoke(
+            app,
+            [
+                "llm",
+                "check",
+                "--llm-model",
+                "fake-model",
+                "--llm-base-url",
+                server.base_url,
+                "--llm-api-key-env",
+                KEY_ENV,
+            ],
+        )
+        assert ok.exit_code == 0, ok.output
+        assert "ok: fake-model" in ok.output and server.checks == 1 and server.total == 0
+    with FakeLLM(api_key="another-key") as server:
+        refused = CliRunner().invoke(
+            app,
+            [
+                "llm",
+                "check",
+                "--llm-model",
+                "fake-model",
+                "--llm-base-url",
+                server.base_url,
+                "--llm-api-key-env",
+                KEY_ENV,
+            ],
+        )
+    assert refused.exit_code == 4 and "key was refused" in refused.output
 
 
 def test_budget_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:

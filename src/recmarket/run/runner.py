@@ -237,8 +237,10 @@ def run(
     total = cfg.episodes.requests * len(cfg.domains)
     count = 0
 
-    async def main() -> None:
+    async def play_all() -> None:
         nonlocal count
+        if backend is not None:  # a wrong key, URL or model stops here, before any episode
+            await backend.check()
         for name in cfg.domains:
             prepared = prepare(cfg, name, embedder, cache)
 
@@ -249,8 +251,13 @@ def run(
                     progress(name, count, total)
 
             await play_domain(cfg, store, prepared, agents, embedder, tick, offline=backend is None)
-        if backend is not None:
-            await backend.aclose()
+
+    async def main() -> None:
+        try:
+            await play_all()
+        finally:
+            if backend is not None:
+                await backend.aclose()
 
     try:
         asyncio.run(main())

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from recmarket.agents.llm.client import CHECK_MESSAGES
+
 ROLE_BY_SYSTEM = {
     "You generate realistic e-commerce": "query",
     "You are a strict JSON generator": "need",
@@ -77,6 +79,25 @@ def _lines_after(text: str, header: str) -> list[dict[str, Any]]:
         elif out and not line:
             break
     return out
+
+
+def completion(body: dict[str, Any], text: str, prompt_tokens: int) -> dict[str, Any]:
+    """A chat completion as OpenAI-compatible servers send it."""
+    digest = hashlib.sha256(json.dumps(body["messages"]).encode()).hexdigest()
+    return {
+        "id": f"fake-{digest[:12]}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body.get("model", "fake"),
+        "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": len(text) // 4,
+            "total_tokens": prompt_tokens + len(text) // 4,
+        },
+    }
 
 
 def answer(role: str, user: str) -> str:
@@ -157,6 +178,9 @@ class FakeLLM:
     faults: FaultPlan = field(default_factory=FaultPlan)
     latency: float = 0.0
     requests: Counter[str] = field(default_factory=Counter)
+    checks: int = 0  # endpoint checks answered (not counted in requests)
+    api_key: str | None = None  # when set, any other bearer token gets 401
+    down_after: int | None = None  # when set, role calls after this many get 503 (an outage)
     attempts: Counter[str] = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -179,7 +203,11 @@ class FakeLLM:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                status, headers, payload = fake.respond(body)
+                if fake.api_key and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
+                    status, headers = 401, {}
+                    payload = {"error": {"message": "invalid api key", "type": "auth"}}
+                else:
+                    status, headers, payload = fake.respond(body)
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 for name, value in {
@@ -212,6 +240,10 @@ class FakeLLM:
 
     def respond(self, body: dict[str, Any]) -> tuple[int, dict[str, str], dict[str, Any]]:
         messages = body["messages"]
+        if messages == list(CHECK_MESSAGES):  # the endpoint check: answered, never faulted
+            with self.lock:
+                self.checks += 1
+            return 200, {}, completion(body, "OK", prompt_tokens=5)
         system, user = messages[0]["content"], messages[1]["content"]  # the card, not a re-ask
         role = next(
             (r for prefix, r in ROLE_BY_SYSTEM.items() if system.startswith(prefix)), "unknown"
@@ -221,6 +253,9 @@ class FakeLLM:
             self.requests[role] += 1
             attempt = self.attempts[key]
             self.attempts[key] += 1
+            down = self.down_after is not None and self.total > self.down_after
+        if down:
+            return 503, {}, {"error": {"message": "service unavailable", "type": "outage"}}
         if self.latency:
             time.sleep(self.latency)
         transient = self.faults.pick("t" + key, TRANSIENT_FAULTS)
@@ -240,28 +275,7 @@ class FakeLLM:
         if kind:
             text = corrupt(role, kind, text)
         prompt_tokens = sum(len(m["content"]) for m in messages) // 4
-        return (
-            200,
-            {},
-            {
-                "id": f"fake-{key[:12]}",
-                "object": "chat.completion",
-                "created": 0,
-                "model": body.get("model", "fake"),
-                "choices": [
-                    {
-                        "index": 0,
-                        "finish_reason": "stop",
-                        "message": {"role": "assistant", "content": text},
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": len(text) // 4,
-                    "total_tokens": prompt_tokens + len(text) // 4,
-                },
-            },
-        )
+        return 200, {}, completion(body, text, prompt_tokens)
 
 
 def main() -> None:

@@ -25,26 +25,37 @@ class LLMBackend:
     replay: bool = False
     budget: float | None = None
     ledger: Ledger = field(init=False)
-    models: list[ChatModel] = field(init=False, default_factory=list)
     cache: CallCache = field(init=False)
+    roles: dict[str, LLMRole] = field(init=False)
 
     def __post_init__(self) -> None:
         self.ledger = Ledger(budget=self.budget)
         self.cache = CallCache(self.cache_paths)
-
-    def agents(self, offline: Agents) -> Agents:
         limits: dict[str, asyncio.Semaphore] = {}
         models: dict[str, ChatModel] = {}
         for name, cfg in self.config.models.items():
             limit = limits.setdefault(cfg.base_url, asyncio.Semaphore(cfg.concurrency))
             models[name] = ChatModel(cfg, self.cache, self.ledger, limit, self.replay)
-        self.models = list(models.values())
-        roles = {}
-        for role in ROLES:
-            name = self.config.model_for(role)
-            if name != OFFLINE:
-                roles[role] = LLMRole(role, models[name], self.config.repair_attempts)
-        return replace(offline, **roles)
+        self.roles = {
+            role: LLMRole(role, models[name], self.config.repair_attempts)
+            for role in ROLES
+            if (name := self.config.model_for(role)) != OFFLINE
+        }
+
+    @property
+    def models(self) -> list[ChatModel]:
+        """The models some role uses, once each."""
+        return list({id(r.model): r.model for r in self.roles.values()}.values())
+
+    def agents(self, offline: Agents) -> Agents:
+        return replace(offline, **self.roles)
+
+    async def check(self) -> list[tuple[ModelConfig, float]]:
+        """Check every used model's endpoint with one cheap call (seconds each);
+        EndpointFailure names the first that fails. Under --replay nothing is called."""
+        if self.replay:
+            return []
+        return [(m.cfg, await m.check()) for m in self.models]
 
     async def aclose(self) -> None:
         """Close the endpoints' HTTP clients inside the loop that opened them."""

@@ -24,6 +24,11 @@ from recmarket.agents.llm.cache import CachedCall, CallCache, call_key
 from recmarket.agents.llm.config import ModelConfig
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+# The one cheap call that checks an endpoint's key, URL and model before a run.
+CHECK_MESSAGES = (
+    {"role": "system", "content": "recmarket endpoint check."},
+    {"role": "user", "content": "Reply with OK."},
+)
 BACKOFF_BASE, BACKOFF_CAP = 0.5, 30.0
 
 
@@ -35,8 +40,15 @@ class BudgetExceeded(RuntimeError):
     """The configured spending limit is reached; the run stops cleanly and can resume."""
 
 
-class CallFailed(RuntimeError):
-    """The endpoint kept failing after every retry."""
+class EndpointFailure(RuntimeError):
+    """Infrastructure, not a result: the endpoint refused the key, the model or the request,
+    could not be reached, or kept failing after every retry. The run stops with this one
+    line and commits nothing for unfinished episodes; the same command resumes once the
+    cause is fixed. Only a model that answered and stayed invalid is an episode failure."""
+
+    @classmethod
+    def at(cls, cfg: ModelConfig, cause: str) -> EndpointFailure:
+        return cls(f"endpoint {cfg.base_url}, model {cfg.name}: {cause}")
 
 
 @dataclass
@@ -95,6 +107,22 @@ def _retry_after(exc: Exception) -> float | None:
         return None
 
 
+def _cause(exc: openai.APIError) -> str:
+    """What went wrong, in words a user can act on."""
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        return f"the key was refused (HTTP {exc.status_code}); check the key and its variable"
+    if isinstance(exc, openai.NotFoundError):
+        return "not found (HTTP 404): check the base URL and the model name"
+    if isinstance(exc, openai.APITimeoutError):
+        return "no answer within the timeout"
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__ or exc
+        return f"cannot connect ({type(cause).__name__}: {cause})"
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code}: {exc.message}"
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _retryable(exc: Exception) -> bool:
     if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
         return True
@@ -116,9 +144,8 @@ class ChatModel:
         if self._client is None:
             key = os.environ.get(self.cfg.api_key_env)
             if not key:
-                raise CallFailed(
-                    f"environment variable {self.cfg.api_key_env} (the API key "
-                    f"for {self.cfg.name}) is not set"
+                raise EndpointFailure.at(
+                    self.cfg, f"the API key variable {self.cfg.api_key_env} is not set"
                 )
             # A pool no larger than the concurrency limit: the HTTP pool's bookkeeping grows
             # with its size, and more connections than calls in flight are never used.
@@ -141,6 +168,14 @@ class ChatModel:
     def params(self) -> dict[str, Any]:
         return {"temperature": self.cfg.temperature, "max_tokens": self.cfg.max_tokens}
 
+    async def check(self) -> float:
+        """One tiny call, retried like any other: seconds it took, or EndpointFailure naming
+        the endpoint, the model and what is wrong. Never stored, never charged to a run."""
+        start = time.monotonic()
+        async with self.limit:
+            await self._call([dict(m) for m in CHECK_MESSAGES], 0, max_tokens=1)
+        return time.monotonic() - start
+
     async def complete(self, role: str, messages: list[dict[str, str]], sample: int) -> str:
         key = call_key(self.cfg.name, self.cfg.base_url, messages, self.params, sample)
         hit = self.cache.get(key)
@@ -161,11 +196,14 @@ class ChatModel:
         self.ledger.add(role, self.cfg, call, cached=False)
         return call.response
 
-    async def _call(self, messages: list[dict[str, str]], sample: int) -> CachedCall:
+    async def _call(
+        self, messages: list[dict[str, str]], sample: int, max_tokens: int | None = None
+    ) -> CachedCall:
         start = time.monotonic()
+        params = {**self.params, **({"max_tokens": max_tokens} if max_tokens else {})}
         for attempt in range(self.cfg.max_retries + 1):
             try:
-                body = {"model": self.cfg.name, "messages": messages, **self.params}
+                body = {"model": self.cfg.name, "messages": messages, **params}
                 if self.cfg.send_seed:
                     body["seed"] = sample
                 # The SDK's low-level post: the same request, response type and errors as
@@ -175,9 +213,11 @@ class ChatModel:
                     "/chat/completions", body=body, cast_to=ChatCompletion
                 )
             except openai.APIError as exc:
-                if not _retryable(exc) or attempt == self.cfg.max_retries:
-                    raise CallFailed(
-                        f"{self.cfg.name}: {type(exc).__name__} after {attempt} retries: {exc}"
+                if not _retryable(exc):
+                    raise EndpointFailure.at(self.cfg, _cause(exc)) from exc
+                if attempt == self.cfg.max_retries:
+                    raise EndpointFailure.at(
+                        self.cfg, f"{_cause(exc)}, still after {attempt} retries"
                     ) from exc
                 delay = _retry_after(exc)
                 if delay is None:

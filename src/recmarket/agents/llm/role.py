@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from recmarket.agents.contracts import Contract, RoleFailure
-from recmarket.agents.llm.client import CallFailed, ChatModel
+from recmarket.agents.llm.client import ChatModel
 from recmarket.agents.llm.parse import OutputError, parse
 from recmarket.agents.llm.prompts import render
 
@@ -23,10 +23,8 @@ class LLMRole:
         messages = render(self.role, inp)
         problem = ""
         for _ in range(self.repair_attempts + 1):
-            try:
-                text = await self.model.complete(self.role, messages, sample=seed)
-            except CallFailed as exc:
-                raise RoleFailure(self.role, str(exc)) from exc
+            # An EndpointFailure is not caught: it stops the run rather than this episode.
+            text = await self.model.complete(self.role, messages, sample=seed)
             try:
                 return parse(self.role, text, inp)
             except OutputError as exc:
