@@ -1,6 +1,7 @@
 """The Table 1 matrix as specs, and reproduce running them once per unique cell."""
 
 import json
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -83,16 +84,48 @@ def test_reproduce_runs_resumably_and_exports(tmp_path: Path) -> None:
     first = runner.invoke(app, args)
     assert first.exit_code == 0, first.output
     assert "rho=1.0" in first.stdout
-    planned = json.loads((tmp_path / "r" / "plan.json").read_text())
-    stamps = {p["run_dir"]: Path(p["run_dir"], "run.sqlite").stat().st_mtime for p in planned}
+    out = tmp_path / "r"
+    planned = json.loads((out / "plan.json").read_text())
+    assert not any(Path(p["run_dir"]).is_absolute() for p in planned)  # relocatable
+    stamps = {p["run_dir"]: (out / p["run_dir"] / "run.sqlite").stat().st_mtime for p in planned}
     again = runner.invoke(app, args)
     assert again.exit_code == 0
-    assert all(Path(d, "run.sqlite").stat().st_mtime == t for d, t in stamps.items())
-    frame = episodes_frame(p["run_dir"] for p in planned)
+    assert all((out / d / "run.sqlite").stat().st_mtime == t for d, t in stamps.items())
+    frame = episodes_frame(out / p["run_dir"] for p in planned)
     assert isinstance(frame, pd.DataFrame) and set(frame["rho"]) == {0.1, 1.0}
     assert len(frame) == 2 * 3 * 24
     exported = runner.invoke(
-        app, ["export", planned[0]["run_dir"], "--format", "csv", "--out", str(tmp_path / "e.csv")]
+        app,
+        [
+            "export",
+            str(out / planned[0]["run_dir"]),
+            "--format",
+            "csv",
+            "--out",
+            str(tmp_path / "e.csv"),
+        ],
     )
     assert exported.exit_code == 0
     assert len(pd.read_csv(tmp_path / "e.csv")) == 3 * 24
+
+
+def test_reproduce_directories_move_merge_and_name_a_bad_plan(tmp_path: Path, monkeypatch) -> None:
+    runner = CliRunner()
+    out = tmp_path / "r"
+    base = ["--scale", "0.02", "--out", str(out), "--workers", "1"]
+    assert runner.invoke(app, ["reproduce", "catalog-overlap", *base]).exit_code == 0
+    assert runner.invoke(app, ["reproduce", "homogeneous-signaling", *base]).exit_code == 0
+    experiments = {p["experiment"] for p in json.loads((out / "plan.json").read_text())}
+    assert experiments == {"catalog-overlap", "homogeneous-signaling"}  # merged, not replaced
+
+    moved = tmp_path / "elsewhere" / "copy"
+    shutil.copytree(out, moved)
+    shutil.rmtree(out)
+    monkeypatch.chdir(tmp_path)  # another directory than the one reproduce ran from
+    reported = runner.invoke(app, ["report", str(moved)])
+    assert reported.exit_code == 0, reported.output
+    assert (moved / "report" / "tables" / "cells.csv").is_file()
+
+    (moved / "plan.json").write_text("{not json")
+    bad = runner.invoke(app, ["report", str(moved)])
+    assert bad.exit_code == 2 and "plan.json" in bad.output and "Traceback" not in bad.output

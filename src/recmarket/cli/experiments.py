@@ -114,7 +114,7 @@ def reproduce(
             table.add_column(col, justify="left" if col in ("experiment", "cell") else "right")
         for experiment, members in by_experiment.items():
             for cell in members:
-                store = RunStore.read(Path(cell.run_dir))
+                store = RunStore.read(out_dir / cell.run_dir)
                 rows = store.episodes()
                 store.close()
                 m = funnel(rows)["macro"]

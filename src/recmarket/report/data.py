@@ -3,7 +3,6 @@ statistics computed from them."""
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ import numpy as np
 
 from recmarket.analysis.bootstrap import Interval, cluster_user, paired_request
 from recmarket.analysis.funnel import funnel
+from recmarket.run.reproduce import read_plan
 from recmarket.run.store import RunStore
 
 Row = dict[str, Any]
@@ -37,18 +37,15 @@ def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
     cells: dict[str, dict[str, Cell]] = defaultdict(dict)
     loaded: dict[str, tuple[list[Row], Any]] = {}
     for out in out_dirs:
-        plan_path = out / "plan.json"
-        if not plan_path.is_file():
-            raise FileNotFoundError(f"{out}: no plan.json (make it with recmarket reproduce)")
-        for entry in json.loads(plan_path.read_text()):
-            run_dir = entry["run_dir"]
+        for entry in read_plan(out):
+            run_dir = str(out / entry.run_dir)
             if run_dir not in loaded:
                 store = RunStore.read(Path(run_dir))
                 loaded[run_dir] = (store.episodes(), store.config())
                 store.close()
             rows, cfg = loaded[run_dir]
-            cells[entry["experiment"]][entry["cell"]] = Cell(
-                entry["experiment"], entry["cell"], Path(run_dir), rows, cfg
+            cells[entry.experiment][entry.cell] = Cell(
+                entry.experiment, entry.cell, Path(run_dir), rows, cfg
             )
     return cells
 
