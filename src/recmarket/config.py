@@ -53,7 +53,13 @@ class MarketConfig(_Config):
     rho: float = Field(0.1, ge=0.0, le=1.0, description="copy probability to other platforms")
     p_hit: float = Field(0.8, ge=0.0, le=1.0, description="controlled target inclusion")
     top_l: int = Field(5, ge=1, description="L: retrieval shortlist per platform")
-    tau: float = Field(0.1, gt=0.0, description="Gumbel temperature")
+    tau: float = Field(
+        0.1,
+        ge=1e-3,
+        le=1e3,
+        allow_inf_nan=False,
+        description="Gumbel temperature (below 0.001 the draw is an argmax, above 1000 uniform)",
+    )
     memory_window: int = Field(10, ge=1, description="W: reputation records per platform")
     composition: str | tuple[str, ...] = Field(
         "equal", description="named composition or one policy per platform"
@@ -106,7 +112,9 @@ class RunConfig(_Config):
     domains: tuple[str, ...] = Field(DEFAULT_DOMAINS, min_length=1)
     condition: Literal["platform-centric", "no-rep", "local-rep"] = "local-rep"
     reputation_scope: Literal["local", "style", "shared"] = "local"
-    seed: int = 42
+    seed: int = Field(
+        42, ge=0, lt=2**63, description="the run's seed (every stream derives from it)"
+    )
     market: MarketConfig = MarketConfig()
     episodes: EpisodeConfig = EpisodeConfig()
     embedder: EmbedderConfig = EmbedderConfig()

@@ -16,11 +16,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from recmarket import __version__
-from recmarket.agents.llm.client import ReplayMiss
+from recmarket.agents.llm.client import EndpointFailure, ReplayMiss
 from recmarket.data.raw import DataError
 from recmarket.embedding import EmbedderUnavailable
 from recmarket.market.protocol import ProtocolError
 from recmarket.run.config_file import ConfigError
+from recmarket.run.reproduce import PlanError
 from recmarket.run.store import RunConflict
 
 app = typer.Typer(no_args_is_help=True, add_completion=False)
@@ -28,6 +29,8 @@ data_app = typer.Typer(
     help="Amazon Reviews'23 files: list local domains, fetch official ones.", no_args_is_help=True
 )
 app.add_typer(data_app, name="data")
+llm_app = typer.Typer(help="Check the configured LLM endpoints.", no_args_is_help=True)
+app.add_typer(llm_app, name="llm")
 # Wide tables stay readable when output goes to a file or a pipe.
 out = Console(width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
@@ -79,6 +82,8 @@ def user_errors() -> Iterator[None]:
             f"cannot write the run store ({exc}); is the disk full or the directory "
             "read-only? Finished episodes are kept: rerun to resume"
         )
+    except EndpointFailure as exc:  # infrastructure: nothing unfinished was committed
+        fail(f"stopped: {exc}; fix it and rerun the same command to carry on", code=4)
     except (
         DataError,
         EmbedderUnavailable,
@@ -86,14 +91,16 @@ def user_errors() -> Iterator[None]:
         RunConflict,
         ProtocolError,
         ReplayMiss,
+        PlanError,
         OSError,
     ) as exc:
         fail(str(exc))
 
 
-def fail(message: str) -> NoReturn:
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One line on stderr and an exit code: 2 for bad input, 4 for an endpoint failure."""
     err.print("[red]error:[/red]", escape(message), highlight=False)
-    raise typer.Exit(2)
+    raise typer.Exit(code)
 
 
 def version_callback(value: bool) -> None:

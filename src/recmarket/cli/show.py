@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
+import pandas as pd
 import typer
 
 from recmarket.cli.app import app, fail, out, user_errors
@@ -55,6 +56,20 @@ def show(
         out.print_json(data={k: v for k, v in row.items() if k not in ("domain", "ord")})
 
 
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """Text cells that a spreadsheet would run as a formula get a leading apostrophe
+    (OWASP's advice for CSV injection); numbers and other text are written as they are."""
+    out = frame.copy()
+    for column in out.select_dtypes(include=["object", "string"]).columns:
+        out[column] = out[column].map(
+            lambda v: "'" + v if isinstance(v, str) and v.startswith(FORMULA_PREFIXES) else v
+        )
+    return out
+
+
 @app.command("export")
 def export(
     run_dirs: Annotated[list[Path], typer.Argument(help="one or more run directories")],
@@ -78,7 +93,7 @@ def export(
         frame = (calls_frame if calls else episodes_frame)(run_dirs)
         path = target or run_dirs[0] / f"{what}.{fmt}"
         if fmt == "parquet":
-            frame.to_parquet(path, index=False)
+            frame.to_parquet(path, index=False)  # values exactly as stored
         else:
-            frame.to_csv(path, index=False)
+            csv_safe(frame).to_csv(path, index=False)
     out.print(f"{len(frame):,} {what} -> {path}")

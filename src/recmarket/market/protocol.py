@@ -71,7 +71,9 @@ def _held_out(t: Interaction) -> HeldOutTarget:
 
 @dataclass
 class _Asker:
-    """Calls roles for one episode with per-call seeds, logging every call in order."""
+    """Calls roles for one episode with per-call seeds, logging every call in the order the
+    calls were made (not the order concurrent ones finish), so identical runs store
+    identical call lists whatever the endpoint's timing."""
 
     agents: Agents
     seed: int
@@ -81,9 +83,18 @@ class _Asker:
 
     async def __call__(self, role: str, inp: Contract, stream: Stream, *unit: int) -> Any:
         seed = call_seed(self.seed, self.domain, stream, self.episode_key, *unit)
-        out = await getattr(self.agents, role)(inp, seed)
-        self.calls.append(Call(role, inp, out))
+        slot = Call(role, inp, inp)  # holds the call's place until its answer comes
+        self.calls.append(slot)
+        try:
+            out = await getattr(self.agents, role)(inp, seed)
+        except BaseException:
+            del self.calls[self._place(slot)]  # a failed call leaves no entry
+            raise
+        self.calls[self._place(slot)] = Call(role, inp, out)
         return out
+
+    def _place(self, slot: Call) -> int:
+        return next(i for i, c in enumerate(self.calls) if c is slot)
 
 
 @dataclass

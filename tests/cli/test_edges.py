@@ -1,0 +1,75 @@
+"""Edge inputs get one line, CSV cannot carry formulas, and call order is deterministic."""
+
+import asyncio
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from recmarket.agents.rules import offline_agents
+from recmarket.agents.rules.judgement import Judge
+from recmarket.agents.rules.params import ScaleParams
+from recmarket.cli import app
+from recmarket.cli.show import csv_safe
+from recmarket.config import EpisodeConfig, MarketConfig
+from recmarket.data import BUNDLED_DATA_DIR
+from recmarket.data.domain import domain_files, load_domain
+from recmarket.data.episodes import sample_requests
+from recmarket.embedding.base import StaticEmbedder
+from recmarket.market.build import build_market, item_vectors
+from recmarket.market.protocol import Round
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--seed", "-1"], "--seed"),
+        (["--tau", "1e-300"], "--tau"),
+        (["--tau", "inf"], "--tau"),
+        (["--tau", "nan"], "--tau"),
+    ],
+)
+def test_absurd_numbers_get_one_line(tmp_path: Path, flags: list[str], named: str) -> None:
+    result = CliRunner().invoke(app, ["run", "--requests", "6", "--out", str(tmp_path), *flags])
+    assert result.exit_code == 2 and named in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_config_file_that_is_not_utf8_is_named_with_its_line(tmp_path: Path) -> None:
+    bad = tmp_path / "cell.toml"
+    bad.write_bytes(b"seed = 1\n# caf\xe9\n")
+    result = CliRunner().invoke(app, ["run", "--config", str(bad), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2 and "cell.toml:2: not UTF-8" in result.output
+
+
+def test_csv_cells_cannot_start_a_formula() -> None:
+    frame = pd.DataFrame({"text": ["=HYPERLINK(1)", "+1", "-x", "@A1", "fine", None]})
+    frame["number"] = [-1.5, 2, 3, 4, 5, 6]
+    safe = csv_safe(frame)
+    assert list(safe["text"][:5]) == ["'=HYPERLINK(1)", "'+1", "'-x", "'@A1", "fine"]
+    assert list(safe["number"]) == list(frame["number"])  # numbers keep their sign
+
+
+def test_concurrent_calls_are_stored_in_the_order_they_were_made() -> None:
+    """Explanations that finish in reverse order are still stored platform by platform."""
+    domain = load_domain(domain_files(BUNDLED_DATA_DIR, "Video_Games"))
+    requests = sample_requests(domain, EpisodeConfig(requests=6), seed=3)
+    embedder = StaticEmbedder()
+    market = build_market(
+        domain, requests, item_vectors(domain, embedder, None), MarketConfig(), seed=3
+    )
+    agents = offline_agents(embedder)
+    explain = agents.explain
+
+    async def slow_first(inp, seed):
+        await asyncio.sleep(0.01 * (7 - int(inp.platform_id[1:])))  # P1 finishes last
+        return await explain(inp, seed)
+
+    judge = Judge.of(embedder, ScaleParams())
+    rnd = Round(market, replace(agents, explain=slow_first), embedder, "no-rep", judge=judge)
+    outcome = asyncio.run(rnd.play(requests[0]))
+    order = [c.input.platform_id for c in outcome.calls if c.role == "explain"]
+    assert order == sorted(order, key=lambda p: int(p[1:]))
+    assert len(order) == 6 and all(c.output is not c.input for c in outcome.calls)
