@@ -272,6 +272,16 @@ default = "m"
         assert db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 24
 
 
+def test_a_budget_without_prices_is_refused_and_flags_can_price_a_model(tmp_path: Path) -> None:
+    with FakeLLM() as server:
+        flags = llm_flags(server, tmp_path / "s.sqlite", tmp_path / "r", 6)
+        refused = CliRunner().invoke(app, [*flags, "--budget", "5"])
+        assert refused.exit_code == 2 and "no prices for fake-model" in refused.output
+        assert server.total == 0 and server.checks == 0
+        priced = [*flags, "--budget", "5", "--llm-input-price", "0.5", "--llm-output-price", "2"]
+        assert CliRunner().invoke(app, priced).exit_code == 0
+
+
 def llm_flags(server: FakeLLM, cache: Path, out: Path, requests: int) -> list[str]:
     return [
         "run",

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from recmarket import __version__
-from recmarket.agents.llm.client import EndpointFailure, ReplayMiss
+from recmarket.agents.llm.client import BudgetWithoutPrices, EndpointFailure, ReplayMiss
 from recmarket.data.raw import DataError
 from recmarket.embedding import EmbedderUnavailable
 from recmarket.market.protocol import ProtocolError
@@ -91,6 +91,7 @@ def user_errors() -> Iterator[None]:
         RunConflict,
         ProtocolError,
         ReplayMiss,
+        BudgetWithoutPrices,
         PlanError,
         OSError,
     ) as exc:

@@ -110,7 +110,11 @@ def funnel_table(title: str, summary: dict[str, Any]) -> Table:
 
 
 def llm_overrides(
-    backend: str | None, model: str | None, base_url: str | None, key_env: str | None
+    backend: str | None,
+    model: str | None,
+    base_url: str | None,
+    key_env: str | None,
+    prices: tuple[float | None, float | None] = (None, None),
 ) -> dict[str, Any]:
     """--backend llm with --llm-*: one model for every role."""
     if backend is None:
@@ -128,6 +132,9 @@ def llm_overrides(
         spec["base_url"] = base_url
     if key_env:
         spec["api_key_env"] = key_env
+    for field_name, price in zip(("input_price", "output_price"), prices, strict=True):
+        if price is not None:
+            spec[field_name] = price
     return {"llm": {"models": {"main": spec}, "roles": {"default": "main"}}}
 
 
@@ -140,6 +147,7 @@ def _config(params: dict[str, Any]) -> RunConfig:
             params["llm_model"],
             params["llm_base_url"],
             params["llm_api_key_env"],
+            (params["llm_input_price"], params["llm_output_price"]),
         ),
     )
     cfg = build_config(params["config"], overrides, {v: k for k, v in FLAG_PATHS.items()})
@@ -235,6 +243,14 @@ def run(
             "--llm-api-key-env",
             help="NAME of the environment variable holding the key (default OPENAI_API_KEY)",
         ),
+    ] = None,
+    llm_input_price: Annotated[
+        float | None,
+        typer.Option("--llm-input-price", min=0, help="USD per million prompt tokens"),
+    ] = None,
+    llm_output_price: Annotated[
+        float | None,
+        typer.Option("--llm-output-price", min=0, help="USD per million completion tokens"),
     ] = None,
     llm_cache: Annotated[
         Path | None,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from recmarket.agents.llm.cache import CallCache
-from recmarket.agents.llm.client import ChatModel, Ledger
+from recmarket.agents.llm.client import BudgetWithoutPrices, ChatModel, Ledger
 from recmarket.agents.llm.config import OFFLINE, ROLES, LLMConfig, ModelConfig
 from recmarket.agents.llm.role import LLMRole
 from recmarket.agents.roles import Agents
@@ -41,6 +41,15 @@ class LLMBackend:
             for role in ROLES
             if (name := self.config.model_for(role)) != OFFLINE
         }
+        unpriced = [
+            m.cfg.name for m in self.models if not (m.cfg.input_price or m.cfg.output_price)
+        ]
+        if self.budget is not None and unpriced:
+            raise BudgetWithoutPrices(
+                f"--budget {self.budget:g}: no prices for {', '.join(unpriced)}, so spend "
+                "cannot be counted; set input_price and output_price (USD per million tokens) "
+                "under [llm.models.NAME] in the config, or --llm-input-price/--llm-output-price"
+            )
 
     @property
     def models(self) -> list[ChatModel]:

@@ -40,6 +40,10 @@ class BudgetExceeded(RuntimeError):
     """The configured spending limit is reached; the run stops cleanly and can resume."""
 
 
+class BudgetWithoutPrices(ValueError):
+    """--budget for a model whose prices are unknown could never stop anything."""
+
+
 class EndpointFailure(RuntimeError):
     """Infrastructure, not a result: the endpoint refused the key, the model or the request,
     could not be reached, or kept failing after every retry. The run stops with this one
