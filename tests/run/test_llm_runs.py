@@ -430,3 +430,49 @@ settings = {{ condition = "local-rep", market = {{ rho = 1.0 }} }}
     for store in (tmp_path / "r" / "cells").glob("*/run.sqlite"):
         with sqlite3.connect(store) as db:
             assert db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 36
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        ("text/html", b"<html>maintenance</html>"),
+        ("application/json", b"<html>labelled json</html>"),
+        ("application/json", b'{"choices": []}'),
+        ("application/json", b'{"id": "x", "choices": [{"index": 0}]}'),
+    ],
+    ids=["html", "html-as-json", "no-choices", "no-message"],
+)
+def test_malformed_replies_stop_the_run_with_one_clear_line(tmp_path: Path, raw) -> None:
+    with FakeLLM(raw_reply=raw) as server:
+        cfg = cell(server, "no-rep", requests=6, max_retries=1)
+        with pytest.raises(EndpointFailure, match="malformed replies"):
+            run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite")
+        assert 2 <= server.total <= 12  # the first calls (six in flight), retried once
+    assert stored_episodes(tmp_path / "r") == 0
+
+
+def test_claimed_token_counts_are_bounded_by_the_request(tmp_path: Path) -> None:
+    huge = json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}}],
+            "usage": {"prompt_tokens": 10**12, "completion_tokens": 10**12, "total_tokens": 1},
+        }
+    ).encode()
+    with FakeLLM(raw_reply=("application/json", huge)) as server:
+        cfg = cell(server, "no-rep", requests=6, max_tokens=300)
+        result = run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite")
+    for usage in result.ledger.rows.values():
+        assert usage.completion_tokens <= 300 * usage.calls
+        assert usage.prompt_tokens < 10**9
+
+
+def test_a_reask_quotes_only_an_excerpt_of_a_long_bad_answer() -> None:
+    from recmarket.agents.llm.role import EXCERPT_CHARS, excerpt
+
+    assert excerpt("short") == "short"
+    long = "x" * 100_000
+    assert len(excerpt(long)) < EXCERPT_CHARS + 10 and excerpt(long).endswith("[...]")

@@ -181,6 +181,7 @@ class FakeLLM:
     checks: int = 0  # endpoint checks answered (not counted in requests)
     api_key: str | None = None  # when set, any other bearer token gets 401
     down_after: int | None = None  # when set, role calls after this many get 503 (an outage)
+    raw_reply: tuple[str, bytes] | None = None  # (content type, body) sent to role calls
     attempts: Counter[str] = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -203,16 +204,19 @@ class FakeLLM:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                content_type = "application/json"
                 if fake.api_key and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
                     status, headers = 401, {}
                     payload = {"error": {"message": "invalid api key", "type": "auth"}}
                 else:
                     status, headers, payload = fake.respond(body)
                 data = json.dumps(payload).encode()
+                if fake.raw_reply is not None and body["messages"] != list(CHECK_MESSAGES):
+                    content_type, data = fake.raw_reply
                 self.send_response(status)
                 for name, value in {
                     **headers,
-                    "Content-Type": "application/json",
+                    "Content-Type": content_type,
                     "Content-Length": str(len(data)),
                 }.items():
                     self.send_header(name, value)

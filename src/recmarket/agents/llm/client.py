@@ -111,7 +111,38 @@ def _retry_after(exc: Exception) -> float | None:
         return None
 
 
-def _cause(exc: openai.APIError) -> str:
+class MalformedReply(ValueError):
+    """A 200 reply that is not a chat completion (no choices, no message); retried."""
+
+
+def _reply_text(response: object) -> str:
+    """The answer's text, or MalformedReply saying what the reply lacked."""
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise MalformedReply("a reply without choices")
+    message = getattr(choices[0], "message", None)
+    content = getattr(message, "content", None) if message is not None else None
+    if message is None or not isinstance(content, str | None):
+        raise MalformedReply("a reply without a message")
+    return content or ""
+
+
+def _trusted_usage(
+    response: ChatCompletion, messages: list[dict[str, str]], max_tokens: int
+) -> tuple[int, int]:
+    """Token counts as reported, but never more than the request allows: a completion is at
+    most max_tokens, a prompt at most one token per character sent (the ledger and the
+    budget must not trust a claimed 10^12)."""
+    usage = response.usage
+    if usage is None:
+        return 0, 0
+    sent = sum(len(m["content"]) for m in messages)
+    prompt = min(max(int(usage.prompt_tokens or 0), 0), sent)
+    completion = min(max(int(usage.completion_tokens or 0), 0), max_tokens)
+    return prompt, completion
+
+
+def _cause(exc: Exception) -> str:
     """What went wrong, in words a user can act on."""
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
         return f"the key was refused (HTTP {exc.status_code}); check the key and its variable"
@@ -124,12 +155,20 @@ def _cause(exc: openai.APIError) -> str:
         return f"cannot connect ({type(cause).__name__}: {cause})"
     if isinstance(exc, openai.APIStatusError):
         return f"HTTP {exc.status_code}: {exc.message}"
+    if isinstance(exc, MalformedReply | openai.APIResponseValidationError | ValueError):
+        return f"malformed replies ({exc}); is the base URL an OpenAI-compatible endpoint?"
     return f"{type(exc).__name__}: {exc}"
 
 
 def _retryable(exc: Exception) -> bool:
-    if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
-        return True
+    if isinstance(
+        exc,
+        openai.APITimeoutError
+        | openai.APIConnectionError
+        | openai.APIResponseValidationError
+        | ValueError,
+    ):
+        return True  # ValueError: a malformed reply, which a retry may not repeat
     return isinstance(exc, openai.APIStatusError) and exc.status_code in RETRYABLE_STATUS
 
 
@@ -216,7 +255,8 @@ class ChatModel:
                 response = await self.client().post(
                     "/chat/completions", body=body, cast_to=ChatCompletion
                 )
-            except openai.APIError as exc:
+                text = _reply_text(response)
+            except (openai.APIError, MalformedReply, ValueError) as exc:
                 if not _retryable(exc):
                     raise EndpointFailure.at(self.cfg, _cause(exc)) from exc
                 if attempt == self.cfg.max_retries:
@@ -226,13 +266,13 @@ class ChatModel:
                 delay = _retry_after(exc)
                 if delay is None:
                     delay = random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt))
-                await asyncio.sleep(delay)
+                await asyncio.sleep(min(delay, self.cfg.retry_after_cap))
                 continue
-            usage = response.usage
+            prompt, completion = _trusted_usage(response, messages, params["max_tokens"])
             return CachedCall(
-                response=response.choices[0].message.content or "",
-                prompt_tokens=usage.prompt_tokens if usage else 0,
-                completion_tokens=usage.completion_tokens if usage else 0,
+                response=text,
+                prompt_tokens=prompt,
+                completion_tokens=completion,
                 latency=time.monotonic() - start,
                 retries=attempt,
             )

@@ -12,7 +12,14 @@ GROUPS = {
 }
 OFFLINE = "offline"
 # Settings that change how calls are made, not what they answer: left out of the run hash.
-OPERATIONAL = ("concurrency", "timeout", "max_retries", "input_price", "output_price")
+OPERATIONAL = (
+    "concurrency",
+    "timeout",
+    "max_retries",
+    "retry_after_cap",
+    "input_price",
+    "output_price",
+)
 
 
 class ModelConfig(BaseModel):
@@ -34,6 +41,9 @@ class ModelConfig(BaseModel):
     concurrency: int = Field(16, ge=1, description="calls in flight per endpoint")
     timeout: float = Field(60.0, gt=0, description="seconds before a call is abandoned")
     max_retries: int = Field(6, ge=0, description="retries on 429, 5xx, timeouts, disconnects")
+    retry_after_cap: float = Field(
+        120.0, gt=0, description="longest wait a Retry-After header may impose, in seconds"
+    )
     input_price: float = Field(0.0, ge=0, description="USD per million prompt tokens")
     output_price: float = Field(0.0, ge=0, description="USD per million completion tokens")
 

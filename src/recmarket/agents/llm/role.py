@@ -11,6 +11,12 @@ from recmarket.agents.llm.parse import OutputError, parse
 from recmarket.agents.llm.prompts import render
 
 REASK = "Your answer could not be used: {error}. Answer again, following the output format exactly."
+EXCERPT_CHARS = 400  # of a bad answer quoted back in a re-ask: enough to see the fault
+
+
+def excerpt(text: str) -> str:
+    """A bad answer as a re-ask quotes it: whole if short, else its start, marked cut."""
+    return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + " [...]"
 
 
 @dataclass(frozen=True)
@@ -31,7 +37,7 @@ class LLMRole:
                 problem = str(exc)
                 messages = [
                     *messages,
-                    {"role": "assistant", "content": text},
+                    {"role": "assistant", "content": excerpt(text)},
                     {"role": "user", "content": REASK.format(error=problem)},
                 ]
         raise RoleFailure(self.role, f"invalid after {self.repair_attempts} re-asks: {problem}")
