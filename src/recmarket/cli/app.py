@@ -13,7 +13,7 @@ from typing import Annotated, NoReturn
 import typer
 from pydantic import ValidationError
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 from recmarket import __version__
 from recmarket.agents.llm.client import BudgetWithoutPrices, EndpointFailure, ReplayMiss
@@ -22,7 +22,7 @@ from recmarket.embedding import EmbedderUnavailable
 from recmarket.market.protocol import ProtocolError
 from recmarket.run.config_file import ConfigError
 from recmarket.run.reproduce import PlanError
-from recmarket.run.store import RunConflict
+from recmarket.run.store import RunConflict, StoreError
 
 app = typer.Typer(no_args_is_help=True, add_completion=False)
 data_app = typer.Typer(
@@ -32,8 +32,10 @@ app.add_typer(data_app, name="data")
 llm_app = typer.Typer(help="Check the configured LLM endpoints.", no_args_is_help=True)
 app.add_typer(llm_app, name="llm")
 # Wide tables stay readable when output goes to a file or a pipe.
-out = Console(width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+# Markup off: paths, ids, titles and spec names come from users and data, and a "[/x]" in
+# one must print as itself, not break the output (styles are given as style=... instead).
+out = Console(width=None if sys.stdout.isatty() else 160, markup=False)
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 160, markup=False)
 
 FLAGS = {  # config field -> the flag that sets it, for error messages
     "n_platforms": "--n",
@@ -91,6 +93,7 @@ def user_errors() -> Iterator[None]:
         RunConflict,
         ProtocolError,
         ReplayMiss,
+        StoreError,
         BudgetWithoutPrices,
         PlanError,
         OSError,
@@ -100,7 +103,7 @@ def user_errors() -> Iterator[None]:
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """One line on stderr and an exit code: 2 for bad input, 4 for an endpoint failure."""
-    err.print("[red]error:[/red]", escape(message), highlight=False)
+    err.print(Text("error: ", style="red") + Text(message), highlight=False)
     raise typer.Exit(code)
 
 

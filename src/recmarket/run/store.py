@@ -16,6 +16,7 @@ import sqlite3
 import subprocess
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -67,6 +68,18 @@ def _unpack_calls(blob: bytes) -> list[StoredCall]:
     ]
 
 
+def _connect_readonly(path: Path) -> sqlite3.Connection:
+    """Read-only; on a read-only mount, where SQLite cannot create the WAL's shared-memory
+    file, as an immutable file (it cannot change while nothing can write it)."""
+    uri = path.resolve().as_uri()
+    try:
+        db = sqlite3.connect(f"{uri}?mode=ro", uri=True)
+        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return db
+    except sqlite3.OperationalError:
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True)
+
+
 def git_commit() -> str | None:
     try:
         out = subprocess.run(
@@ -92,22 +105,70 @@ def _differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> 
     return diffs
 
 
+class StoreError(RuntimeError):
+    """A run store cannot be used; the message names the file and the real cause."""
+
+
+def _cause(exc: sqlite3.Error) -> str:
+    text = str(exc).lower()
+    if "locked" in text or "busy" in text:
+        return "locked by another process (wait for it, or stop it)"
+    if "full" in text:
+        return "the disk is full"
+    if "disk i/o" in text:
+        return "cannot write it (disk I/O error: is the disk full?)"
+    if "readonly" in text or "read-only" in text:
+        return "read-only here (mount or permissions)"
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return "corrupt (damaged, or not a run store)"
+    return str(exc)
+
+
+@contextmanager
+def _named(path: Path) -> Iterator[None]:
+    """SQLite errors as one line naming the store and what is wrong; what was committed
+    before stays, and a rerun resumes from it."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: {_cause(exc)}; finished episodes are kept") from exc
+
+
 class RunStore:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, readonly: bool = False) -> None:
         self.path = path
-        self.db = sqlite3.connect(path, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
+        with _named(path):
+            if readonly:  # show, export, report: never write, even on a read-only mount
+                self.db = _connect_readonly(path)
+            else:
+                self.db = sqlite3.connect(path, isolation_level=None)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
 
     @classmethod
     def open(cls, out_dir: Path, config: RunConfig) -> RunStore:
-        """Create the run, or reopen it when the configuration is the same."""
+        """Create the run, or reopen it when the configuration is the same. A store with
+        no finished episode takes the new configuration (nothing would be mixed); one with
+        episodes but no manifest is damaged and never written to."""
         out_dir.mkdir(parents=True, exist_ok=True)
         store = cls(out_dir / STORE_NAME)
-        store._create_schema()
-        manifest = store.manifest()
+        with _named(store.path):
+            store._create_schema()
+            manifest = store.manifest()
+            empty = store.db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 0
+            if manifest and empty and manifest.get("config_hash") != config.digest():
+                with store.transaction() as db:
+                    db.execute("DELETE FROM manifest")
+                manifest = {}
+        if not manifest and not empty:
+            store.close()
+            raise StoreError(
+                f"{store.path}: has episodes but no manifest (damaged); it is not written to; "
+                "choose another --out"
+            )
         if not manifest:
-            store._write_manifest(config)
+            with _named(store.path):
+                store._write_manifest(config)
         elif manifest.get("schema") != str(SCHEMA_VERSION):
             store.close()
             raise RunConflict(
@@ -128,10 +189,15 @@ class RunStore:
 
     @classmethod
     def read(cls, run_dir: Path) -> RunStore:
+        """A finished or running store, opened read-only."""
         path = run_dir / STORE_NAME
         if not path.is_file():
             raise FileNotFoundError(f"{run_dir}: no run store ({STORE_NAME}) here")
-        return cls(path)
+        store = cls(path, readonly=True)
+        if not store.manifest():
+            store.close()
+            raise StoreError(f"{path}: no manifest (damaged, or not a run store)")
+        return store
 
     def _create_schema(self) -> None:
         metric_cols = ", ".join(f"{m}" for m in METRICS)
@@ -161,7 +227,8 @@ class RunStore:
             self.db.executemany("INSERT INTO manifest VALUES (?, ?)", values.items())
 
     def manifest(self) -> dict[str, str]:
-        return dict(self.db.execute("SELECT key, value FROM manifest"))
+        with _named(self.path):
+            return dict(self.db.execute("SELECT key, value FROM manifest"))
 
     def config(self) -> RunConfig:
         return RunConfig.model_validate_json(self.manifest()["config"])
@@ -186,39 +253,51 @@ class RunStore:
         row += list(record.reputation)
         marks = ", ".join("?" * len(row))
         domain, order = record.identity["domain"], record.identity["ord"]
-        with self.transaction() as db:
+        with _named(self.path), self.transaction() as db:
             db.execute(f"INSERT INTO episodes VALUES ({marks})", row)
             db.execute("INSERT INTO calls VALUES (?, ?, ?)", (domain, order, _pack_calls(record)))
 
     def done(self, domain: str) -> set[int]:
-        return {
-            o for (o,) in self.db.execute("SELECT ord FROM episodes WHERE domain = ?", (domain,))
-        }
+        with _named(self.path):
+            rows = self.db.execute("SELECT ord FROM episodes WHERE domain = ?", (domain,))
+            return {o for (o,) in rows}
 
     def episodes(self, domain: str | None = None) -> list[dict[str, Any]]:
         """Episode rows in (domain, order) order, as dicts with Python types."""
         sql = "SELECT * FROM episodes" + (" WHERE domain = ?" if domain else "")
-        cursor = self.db.execute(sql + " ORDER BY domain, ord", (domain,) if domain else ())
+        with _named(self.path):
+            cursor = self.db.execute(sql + " ORDER BY domain, ord", (domain,) if domain else ())
+            rows = cursor.fetchall()
         names = [d[0] for d in cursor.description]
         booleans = {m for m, f in EpisodeMetrics.model_fields.items() if f.annotation is bool}
         return [
             {n: bool(v) if n in booleans else v for n, v in zip(names, row, strict=True)}
-            for row in cursor
+            for row in rows
         ]
 
     def calls(self, domain: str, order: int) -> Iterator[StoredCall]:
-        for (body,) in self.db.execute(
-            "SELECT body FROM calls WHERE domain = ? AND ord = ?", (domain, order)
-        ):
-            yield from _unpack_calls(body)
+        with _named(self.path):
+            rows = self.db.execute(
+                "SELECT body FROM calls WHERE domain = ? AND ord = ?", (domain, order)
+            ).fetchall()
+        for (body,) in rows:
+            yield from self._unpack(domain, order, body)
+
+    def _unpack(self, domain: str, order: int, body: bytes) -> list[StoredCall]:
+        try:
+            return _unpack_calls(body)
+        except (zlib.error, ValueError, TypeError) as exc:
+            raise StoreError(
+                f"{self.path}: the role calls of episode {domain}:{order} are corrupt ({exc})"
+            ) from None
 
     def all_calls(self) -> Iterator[tuple[str, int, StoredCall]]:
         """Every role call of the run as (domain, order, call), in episode and call order."""
-        for domain, order, body in self.db.execute(
-            "SELECT domain, ord, body FROM calls ORDER BY domain, ord"
-        ):
-            for call in _unpack_calls(body):
-                yield domain, order, call
+        with _named(self.path):
+            rows = self.db.execute("SELECT domain, ord, body FROM calls ORDER BY domain, ord")
+            for domain, order, body in rows:
+                for call in self._unpack(domain, order, body):
+                    yield domain, order, call
 
     def close(self) -> None:
         self.db.close()
