@@ -73,3 +73,14 @@ def test_concurrent_calls_are_stored_in_the_order_they_were_made() -> None:
     order = [c.input.platform_id for c in outcome.calls if c.role == "explain"]
     assert order == sorted(order, key=lambda p: int(p[1:]))
     assert len(order) == 6 and all(c.output is not c.input for c in outcome.calls)
+
+
+def test_markup_in_a_path_prints_as_itself(tmp_path: Path) -> None:
+    out = tmp_path / "[/x]run[bold]"
+    args = ["run", "--requests", "6", "--domain", "Video_Games", "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    shown = CliRunner().invoke(app, ["show", str(out)])
+    assert shown.exit_code == 0 and "Video_Games/" in shown.output
+    missing = CliRunner().invoke(app, ["show", str(tmp_path / "[red]nowhere")])
+    assert missing.exit_code == 2 and "[red]nowhere" in missing.output

@@ -61,7 +61,7 @@ def data_list(
 
 def report_skips(name: str, examples: list[str], skipped: int) -> None:
     if skipped:
-        err.print(f"[yellow]{name}: skipped {skipped} unusable lines[/yellow], first ones:")
+        err.print(f"{name}: skipped {skipped} unusable lines, first ones:", style="yellow")
         for line in examples:
             err.print(f"  {line}", highlight=False, markup=False)
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
@@ -38,7 +37,7 @@ def list_experiments() -> None:
                 name,
                 ", ".join(c.name for c in spec.cells),
                 f"{spec.requests:,}",
-                escape(spec.description),
+                spec.description,
             )
     out.print(table)
 
@@ -161,7 +160,7 @@ def write_report(out_dirs: list[Path], target: Path) -> None:
         for column in measured[0]:
             table.add_column(column, justify="right" if column in ("paper", "ours") else "left")
         for row in measured:
-            table.add_row(*(escape(str(v)) for v in row.values()))
+            table.add_row(*(str(v) for v in row.values()))
         out.print(table)
         out.print(summary(built.comparison))
-    out.print(f"report: {escape(str(built.path))}")
+    out.print(f"report: {built.path}")

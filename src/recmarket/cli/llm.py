@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from recmarket.agents.llm import LLMBackend
 from recmarket.agents.llm.config import ModelConfig
@@ -42,4 +41,4 @@ def check(
         checked = asyncio.run(run_checks())
         backend.close()
     for model, took in checked:
-        out.print(f"ok: {escape(model.name)} at {escape(model.base_url)} answered in {took:.2f} s")
+        out.print(f"ok: {model.name} at {model.base_url} answered in {took:.2f} s")

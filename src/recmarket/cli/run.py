@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
@@ -320,7 +319,7 @@ def run(
                 else:
                     fail(f"--executor: {executor!r} is not local or ray")
             except BudgetExceeded as exc:
-                err.print(f"[yellow]stopped:[/yellow] {escape(str(exc))}")
+                err.print(f"stopped: {exc}", style="yellow")
                 raise typer.Exit(3) from None
         rows = result.store.episodes()
         summary = funnel(rows)
