@@ -41,19 +41,23 @@ def show(
     """One episode as the market saw it: every role's input and output, in order."""
     with user_errors():
         store = RunStore.read(run_dir)
-        row = _find_episode(store, episode)
-        out.rule(
-            f"{row['episode_id']}  ({row['condition']}, {row['profile']}, "
-            f"user {row['sim_user']}, round {row['round']})"
-        )
-        for call in store.calls(row["domain"], row["ord"]):
-            out.rule(f"{call.seq + 1}. {call.role}", style="cyan")
-            out.print("input:", style="bold")
-            out.print_json(data=call.input)
-            out.print("output:", style="bold")
-            out.print_json(data=call.output)
-        out.rule("metrics")
-        out.print_json(data={k: v for k, v in row.items() if k not in ("domain", "ord")})
+        try:
+            row = _find_episode(store, episode)
+            calls = list(store.calls(row["domain"], row["ord"]))
+        finally:
+            store.close()
+    out.rule(
+        f"{row['episode_id']}  ({row['condition']}, {row['profile']}, "
+        f"user {row['sim_user']}, round {row['round']})"
+    )
+    for call in calls:
+        out.rule(f"{call.seq + 1}. {call.role}", style="cyan")
+        out.print("input:", style="bold")
+        out.print_json(data=call.input)
+        out.print("output:", style="bold")
+        out.print_json(data=call.output)
+    out.rule("metrics")
+    out.print_json(data={k: v for k, v in row.items() if k not in ("domain", "ord")})
 
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
