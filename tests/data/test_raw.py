@@ -43,3 +43,39 @@ def test_truncated_gzip_is_an_error_not_a_silent_short_file(tmp_path: Path) -> N
 def test_missing_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="no such file"):
         list(iter_records(tmp_path / "nope.jsonl", LoadIssues(tmp_path / "nope.jsonl")))
+
+
+def test_hostile_lines_cost_one_line_each(tmp_path: Path) -> None:
+    """Invalid UTF-8, NaN and Infinity, and a line nested 200,000 deep are skipped with
+    their line numbers; the lines around them load."""
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(
+        b'{"a": 1}\n'
+        b'{"a": "caf\xe9"}\n'
+        b'{"a": NaN}\n'
+        b'{"a": Infinity}\n' + b"[" * 200_000 + b"]" * 200_000 + b"\n"
+        b'{"a": 2}\n'
+    )
+    issues = LoadIssues(path)
+    assert [(n, r["a"]) for n, r in iter_records(path, issues)] == [(1, 1), (6, 2)]
+    reasons = " | ".join(issues.examples)
+    assert f"{path}:2: invalid UTF-8" in reasons
+    assert f"{path}:3: non-finite number: NaN" in reasons
+    assert f"{path}:4: non-finite number: Infinity" in reasons
+    assert f"{path}:5: nested too deep" in reasons
+
+
+def test_absurd_timestamps_are_skipped_not_crashed_on(tmp_path: Path) -> None:
+    from recmarket.data.reviews import scan_reviews
+    from tests.fixtures import review
+
+    rows = [
+        review("u", "i1", 10**30),
+        review("u", "i2", 2**63),
+        review("u", "i3", 1_600_000_000_000),
+    ]
+    path = write_jsonl(tmp_path / "r.jsonl", rows)
+    issues = LoadIssues(path)
+    table = scan_reviews(path, issues)
+    assert len(table) == 1 and issues.skipped == 2
+    assert all("timestamp out of range" in e for e in issues.examples)

@@ -9,7 +9,6 @@ Lines are streamed one at a time, so a 1.5 GB review file is never held in memor
 from __future__ import annotations
 
 import gzip
-import io
 import json
 from collections import Counter
 from collections.abc import Iterator
@@ -30,13 +29,11 @@ def is_gzip(path: Path) -> bool:
         return fh.read(2) == GZIP_MAGIC
 
 
-def open_text(path: Path) -> IO[str]:
-    """Open a raw file as UTF-8 text, decompressing when its first bytes say gzip."""
+def open_bytes(path: Path) -> IO[bytes]:
+    """Open a raw file as bytes, decompressing when its first bytes say gzip."""
     if not path.is_file():
         raise DataError(f"{path}: no such file")
-    if is_gzip(path):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="\n")
-    return path.open("r", encoding="utf-8", newline="\n")
+    return gzip.open(path, "rb") if is_gzip(path) else path.open("rb")
 
 
 @dataclass
@@ -73,14 +70,23 @@ def iter_records(path: Path, issues: LoadIssues) -> Iterator[tuple[int, dict[str
     """
     lineno = 0
     try:
-        with open_text(path) as fh:
+        with open_bytes(path) as fh:
             for lineno, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
-                try:
-                    record = json.loads(line)
+                try:  # bytes: json decodes UTF-8 itself, so one bad byte costs one line
+                    record = json.loads(line, parse_constant=_no_constant)
                 except json.JSONDecodeError as exc:
                     issues.skip(lineno, f"invalid JSON: {exc.msg} at column {exc.colno}")
+                    continue
+                except UnicodeDecodeError as exc:
+                    issues.skip(lineno, f"invalid UTF-8: {exc.reason} at byte {exc.start}")
+                    continue
+                except ValueError as exc:
+                    issues.skip(lineno, str(exc))
+                    continue
+                except RecursionError:
+                    issues.skip(lineno, "nested too deep to be a record")
                     continue
                 if not isinstance(record, dict):
                     issues.skip(lineno, f"not a JSON object: {type(record).__name__}")
@@ -90,5 +96,7 @@ def iter_records(path: Path, issues: LoadIssues) -> Iterator[tuple[int, dict[str
         raise DataError(
             f"{path}:{lineno + 1}: compressed stream is truncated or corrupt ({exc})"
         ) from exc
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}:{lineno + 1}: not UTF-8 text ({exc.reason})") from exc
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"non-finite number: {name}")

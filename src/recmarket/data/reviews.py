@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from recmarket.data.raw import DataError, LoadIssues, iter_records, open_text
+from recmarket.data.raw import DataError, LoadIssues, iter_records, open_bytes
 
 # The pre-release sample (and the website's Quick Start) spell some keys differently.
 TIMESTAMP_KEYS = ("timestamp", "sortTimestamp")
@@ -50,6 +50,9 @@ class ReviewTable:
         )
 
 
+MAX_TIMESTAMP_MS = 7_258_118_400_000  # 2200-01-01: anything later is not a review time
+
+
 def _review_fields(record: dict[str, Any]) -> tuple[str, str, int, float] | str:
     """The fields pass one keeps, or the reason the record is unusable."""
     user, item = record.get("user_id"), record.get("parent_asin")
@@ -65,6 +68,8 @@ def _review_fields(record: dict[str, Any]) -> tuple[str, str, int, float] | str:
     stamp = next((record[k] for k in TIMESTAMP_KEYS if k in record), None)
     if isinstance(stamp, bool) or not isinstance(stamp, int | float) or stamp < 0:
         return "missing required field: timestamp (milliseconds)"
+    if not stamp < MAX_TIMESTAMP_MS:
+        return f"timestamp out of range: {stamp!r} (milliseconds before the year 2200 expected)"
     return user, item, int(stamp), float(rating)
 
 
@@ -99,7 +104,7 @@ def read_review_lines(path: Path, wanted: Collection[int]) -> dict[int, dict[str
     if not wanted:
         return found
     last = max(wanted)
-    with open_text(path) as fh:
+    with open_bytes(path) as fh:  # bytes: a bad line elsewhere is not decoded at all
         for lineno, line in enumerate(fh, start=1):
             if lineno in wanted:
                 found[lineno] = json.loads(line)
