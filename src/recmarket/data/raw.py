@@ -74,8 +74,8 @@ def iter_records(path: Path, issues: LoadIssues) -> Iterator[tuple[int, dict[str
             for lineno, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
-                try:  # bytes: json decodes UTF-8 itself, so one bad byte costs one line
-                    record = json.loads(line, parse_constant=_no_constant)
+                try:  # decoded line by line, so one bad byte costs one line
+                    record = _DECODER.decode(line.decode("utf-8"))
                 except json.JSONDecodeError as exc:
                     issues.skip(lineno, f"invalid JSON: {exc.msg} at column {exc.colno}")
                     continue
@@ -100,3 +100,6 @@ def iter_records(path: Path, issues: LoadIssues) -> Iterator[tuple[int, dict[str
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"non-finite number: {name}")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)  # one decoder, not one per line
