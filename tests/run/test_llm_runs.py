@@ -202,37 +202,18 @@ def test_an_outage_mid_run_stops_it_without_failed_episodes_and_the_rerun_finish
     assert len(rows) == 24 and not any(r["failed_role"] for r in rows)
 
 
+def check_endpoint(server: FakeLLM):
+    flags = ["--llm-model", "fake-model", "--llm-base-url", server.base_url]
+    return CliRunner().invoke(app, ["llm", "check", *flags, "--llm-api-key-env", KEY_ENV])
+
+
 def test_llm_check_reports_each_endpoint(tmp_path: Path) -> None:
     with FakeLLM() as server:
-        ok = CliRunner().invoke(
-            app,
-            [
-                "llm",
-                "check",
-                "--llm-model",
-                "fake-model",
-                "--llm-base-url",
-                server.base_url,
-                "--llm-api-key-env",
-                KEY_ENV,
-            ],
-        )
+        ok = check_endpoint(server)
         assert ok.exit_code == 0, ok.output
         assert "ok: fake-model" in ok.output and server.checks == 1 and server.total == 0
     with FakeLLM(api_key="another-key") as server:
-        refused = CliRunner().invoke(
-            app,
-            [
-                "llm",
-                "check",
-                "--llm-model",
-                "fake-model",
-                "--llm-base-url",
-                server.base_url,
-                "--llm-api-key-env",
-                KEY_ENV,
-            ],
-        )
+        refused = check_endpoint(server)
     assert refused.exit_code == 4 and "key was refused" in refused.output
 
 
