@@ -140,6 +140,24 @@ def test_the_api_key_never_reaches_disk_or_output(tmp_path: Path) -> None:
     assert KEY_ENV.encode() in manifest  # the variable's name is stored, never its value
 
 
+def config_file(tmp_path: Path, server: FakeLLM, requests: int, model_extra: str = "") -> Path:
+    """A run config file with one model on the fake server for every role."""
+    config = tmp_path / "llm.toml"
+    config.write_text(f"""
+domains = ["Video_Games"]
+[episodes]
+requests = {requests}
+[llm.models.m]
+name = "fake-model"
+base_url = "{server.base_url}"
+api_key_env = "{KEY_ENV}"
+{model_extra}
+[llm.roles]
+default = "m"
+""")
+    return config
+
+
 def stored_episodes(run_dir: Path) -> int:
     with sqlite3.connect(run_dir / "run.sqlite") as db:
         return db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
@@ -150,18 +168,7 @@ def test_a_missing_key_stops_the_run_and_the_fixed_rerun_carries_on(
 ) -> None:
     monkeypatch.delenv(KEY_ENV)
     with FakeLLM() as server:
-        config = tmp_path / "llm.toml"
-        config.write_text(f"""
-domains = ["Video_Games"]
-[episodes]
-requests = 12
-[llm.models.m]
-name = "fake-model"
-base_url = "{server.base_url}"
-api_key_env = "{KEY_ENV}"
-[llm.roles]
-default = "m"
-""")
+        config = config_file(tmp_path, server, requests=12)
         args = ["run", "--config", str(config), "--out", str(tmp_path / "r")]
         args += ["--llm-cache", str(tmp_path / "s.sqlite")]
         stopped = CliRunner().invoke(app, args)
@@ -220,19 +227,7 @@ def test_llm_check_reports_each_endpoint(tmp_path: Path) -> None:
 def test_budget_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
     runner = CliRunner()
     with FakeLLM() as server:
-        config = tmp_path / "llm.toml"
-        config.write_text(f"""
-domains = ["Video_Games"]
-[episodes]
-requests = 24
-[llm.models.m]
-name = "fake-model"
-base_url = "{server.base_url}"
-api_key_env = "{KEY_ENV}"
-input_price = 1000.0
-[llm.roles]
-default = "m"
-""")
+        config = config_file(tmp_path, server, requests=24, model_extra="input_price = 1000.0")
         args = [
             "run",
             "--config",

@@ -11,6 +11,7 @@ of, mixes the two.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -35,19 +36,23 @@ class Judge:
         visibly shows. Not clipped: an item closer to the need than the typical item a
         request is written from reads above 1, so fits stay ordered (the lexicon clamps a
         level when it is put into words)."""
-        s = self.scale
-        sense = (self.similarity.to_each(need, texts) - s.fit_zero) / (s.fit_one - s.fit_zero)
-        wanted = terms(need)
-        shown = np.array([len(wanted & terms(t)) / len(wanted) if wanted else 0.0 for t in texts])
-        return (1 - s.lexical_share) * sense + s.lexical_share * shown
+        shown = np.array([self._shown(need, t) for t in texts])
+        return self._level(self.similarity.to_each(need, texts), shown)
 
     def fit_one(self, need: str, text: str) -> float:
         """``fit`` of a single text, without the array work (a platform reads one item)."""
+        return float(self._level(self.similarity.pair(need, text), self._shown(need, text)))
+
+    def _level(self, cosine: Any, shown: Any) -> Any:
+        """Sense and visibly shown terms, mixed on the fit scale (arrays or numbers)."""
         s = self.scale
-        sense = (self.similarity.pair(need, text) - s.fit_zero) / (s.fit_one - s.fit_zero)
-        wanted = terms(need)
-        shown = len(wanted & terms(text)) / len(wanted) if wanted else 0.0
+        sense = (cosine - s.fit_zero) / (s.fit_one - s.fit_zero)
         return (1 - s.lexical_share) * sense + s.lexical_share * shown
+
+    @staticmethod
+    def _shown(need: str, text: str) -> float:
+        wanted = terms(need)
+        return len(wanted & terms(text)) / len(wanted) if wanted else 0.0
 
     def closeness(self, a: str, b: str) -> float:
         """How close one item is to another (titles), 1 for the same item."""
