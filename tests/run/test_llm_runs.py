@@ -224,28 +224,31 @@ def test_llm_check_reports_each_endpoint(tmp_path: Path) -> None:
     assert refused.exit_code == 4 and "key was refused" in refused.output
 
 
-def test_budget_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
+def stored_spend(run_dir: Path) -> float:
+    with sqlite3.connect(run_dir / "run.sqlite") as db:
+        return db.execute("SELECT spent FROM llm_spend").fetchone()[0]
+
+
+def test_budget_holds_counts_across_resumes_and_the_run_resumes(tmp_path: Path) -> None:
     runner = CliRunner()
     with FakeLLM() as server:
         config = config_file(tmp_path, server, requests=24, model_extra="input_price = 1000.0")
-        args = [
-            "run",
-            "--config",
-            str(config),
-            "--out",
-            str(tmp_path / "r"),
-            "--llm-cache",
-            str(tmp_path / "s.sqlite"),
-        ]
+        args = ["run", "--config", str(config), "--out", str(tmp_path / "r")]
+        args += ["--llm-cache", str(tmp_path / "s.sqlite")]
         stopped = runner.invoke(app, [*args, "--budget", "5"])
         assert stopped.exit_code == 3 and "budget of $5.00 reached" in stopped.stderr
-        with sqlite3.connect(tmp_path / "r" / "run.sqlite") as db:
-            done = db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
-        assert done < 24
+        assert "spent so far" in stopped.stderr and "Traceback" not in stopped.output
+        done, spent = stored_episodes(tmp_path / "r"), stored_spend(tmp_path / "r")
+        assert done < 24 and 0 < spent <= 5.0  # reserved before sending: never passed
+        sent = server.total
+        again = runner.invoke(app, [*args, "--budget", "5"])
+        assert again.exit_code == 3  # the earlier spend counts: no fresh $5
+        assert server.total - sent <= 16  # at most the calls the remaining money covered
+        assert stored_spend(tmp_path / "r") <= 5.0
         finished = runner.invoke(app, [*args, "--json"])
         assert finished.exit_code == 0, finished.output
-    with sqlite3.connect(tmp_path / "r" / "run.sqlite") as db:
-        assert db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 24
+    assert stored_episodes(tmp_path / "r") == 24
+    assert json.loads(finished.stdout)["spent_total"] == pytest.approx(stored_spend(tmp_path / "r"))
 
 
 def test_a_budget_without_prices_is_refused_and_flags_can_price_a_model(tmp_path: Path) -> None:

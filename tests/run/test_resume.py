@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 RUN = [
     "run",
     "--condition",
@@ -112,3 +114,42 @@ def test_run_killed_at_six_points_resumes_to_the_clean_records(tmp_path: Path) -
 
 def test_reproduce_killed_at_five_points_resumes_to_the_clean_records(tmp_path: Path) -> None:
     kill_and_resume(REPRODUCE, tmp_path, (1, 200, 400, 600, 800))
+
+
+def children(pid: int) -> list[int]:
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True)
+    return [int(p) for p in found.stdout.split()]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_reproduce_and_its_workers_and_the_rerun_finishes(
+    tmp_path: Path, signum: int
+) -> None:
+    env = dict(os.environ, RECMARKET_CACHE=str(tmp_path / "cache"))
+    args = [*REPRODUCE[:-1], "2"]  # two worker processes
+    out = tmp_path / "r"
+    proc = subprocess.Popen(command(args, out), stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 120
+    while finished_episodes(out) < 50 and proc.poll() is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    workers = children(proc.pid)
+    assert workers, "the workers had not started"
+    proc.send_signal(signum)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert f"stopped by {signal.Signals(signum).name}" in stderr and "Traceback" not in stderr
+    time.sleep(0.5)
+    assert not any(alive(pid) for pid in workers)
+    stopped_at = finished_episodes(out)
+    rerun = subprocess.run(command(args, out), capture_output=True, text=True, env=env)
+    assert rerun.returncode == 0, rerun.stderr
+    assert finished_episodes(out) > stopped_at

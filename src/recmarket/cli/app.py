@@ -16,12 +16,13 @@ from rich.console import Console
 from rich.text import Text
 
 from recmarket import __version__
-from recmarket.agents.llm.client import BudgetWithoutPrices, EndpointFailure, ReplayMiss
+from recmarket.agents.llm.client import EndpointFailure, ReplayMiss
+from recmarket.agents.llm.ledger import BudgetExceeded, BudgetWithoutPrices
 from recmarket.data.raw import DataError
 from recmarket.embedding import EmbedderUnavailable
 from recmarket.market.protocol import ProtocolError
 from recmarket.run.config_file import ConfigError
-from recmarket.run.reproduce import PlanError
+from recmarket.run.reproduce import Interrupted, PlanError
 from recmarket.run.store import RunConflict, StoreError
 
 app = typer.Typer(no_args_is_help=True, add_completion=False)
@@ -86,6 +87,10 @@ def user_errors() -> Iterator[None]:
         )
     except EndpointFailure as exc:  # infrastructure: nothing unfinished was committed
         fail(f"stopped: {exc}; fix it and rerun the same command to carry on", code=4)
+    except BudgetExceeded as exc:
+        fail(f"stopped: {exc}", code=3)
+    except Interrupted as exc:  # SIGTERM or SIGINT: the workers are stopped
+        fail(str(exc), code=130)
     except (
         DataError,
         EmbedderUnavailable,
@@ -102,7 +107,8 @@ def user_errors() -> Iterator[None]:
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """One line on stderr and an exit code: 2 for bad input, 4 for an endpoint failure."""
+    """One line on stderr and an exit code: 2 for bad input, 3 for a budget reached, 4 for
+    an endpoint failure, 130 for a signal."""
     err.print(Text("error: ", style="red") + Text(message), highlight=False)
     raise typer.Exit(code)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
@@ -77,12 +78,20 @@ def reproduce(
     with user_errors():
         overrides = llm_overrides(backend, llm_model, llm_base_url, llm_api_key_env)
         with Progress(
-            "reproduce", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err
+            "{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err,
         ) as bar:
             task = bar.add_task("reproduce", total=None)
 
             def progress(done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total)
+
+            def on_wait(notice: str) -> None:  # a long wait for an endpoint, or its end
+                line = f"reproduce ({notice})" if notice else "reproduce"
+                bar.update(task, description=escape(line))  # the bar reads markup
 
             cells = run_experiments(
                 names or [],
@@ -90,6 +99,7 @@ def reproduce(
                 scale=scale,
                 overrides=overrides,
                 progress=progress,
+                on_wait=on_wait,
                 replay=replay,
                 budget=budget,
                 llm_cache=llm_cache,

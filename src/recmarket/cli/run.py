@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
-from recmarket.agents.llm.client import BudgetExceeded, Ledger
 from recmarket.agents.llm.config import OFFLINE
+from recmarket.agents.llm.ledger import BudgetExceeded, Ledger
 from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, err, fail, out, user_errors
 from recmarket.config import RunConfig
@@ -155,8 +156,9 @@ def _config(params: dict[str, Any]) -> RunConfig:
     return cfg
 
 
-def ledger_table(ledger: Ledger) -> Table:
-    table = Table(title="LLM calls, tokens and cost")
+def ledger_table(ledger: Ledger, spent: float | None) -> Table:
+    caption = None if spent is None else f"spent in this run directory so far: ${spent:.4f}"
+    table = Table(title="LLM calls, tokens and cost", caption=caption)
     for col in (
         "role",
         "model",
@@ -298,8 +300,16 @@ def run(
         ) as bar:
             task = bar.add_task(cfg.condition, total=cfg.episodes.requests * len(cfg.domains))
 
+            domain = {"name": ""}
+
             def progress(name: str, done: int, total: int) -> None:
-                bar.update(task, completed=done, description=f"{cfg.condition} {name}")
+                domain["name"] = name
+                line = escape(f"{cfg.condition} {name}")  # the bar reads markup
+                bar.update(task, completed=done, description=line)
+
+            def on_wait(notice: str) -> None:  # a long wait for an endpoint, or its end
+                line = f"{cfg.condition} {domain['name']}" + (f" ({notice})" if notice else "")
+                bar.update(task, description=escape(line))
 
             try:
                 if executor == "ray":
@@ -315,6 +325,7 @@ def run(
                         replay=replay,
                         budget=budget,
                         llm_cache=llm_cache,
+                        on_wait=on_wait,
                     )
                 else:
                     fail(f"--executor: {executor!r} is not local or ray")
@@ -339,6 +350,7 @@ def run(
                     **summary,
                     "failures": failures,
                     "ledger": ledger,
+                    "spent_total": result.spent,
                 }
             )
         )
@@ -357,7 +369,7 @@ def run(
             + ", ".join(f"{role} {count}" for role, count in sorted(failures.items()))
         )
     if result.ledger is not None:
-        out.print(ledger_table(result.ledger))
+        out.print(ledger_table(result.ledger, result.spent))
 
 
 @app.command("estimate")

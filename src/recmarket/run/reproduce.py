@@ -8,17 +8,21 @@ cell each run directory serves, is written to ``plan.json`` for the report.
 from __future__ import annotations
 
 import json
+import multiprocessing
+import queue
+import signal
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from recmarket.agents.llm.ledger import SpendAccount
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.run.runner import run
 
 PLAN = "plan.json"
+SPEND = "llm-spend.sqlite"  # the one LLM spend account every cell of the directory shares
 
 
 @dataclass(frozen=True)
@@ -74,12 +78,40 @@ def plan(
     return cells, configs
 
 
-def _run_cell(job: tuple[str, str, dict[str, Any]]) -> int:
-    """One cell in a worker process (configs travel as JSON)."""
+class Interrupted(RuntimeError):
+    """SIGTERM or SIGINT reached reproduce: its workers are stopped, finished episodes kept."""
+
+
+def _stop(signum: int, _frame: object) -> None:
+    raise Interrupted(f"stopped by {signal.Signals(signum).name}; rerun the same command to resume")
+
+
+_events: Any = None  # in a worker process: the queue its cell reports progress through
+
+
+def _worker_init(events: Any) -> None:
+    """Workers leave signals to the parent, which stops them (a Ctrl-C reaches the whole
+    process group; only the parent should act on it)."""
+    global _events
+    _events = events
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _run_cell(job: tuple[str, str, dict[str, Any]]) -> str:
+    """One cell, in a worker process or in this one (configs travel as JSON). Progress and
+    long waits go to the parent through the worker's queue, or straight to the callbacks."""
     config_json, run_dir, options = job
     cfg = RunConfig.model_validate_json(config_json)
+    events = _events
+    if events is not None:
+        options = {
+            **options,
+            "progress": lambda _domain, done, _total: events.put(("done", run_dir, done)),
+            "on_wait": lambda notice: events.put(("wait", run_dir, notice)),
+        }
     run(cfg, Path(run_dir), **options).store.close()
-    return cfg.episodes.requests * len(cfg.domains)
+    return run_dir
 
 
 def reproduce(
@@ -89,26 +121,75 @@ def reproduce(
     scale: float = 1.0,
     overrides: dict[str, Any] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    on_wait: Callable[[str], None] | None = None,
     workers: int = 1,
     **run_options: Any,
 ) -> list[PlannedCell]:
-    """Run every unique cell (in ``workers`` processes; cells are independent)."""
+    """Run every unique cell (in ``workers`` processes; cells are independent).
+
+    Every cell's LLM spend is counted in one account in ``out``, so ``--budget`` holds for
+    the whole reproduce. SIGTERM and SIGINT stop the workers and raise Interrupted; what
+    finished is kept and the same command resumes.
+    """
     cells, configs = plan(names, out, scale, overrides)
     out.mkdir(parents=True, exist_ok=True)
     write_plan(out, cells)
+    spend = out / SPEND
+    if any(cfg.llm is not None and cfg.llm.models for cfg in configs.values()):
+        account = SpendAccount(spend, None)
+        account.clear_reservations()  # no cell runs yet: only a killed run's are left
+        account.close()
     total = sum(cfg.episodes.requests * len(cfg.domains) for cfg in configs.values())
-    jobs = [(cfg.model_dump_json(), run_dir, run_options) for run_dir, cfg in configs.items()]
-    done = 0
-    if workers <= 1:
-        results: Any = map(_run_cell, jobs)
-        for episodes in results:
-            done += episodes
+    jobs = [
+        (cfg.model_dump_json(), run_dir, {**run_options, "spend": spend})
+        for run_dir, cfg in configs.items()
+    ]
+    done: dict[str, int] = {}
+
+    def report(kind: str, run_dir: str, value: Any) -> None:
+        if kind == "done":
+            done[run_dir] = value
             if progress:
-                progress(done, total)
-        return cells
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for episodes in pool.map(_run_cell, jobs):
-            done += episodes
-            if progress:
-                progress(done, total)
+                progress(sum(done.values()), total)
+        elif on_wait:
+            on_wait(value)
+
+    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        if workers <= 1:
+            for config_json, run_dir, options in jobs:
+                callbacks = {
+                    "progress": lambda _d, n, _t, r=run_dir: report("done", r, n),
+                    "on_wait": lambda notice, r=run_dir: report("wait", r, notice),
+                }
+                _run_cell((config_json, run_dir, {**options, **callbacks}))
+        else:
+            _run_in_workers(jobs, workers, report)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return cells
+
+
+def _run_in_workers(
+    jobs: list[tuple[str, str, dict[str, Any]]],
+    workers: int,
+    report: Callable[[str, str, Any], None],
+) -> None:
+    """Cells in a process pool, relaying their progress; on any stop (Interrupted, a cell's
+    error) the pool is terminated, so no worker is left behind blocked."""
+    context = multiprocessing.get_context()
+    events = context.Queue()
+    pool = context.Pool(workers, initializer=_worker_init, initargs=(events,))
+    try:
+        pending = pool.map_async(_run_cell, jobs, chunksize=1)
+        while not pending.ready() or not events.empty():
+            try:
+                report(*events.get(timeout=0.1))
+            except queue.Empty:
+                continue
+        pending.get()  # a cell's exception is raised here
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()

@@ -18,7 +18,8 @@ import numpy as np
 
 from recmarket.agents.contracts import ReputationRecord
 from recmarket.agents.llm import LLMBackend
-from recmarket.agents.llm.client import Ledger
+from recmarket.agents.llm.client import WaitNotice
+from recmarket.agents.llm.ledger import Ledger
 from recmarket.agents.roles import Agents
 from recmarket.agents.rules import offline_agents
 from recmarket.agents.rules.judgement import Judge
@@ -118,6 +119,7 @@ PREFETCH = 3  # prepared batches allowed ahead of the episodes that use them (LL
 class RunResult:
     store: RunStore
     ledger: Ledger | None  # tokens and cost per role and model, when an LLM answered
+    spent: float | None = None  # USD in the spend account: this run and the earlier ones
 
 
 def record(store: RunStore, outcome: Outcome) -> None:
@@ -218,12 +220,17 @@ def run(
     replay: bool = False,
     budget: float | None = None,
     llm_cache: Path | None = None,
+    spend: Path | None = None,
+    on_wait: WaitNotice | None = None,
 ) -> RunResult:
     """Run (or resume) a cell into ``out_dir``.
 
     With an ``[llm]`` configuration the configured roles are answered by models; every call
     is stored in the run's file and, unless ``llm_cache`` is None-and-disabled, in the shared
     call cache, so reruns, resumed runs and cells sharing requests make no repeated calls.
+    Money spent is counted in the run's store, or in ``spend`` when several cells share
+    one budget (its owner clears stale reservations before the cells start); ``on_wait``
+    hears of every long wait for an endpoint.
     """
     store = RunStore.open(out_dir, cfg)
     cache = cache_dir or default_cache_dir()
@@ -232,7 +239,16 @@ def run(
     agents = agents or offline_agents(embedder, cfg.agents)
     if cfg.llm is not None and cfg.llm.models:
         shared = llm_cache if llm_cache is not None else cache / "llm-calls.sqlite"
-        backend = LLMBackend(cfg.llm, [store.path, shared], replay=replay, budget=budget)
+        backend = LLMBackend(
+            cfg.llm,
+            [store.path, shared],
+            spend or store.path,
+            replay=replay,
+            budget=budget,
+            on_wait=on_wait,
+        )
+        if spend is None:  # the run owns its account: no other process holds a reservation
+            backend.ledger.account.clear_reservations()
         agents = backend.agents(agents)
     total = cfg.episodes.requests * len(cfg.domains)
     count = 0
@@ -259,9 +275,11 @@ def run(
             if backend is not None:
                 await backend.aclose()
 
+    spent = None
     try:
         asyncio.run(main())
     finally:
         if backend is not None:
+            spent = backend.ledger.account.spent
             backend.close()
-    return RunResult(store, backend.ledger if backend else None)
+    return RunResult(store, backend.ledger if backend else None, spent)

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from recmarket.agents.llm.cache import CallCache
-from recmarket.agents.llm.client import BudgetWithoutPrices, ChatModel, Ledger
+from recmarket.agents.llm.client import ChatModel, WaitNotice
 from recmarket.agents.llm.config import OFFLINE, ROLES, LLMConfig, ModelConfig
+from recmarket.agents.llm.ledger import BudgetWithoutPrices, Ledger, SpendAccount
 from recmarket.agents.llm.role import LLMRole
 from recmarket.agents.roles import Agents
 
@@ -18,38 +19,45 @@ __all__ = ["LLMBackend", "LLMConfig", "ModelConfig"]
 @dataclass
 class LLMBackend:
     """Builds the role bundle for a run: LLM roles where configured, the given offline roles
-    elsewhere; one ChatModel per model name, one concurrency limit per endpoint."""
+    elsewhere; one ChatModel per model name, one concurrency limit per endpoint. Money is
+    counted in the spend account at ``spend_path`` (the run's store unless a reproduce
+    shares one account between its cells)."""
 
     config: LLMConfig
     cache_paths: list[Path]
+    spend_path: Path | None = None
     replay: bool = False
     budget: float | None = None
+    on_wait: WaitNotice | None = None
     ledger: Ledger = field(init=False)
     cache: CallCache = field(init=False)
     roles: dict[str, LLMRole] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.ledger = Ledger(budget=self.budget)
-        self.cache = CallCache(self.cache_paths)
-        limits: dict[str, asyncio.Semaphore] = {}
-        models: dict[str, ChatModel] = {}
-        for name, cfg in self.config.models.items():
-            limit = limits.setdefault(cfg.base_url, asyncio.Semaphore(cfg.concurrency))
-            models[name] = ChatModel(cfg, self.cache, self.ledger, limit, self.replay)
-        self.roles = {
-            role: LLMRole(role, models[name], self.config.repair_attempts)
-            for role in ROLES
-            if (name := self.config.model_for(role)) != OFFLINE
-        }
-        unpriced = [
-            m.cfg.name for m in self.models if not (m.cfg.input_price or m.cfg.output_price)
-        ]
+        used = {self.config.model_for(role) for role in ROLES} - {OFFLINE}
+        unpriced = sorted(
+            self.config.models[name].name
+            for name in used
+            if not (self.config.models[name].input_price or self.config.models[name].output_price)
+        )
         if self.budget is not None and unpriced:
             raise BudgetWithoutPrices(
                 f"--budget {self.budget:g}: no prices for {', '.join(unpriced)}, so spend "
                 "cannot be counted; set input_price and output_price (USD per million tokens) "
                 "under [llm.models.NAME] in the config, or --llm-input-price/--llm-output-price"
             )
+        self.ledger = Ledger(SpendAccount(self.spend_path, self.budget))
+        self.cache = CallCache(self.cache_paths)
+        limits: dict[str, asyncio.Semaphore] = {}
+        models: dict[str, ChatModel] = {}
+        for name, cfg in self.config.models.items():
+            limit = limits.setdefault(cfg.base_url, asyncio.Semaphore(cfg.concurrency))
+            models[name] = ChatModel(cfg, self.cache, self.ledger, limit, self.replay, self.on_wait)
+        self.roles = {
+            role: LLMRole(role, models[name], self.config.repair_attempts)
+            for role in ROLES
+            if (name := self.config.model_for(role)) != OFFLINE
+        }
 
     @property
     def models(self) -> list[ChatModel]:
@@ -73,3 +81,4 @@ class LLMBackend:
 
     def close(self) -> None:
         self.cache.close()
+        self.ledger.account.close()

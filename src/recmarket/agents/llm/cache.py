@@ -34,6 +34,10 @@ class CachedCall:
     latency: float
     retries: int
 
+    @property
+    def tokens(self) -> tuple[int, int]:
+        return self.prompt_tokens, self.completion_tokens
+
 
 def call_key(
     model: str, base_url: str, messages: list[dict[str, str]], params: dict[str, Any], sample: int

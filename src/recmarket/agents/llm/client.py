@@ -2,9 +2,10 @@
 
 The wrapper owns what every backend call needs, so role code stays small: the call store
 (served first; ``replay`` forbids anything else), the per-endpoint concurrency limit, the
-retry loop with exponential backoff, full jitter and Retry-After, the budget, and the token
-and cost ledger. API keys are read from the environment when the endpoint is first used
-and live only inside the SDK client object; they are never stored, logged or reported.
+retry loop with exponential backoff, full jitter and a capped Retry-After, the limit on
+failures in a row, the budget reservation, and the token and cost ledger. API keys are
+read from the environment when the endpoint is first used and live only inside the SDK
+client object; they are never stored, logged or reported.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import asyncio
 import os
 import random
 import time
-from collections import defaultdict
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import openai
@@ -22,6 +23,8 @@ from openai.types.chat import ChatCompletion
 
 from recmarket.agents.llm.cache import CachedCall, CallCache, call_key
 from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm.ledger import BudgetExceeded, Ledger, price, worst_case
+from recmarket.agents.llm.transport import ReplyTooLarge, bounded_client
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 # The one cheap call that checks an endpoint's key, URL and model before a run.
@@ -30,18 +33,11 @@ CHECK_MESSAGES = (
     {"role": "user", "content": "Reply with OK."},
 )
 BACKOFF_BASE, BACKOFF_CAP = 0.5, 30.0
+VISIBLE_WAIT = 10.0  # seconds: longer waits are announced on the progress line
 
 
 class ReplayMiss(RuntimeError):
     """--replay found no stored answer for a call; the run stops before any network use."""
-
-
-class BudgetExceeded(RuntimeError):
-    """The configured spending limit is reached; the run stops cleanly and can resume."""
-
-
-class BudgetWithoutPrices(ValueError):
-    """--budget for a model whose prices are unknown could never stop anything."""
 
 
 class EndpointFailure(RuntimeError):
@@ -53,53 +49,6 @@ class EndpointFailure(RuntimeError):
     @classmethod
     def at(cls, cfg: ModelConfig, cause: str) -> EndpointFailure:
         return cls(f"endpoint {cfg.base_url}, model {cfg.name}: {cause}")
-
-
-@dataclass
-class Usage:
-    calls: int = 0
-    cached: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float = 0.0
-    retries: int = 0
-
-
-@dataclass
-class Ledger:
-    """Tokens and cost per (role, model), and the spending limit."""
-
-    budget: float | None = None
-    rows: dict[tuple[str, str], Usage] = field(default_factory=lambda: defaultdict(Usage))
-
-    @property
-    def spent(self) -> float:
-        return sum(u.cost for u in self.rows.values())
-
-    def check(self) -> None:
-        if self.budget is not None and self.spent >= self.budget:
-            raise BudgetExceeded(
-                f"budget of ${self.budget:.2f} reached (spent "
-                f"${self.spent:.4f}); rerun the same command to resume"
-            )
-
-    def add(self, role: str, cfg: ModelConfig, call: CachedCall, cached: bool) -> None:
-        usage = self.rows[(role, cfg.name)]
-        usage.calls += 1
-        usage.cached += cached
-        usage.prompt_tokens += call.prompt_tokens
-        usage.completion_tokens += call.completion_tokens
-        if not cached:
-            usage.retries += call.retries
-            usage.cost += (
-                call.prompt_tokens * cfg.input_price + call.completion_tokens * cfg.output_price
-            ) / 1e6
-
-
-def _limits(concurrency: int) -> Any:
-    """Connection limits in the HTTP library the openai SDK uses."""
-    limits_type = type(openai._constants.DEFAULT_CONNECTION_LIMITS)
-    return limits_type(max_connections=concurrency, max_keepalive_connections=concurrency)
 
 
 def _retry_after(exc: Exception) -> float | None:
@@ -155,7 +104,7 @@ def _cause(exc: Exception) -> str:
         return f"cannot connect ({type(cause).__name__}: {cause})"
     if isinstance(exc, openai.APIStatusError):
         return f"HTTP {exc.status_code}: {exc.message}"
-    if isinstance(exc, MalformedReply | openai.APIResponseValidationError | ValueError):
+    if isinstance(exc, ReplyTooLarge | openai.APIResponseValidationError | ValueError):
         return f"malformed replies ({exc}); is the base URL an OpenAI-compatible endpoint?"
     return f"{type(exc).__name__}: {exc}"
 
@@ -166,10 +115,19 @@ def _retryable(exc: Exception) -> bool:
         openai.APITimeoutError
         | openai.APIConnectionError
         | openai.APIResponseValidationError
+        | ReplyTooLarge
         | ValueError,
     ):
         return True  # ValueError: a malformed reply, which a retry may not repeat
     return isinstance(exc, openai.APIStatusError) and exc.status_code in RETRYABLE_STATUS
+
+
+def _rate_limited(exc: Exception) -> bool:
+    return isinstance(exc, openai.APIStatusError) and exc.status_code == 429
+
+
+# Told about every wait long enough to notice ("" once it is over).
+WaitNotice = Callable[[str], None]
 
 
 @dataclass
@@ -181,7 +139,9 @@ class ChatModel:
     ledger: Ledger
     limit: asyncio.Semaphore
     replay: bool = False
+    on_wait: WaitNotice | None = None
     _client: openai.AsyncOpenAI | None = None
+    _failures_in_a_row: int = 0  # failed attempts (not 429s) since any call last succeeded
 
     def client(self) -> openai.AsyncOpenAI:
         if self._client is None:
@@ -190,15 +150,12 @@ class ChatModel:
                 raise EndpointFailure.at(
                     self.cfg, f"the API key variable {self.cfg.api_key_env} is not set"
                 )
-            # A pool no larger than the concurrency limit: the HTTP pool's bookkeeping grows
-            # with its size, and more connections than calls in flight are never used.
-            pool = openai.DefaultAsyncHttpxClient(limits=_limits(self.cfg.concurrency))
             self._client = openai.AsyncOpenAI(
                 api_key=key,
                 base_url=self.cfg.base_url,
                 max_retries=0,
                 timeout=self.cfg.timeout,
-                http_client=pool,
+                http_client=bounded_client(self.cfg.concurrency, self.cfg.max_reply_bytes),
             )
         return self._client
 
@@ -230,14 +187,38 @@ class ChatModel:
                 f"--replay: no stored answer for a {role} call to {self.cfg.name} "
                 f"(key {key[:12]}); run without --replay to make it"
             )
-        self.ledger.check()
-        async with self.limit:
-            call = await self._call(messages, sample % 2**31)
+        call = await self._paid_call(messages, sample)
         self.cache.put(
             key, role, self.cfg.name, self.cfg.base_url, messages, self.params, sample, call
         )
         self.ledger.add(role, self.cfg, call, cached=False)
         return call.response
+
+    async def _paid_call(self, messages: list[dict[str, str]], sample: int) -> CachedCall:
+        """A call inside its worst-case reservation. When the budget cannot cover it, the
+        calls already in flight are let finish (they are paid for and will be stored)
+        before BudgetExceeded stops the run."""
+        ledger = self.ledger
+        reserved = worst_case(self.cfg, messages, self.cfg.max_tokens)
+        try:
+            ledger.account.reserve(reserved)
+        except BudgetExceeded:
+            while ledger.in_flight:
+                await asyncio.sleep(0.05)
+            raise
+        ledger.in_flight += 1
+        cost = reserved  # a call cut off in flight may have been charged: count its worst
+        try:
+            async with self.limit:
+                call = await self._call(messages, sample % 2**31)
+            cost = price(self.cfg, *call.tokens)
+            return call
+        except EndpointFailure:
+            cost = 0.0  # refused or never answered
+            raise
+        finally:
+            ledger.in_flight -= 1
+            ledger.account.settle(reserved, cost)
 
     async def _call(
         self, messages: list[dict[str, str]], sample: int, max_tokens: int | None = None
@@ -256,18 +237,10 @@ class ChatModel:
                     "/chat/completions", body=body, cast_to=ChatCompletion
                 )
                 text = _reply_text(response)
-            except (openai.APIError, MalformedReply, ValueError) as exc:
-                if not _retryable(exc):
-                    raise EndpointFailure.at(self.cfg, _cause(exc)) from exc
-                if attempt == self.cfg.max_retries:
-                    raise EndpointFailure.at(
-                        self.cfg, f"{_cause(exc)}, still after {attempt} retries"
-                    ) from exc
-                delay = _retry_after(exc)
-                if delay is None:
-                    delay = random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt))
-                await asyncio.sleep(min(delay, self.cfg.retry_after_cap))
+            except (openai.APIError, ReplyTooLarge, ValueError) as exc:
+                await self._after_failure(exc, attempt)
                 continue
+            self._failures_in_a_row = 0
             prompt, completion = _trusted_usage(response, messages, params["max_tokens"])
             return CachedCall(
                 response=text,
@@ -277,3 +250,33 @@ class ChatModel:
                 retries=attempt,
             )
         raise AssertionError("unreachable")
+
+    async def _after_failure(self, exc: Exception, attempt: int) -> None:
+        """Raise EndpointFailure when the failure is final (not retryable, this call's
+        retries spent, or too many failures in a row across calls: a dead endpoint stops
+        the run after one round of timeouts, not after every call has tried them all);
+        else wait (Retry-After, capped, or backoff with full jitter) before the retry."""
+        if not _rate_limited(exc):  # a 429 is the endpoint working: its own retries bound it
+            self._failures_in_a_row += 1
+        if not _retryable(exc):
+            raise EndpointFailure.at(self.cfg, _cause(exc)) from exc
+        if attempt == self.cfg.max_retries:
+            raise EndpointFailure.at(
+                self.cfg, f"{_cause(exc)}, still after {attempt} retries"
+            ) from exc
+        if self._failures_in_a_row > self.cfg.max_failures_in_a_row:
+            raise EndpointFailure.at(
+                self.cfg,
+                f"{_cause(exc)}; {self._failures_in_a_row} failed attempts in a row "
+                f"(max_failures_in_a_row is {self.cfg.max_failures_in_a_row})",
+            ) from exc
+        delay = _retry_after(exc)
+        if delay is None:
+            delay = random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt))
+        delay = min(delay, self.cfg.retry_after_cap)
+        visible = self.on_wait is not None and delay > VISIBLE_WAIT
+        if visible:
+            self.on_wait(f"{self.cfg.name}: waiting {delay:.0f} s after {_cause(exc)}")
+        await asyncio.sleep(delay)
+        if visible:
+            self.on_wait("")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from recmarket.agents.llm.transport import DEFAULT_MAX_REPLY_BYTES
+
 ROLES = ("query", "need", "explain", "shortlist", "decide", "review", "update")
 # The paper's evaluation side (A.4): ranking, decision and the review-based update.
 GROUPS = {
@@ -17,6 +19,8 @@ OPERATIONAL = (
     "timeout",
     "max_retries",
     "retry_after_cap",
+    "max_failures_in_a_row",
+    "max_reply_bytes",
     "input_price",
     "output_price",
 )
@@ -43,6 +47,15 @@ class ModelConfig(BaseModel):
     max_retries: int = Field(6, ge=0, description="retries on 429, 5xx, timeouts, disconnects")
     retry_after_cap: float = Field(
         120.0, gt=0, description="longest wait a Retry-After header may impose, in seconds"
+    )
+    max_failures_in_a_row: int = Field(
+        32,
+        ge=1,
+        description="failed attempts in a row across all calls (429s aside) that stop the "
+        "run: two rounds of the default concurrency",
+    )
+    max_reply_bytes: int = Field(
+        DEFAULT_MAX_REPLY_BYTES, ge=1024, description="larger reply bodies are rejected"
     )
     input_price: float = Field(0.0, ge=0, description="USD per million prompt tokens")
     output_price: float = Field(0.0, ge=0, description="USD per million completion tokens")

@@ -1,0 +1,130 @@
+"""What LLM calls cost, and the budget that holds across resumes and worker processes.
+
+Tokens and cost per (role, model) are kept in memory for the run's summary. Money is kept
+in a spend account, a one-row SQLite table in the run's store (or, under ``reproduce``, in
+the reproduce directory, shared by every cell's process). Before a call is sent it
+reserves its worst case: every character of the prompt a token, and ``max_tokens`` of
+completion. A reservation that would take spent plus reserved past the budget is refused,
+so the budget is never passed, whatever the number of calls in flight; after the call the
+reservation is replaced by the call's price. Because the account is stored, a rerun
+continues from what earlier runs spent instead of starting at zero.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from recmarket.agents.llm.cache import CachedCall
+from recmarket.agents.llm.config import ModelConfig
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS llm_spend (
+    id INTEGER PRIMARY KEY CHECK (id = 1), spent REAL NOT NULL, reserved REAL NOT NULL)
+"""
+
+
+class BudgetExceeded(RuntimeError):
+    """The next call could pass the spending limit; the run stops cleanly and can resume
+    with a higher --budget."""
+
+
+class BudgetWithoutPrices(ValueError):
+    """--budget for a model whose prices are unknown could never stop anything."""
+
+
+def price(cfg: ModelConfig, prompt_tokens: int, completion_tokens: int) -> float:
+    """USD for a call's tokens at the model's prices (per million tokens)."""
+    return (prompt_tokens * cfg.input_price + completion_tokens * cfg.output_price) / 1e6
+
+
+def worst_case(cfg: ModelConfig, messages: list[dict[str, str]], max_tokens: int) -> float:
+    """The most a call can cost: no tokenizer makes more tokens than characters, and the
+    completion is at most max_tokens (the same bounds the ledger trusts)."""
+    return price(cfg, sum(len(m["content"]) for m in messages), max_tokens)
+
+
+class SpendAccount:
+    """Money spent and reserved, in a SQLite file several processes may share. Every change
+    is one atomic statement, so concurrent cells cannot together pass the budget. Without a
+    path the account lives in memory (a check that belongs to no run)."""
+
+    def __init__(self, path: Path | None, budget: float | None) -> None:
+        self.path, self.budget = path, budget
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path or ":memory:", isolation_level=None, timeout=30)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute(SCHEMA)
+        self.db.execute("INSERT OR IGNORE INTO llm_spend VALUES (1, 0, 0)")
+
+    @property
+    def spent(self) -> float:
+        return float(self.db.execute("SELECT spent FROM llm_spend").fetchone()[0])
+
+    def clear_reservations(self) -> None:
+        """Reservations left by a process that was killed mid-call; only safe while no
+        other process uses the account (before a run or a reproduce starts its cells)."""
+        self.db.execute("UPDATE llm_spend SET reserved = 0")
+
+    def reserve(self, amount: float) -> None:
+        """Hold ``amount`` for a call about to be sent, or raise BudgetExceeded."""
+        changed = self.db.execute(
+            "UPDATE llm_spend SET reserved = reserved + :amount "
+            "WHERE :budget IS NULL OR spent + reserved + :amount <= :budget",
+            {"amount": amount, "budget": self.budget},
+        ).rowcount
+        if not changed:
+            raise BudgetExceeded(
+                f"budget of ${self.budget:.2f} reached: ${self.spent:.4f} spent so far (by "
+                f"this run and the earlier ones in {self.path}), and the next call could "
+                f"cost up to ${amount:.4f}; finished episodes are kept, rerun with a higher "
+                "--budget to go on"
+            )
+
+    def settle(self, reserved: float, cost: float) -> None:
+        """Replace a reservation by what the call cost (0 when it failed)."""
+        self.db.execute(
+            "UPDATE llm_spend SET reserved = MAX(reserved - ?, 0), spent = spent + ?",
+            (reserved, cost),
+        )
+
+    def close(self) -> None:
+        self.db.close()
+
+
+@dataclass
+class Usage:
+    calls: int = 0
+    cached: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    retries: int = 0
+
+
+@dataclass
+class Ledger:
+    """Tokens and cost per (role, model) in this process, and the spend account."""
+
+    account: SpendAccount
+    rows: dict[tuple[str, str], Usage] = field(default_factory=lambda: defaultdict(Usage))
+    in_flight: int = 0  # paid calls sent and not yet answered
+
+    @property
+    def spent(self) -> float:
+        """USD spent by this process's calls."""
+        return sum(u.cost for u in self.rows.values())
+
+    def add(self, role: str, cfg: ModelConfig, call: CachedCall, cached: bool) -> None:
+        usage = self.rows[(role, cfg.name)]
+        usage.calls += 1
+        usage.cached += cached
+        usage.prompt_tokens += call.prompt_tokens
+        usage.completion_tokens += call.completion_tokens
+        if not cached:
+            usage.retries += call.retries
+            usage.cost += price(cfg, call.prompt_tokens, call.completion_tokens)

@@ -1,0 +1,127 @@
+"""The call wrapper against a loopback server: bounded replies, bounded and visible waits,
+and a run that stops when an endpoint keeps failing."""
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from recmarket.agents.llm import client
+from recmarket.agents.llm.cache import CallCache
+from recmarket.agents.llm.client import ChatModel, EndpointFailure
+from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm.ledger import Ledger, SpendAccount
+from recmarket.agents.llm.transport import BoundedStream, ReplyTooLarge
+from recmarket.testing.fake_llm import FakeLLM, FaultPlan
+
+KEY_ENV = "RECMARKET_TEST_KEY"
+MESSAGES = [{"role": "system", "content": "test"}, {"role": "user", "content": "hello"}]
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-test")
+
+
+def chat_model(server: FakeLLM, tmp_path: Path, notices: list[str] | None = None, **cfg):
+    config = ModelConfig(
+        name="fake-model", base_url=server.base_url, api_key_env=KEY_ENV, timeout=2.0, **cfg
+    )
+    return ChatModel(
+        config,
+        CallCache([tmp_path / "calls.sqlite"]),
+        Ledger(SpendAccount(None, None)),
+        asyncio.Semaphore(config.concurrency),
+        on_wait=notices.append if notices is not None else None,
+    )
+
+
+def ask(model: ChatModel, calls: int = 1) -> list[str]:
+    async def go() -> list[str]:
+        try:
+            return await asyncio.gather(
+                *(model.complete("update", MESSAGES, sample=i) for i in range(calls))
+            )
+        finally:
+            await model.aclose()
+
+    return asyncio.run(go())
+
+
+def test_a_reply_over_the_size_limit_is_rejected_before_it_is_stored(tmp_path: Path) -> None:
+    body = json.dumps({"choices": [{"message": {"content": "x" * 2_000_000}}]}).encode()
+    with FakeLLM(raw_reply=("application/json", body)) as server:
+        model = chat_model(server, tmp_path, max_retries=1)
+        with pytest.raises(EndpointFailure, match="larger than 1,000,000 bytes"):
+            ask(model)
+        assert server.total == 2  # the call and its one retry
+    assert (tmp_path / "calls.sqlite").stat().st_size < 100_000
+
+
+def test_a_reply_under_a_raised_limit_is_accepted(tmp_path: Path) -> None:
+    text = "y" * 1_500_000
+    reply = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
+    with FakeLLM(raw_reply=("application/json", json.dumps(reply).encode())) as server:
+        model = chat_model(server, tmp_path, max_reply_bytes=2_000_000)
+        assert ask(model) == [text]
+
+
+def test_a_body_without_a_declared_length_stops_at_the_limit() -> None:
+    async def chunks():
+        for _ in range(100):
+            yield b"z" * 1000
+
+    async def read() -> int:
+        seen = 0
+        async for chunk in BoundedStream(chunks(), limit=10_000):
+            seen += len(chunk)
+        return seen
+
+    with pytest.raises(ReplyTooLarge):
+        asyncio.run(read())
+
+
+def test_retry_after_is_capped(tmp_path: Path) -> None:
+    plan = FaultPlan(rates={"rate_limit": 1.0}, retry_after=3600, burst=1)
+    with FakeLLM(faults=plan) as server:
+        model = chat_model(server, tmp_path, retry_after_cap=0.1)
+        start = time.monotonic()
+        ask(model)
+    assert time.monotonic() - start < 5
+
+
+def test_long_waits_are_announced_and_cleared(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(client, "VISIBLE_WAIT", 0.05)
+    plan = FaultPlan(rates={"rate_limit": 1.0}, retry_after=0.2, burst=1)
+    notices: list[str] = []
+    with FakeLLM(faults=plan) as server:
+        ask(chat_model(server, tmp_path, notices))
+    assert notices[0].startswith("fake-model: waiting") and "HTTP 429" in notices[0]
+    assert notices[-1] == ""
+
+
+def test_short_waits_are_not_announced(tmp_path: Path) -> None:
+    plan = FaultPlan(rates={"rate_limit": 1.0}, retry_after=0.05, burst=1)
+    notices: list[str] = []
+    with FakeLLM(faults=plan) as server:
+        ask(chat_model(server, tmp_path, notices))
+    assert notices == []
+
+
+def test_failures_in_a_row_across_calls_stop_the_run_early(tmp_path: Path) -> None:
+    """A dead endpoint stops the run after a few failed attempts in all, not after every
+    call in flight has spent all of its retries."""
+    with FakeLLM(down_after=0) as server:
+        model = chat_model(server, tmp_path, max_retries=10, max_failures_in_a_row=4)
+        with pytest.raises(EndpointFailure, match="5 failed attempts in a row"):
+            ask(model, calls=3)
+        assert server.total <= 8  # without the limit: up to 3 calls x 11 attempts
+
+
+def test_rate_limits_do_not_count_as_failures_in_a_row(tmp_path: Path) -> None:
+    plan = FaultPlan(rates={"rate_limit": 1.0}, retry_after=0.01, burst=3)
+    with FakeLLM(faults=plan) as server:
+        model = chat_model(server, tmp_path, max_failures_in_a_row=2, concurrency=4)
+        assert len(ask(model, calls=4)) == 4
