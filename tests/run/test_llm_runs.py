@@ -362,17 +362,10 @@ def test_killed_llm_run_resumes_without_repeating_calls_and_replays_offline(tmp_
     assert server.total == before
 
 
-def test_a_small_experiment_with_twenty_percent_llm_faults(tmp_path: Path) -> None:
-    """429s, 500s, hangs past the timeout and invalid JSON, each on 5% of calls, over every
-    cell of an experiment: it completes, every episode is stored, failures are counted."""
-    plan = FaultPlan(
-        rates={"rate_limit": 0.05, "server_error": 0.05, "hang": 0.05, "invalid_json": 0.05},
-        hang_seconds=0.8,
-        seed=11,
-    )
-    with FakeLLM(faults=plan) as server:
-        spec = tmp_path / "faulty.toml"
-        spec.write_text(f"""
+def experiment(tmp_path: Path, server: FakeLLM, model_extra: str = "") -> Path:
+    """A two-cell experiment spec with one model on the fake server for every role."""
+    spec = tmp_path / "faulty.toml"
+    spec.write_text(f"""
 name = "faulty"
 description = "catalog overlap through a faulty endpoint"
 requests = 12
@@ -381,6 +374,7 @@ name = "fake-model"
 base_url = "{server.base_url}"
 api_key_env = "{KEY_ENV}"
 timeout = 0.4
+{model_extra}
 [base.llm.roles]
 default = "m"
 [[cells]]
@@ -390,25 +384,43 @@ settings = {{ condition = "no-rep", market = {{ rho = 0.1 }} }}
 name = "rho=1.0/local-rep"
 settings = {{ condition = "local-rep", market = {{ rho = 1.0 }} }}
 """)
-        result = CliRunner().invoke(
-            app,
-            [
-                "reproduce",
-                str(spec),
-                "--out",
-                str(tmp_path / "r"),
-                "--workers",
-                "1",
-                "--llm-cache",
-                str(tmp_path / "s.sqlite"),
-            ],
-        )
+    return spec
+
+
+def reproduce_args(spec: Path, tmp_path: Path, workers: int = 1) -> list[str]:
+    out, cache = str(tmp_path / "r"), str(tmp_path / "s.sqlite")
+    return ["reproduce", str(spec), "--out", out, "--workers", str(workers), "--llm-cache", cache]
+
+
+def test_a_small_experiment_with_twenty_percent_llm_faults(tmp_path: Path) -> None:
+    """429s, 500s, hangs past the timeout and invalid JSON, each on 5% of calls, over every
+    cell of an experiment: it completes, every episode is stored, failures are counted."""
+    plan = FaultPlan(
+        rates={"rate_limit": 0.05, "server_error": 0.05, "hang": 0.05, "invalid_json": 0.05},
+        hang_seconds=0.8,
+        seed=11,
+    )
+    with FakeLLM(faults=plan) as server:
+        spec = experiment(tmp_path, server)
+        result = CliRunner().invoke(app, reproduce_args(spec, tmp_path))
         assert result.exit_code == 0, result.output
         assert max(server.attempts.values()) > 1  # faults were met and retried
     assert "role failures" in result.stdout
     for store in (tmp_path / "r" / "cells").glob("*/run.sqlite"):
         with sqlite3.connect(store) as db:
             assert db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 36
+
+
+def test_one_budget_holds_across_the_cells_and_workers_of_a_reproduce(tmp_path: Path) -> None:
+    with FakeLLM() as server:
+        spec = experiment(tmp_path, server, model_extra="input_price = 200.0")
+        args = [*reproduce_args(spec, tmp_path, workers=2), "--budget", "3"]
+        stopped = CliRunner().invoke(app, args)
+    assert stopped.exit_code == 3, stopped.output
+    assert "budget of $3.00 reached" in stopped.stderr
+    with sqlite3.connect(tmp_path / "r" / "llm-spend.sqlite") as db:
+        spent = db.execute("SELECT spent FROM llm_spend").fetchone()[0]
+    assert 0 < spent <= 3.0  # both cells' processes drew on one account, never past it
 
 
 @pytest.mark.parametrize(

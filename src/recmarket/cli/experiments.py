@@ -14,7 +14,7 @@ from rich.table import Table
 
 from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, err, out, user_errors
-from recmarket.cli.run import llm_overrides
+from recmarket.cli.run import InputPrice, OutputPrice, llm_overrides
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.run.reproduce import reproduce as run_experiments
 from recmarket.run.store import RunStore
@@ -66,6 +66,8 @@ def reproduce(
     llm_model: Annotated[str | None, typer.Option("--llm-model")] = None,
     llm_base_url: Annotated[str | None, typer.Option("--llm-base-url")] = None,
     llm_api_key_env: Annotated[str | None, typer.Option("--llm-api-key-env")] = None,
+    llm_input_price: InputPrice = None,
+    llm_output_price: OutputPrice = None,
     llm_cache: Annotated[Path | None, typer.Option("--llm-cache")] = None,
     replay: Annotated[bool, typer.Option("--replay")] = False,
     budget: Annotated[float | None, typer.Option("--budget")] = None,
@@ -76,7 +78,8 @@ def reproduce(
 ) -> None:
     """Run named experiments over the domains, resumably (finished cells are skipped)."""
     with user_errors():
-        overrides = llm_overrides(backend, llm_model, llm_base_url, llm_api_key_env)
+        prices = (llm_input_price, llm_output_price)
+        overrides = llm_overrides(backend, llm_model, llm_base_url, llm_api_key_env, prices)
         with Progress(
             "{task.description}",
             BarColumn(),

@@ -109,6 +109,15 @@ def funnel_table(title: str, summary: dict[str, Any]) -> Table:
     return table
 
 
+InputPrice = Annotated[
+    float | None, typer.Option("--llm-input-price", min=0, help="USD per million prompt tokens")
+]
+OutputPrice = Annotated[
+    float | None,
+    typer.Option("--llm-output-price", min=0, help="USD per million completion tokens"),
+]
+
+
 def llm_overrides(
     backend: str | None,
     model: str | None,
@@ -245,14 +254,8 @@ def run(
             help="NAME of the environment variable holding the key (default OPENAI_API_KEY)",
         ),
     ] = None,
-    llm_input_price: Annotated[
-        float | None,
-        typer.Option("--llm-input-price", min=0, help="USD per million prompt tokens"),
-    ] = None,
-    llm_output_price: Annotated[
-        float | None,
-        typer.Option("--llm-output-price", min=0, help="USD per million completion tokens"),
-    ] = None,
+    llm_input_price: InputPrice = None,
+    llm_output_price: OutputPrice = None,
     llm_cache: Annotated[
         Path | None,
         typer.Option("--llm-cache", help="shared LLM call store (default: in the cache directory)"),

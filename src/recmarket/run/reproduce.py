@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from recmarket.agents.llm import require_prices
 from recmarket.agents.llm.ledger import SpendAccount
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import builtin_names, load_spec
@@ -132,6 +133,9 @@ def reproduce(
     finished is kept and the same command resumes.
     """
     cells, configs = plan(names, out, scale, overrides)
+    for cfg in configs.values():
+        if cfg.llm is not None:
+            require_prices(cfg.llm, run_options.get("budget"))
     out.mkdir(parents=True, exist_ok=True)
     write_plan(out, cells)
     spend = out / SPEND

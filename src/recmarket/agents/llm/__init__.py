@@ -16,6 +16,23 @@ from recmarket.agents.roles import Agents
 __all__ = ["LLMBackend", "LLMConfig", "ModelConfig"]
 
 
+def require_prices(config: LLMConfig, budget: float | None) -> None:
+    """BudgetWithoutPrices when a budget is set and a model some role uses has no prices:
+    its spend could not be counted, so the budget could never stop anything."""
+    used = {config.model_for(role) for role in ROLES} - {OFFLINE}
+    unpriced = sorted(
+        config.models[name].name
+        for name in used
+        if not (config.models[name].input_price or config.models[name].output_price)
+    )
+    if budget is not None and unpriced:
+        raise BudgetWithoutPrices(
+            f"--budget {budget:g}: no prices for {', '.join(unpriced)}, so spend "
+            "cannot be counted; set input_price and output_price (USD per million tokens) "
+            "under [llm.models.NAME] in the config, or --llm-input-price/--llm-output-price"
+        )
+
+
 @dataclass
 class LLMBackend:
     """Builds the role bundle for a run: LLM roles where configured, the given offline roles
@@ -34,18 +51,7 @@ class LLMBackend:
     roles: dict[str, LLMRole] = field(init=False)
 
     def __post_init__(self) -> None:
-        used = {self.config.model_for(role) for role in ROLES} - {OFFLINE}
-        unpriced = sorted(
-            self.config.models[name].name
-            for name in used
-            if not (self.config.models[name].input_price or self.config.models[name].output_price)
-        )
-        if self.budget is not None and unpriced:
-            raise BudgetWithoutPrices(
-                f"--budget {self.budget:g}: no prices for {', '.join(unpriced)}, so spend "
-                "cannot be counted; set input_price and output_price (USD per million tokens) "
-                "under [llm.models.NAME] in the config, or --llm-input-price/--llm-output-price"
-            )
+        require_prices(self.config, self.budget)
         self.ledger = Ledger(SpendAccount(self.spend_path, self.budget))
         self.cache = CallCache(self.cache_paths)
         limits: dict[str, asyncio.Semaphore] = {}
