@@ -3,7 +3,9 @@ from pathlib import Path
 
 import pytest
 
+from recmarket.config import EpisodeConfig
 from recmarket.data.domain import domain_files, find_domains, load_domain
+from recmarket.data.episodes import sample_requests
 from recmarket.data.raw import DataError
 from tests.fixtures import meta, review
 
@@ -76,3 +78,26 @@ def test_domains_are_found_by_file_pairs(make_domain: Callable[..., Path]) -> No
     assert [d.name for d in find_domains(directory)] == ["Alpha"]
     with pytest.raises(DataError, match=r"no meta_Lonely\.jsonl\[\.gz\].*available: Alpha"):
         domain_files(directory, "Lonely")
+
+
+def test_exact_duplicate_lines_are_dropped_and_counted(make_domain: Callable[..., Path]) -> None:
+    """A file whose every line appears twice loads as the file without the repeats: no
+    review sits in its own user's history as the target it predicts."""
+    reviews = newest_first("U1", list("abcdef")) + newest_first("U2", list("abcde"))
+    directory = make_domain([*reviews, *reviews], [meta(x) for x in "abcdef"])
+    for strict in (False, True):  # repeated data is intact data: not an error even then
+        domain = load_domain(domain_files(directory, "Tiny"), strict=strict)
+        assert domain.report.review_issues == {"duplicate line": len(reviews)}
+        assert len(domain.interactions) == len(reviews)
+    assert f"Tiny.jsonl:{len(reviews) + 1}: exact duplicate of line 1" in domain.report.examples[0]
+    for request in sample_requests(domain, EpisodeConfig(requests=2), seed=0):
+        history = {(i.parent_asin, i.timestamp) for i in request.episode.history}
+        assert (request.episode.target.parent_asin, request.episode.target.timestamp) not in history
+
+
+def test_a_line_differing_in_any_byte_is_not_a_duplicate(make_domain: Callable[..., Path]) -> None:
+    reviews = newest_first("U1", list("abcdef"))
+    edited = {**reviews[0], "text": "edited later"}
+    directory = make_domain([*reviews, edited], [meta(x) for x in "abcdef"])
+    domain = load_domain(domain_files(directory, "Tiny"))
+    assert domain.report.review_issues == {} and len(domain.interactions) == len(reviews) + 1

@@ -1,5 +1,8 @@
 """Downloads against a loopback HTTP server that the test starts (no network)."""
 
+import gzip
+import json
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -50,28 +53,68 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     httpd.shutdown()
 
 
+def jsonl_gz(n_lines: int, pad: int = 0) -> bytes:
+    """A gzip JSON-lines payload; ``pad`` random-ish bytes per line keep it large."""
+    lines = (json.dumps({"i": i, "pad": f"{i * 7919:x}" * pad}) + "\n" for i in range(n_lines))
+    return gzip.compress("".join(lines).encode(), mtime=0)
+
+
 def test_fetch_downloads_both_files(server: tuple[str, Path], tmp_path: Path) -> None:
     url, root = server
-    (root / "review_categories/Video_Games.jsonl.gz").write_bytes(b"r" * 3_000_000)
-    (root / "meta_categories/meta_Video_Games.jsonl.gz").write_bytes(b"m" * 1000)
+    reviews, metas = jsonl_gz(20_000, pad=20), jsonl_gz(10)
+    (root / "review_categories/Video_Games.jsonl.gz").write_bytes(reviews)
+    (root / "meta_categories/meta_Video_Games.jsonl.gz").write_bytes(metas)
     seen = []
     paths = fetch_category(
         "Video_Games", tmp_path / "out", lambda n, d, t: seen.append((n, d, t)), base_url=url
     )
     assert [p.name for p in paths] == ["Video_Games.jsonl.gz", "meta_Video_Games.jsonl.gz"]
-    assert paths[0].read_bytes() == b"r" * 3_000_000
-    assert seen[-1] == ("meta_Video_Games.jsonl.gz", 1000, 1000)
+    assert paths[0].read_bytes() == reviews
+    assert seen[-1] == ("meta_Video_Games.jsonl.gz", len(metas), len(metas))
     assert not list((tmp_path / "out").glob("*.part"))
+
+
+@pytest.mark.parametrize(
+    ("payload", "said"),
+    [
+        (b"<html><body>Please sign in</body></html>", "not gzip; it starts with b'<html>"),
+        (gzip.compress(b"<html>not found</html>\n"), "first line is not JSON"),
+        (gzip.compress(b"[1, 2]\n"), "a JSON list, not an object"),
+        (jsonl_gz(50)[:40], "broken gzip stream"),
+    ],
+    ids=["html", "gzipped-html", "json-list", "truncated-gzip"],
+)
+def test_a_download_that_is_not_data_is_refused_and_not_saved(
+    server: tuple[str, Path], tmp_path: Path, payload: bytes, said: str
+) -> None:
+    url, root = server
+    (root / "review_categories/Books.jsonl.gz").write_bytes(payload)
+    dest = tmp_path / "Books.jsonl.gz"
+    with pytest.raises(DataError, match=re.escape(said)):
+        download(f"{url}/review_categories/Books.jsonl.gz", dest, lambda *a: None)
+    assert not dest.exists() and not list(tmp_path.glob("*.part"))
+
+
+def test_an_error_page_saved_earlier_is_downloaded_again(
+    server: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, root = server
+    (root / "review_categories/Books.jsonl.gz").write_bytes(jsonl_gz(5))
+    dest = tmp_path / "Books.jsonl.gz"
+    dest.write_bytes(b"<html>502 Bad Gateway</html>")
+    download(f"{url}/review_categories/Books.jsonl.gz", dest, lambda *a: None)
+    assert dest.read_bytes() == jsonl_gz(5)
 
 
 def test_interrupted_download_resumes_with_a_range_request(
     server: tuple[str, Path], tmp_path: Path
 ) -> None:
     url, root = server
-    payload = bytes(range(256)) * 4000
+    payload = jsonl_gz(60_000, pad=10)
     (root / "review_categories/Software.jsonl.gz").write_bytes(payload)
     dest = tmp_path / "Software.jsonl.gz"
     (tmp_path / "Software.jsonl.gz.part").write_bytes(payload[:300_000])
+    assert len(payload) > 400_000
     download(f"{url}/review_categories/Software.jsonl.gz", dest, lambda *a: None)
     assert dest.read_bytes() == payload
     assert RangeHandler.ranges == ["bytes=300000-"]

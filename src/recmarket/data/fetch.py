@@ -1,19 +1,24 @@
 """Downloading the official Amazon Reviews'23 raw files, resumably.
 
-A download goes to ``NAME.part`` and is renamed only when complete; an interrupted one is
-resumed with an HTTP Range request (a server that ignores Range restarts it). Connection
-failures are reported at once with the URL, so a machine without network learns that in
-seconds, not after a long timeout.
+A download goes to ``NAME.part`` and is renamed only when complete and checked: gzip whose
+first line is a JSON object, so an error page served with status 200 (a proxy's login page,
+a mirror's "not found") never becomes a data file. An interrupted download is resumed with
+an HTTP Range request (a server that ignores Range restarts it). Connection failures are
+reported at once with the URL, so a machine without network learns that in seconds, not
+after a long timeout.
 """
 
 from __future__ import annotations
 
+import gzip
+import json
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 
-from recmarket.data.raw import DataError
+from recmarket.data.raw import GZIP_MAGIC, DataError
 
 OFFICIAL_BASE_URL = "https://mcauleylab.ucsd.edu/public_datasets/data/amazon_2023/raw"
 CATEGORIES = (
@@ -53,6 +58,7 @@ CATEGORIES = (
     "Unknown",
 )
 CHUNK = 1 << 20
+FIRST_LINE_LIMIT = 16 << 20  # a meta line with long descriptions is well under this
 
 # progress(file name, bytes done, bytes total or None)
 Progress = Callable[[str, int, int | None], None]
@@ -71,9 +77,29 @@ def official_files(category: str, base_url: str = OFFICIAL_BASE_URL) -> list[tup
     ]
 
 
+def not_a_data_file(path: Path) -> str | None:
+    """Why ``path`` is not a gzip JSON-lines file (what it holds instead), or None."""
+    with path.open("rb") as fh:
+        head = fh.read(64)
+    if not head.startswith(GZIP_MAGIC):
+        return f"not gzip; it starts with {head[:48]!r}"
+    try:
+        with gzip.open(path, "rb") as fh:
+            first = fh.readline(FIRST_LINE_LIMIT)
+        record = json.loads(first)
+    except (OSError, EOFError, zlib.error) as exc:
+        return f"a broken gzip stream ({exc})"
+    except ValueError:
+        return f"gzip, but its first line is not JSON: {first[:48]!r}"
+    if not isinstance(record, dict):
+        return f"gzip, but its first line is a JSON {type(record).__name__}, not an object"
+    return None
+
+
 def download(url: str, dest: Path, progress: Progress, *, timeout: float = 30.0) -> Path:
-    """Download ``url`` to ``dest``, resuming a previous partial download."""
-    if dest.is_file():
+    """Download ``url`` to ``dest``, resuming a previous partial download. A ``dest`` that
+    is not a data file (an error page saved by an older version) is downloaded again."""
+    if dest.is_file() and not_a_data_file(dest) is None:
         return dest
     part = dest.with_name(dest.name + ".part")
     done = part.stat().st_size if part.is_file() else 0
@@ -87,12 +113,12 @@ def download(url: str, dest: Path, progress: Progress, *, timeout: float = 30.0)
             timeout=httpx.Timeout(timeout, connect=10.0),
         ) as response:
             if response.status_code == 416:  # nothing left to fetch: the part is whole
-                part.replace(dest)
-                return dest
+                return _checked_into_place(url, part, dest, "")
             if response.status_code not in (200, 206):
                 raise DataError(f"{url}: server answered HTTP {response.status_code}")
             if response.status_code == 200:
                 done = 0  # the server ignored Range: start over
+            content_type = response.headers.get("Content-Type", "")
             length = response.headers.get("Content-Length")
             total = done + int(length) if length is not None else None
             with part.open("ab" if done else "wb") as fh:
@@ -107,6 +133,17 @@ def download(url: str, dest: Path, progress: Progress, *, timeout: float = 30.0)
         raise DataError(f"{url}: download interrupted ({exc}){kept}") from exc
     if total is not None and done != total:
         raise DataError(f"{url}: got {done} of {total} bytes; rerun to resume")
+    return _checked_into_place(url, part, dest, content_type)
+
+
+def _checked_into_place(url: str, part: Path, dest: Path, content_type: str) -> Path:
+    """Rename a finished download into place if it is a data file; otherwise remove it (a
+    rerun starts afresh rather than resuming an error page) and say what arrived."""
+    problem = not_a_data_file(part)
+    if problem is not None:
+        part.unlink()
+        served = f" (served as {content_type})" if content_type else ""
+        raise DataError(f"{url}: the download is not a data file: {problem}{served}; not saved")
     part.replace(dest)
     return dest
 

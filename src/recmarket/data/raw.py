@@ -56,13 +56,27 @@ class LoadIssues:
         if len(self.examples) < MAX_REPORTED:
             self.examples.append(message)
 
+    def duplicate(self, line: int, first: int) -> None:
+        """A line repeating an earlier one byte for byte: dropped and counted. Not an error
+        even under ``strict``: the data is intact, only repeated (dumps concatenated or
+        crawled twice), and kept twice a review would sit in its own user's history."""
+        self.counts["duplicate line"] += 1
+        if len(self.examples) < MAX_REPORTED:
+            self.examples.append(f"{self.path}:{line}: exact duplicate of line {first}")
+
     @property
     def skipped(self) -> int:
         return sum(self.counts.values())
 
 
 def iter_records(path: Path, issues: LoadIssues) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (line number, JSON object) for every parseable object line; skip the rest.
+    """Yield (line number, JSON object) for every parseable object line; skip the rest."""
+    for lineno, _, record in iter_lines(path, issues):
+        yield lineno, record
+
+
+def iter_lines(path: Path, issues: LoadIssues) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
+    """Yield (line number, raw line, JSON object) for every parseable object line.
 
     Blank lines are ignored silently (trailing newlines are common); anything else that is
     not a JSON object is reported through ``issues``. A truncated or corrupt gzip stream is
@@ -91,7 +105,7 @@ def iter_records(path: Path, issues: LoadIssues) -> Iterator[tuple[int, dict[str
                 if not isinstance(record, dict):
                     issues.skip(lineno, f"not a JSON object: {type(record).__name__}")
                     continue
-                yield lineno, record
+                yield lineno, line, record
     except (EOFError, gzip.BadGzipFile, OSError) as exc:
         raise DataError(
             f"{path}:{lineno + 1}: compressed stream is truncated or corrupt ({exc})"
