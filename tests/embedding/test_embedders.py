@@ -55,6 +55,27 @@ def test_cache_serves_repeat_requests_and_keys_on_model_and_data(tmp_path: Path)
     assert cache_key(model, ["ab", ""]) != cache_key(model, ["a", "b"])
 
 
+@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "wrong-digest"])
+def test_a_damaged_cache_file_is_rebuilt_not_served(tmp_path: Path, damage: str) -> None:
+    model = CountingEmbedder()
+    clean = embed_items(model, ["a", "b", "c"], tmp_path)
+    (path,) = (tmp_path / "embeddings").iterdir()
+    data = bytearray(path.read_bytes())
+    if damage == "truncate":
+        data = data[: len(data) // 2]
+    elif damage == "flip":
+        data[len(data) // 3] ^= 0xFF
+    elif damage == "garbage":
+        data = bytearray(b"not a cache file")
+    else:  # a whole file whose vectors no longer match their recorded checksum
+        np.savez(path, vectors=clean * 2, sha256=np.zeros(32, np.uint8))
+        data = bytearray(path.read_bytes())
+    path.write_bytes(bytes(data))
+    rebuilt = embed_items(model, ["a", "b", "c"], tmp_path)
+    assert model.calls == 2 and np.array_equal(rebuilt, clean)
+    assert embed_items(model, ["a", "b", "c"], tmp_path) is not None and model.calls == 2
+
+
 def test_bge_without_its_extra_or_weights_says_what_is_missing() -> None:
     with pytest.raises(EmbedderUnavailable, match=r"bge|weights"):
         load_embedder(EmbedderConfig(kind="bge", bge_model="/nonexistent/bge-base"))

@@ -2,7 +2,9 @@
 
 Embedding a real domain's universe with BGE takes minutes; every run, cell and rerun needs
 the same matrix. The key hashes the embedder's fingerprint with the exact item texts, so a
-changed model or changed data can never be served a stale matrix.
+changed model or changed data can never be served a stale matrix. Each file also holds the
+SHA-256 of its vectors: a file that is truncated, flipped or otherwise fails the check is
+rebuilt (with a warning) rather than served or allowed to stop the domain.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -33,21 +36,43 @@ def cache_key(embedder: Embedder, texts: list[str]) -> str:
     return digest.hexdigest()[:32]
 
 
+def _digest(vectors: np.ndarray) -> np.ndarray:
+    return np.frombuffer(hashlib.sha256(np.ascontiguousarray(vectors).tobytes()).digest(), np.uint8)
+
+
+def _load_checked(path: Path, rows: int) -> np.ndarray | None:
+    """The cached vectors if the file is whole and passes its checksum; else None."""
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            vectors, digest = stored["vectors"], stored["sha256"]
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        log.warning("embedding cache %s unreadable (%s); rebuilding it", path, exc)
+        return None
+    if (
+        vectors.ndim != 2
+        or vectors.shape[0] != rows
+        or not np.array_equal(digest, _digest(vectors))
+    ):
+        log.warning("embedding cache %s fails its checksum; rebuilding it", path)
+        return None
+    return vectors
+
+
 def embed_items(embedder: Embedder, texts: list[str], cache_dir: Path | None) -> np.ndarray:
-    """The unit-normalised vectors of ``texts``, from the cache when present."""
+    """The unit-normalised vectors of ``texts``, from the cache when present and sound."""
     if cache_dir is None:
         return embedder.encode(texts)
-    path = cache_dir / "embeddings" / f"{cache_key(embedder, texts)}.npy"
+    path = cache_dir / "embeddings" / f"{cache_key(embedder, texts)}.npz"
     if path.is_file():
-        vectors = np.load(path)
-        if vectors.shape[0] == len(texts):
-            return vectors
+        cached = _load_checked(path, len(texts))
+        if cached is not None:
+            return cached
     vectors = embedder.encode(texts)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tmp.open("wb") as fh:
-            np.save(fh, vectors)
+            np.savez(fh, vectors=vectors, sha256=_digest(vectors))
         tmp.replace(path)  # atomic: a concurrent reader sees the old state or the whole file
     except OSError as exc:  # a read-only or full cache must not cost the computed vectors
         with contextlib.suppress(OSError):
