@@ -23,7 +23,8 @@ from recmarket.embedding import EmbedderUnavailable
 from recmarket.market.protocol import ProtocolError
 from recmarket.run.config_file import ConfigError
 from recmarket.run.reproduce import Interrupted, PlanError
-from recmarket.run.store import RunConflict, StoreError
+from recmarket.run.store import RunConflict
+from recmarket.sqlite_files import StoreError, cause
 
 app = typer.Typer(no_args_is_help=True, add_completion=False)
 data_app = typer.Typer(
@@ -80,11 +81,8 @@ def user_errors() -> Iterator[None]:
         yield
     except ValidationError as exc:
         fail(describe_validation_error(exc))
-    except sqlite3.Error as exc:  # what is committed stays; a rerun resumes from it
-        fail(
-            f"cannot write the run store ({exc}); is the disk full or the directory "
-            "read-only? Finished episodes are kept: rerun to resume"
-        )
+    except sqlite3.Error as exc:  # a store that named_errors does not guard: a bug
+        fail(f"a SQLite store failed ({cause(exc)}); what was committed is kept")
     except EndpointFailure as exc:  # infrastructure: nothing unfinished was committed
         fail(f"stopped: {exc}; fix it and rerun the same command to carry on", code=4)
     except BudgetExceeded as exc:

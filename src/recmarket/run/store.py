@@ -25,6 +25,7 @@ from typing import Any
 from recmarket import __version__
 from recmarket.config import RunConfig
 from recmarket.market.metrics import EpisodeMetrics
+from recmarket.sqlite_files import StoreError, connect, named_errors
 
 STORE_NAME = "run.sqlite"
 SCHEMA_VERSION = 2  # 2: episodes.target_best_fit; one compressed call array per episode
@@ -105,33 +106,10 @@ def _differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> 
     return diffs
 
 
-class StoreError(RuntimeError):
-    """A run store cannot be used; the message names the file and the real cause."""
-
-
-def _cause(exc: sqlite3.Error) -> str:
-    text = str(exc).lower()
-    if "locked" in text or "busy" in text:
-        return "locked by another process (wait for it, or stop it)"
-    if "full" in text:
-        return "the disk is full"
-    if "disk i/o" in text:
-        return "cannot write it (disk I/O error: is the disk full?)"
-    if "readonly" in text or "read-only" in text:
-        return "read-only here (mount or permissions)"
-    if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return "corrupt (damaged, or not a run store)"
-    return str(exc)
-
-
 @contextmanager
 def _named(path: Path) -> Iterator[None]:
-    """SQLite errors as one line naming the store and what is wrong; what was committed
-    before stays, and a rerun resumes from it."""
-    try:
+    with named_errors(path, "finished episodes are kept"):
         yield
-    except sqlite3.Error as exc:
-        raise StoreError(f"{path}: {_cause(exc)}; finished episodes are kept") from exc
 
 
 class RunStore:
@@ -141,9 +119,7 @@ class RunStore:
             if readonly:  # show, export, report: never write, even on a read-only mount
                 self.db = _connect_readonly(path)
             else:
-                self.db = sqlite3.connect(path, isolation_level=None)
-                self.db.execute("PRAGMA journal_mode=WAL")
-                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db = connect(path)
 
     @classmethod
     def open(cls, out_dir: Path, config: RunConfig) -> RunStore:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from recmarket.sqlite_files import connect, named_errors
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS llm_calls (
@@ -50,16 +51,18 @@ class CallCache:
     """Reads from every file, writes to all of them (the first is the run's own)."""
 
     def __init__(self, paths: list[Path]) -> None:
-        self.dbs = []
+        self.paths, self.dbs = paths, []
         for path in paths:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(path, isolation_level=None, timeout=30)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")  # durable across a killed process
-            db.execute(SCHEMA)
+            db = connect(path, timeout=30)
+            with named_errors(path):
+                db.execute(SCHEMA)
             self.dbs.append(db)
 
     def get(self, key: str) -> CachedCall | None:
+        with named_errors(" or ".join(map(str, self.paths))):
+            return self._get(key)
+
+    def _get(self, key: str) -> CachedCall | None:
         for i, db in enumerate(self.dbs):
             row = db.execute("SELECT * FROM llm_calls WHERE key = ?", (key,)).fetchone()
             if row is not None:
@@ -99,8 +102,11 @@ class CallCache:
             "network",
             datetime.now(UTC).isoformat(timespec="seconds"),
         )
-        for db in self.dbs:
-            db.execute("INSERT OR IGNORE INTO llm_calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+        for path, db in zip(self.paths, self.dbs, strict=True):
+            with named_errors(path):
+                db.execute(
+                    "INSERT OR IGNORE INTO llm_calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row
+                )
 
     def close(self) -> None:
         for db in self.dbs:

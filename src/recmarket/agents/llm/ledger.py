@@ -16,9 +16,11 @@ import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from recmarket.agents.llm.cache import CachedCall
 from recmarket.agents.llm.config import ModelConfig
+from recmarket.sqlite_files import connect, named_errors
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS llm_spend (
@@ -53,26 +55,26 @@ class SpendAccount:
 
     def __init__(self, path: Path | None, budget: float | None) -> None:
         self.path, self.budget = path, budget
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path or ":memory:", isolation_level=None, timeout=30)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute(SCHEMA)
-        self.db.execute("INSERT OR IGNORE INTO llm_spend VALUES (1, 0, 0)")
+        self.db = connect(path, timeout=30) if path else sqlite3.connect(":memory:")
+        self._execute(SCHEMA)
+        self._execute("INSERT OR IGNORE INTO llm_spend VALUES (1, 0, 0)")
+
+    def _execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
+        with named_errors(self.path or "the spend account", "the spend so far is kept"):
+            return self.db.execute(sql, params)
 
     @property
     def spent(self) -> float:
-        return float(self.db.execute("SELECT spent FROM llm_spend").fetchone()[0])
+        return float(self._execute("SELECT spent FROM llm_spend").fetchone()[0])
 
     def clear_reservations(self) -> None:
         """Reservations left by a process that was killed mid-call; only safe while no
         other process uses the account (before a run or a reproduce starts its cells)."""
-        self.db.execute("UPDATE llm_spend SET reserved = 0")
+        self._execute("UPDATE llm_spend SET reserved = 0")
 
     def reserve(self, amount: float) -> None:
         """Hold ``amount`` for a call about to be sent, or raise BudgetExceeded."""
-        changed = self.db.execute(
+        changed = self._execute(
             "UPDATE llm_spend SET reserved = reserved + :amount "
             "WHERE :budget IS NULL OR spent + reserved + :amount <= :budget",
             {"amount": amount, "budget": self.budget},
@@ -87,7 +89,7 @@ class SpendAccount:
 
     def settle(self, reserved: float, cost: float) -> None:
         """Replace a reservation by what the call cost (0 when it failed)."""
-        self.db.execute(
+        self._execute(
             "UPDATE llm_spend SET reserved = MAX(reserved - ?, 0), spent = spent + ?",
             (reserved, cost),
         )
