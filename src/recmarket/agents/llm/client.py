@@ -264,11 +264,11 @@ class ChatModel:
             raise EndpointFailure.at(
                 self.cfg, f"{_cause(exc)}, still after {attempt} retries"
             ) from exc
-        if self._failures_in_a_row > self.cfg.max_failures_in_a_row:
+        if self._failures_in_a_row > self.cfg.failure_limit:
             raise EndpointFailure.at(
                 self.cfg,
                 f"{_cause(exc)}; {self._failures_in_a_row} failed attempts in a row "
-                f"(max_failures_in_a_row is {self.cfg.max_failures_in_a_row})",
+                f"(max_failures_in_a_row is {self.cfg.failure_limit})",
             ) from exc
         delay = _retry_after(exc)
         if delay is None:

@@ -48,17 +48,21 @@ class ModelConfig(BaseModel):
     retry_after_cap: float = Field(
         120.0, gt=0, description="longest wait a Retry-After header may impose, in seconds"
     )
-    max_failures_in_a_row: int = Field(
-        32,
+    max_failures_in_a_row: int | None = Field(
+        None,
         ge=1,
         description="failed attempts in a row across all calls (429s aside) that stop the "
-        "run: two rounds of the default concurrency",
+        "run; default twice the concurrency (two rounds of every call in flight failing)",
     )
     max_reply_bytes: int = Field(
         DEFAULT_MAX_REPLY_BYTES, ge=1024, description="larger reply bodies are rejected"
     )
     input_price: float = Field(0.0, ge=0, description="USD per million prompt tokens")
     output_price: float = Field(0.0, ge=0, description="USD per million completion tokens")
+
+    @property
+    def failure_limit(self) -> int:
+        return self.max_failures_in_a_row or 2 * self.concurrency
 
 
 class LLMConfig(BaseModel):
