@@ -8,6 +8,7 @@ than guessing, since the same message serves a full disk, a lost race and a dama
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,10 +45,22 @@ def named_errors(path: Path | str, kept: str = "what was committed is kept") -> 
 
 def connect(path: Path, timeout: float = 5.0) -> sqlite3.Connection:
     """A writable store in autocommit mode with write-ahead logging: readers never block
-    the writer, and a commit survives a killed process (synchronous=NORMAL)."""
+    the writer, and a commit survives a killed process (synchronous=NORMAL).
+
+    Switching a new file to WAL needs a moment alone with it and SQLite does not wait for
+    that (the busy timeout does not apply), so worker processes opening one shared store
+    at once retry the switch until ``timeout``."""
     with named_errors(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(path, isolation_level=None, timeout=timeout)
-        db.execute("PRAGMA journal_mode=WAL")
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
         db.execute("PRAGMA synchronous=NORMAL")
         return db

@@ -14,12 +14,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemaining
 from rich.table import Table
 
 from recmarket.agents.llm.config import OFFLINE
-from recmarket.agents.llm.ledger import BudgetExceeded, Ledger
+from recmarket.agents.llm.ledger import BudgetExceeded
 from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, err, fail, out, user_errors
+from recmarket.cli.tables import funnel_table, ledger_table
 from recmarket.config import RunConfig
 from recmarket.embedding.cache import default_cache_dir
-from recmarket.market.policies import Policy
 from recmarket.run.config_file import build_config, merge
 from recmarket.run.estimate import estimate as estimate_run
 from recmarket.run.runner import RunResult
@@ -66,18 +66,6 @@ PARAM_FLAGS = {
     "seed": "--seed",
 }
 
-FUNNEL_ROWS = (
-    ("episodes", "episodes", "{:,}"),
-    ("target present", "target_present", "{:.1%}"),
-    ("target shortlisted", "target_shortlisted", "{:.1%}"),
-    ("target top-1", "target_top1", "{:.1%}"),
-    ("target purchased", "target_purchased", "{:.1%}"),
-    ("any purchase", "purchase_rate", "{:.1%}"),
-    ("no purchase", "no_purchase_rate", "{:.1%}"),
-    ("forced inclusion", "forced_inclusion_rate", "{:.1%}"),
-    ("mean target copies", "mean_target_copies", "{:.2f}"),
-)
-
 
 def _overrides(values: dict[str, Any]) -> dict[str, Any]:
     """Nested RunConfig settings from the flags the user gave (None: not given)."""
@@ -91,22 +79,6 @@ def _overrides(values: dict[str, Any]) -> dict[str, Any]:
             node = node.setdefault(part, {})
         node[leaf] = tuple(value) if isinstance(value, list) else value
     return tree
-
-
-def funnel_table(title: str, summary: dict[str, Any]) -> Table:
-    columns = {**summary["domains"], "macro": summary["macro"]}
-    table = Table(title=title)
-    table.add_column("stage")
-    for name in columns:
-        table.add_column(name, justify="right")
-    for label, key, fmt in FUNNEL_ROWS:
-        table.add_row(label, *(fmt.format(c[key]) for c in columns.values()))
-    for policy in Policy:
-        table.add_row(
-            f"top-1 share: {policy.value}",
-            *(f"{c['top1_share_by_policy'][policy.value]:.1%}" for c in columns.values()),
-        )
-    return table
 
 
 InputPrice = Annotated[
@@ -163,34 +135,6 @@ def _config(params: dict[str, Any]) -> RunConfig:
     if params["backend"] == "llm" and (cfg.llm is None or not cfg.llm.models):
         fail("--backend llm needs --llm-model (or an [llm] table in the config file)")
     return cfg
-
-
-def ledger_table(ledger: Ledger, spent: float | None) -> Table:
-    caption = None if spent is None else f"spent in this run directory so far: ${spent:.4f}"
-    table = Table(title="LLM calls, tokens and cost", caption=caption)
-    for col in (
-        "role",
-        "model",
-        "calls",
-        "from store",
-        "prompt tokens",
-        "completion tokens",
-        "retries",
-        "cost USD",
-    ):
-        table.add_column(col, justify="left" if col in ("role", "model") else "right")
-    for (role, model), u in sorted(ledger.rows.items()):
-        table.add_row(
-            role,
-            model,
-            f"{u.calls:,}",
-            f"{u.cached:,}",
-            f"{u.prompt_tokens:,}",
-            f"{u.completion_tokens:,}",
-            f"{u.retries:,}",
-            f"{u.cost:.4f}",
-        )
-    return table
 
 
 def _failures(rows: list[dict[str, Any]]) -> dict[str, int]:

@@ -1,0 +1,66 @@
+"""The tables ``run`` prints: the stage-wise funnel per domain, and the LLM ledger."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from recmarket.agents.llm.ledger import Ledger
+from recmarket.market.policies import Policy
+
+FUNNEL_ROWS = (
+    ("episodes", "episodes", "{:,}"),
+    ("target present", "target_present", "{:.1%}"),
+    ("target shortlisted", "target_shortlisted", "{:.1%}"),
+    ("target top-1", "target_top1", "{:.1%}"),
+    ("target purchased", "target_purchased", "{:.1%}"),
+    ("any purchase", "purchase_rate", "{:.1%}"),
+    ("no purchase", "no_purchase_rate", "{:.1%}"),
+    ("forced inclusion", "forced_inclusion_rate", "{:.1%}"),
+    ("mean target copies", "mean_target_copies", "{:.2f}"),
+)
+
+
+def funnel_table(title: str, summary: dict[str, Any]) -> Table:
+    columns = {**summary["domains"], "macro": summary["macro"]}
+    table = Table(title=title)
+    table.add_column("stage")
+    for name in columns:
+        table.add_column(name, justify="right")
+    for label, key, fmt in FUNNEL_ROWS:
+        table.add_row(label, *(fmt.format(c[key]) for c in columns.values()))
+    for policy in Policy:
+        table.add_row(
+            f"top-1 share: {policy.value}",
+            *(f"{c['top1_share_by_policy'][policy.value]:.1%}" for c in columns.values()),
+        )
+    return table
+
+
+def ledger_table(ledger: Ledger, spent: float | None) -> Table:
+    caption = None if spent is None else f"spent in this run directory so far: ${spent:.4f}"
+    table = Table(title="LLM calls, tokens and cost", caption=caption)
+    for col in (
+        "role",
+        "model",
+        "calls",
+        "from store",
+        "prompt tokens",
+        "completion tokens",
+        "retries",
+        "cost USD",
+    ):
+        table.add_column(col, justify="left" if col in ("role", "model") else "right")
+    for (role, model), u in sorted(ledger.rows.items()):
+        table.add_row(
+            role,
+            model,
+            f"{u.calls:,}",
+            f"{u.cached:,}",
+            f"{u.prompt_tokens:,}",
+            f"{u.completion_tokens:,}",
+            f"{u.retries:,}",
+            f"{u.cost:.4f}",
+        )
+    return table
