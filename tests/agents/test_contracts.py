@@ -17,8 +17,8 @@ from recmarket.agents.contracts import (
     ShortlistInput,
     UpdateInput,
 )
-from recmarket.market.policies import Policy
 from recmarket.profiles import Profile
+from recmarket.vocabulary import Policy
 
 
 def field_types(model: type[BaseModel]) -> set[type]:

@@ -22,8 +22,8 @@ from recmarket.agents.contracts import (
 from recmarket.agents.llm.parse import OutputError, extract_json, parse
 from recmarket.agents.llm.prompts import policy_guidance, render
 from recmarket.data.items import ItemEvidence
-from recmarket.market.policies import Policy
 from recmarket.profiles import PROFILE_BY_NAME
+from recmarket.vocabulary import Policy
 
 NEED = StructuredNeed(long_term_need="likes sturdy gear", current_need="2-person tent")
 PAST = (PastInteraction(title="Old Tent", rating=4, review_title="ok", review_text="fine"),)

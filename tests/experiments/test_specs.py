@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from recmarket.analysis import episodes_frame
 from recmarket.cli import app
+from recmarket.config_file import ConfigError
 from recmarket.experiments.spec import builtin_names, load_spec
-from recmarket.run.config_file import ConfigError
 from recmarket.run.reproduce import plan
 
 TABLE_1 = {

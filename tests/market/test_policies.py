@@ -2,7 +2,8 @@ from collections import Counter
 
 import pytest
 
-from recmarket.market.policies import Policy, assign_policies, parse_policy, platform_ids
+from recmarket.market.policies import assign_policies, parse_policy, platform_ids
+from recmarket.vocabulary import Policy
 
 
 @pytest.mark.parametrize("n", [6, 12, 18, 24])

@@ -16,10 +16,10 @@ from recmarket.data.episodes import sample_requests
 from recmarket.embedding.base import StaticEmbedder
 from recmarket.market.build import build_market, item_vectors
 from recmarket.market.metrics import episode_metrics
-from recmarket.market.policies import Policy
 from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory, scope_key
 from recmarket.profiles import PROFILE_NAMES
+from recmarket.vocabulary import Policy
 
 
 @pytest.fixture(scope="module")

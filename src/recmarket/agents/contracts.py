@@ -18,8 +18,8 @@ from typing import Literal, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from recmarket.data.items import ItemEvidence
-from recmarket.market.policies import Policy
 from recmarket.profiles import Profile
+from recmarket.vocabulary import Policy
 
 ClaimReliability = Literal["high", "mixed", "low"]
 NOTE_MAX_WORDS = 30

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from recmarket.market.policies import Policy
+from recmarket.vocabulary import Policy
 
 RATES = {
     "target_present": "target_present",

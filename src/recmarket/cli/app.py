@@ -18,10 +18,10 @@ from rich.text import Text
 from recmarket import __version__
 from recmarket.agents.llm.client import EndpointFailure, ReplayMiss
 from recmarket.agents.llm.ledger import BudgetExceeded, BudgetWithoutPrices
+from recmarket.config_file import ConfigError
 from recmarket.data.raw import DataError
 from recmarket.embedding import EmbedderUnavailable
 from recmarket.market.protocol import ProtocolError
-from recmarket.run.config_file import ConfigError
 from recmarket.run.reproduce import Interrupted, PlanError
 from recmarket.run.store import RunConflict
 from recmarket.sqlite_files import StoreError, cause

@@ -12,7 +12,7 @@ from recmarket.agents.llm import LLMBackend
 from recmarket.agents.llm.config import ModelConfig
 from recmarket.cli.app import fail, llm_app, out, user_errors
 from recmarket.cli.run import llm_overrides
-from recmarket.run.config_file import build_config
+from recmarket.config_file import build_config
 
 
 @llm_app.command("check")

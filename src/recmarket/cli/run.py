@@ -19,8 +19,8 @@ from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, err, fail, out, user_errors
 from recmarket.cli.tables import funnel_table, ledger_table
 from recmarket.config import RunConfig
+from recmarket.config_file import build_config, merge
 from recmarket.embedding.cache import default_cache_dir
-from recmarket.run.config_file import build_config, merge
 from recmarket.run.estimate import estimate as estimate_run
 from recmarket.run.runner import RunResult
 from recmarket.run.runner import run as run_cell

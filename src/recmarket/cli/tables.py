@@ -7,7 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from recmarket.agents.llm.ledger import Ledger
-from recmarket.market.policies import Policy
+from recmarket.vocabulary import Policy
 
 FUNNEL_ROWS = (
     ("episodes", "episodes", "{:,}"),

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from recmarket.config import EpisodeConfig
 from recmarket.data.domain import Domain
 from recmarket.data.raw import DataError
 from recmarket.data.reviews import read_review_lines
+from recmarket.data.settings import EpisodeConfig
 from recmarket.profiles import PROFILE_NAMES
 from recmarket.streams import Stream, rng
 

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from recmarket.config import RunConfig
-from recmarket.run.config_file import ConfigError, merge
+from recmarket.config_file import ConfigError, merge
 
 
 class CellSpec(BaseModel):

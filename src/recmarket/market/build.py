@@ -12,15 +12,16 @@ from pathlib import Path
 
 import numpy as np
 
-from recmarket.config import MarketConfig
 from recmarket.data.domain import Domain
 from recmarket.data.episodes import Request
 from recmarket.data.reviews import id_hash
 from recmarket.embedding import Embedder
 from recmarket.embedding.cache import embed_items
 from recmarket.market.catalogs import Catalogs, assign_catalogs
-from recmarket.market.policies import Policy, platform_ids
+from recmarket.market.policies import platform_ids
 from recmarket.market.retrieval import EpisodeDraws, Retriever, forced_inclusion
+from recmarket.market.settings import MarketConfig
+from recmarket.vocabulary import Policy
 
 
 @dataclass(frozen=True)

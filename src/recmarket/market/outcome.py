@@ -4,7 +4,6 @@ every role call in order. Metrics and the run store read it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
 from recmarket.agents.contracts import (
     Contract,
@@ -15,10 +14,7 @@ from recmarket.agents.contracts import (
     StructuredNeed,
 )
 from recmarket.data.episodes import Request
-from recmarket.market.policies import Policy
-
-Condition = Literal["platform-centric", "no-rep", "local-rep"]
-CONDITIONS: tuple[Condition, ...] = ("platform-centric", "no-rep", "local-rep")
+from recmarket.vocabulary import Condition, Policy
 
 
 @dataclass(frozen=True)

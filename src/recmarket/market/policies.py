@@ -7,26 +7,10 @@ a stable source; inventory rotations (Appendix A.4) move catalogs, never policie
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import StrEnum
 
+from recmarket.vocabulary import IMPLEMENTATION_IDS, Policy
 
-class Policy(StrEnum):
-    STRICT = "strict"
-    BALANCED = "balanced"
-    EXAGGERATION = "exaggeration"
-
-    @property
-    def implementation_id(self) -> str:
-        """The identifier the paper's prompt cards use for this policy."""
-        return _IMPLEMENTATION_IDS[self]
-
-
-_IMPLEMENTATION_IDS = {
-    Policy.STRICT: "strict_transparent",
-    Policy.BALANCED: "balanced_advisor",
-    Policy.EXAGGERATION: "promotional_exaggeration",
-}
-_ALIASES = {alias: policy for policy, alias in _IMPLEMENTATION_IDS.items()} | {
+_ALIASES = {alias: policy for policy, alias in IMPLEMENTATION_IDS.items()} | {
     p.value: p for p in Policy
 }
 

@@ -46,10 +46,11 @@ from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import visible_text
 from recmarket.market.build import DomainMarket, request_key
-from recmarket.market.outcome import Call, Condition, Outcome, Proposal
+from recmarket.market.outcome import Call, Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
 from recmarket.profiles import PROFILE_BY_NAME
 from recmarket.streams import Stream, call_seed, rng
+from recmarket.vocabulary import Condition
 
 
 class ProtocolError(RuntimeError):

@@ -9,12 +9,10 @@ set an episode reads and writes is its scope: ``local`` keeps one set per simula
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from typing import Literal
 
 from recmarket.agents.contracts import ReputationRecord
 from recmarket.data.episodes import Request
-
-Scope = Literal["local", "style", "shared"]
+from recmarket.vocabulary import Scope
 
 
 def scope_key(request: Request, scope: Scope) -> str:

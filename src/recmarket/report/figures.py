@@ -17,8 +17,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from recmarket.analysis.contrasts import contrast
-from recmarket.market.policies import Policy
 from recmarket.report.data import Cell, is_target_purchase, rate_interval
+from recmarket.vocabulary import Policy
 
 Cells = dict[str, dict[str, Cell]]
 Figure = tuple[Any, list[dict[str, Any]]]

@@ -13,12 +13,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from recmarket.agents.llm.config import OFFLINE, ROLES
+from recmarket.agents.llm.config import OFFLINE
 from recmarket.agents.llm.prompts import render
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.embedding import load_embedder
 from recmarket.run.runner import cell_round, prepare
+from recmarket.vocabulary import ROLES
 
 CHARS_PER_TOKEN = 4
 COMPLETION_TOKENS = {

@@ -10,7 +10,7 @@ from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.params import PlatformParams
 from recmarket.agents.rules.platform import RuleExplainer, claimed_level, evidence_text
 from recmarket.agents.rules.text import terms
-from recmarket.market.policies import Policy
+from recmarket.vocabulary import Policy
 
 NEEDS = (
     "lightweight waterproof tent camping trips",

@@ -27,8 +27,8 @@ from recmarket.agents.rules.params import (
 )
 from recmarket.agents.rules.platform import RuleExplainer
 from recmarket.agents.rules.user import RuleDecision, RuleReview
-from recmarket.market.policies import Policy
 from recmarket.profiles import PROFILE_BY_NAME
+from recmarket.vocabulary import Policy
 
 GEN = np.random.default_rng(0)
 USER = PROFILE_BY_NAME["transactional_direct"]

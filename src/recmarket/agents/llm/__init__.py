@@ -8,10 +8,11 @@ from pathlib import Path
 
 from recmarket.agents.llm.cache import CallCache
 from recmarket.agents.llm.client import ChatModel, WaitNotice
-from recmarket.agents.llm.config import OFFLINE, ROLES, LLMConfig, ModelConfig
+from recmarket.agents.llm.config import OFFLINE, LLMConfig, ModelConfig
 from recmarket.agents.llm.ledger import BudgetWithoutPrices, Ledger, SpendAccount
 from recmarket.agents.llm.role import LLMRole
 from recmarket.agents.roles import Agents
+from recmarket.vocabulary import ROLES
 
 __all__ = ["LLMBackend", "LLMConfig", "ModelConfig"]
 

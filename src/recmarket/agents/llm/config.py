@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from recmarket.agents.llm.transport import DEFAULT_MAX_REPLY_BYTES
+from recmarket.vocabulary import ROLES
 
-ROLES = ("query", "need", "explain", "shortlist", "decide", "review", "update")
 # The paper's evaluation side (A.4): ranking, decision and the review-based update.
 GROUPS = {
     "generation": ("query", "need", "explain", "review"),

@@ -26,7 +26,7 @@ from recmarket.agents.contracts import (
     UpdateInput,
 )
 from recmarket.data.items import ItemEvidence
-from recmarket.market.policies import Policy
+from recmarket.vocabulary import Policy
 
 Message = dict[str, str]
 REVIEW_CHARS = 400

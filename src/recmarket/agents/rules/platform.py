@@ -24,7 +24,7 @@ from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import PlatformParams
 from recmarket.agents.rules.text import join_words, ordered_terms, short_title, stem, terms, words
 from recmarket.data.items import ItemEvidence
-from recmarket.market.policies import Policy
+from recmarket.vocabulary import Policy
 
 
 def evidence_text(item: ItemEvidence) -> str:

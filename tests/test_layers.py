@@ -1,0 +1,113 @@
+"""The import graph: layers point one way and no module imports itself back.
+
+From the top: the command line, the report, analysis, running (run, then experiments), the
+settings that compose every layer's own, the market, the agents, then data and embedding,
+and the leaf modules every layer shares. A module may import its own package or a lower
+layer, never a higher one or a sibling at its own level, and no chain of imports returns to
+where it started.
+"""
+
+import ast
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "recmarket"
+LAYERS = (
+    ("recmarket",),  # the version
+    ("vocabulary", "profiles", "streams", "sqlite_files"),
+    ("data", "embedding"),
+    ("agents",),
+    ("market",),
+    ("config",),  # composes every layer's settings
+    ("config_file",),  # reads them from a file
+    ("experiments",),
+    ("run",),
+    ("analysis",),
+    ("report",),
+    ("cli", "testing"),
+    ("__main__",),
+)
+RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def imports() -> dict[str, set[str]]:
+    """Module -> the recmarket modules it imports (``from pkg import sub`` is ``pkg.sub``),
+    wherever the import statement sits (a deferred import is still a dependency)."""
+    known = modules()
+    graph: dict[str, set[str]] = defaultdict(set)
+    for name, path in known.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [
+                    f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in known else node.module
+                    for a in node.names
+                ]
+            else:
+                continue
+            graph[name] |= {t for t in targets if t.split(".")[0] == "recmarket"}
+    return graph
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def test_every_module_has_a_layer() -> None:
+    assert {layer(m) for m in modules()} <= set(RANK)
+
+
+def test_no_module_imports_upward_or_sideways() -> None:
+    wrong = sorted(
+        f"{source} imports {target}"
+        for source, targets in imports().items()
+        for target in targets
+        if layer(source) != layer(target) and RANK[layer(target)] >= RANK[layer(source)]
+    )
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_import_cycle() -> None:
+    graph = imports()
+    seen: dict[str, int] = {}  # 1: on the current path, 2: finished
+    cycles = []
+
+    def visit(node: str, path: list[str]) -> None:
+        seen[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if seen.get(nxt) == 1:
+                cycles.append(" -> ".join([*path[path.index(nxt) :], nxt]))
+            elif nxt not in seen:
+                visit(nxt, [*path, nxt])
+        seen[node] = 2
+
+    for start in sorted(modules()):
+        if start not in seen:
+            visit(start, [start])
+    assert not cycles, "\n".join(cycles)
+
+
+@pytest.mark.parametrize("module", ["recmarket.data.episodes", "recmarket.data.domain"])
+def test_the_data_layer_loads_neither_the_llm_sdk_nor_plotting(module: str) -> None:
+    code = (
+        f"import sys, {module}; "
+        "print(sorted(m for m in ('openai', 'matplotlib', 'httpx') if m in sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.strip() == "[]"
