@@ -14,10 +14,9 @@ from recmarket.run.store import RunStore
 def episodes_frame(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
     frames = []
     for run_dir in run_dirs:
-        store = RunStore.read(Path(run_dir))
-        cfg = store.config()
-        frame = pd.DataFrame(store.episodes())
-        store.close()
+        with RunStore.read(Path(run_dir)) as store:
+            cfg = store.config()
+            frame = pd.DataFrame(store.episodes())
         frame.insert(0, "run_dir", str(run_dir))
         settings = {
             "config_hash": cfg.digest(),
@@ -44,21 +43,20 @@ def calls_frame(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
     and labels can be audited with ordinary table tools."""
     rows = []
     for run_dir in run_dirs:
-        store = RunStore.read(Path(run_dir))
-        episode_ids = {(e["domain"], e["ord"]): e["episode_id"] for e in store.episodes()}
-        for domain, order, call in store.all_calls():
-            rows.append(
-                {
-                    "run_dir": str(run_dir),
-                    "domain": domain,
-                    "ord": order,
-                    "episode_id": episode_ids.get((domain, order)),
-                    "seq": call.seq,
-                    "role": call.role,
-                    "input": json.dumps(call.input, ensure_ascii=False),
-                    "output": json.dumps(call.output, ensure_ascii=False),
-                }
-            )
-        store.close()
+        with RunStore.read(Path(run_dir)) as store:
+            episode_ids = {(e["domain"], e["ord"]): e["episode_id"] for e in store.episodes()}
+            for domain, order, call in store.all_calls():
+                rows.append(
+                    {
+                        "run_dir": str(run_dir),
+                        "domain": domain,
+                        "ord": order,
+                        "episode_id": episode_ids.get((domain, order)),
+                        "seq": call.seq,
+                        "role": call.role,
+                        "input": json.dumps(call.input, ensure_ascii=False),
+                        "output": json.dumps(call.output, ensure_ascii=False),
+                    }
+                )
     columns = ["run_dir", "domain", "ord", "episode_id", "seq", "role", "input", "output"]
     return pd.DataFrame(rows, columns=columns)

@@ -126,9 +126,8 @@ def reproduce(
             table.add_column(col, justify="left" if col in ("experiment", "cell") else "right")
         for experiment, members in by_experiment.items():
             for cell in members:
-                store = RunStore.read(out_dir / cell.run_dir)
-                rows = store.episodes()
-                store.close()
+                with RunStore.read(out_dir / cell.run_dir) as store:
+                    rows = store.episodes()
                 m = funnel(rows)["macro"]
                 failed = Counter(r["failed_role"] for r in rows if r["failed_role"])
                 table.add_row(

@@ -39,13 +39,9 @@ def show(
     ] = None,
 ) -> None:
     """One episode as the market saw it: every role's input and output, in order."""
-    with user_errors():
-        store = RunStore.read(run_dir)
-        try:
-            row = _find_episode(store, episode)
-            calls = list(store.calls(row["domain"], row["ord"]))
-        finally:
-            store.close()
+    with user_errors(), RunStore.read(run_dir) as store:
+        row = _find_episode(store, episode)
+        calls = list(store.calls(row["domain"], row["ord"]))
     out.rule(
         f"{row['episode_id']}  ({row['condition']}, {row['profile']}, "
         f"user {row['sim_user']}, round {row['round']})"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import html
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,8 @@ def access_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
 
 
 def explorer(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
+    """The first episodes of every domain of every run, each with all of its role calls
+    and the experiments and cells that use its run."""
     by_run: dict[Path, dict[str, Any]] = {}
     for experiment, members in cells.items():
         for name, cell in members.items():
@@ -83,38 +86,33 @@ def explorer(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
             entry["uses"].append({"experiment": experiment, "cell": name})
     episodes = []
     for run_dir, entry in by_run.items():
-        store = RunStore.read(run_dir)
-        taken: dict[str, int] = {}
-        for row in entry["cell"].rows:
-            if taken.get(row["domain"], 0) >= EXPLORER_PER_DOMAIN:
-                continue
-            taken[row["domain"]] = taken.get(row["domain"], 0) + 1
-            calls = list(store.calls(row["domain"], row["ord"]))
-            query = next((c.output.get("query_text", "") for c in calls if c.role == "query"), "")
-            outcome = (
-                "failed"
-                if row["failed_role"]
-                else "target purchase"
-                if row["target_purchased"]
-                else "off-target purchase"
-                if row["any_purchase"]
-                else "no purchase"
-            )
-            episodes.append(
-                {
-                    "episode_id": row["episode_id"],
-                    "domain": row["domain"],
-                    "condition": row["condition"],
-                    "outcome": outcome,
-                    "title": query,
-                    "uses": entry["uses"],
-                    "calls": [
-                        {"role": c.role, "input": c.input, "output": c.output} for c in calls
-                    ],
-                }
-            )
-        store.close()
+        taken: Counter[str] = Counter()
+        with RunStore.read(run_dir) as store:
+            for row in entry["cell"].rows:
+                if taken[row["domain"]] < EXPLORER_PER_DOMAIN:
+                    taken[row["domain"]] += 1
+                    calls = list(store.calls(row["domain"], row["ord"]))
+                    episodes.append(_explored(row, calls, entry["uses"]))
     return episodes
+
+
+def _explored(row: dict[str, Any], calls: list[Any], uses: list[dict[str, str]]) -> dict[str, Any]:
+    query = next((c.output.get("query_text", "") for c in calls if c.role == "query"), "")
+    if row["failed_role"]:
+        outcome = "failed"
+    elif row["target_purchased"]:
+        outcome = "target purchase"
+    else:
+        outcome = "off-target purchase" if row["any_purchase"] else "no purchase"
+    return {
+        "episode_id": row["episode_id"],
+        "domain": row["domain"],
+        "condition": row["condition"],
+        "outcome": outcome,
+        "title": query,
+        "uses": uses,
+        "calls": [{"role": c.role, "input": c.input, "output": c.output} for c in calls],
+    }
 
 
 @dataclass(frozen=True)

@@ -40,9 +40,8 @@ def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
         for entry in read_plan(out):
             run_dir = str(out / entry.run_dir)
             if run_dir not in loaded:
-                store = RunStore.read(Path(run_dir))
-                loaded[run_dir] = (store.episodes(), store.config())
-                store.close()
+                with RunStore.read(Path(run_dir)) as store:
+                    loaded[run_dir] = (store.episodes(), store.config())
             rows, cfg = loaded[run_dir]
             cells[entry.experiment][entry.cell] = Cell(
                 entry.experiment, entry.cell, Path(run_dir), rows, cfg

@@ -277,3 +277,9 @@ class RunStore:
 
     def close(self) -> None:
         self.db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
