@@ -41,14 +41,10 @@ class PastInteraction(Contract):
     review_text: str
 
 
-class HeldOutTarget(Contract):
+class HeldOutTarget(PastInteraction):
     """The held-out positive reference: seen before purchase only by query generation, and
-    after purchase by the review as the hoped-for outcome."""
-
-    title: str
-    rating: float
-    review_title: str
-    review_text: str
+    after purchase by the review as the hoped-for outcome. The fields of any reviewed
+    purchase; its own type so that the role inputs say which of them may carry it."""
 
 
 class StructuredNeed(Contract):

@@ -113,7 +113,6 @@ class Round:
     embedder: Embedder
     condition: Condition
     memory: ReputationMemory | None = None
-    long_term_weight: float = 0.25
     judge: Judge | None = None  # measures target_best_fit; the offline model's judgement
 
     async def play(self, request: Request) -> Outcome:
@@ -174,26 +173,28 @@ class Round:
         encoded = self.embedder.encode_queries(
             [text for n in needs for text in (n.current_need, n.long_term_need)]
         )
-        vectors = (1 - self.long_term_weight) * encoded[0::2] + self.long_term_weight * encoded[
-            1::2
-        ]
+        weight = self.market.config.long_term_weight
+        vectors = (1 - weight) * encoded[0::2] + weight * encoded[1::2]
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
     async def _stage2(self, o: Outcome, vector: np.ndarray) -> None:
         """Every platform's proposal (or the entered platform's J items), explained."""
         ask, retriever = self._asker(o), self.market.retriever
         scores, draws = retriever.scores(vector), self.market.draws(o.request)
+        # An explanation's seed unit is platform * stride + rank: a stride of 100, as every
+        # stored run has it, widened once J reaches it so that no two explanations of the
+        # entered platform's J items share a seed.
+        j = self.market.config.j
+        stride = max(100, j)
         if self.condition == "platform-centric":
-            platform, items, forced = retriever.platform_centric(
-                scores, o.target, draws, self.market.config.j
-            )
+            platform, items, forced = retriever.platform_centric(scores, o.target, draws, j)
             jobs = [
-                (platform, item, forced and item == o.target, 100 * platform + rank)
+                (platform, item, forced and item == o.target, stride * platform + rank)
                 for rank, item in enumerate(items)
             ]
         else:
             jobs = [
-                (r.platform, r.candidate, r.forced, 100 * r.platform)
+                (r.platform, r.candidate, r.forced, stride * r.platform)
                 for r in retriever.user_agent_pool(scores, o.target, draws)
                 if r.candidate >= 0
             ]

@@ -93,7 +93,6 @@ def cell_round(
         embedder,
         cfg.condition,
         memory,
-        cfg.market.long_term_weight,
         Judge.of(embedder, cfg.agents.scale),
     )
 
