@@ -18,11 +18,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from recmarket.agents.contracts import ReputationRecord
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
-from recmarket.embedding import load_embedder
-from recmarket.run.runner import PreparedDomain, as_record, cell_round, prepare, streams
+from recmarket.embedding import Embedder, load_embedder
+from recmarket.run.runner import (
+    PreparedDomain,
+    StoredRecord,
+    as_record,
+    cell_round,
+    prepare,
+    restore_reputation,
+    stored_records,
+    streams,
+)
 from recmarket.run.store import EpisodeRecord, RunStore
 
 CHUNK = 60  # independent episodes per unit when there is no reputation
@@ -33,27 +41,29 @@ class WorkUnit:
     config_json: str
     domain: str
     orders: tuple[int, ...]  # pending episodes, in schedule order
-    history: tuple[tuple[int, str, str, str], ...]  # the stream's stored records
+    history: tuple[StoredRecord, ...]  # the stream's stored reputation records
     cache_dir: str
 
 
-_PREPARED: dict[tuple[str, str], PreparedDomain] = {}  # per worker process
+# Per worker process: embedders by their settings, prepared domains by cell and domain.
+_EMBEDDERS: dict[str, Embedder] = {}
+_PREPARED: dict[tuple[str, str], PreparedDomain] = {}
 
 
 def play_unit(unit: WorkUnit) -> list[EpisodeRecord]:
     cfg = RunConfig.model_validate_json(unit.config_json)
-    embedder = load_embedder(cfg.embedder)
+    settings = cfg.embedder.model_dump_json()
+    if settings not in _EMBEDDERS:
+        _EMBEDDERS[settings] = load_embedder(cfg.embedder)
+    embedder = _EMBEDDERS[settings]
     key = (cfg.digest(), unit.domain)
     if key not in _PREPARED:
         _PREPARED[key] = prepare(cfg, unit.domain, embedder, Path(unit.cache_dir))
     prepared = _PREPARED[key]
     by_order = {r.order: r for r in prepared.requests}
     round_ = cell_round(cfg, prepared, offline_agents(embedder, cfg.agents), embedder)
-    for order, platform, label, note in unit.history:
-        assert round_.memory is not None
-        round_.memory.append(
-            by_order[order], platform, ReputationRecord(claim_reliability=label, note=note)
-        )
+    if round_.memory is not None:
+        restore_reputation(round_.memory, prepared.requests, unit.history)
 
     async def play_all() -> list[EpisodeRecord]:
         return [as_record(await round_.play(by_order[o])) for o in unit.orders]
@@ -71,11 +81,7 @@ def plan_units(cfg: RunConfig, store: RunStore, cache_dir: Path) -> list[WorkUni
         stored = {r["ord"]: r for r in store.episodes(domain)}
         for stream in streams(cfg, prepared.requests):
             pending = tuple(r.order for r in stream if r.order not in stored)
-            history = tuple(
-                (o, stored[o]["rep_platform"], stored[o]["rep_label"], stored[o]["rep_note"])
-                for o in (r.order for r in stream)
-                if o in stored and stored[o]["rep_label"] is not None
-            )
+            history = tuple(stored_records([stored[r.order] for r in stream if r.order in stored]))
             if pending:
                 units.append(WorkUnit(config_json, domain, pending, history, str(cache_dir)))
     if cfg.condition != "local-rep":  # singletons: regroup into chunks

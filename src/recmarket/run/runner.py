@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -97,17 +98,29 @@ def cell_round(
     )
 
 
-def replay_reputation(
-    store: RunStore, domain: str, requests: list[Request], memory: ReputationMemory
+# (order, platform, label, note): a stored episode's reputation record, as resume needs it
+StoredRecord = tuple[int, str, str, str]
+
+
+def stored_records(rows: list[dict[str, Any]]) -> list[StoredRecord]:
+    """The reputation records of stored episodes, in the rows' order."""
+    return [
+        (r["ord"], r["rep_platform"], r["rep_label"], r["rep_note"])
+        for r in rows
+        if r["rep_label"] is not None
+    ]
+
+
+def restore_reputation(
+    memory: ReputationMemory, requests: list[Request], records: Iterable[StoredRecord]
 ) -> None:
+    """Rebuild a memory from stored records (in schedule order), as a resumed run or a
+    work unit needs it: the same appends the episodes made when they first ran."""
     by_order = {r.order: r for r in requests}
-    for row in store.episodes(domain):
-        if row["rep_label"] is not None:
-            memory.append(
-                by_order[row["ord"]],
-                row["rep_platform"],
-                ReputationRecord(claim_reliability=row["rep_label"], note=row["rep_note"]),
-            )
+    for order, platform, label, note in records:
+        memory.append(
+            by_order[order], platform, ReputationRecord(claim_reliability=label, note=note)
+        )
 
 
 OFFLINE_BATCH = 256  # requests prepared together: their needs are embedded in one batch
@@ -176,7 +189,7 @@ async def play_domain(
     name = prepared.market.domain.name
     round_ = cell_round(cfg, prepared, agents, embedder)
     if round_.memory is not None:
-        replay_reputation(store, name, prepared.requests, round_.memory)
+        restore_reputation(round_.memory, prepared.requests, stored_records(store.episodes(name)))
     done = store.done(name)
     for _ in done:
         tick()
