@@ -31,11 +31,27 @@ def make_domain(tmp_path: Path) -> Callable[..., Path]:
     return make
 
 
+REAL_SAMPLE_TESTS = {"ran": 0, "skipped": 0}
+
+
 @pytest.fixture
 def shared_data() -> Path:
+    """The real samples, found beside the repository root (``../shared``)."""
     if not SHARED_DATA.is_dir():
+        REAL_SAMPLE_TESTS["skipped"] += 1
         pytest.skip(
             f"real Amazon Reviews'23 samples not found at {SHARED_DATA} "
-            "(../shared is absent outside the development checkout)"
+            "(../shared beside the repository root)"
         )
+    REAL_SAMPLE_TESTS["ran"] += 1
     return SHARED_DATA
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say how many tests ran on the real samples, so a clone without them is visible."""
+    ran, skipped = REAL_SAMPLE_TESTS["ran"], REAL_SAMPLE_TESTS["skipped"]
+    if ran or skipped:
+        where = f"from {SHARED_DATA}" if ran else f"not found at {SHARED_DATA}"
+        terminalreporter.write_line(
+            f"real Amazon Reviews'23 samples: {ran} tests ran, {skipped} skipped ({where})"
+        )

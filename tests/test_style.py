@@ -1,22 +1,18 @@
-"""The code base stays lint-clean (ruff is a test extra, so CI checks it too)."""
+"""The code base stays lint-clean and formatted (ruff is a test extra, so CI checks it)."""
 
-import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+PATHS = ["src", "tests", "scripts", "benchmarks"]
 
 
-def test_ruff_is_clean() -> None:
-    ruff = shutil.which("ruff")
-    if ruff is None:
-        pytest.skip("ruff is not installed (pip install -e '.[test]')")
+@pytest.mark.parametrize("command", [["check"], ["format", "--check"]], ids=["lint", "format"])
+def test_ruff_is_clean(command: list[str]) -> None:
     result = subprocess.run(
-        [ruff, "check", "src", "tests", "scripts", "benchmarks"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+        [sys.executable, "-m", "ruff", *command, *PATHS], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout + result.stderr

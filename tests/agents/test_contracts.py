@@ -6,7 +6,7 @@ import pytest
 from pydantic import BaseModel
 
 from recmarket.agents.contracts import (
-    ROLE_TYPES,
+    Contract,
     DecisionInput,
     ExplanationInput,
     HeldOutTarget,
@@ -17,8 +17,9 @@ from recmarket.agents.contracts import (
     ShortlistInput,
     UpdateInput,
 )
+from recmarket.agents.roles import ROLE_TYPES
 from recmarket.profiles import Profile
-from recmarket.vocabulary import Policy
+from recmarket.vocabulary import ROLES, Policy
 
 
 def field_types(model: type[BaseModel]) -> set[type]:
@@ -68,13 +69,6 @@ def test_platform_sees_its_policy_but_not_the_profile_or_target() -> None:
     assert Profile not in types and HeldOutTarget not in types
 
 
-def test_no_rep_shortlists_omit_the_history_field_entirely() -> None:
-    inp = ShortlistInput(
-        query_text="q", need={"long_term_need": "", "current_need": "q"}, candidates=(), k=1
-    )
-    assert inp.histories is None
-
-
 def test_contracts_reject_unknown_fields_and_long_notes() -> None:
     with pytest.raises(ValueError, match="Extra inputs"):
         UpdateInput(
@@ -92,3 +86,9 @@ def test_contracts_reject_unknown_fields_and_long_notes() -> None:
         ReputationRecord(claim_reliability="high", note=" ".join(["word"] * 31))
     with pytest.raises(ValueError):
         ReputationRecord(claim_reliability="great", note="fine")
+
+
+def test_the_role_bundle_has_every_role_in_round_order_with_its_contracts() -> None:
+    assert tuple(ROLE_TYPES) == ROLES
+    for inp, out in ROLE_TYPES.values():
+        assert issubclass(inp, Contract) and issubclass(out, Contract)

@@ -201,14 +201,3 @@ class Role(Protocol[In, Out]):
     of this call, so answers are reproducible and independent of call order."""
 
     async def __call__(self, inp: In, seed: int) -> Out: ...
-
-
-ROLE_TYPES: dict[str, tuple[type[Contract], type[Contract]]] = {
-    "query": (QueryInput, Query),
-    "need": (NeedInput, StructuredNeed),
-    "explain": (ExplanationInput, Explanation),
-    "shortlist": (ShortlistInput, Shortlist),
-    "decide": (DecisionInput, Decision),
-    "review": (ReviewInput, Review),
-    "update": (UpdateInput, ReputationRecord),
-}

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import get_args, get_type_hints
 
 from recmarket.agents.contracts import (
     Decision,
@@ -32,3 +33,9 @@ class Agents:
     decide: Role[DecisionInput, Decision]
     review: Role[ReviewInput, Review]
     update: Role[UpdateInput, ReputationRecord]
+
+
+# Each role's (input, output) contract types, read off the bundle so they cannot diverge.
+ROLE_TYPES: dict[str, tuple[type, type]] = {
+    f.name: get_args(get_type_hints(Agents)[f.name]) for f in fields(Agents)
+}
