@@ -5,7 +5,7 @@ import pytest
 
 from recmarket.analysis import bootstrap
 from recmarket.analysis.bootstrap import cluster_user, paired_request
-from recmarket.analysis.contrasts import contrast
+from recmarket.analysis.contrasts import contrast, rate
 
 scipy_stats = pytest.importorskip("scipy.stats", reason="scipy comes with the test extras")
 
@@ -92,3 +92,12 @@ def test_contrasts_pick_the_design_and_check_requests_match() -> None:
     shifted[3]["episode_id"] = "D/other"
     with pytest.raises(ValueError, match="do not share requests"):
         contrast(a, shifted, lambda r: r["target_purchased"])
+
+
+def test_a_cells_rate_is_its_macro_mean_with_the_design_of_its_condition() -> None:
+    plain = rate(rows("no-rep", [1, 0, 0, 0] * 10), lambda r: r["target_purchased"], draws=2_000)
+    assert plain.design == "paired-request" and plain.estimate == pytest.approx(0.25)
+    # all of user 0's episodes bought: the users, not the episodes, are the sample
+    stateful = rate(rows("local-rep", [1, 0, 0, 0] * 10), lambda r: r["target_purchased"])
+    assert stateful.design == "cluster-user" and stateful.estimate == pytest.approx(0.25)
+    assert (stateful.high - stateful.low) > (plain.high - plain.low)

@@ -39,7 +39,7 @@ def row(domain: str, **values) -> dict:
 
 
 def cell(rows: list[dict]) -> Cell:
-    return Cell("e", "c", Path("."), rows, None)
+    return Cell("e", "c", "", Path("."), rows, None)
 
 
 def test_metrics_are_macro_means_or_pooled_shares_as_the_paper_states() -> None:

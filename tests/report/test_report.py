@@ -37,6 +37,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     spec = root / "tiny.toml"
     spec.write_text(
         f'name = "tiny"\ndescription = "planted titles"\nrequests = 24\n'
+        'figure = "accountability"\n'
         f'[base]\ndata = "{data}"\ndomains = ["Tiny", "Other"]\n'
         '[[cells]]\nname = "no-rep"\nsettings = { condition = "no-rep" }\n'
         '[[cells]]\nname = "local-rep"\nsettings = { condition = "local-rep" }\n'
@@ -45,6 +46,18 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert result.exit_code == 0, result.output
     assert "report:" in result.stdout
     return root / "out"
+
+
+def test_figures_find_their_cells_by_settings_not_names(report: Path) -> None:
+    """The spec names its figure; its cells are called "no-rep" and "local-rep", not the
+    built-in "equal/no-rep", and are found by composition and condition all the same. The
+    figure that needs compositions the spec lacks says so instead of failing."""
+    figures = report / "report" / "figures"
+    assert (figures / "fig07_top1_by_family.png").is_file()
+    assert (figures / "fig11_label_distribution.png").is_file()
+    html = (report / "report" / "report.html").read_text()
+    assert "fig08_purchase_by_composition: not drawn, 0 cells with composition" in html
+    assert not (figures / "fig03_funnel.png").exists()  # no spec here feeds it
 
 
 def test_report_regenerates_from_the_stores_alone(report: Path) -> None:

@@ -1,4 +1,6 @@
-"""Contrasts between two cells that share requests, with the right bootstrap design."""
+"""Rates of one cell and contrasts between two cells that share requests, each with the
+bootstrap design its condition calls for (Appendix A.3): under reputation, episodes of one
+simulated user are not independent, so users are resampled; otherwise requests are."""
 
 from __future__ import annotations
 
@@ -41,16 +43,33 @@ def contrast(
     cluster-user when either arm used reputation, paired-request otherwise."""
     pairs = _aligned(rows_a, rows_b)
     stateful = bool(pairs) and "local-rep" in (pairs[0][0]["condition"], pairs[0][1]["condition"])
+    values = [(a, value(b) - value(a)) for a, b in pairs]
+    return _interval(values, stateful, draws, seed)
+
+
+def rate(
+    rows: list[Row], value: Callable[[Row], float], *, draws: int = DRAWS, seed: int = 0
+) -> Interval:
+    """One cell's macro rate of ``value`` with a 95% interval."""
+    stateful = bool(rows) and rows[0]["condition"] == "local-rep"
+    return _interval([(r, value(r)) for r in rows], stateful, draws, seed)
+
+
+def _interval(values: list[tuple[Row, float]], stateful: bool, draws: int, seed: int) -> Interval:
+    """Macro mean of per-episode values (keyed by their episode's row), cluster-user when
+    ``stateful``, paired-request otherwise."""
     if not stateful:
-        diffs: dict[str, list[float]] = defaultdict(list)
-        for a, b in pairs:
-            diffs[a["domain"]].append(value(b) - value(a))
-        return paired_request({d: np.array(v) for d, v in diffs.items()}, draws=draws, seed=seed)
+        by_domain: dict[str, list[float]] = defaultdict(list)
+        for row, v in values:
+            by_domain[row["domain"]].append(v)
+        return paired_request(
+            {d: np.array(v) for d, v in by_domain.items()}, draws=draws, seed=seed
+        )
     sums: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
     counts: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
-    for a, b in pairs:
-        sums[a["domain"]][a["sim_user"]] += value(b) - value(a)
-        counts[a["domain"]][a["sim_user"]] += 1
+    for row, v in values:
+        sums[row["domain"]][row["sim_user"]] += v
+        counts[row["domain"]][row["sim_user"]] += 1
     users = {d: sorted(s) for d, s in sums.items()}
     return cluster_user(
         {d: np.array([sums[d][u] for u in users[d]]) for d in users},
@@ -58,3 +77,7 @@ def contrast(
         draws=draws,
         seed=seed,
     )
+
+
+def is_target_purchase(r: Row) -> float:
+    return float(r["target_purchased"])

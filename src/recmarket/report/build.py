@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import html
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,7 +12,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from recmarket.market.access import analytic_access
-from recmarket.report.data import Cell, load_cells
+from recmarket.report.data import Cell, MissingCell, load_cells
 from recmarket.report.figures import FIGURES
 from recmarket.report.html import figure_html, page, table_html
 from recmarket.report.paper import compare
@@ -121,6 +121,20 @@ class BuiltReport:
     comparison: list[dict[str, Any]]  # the paper's numbers beside ours
 
 
+def _drawn(stem: str, draw: Any, cells: list[Cell], figures: Path, tables: Path) -> str:
+    """One figure drawn and saved (PNG, PDF, its table): its HTML, or why it is missing."""
+    try:
+        fig, rows = draw(cells)
+    except MissingCell as missing:  # a custom spec under a built-in figure
+        return f"<p>{stem}: not drawn, {html.escape(str(missing))}</p>"
+    for suffix in (".png", ".pdf"):
+        fig.savefig(figures / f"{stem}{suffix}", dpi=130, bbox_inches="tight")
+    plt.close(fig)
+    write_table(rows, tables / stem)
+    title = draw.__doc__.splitlines()[0] if draw.__doc__ else stem
+    return figure_html(title, figures / f"{stem}.png", rows)
+
+
 def build_report(out_dirs: list[Path], target: Path) -> BuiltReport:
     """Write figures (PNG, PDF), tables (CSV, Markdown) and report.html under ``target``."""
     cells = load_cells(out_dirs)
@@ -134,27 +148,13 @@ def build_report(out_dirs: list[Path], target: Path) -> BuiltReport:
         body.append(
             "<h2>Appendix A.2: analytic vs empirical forced inclusion</h2>" + table_html(access)
         )
-    for stem, (experiment, draw) in FIGURES.items():
-        if experiment not in cells:
-            continue
-        try:
-            fig, rows = draw(cells)
-        except KeyError as missing:  # a custom spec under a built-in name, without a cell
-            body.append(
-                f"<p>{stem}: not drawn, the run has no cell {html.escape(str(missing))}</p>"
-            )
-            continue
-        for suffix in (".png", ".pdf"):
-            fig.savefig(figures / f"{stem}{suffix}", dpi=130, bbox_inches="tight")
-        plt.close(fig)
-        write_table(rows, tables / stem)
-        body.append(
-            figure_html(
-                draw.__doc__.splitlines()[0] if draw.__doc__ else stem,
-                figures / f"{stem}.png",
-                rows,
-            )
-        )
+    by_figure: dict[str, list[Cell]] = defaultdict(list)
+    for members in cells.values():
+        for cell in members.values():
+            by_figure[cell.figure].append(cell)
+    for kind, figures_of_kind in FIGURES.items():
+        for stem, draw in figures_of_kind if by_figure[kind] else ():
+            body.append(_drawn(stem, draw, by_figure[kind], figures, tables))
     comparison = compare(cells)
     write_table(comparison, tables / "paper_comparison")
     body.append(

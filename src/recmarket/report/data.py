@@ -1,18 +1,17 @@
-"""What the report reads: the reproduce plan and each cell's episode rows, and the
-statistics computed from them."""
+"""What the report reads: the reproduce plan and each cell's episode rows (statistics
+on them live in ``recmarket.analysis``)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from recmarket.analysis.bootstrap import Interval, cluster_user, paired_request
 from recmarket.analysis.funnel import funnel
+from recmarket.config import RunConfig
+from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.run.reproduce import read_plan
 from recmarket.run.store import RunStore
 
@@ -22,14 +21,34 @@ Row = dict[str, Any]
 @dataclass
 class Cell:
     experiment: str
-    name: str
+    name: str  # the spec's label for the cell: shown, never used to find it
+    figure: str  # which figure the cell's experiment feeds
     run_dir: Path
     rows: list[Row]
-    config: Any
+    config: RunConfig
 
     @property
     def macro(self) -> dict[str, Any]:
         return funnel(self.rows)["macro"]
+
+
+class MissingCell(LookupError):
+    """A figure needs a cell the run does not have (a custom spec under a built-in figure)."""
+
+
+def find(cells: Iterable[Cell], wanted: str, match: Callable[[RunConfig], bool]) -> Cell:
+    """The cell whose settings ``match``; ``wanted`` describes it for the message."""
+    found = [c for c in cells if match(c.config)]
+    if len(found) != 1:
+        raise MissingCell(f"{len(found)} cells with {wanted} (one expected)")
+    return found[0]
+
+
+def figure_of(experiment: str, planned: str) -> str:
+    """The figure a plan entry names, or for an older plan its built-in spec's figure."""
+    if planned or experiment not in builtin_names():
+        return planned
+    return load_spec(experiment).figure
 
 
 def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
@@ -43,39 +62,8 @@ def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
                 with RunStore.read(Path(run_dir)) as store:
                     loaded[run_dir] = (store.episodes(), store.config())
             rows, cfg = loaded[run_dir]
+            figure = figure_of(entry.experiment, entry.figure)
             cells[entry.experiment][entry.cell] = Cell(
-                entry.experiment, entry.cell, Path(run_dir), rows, cfg
+                entry.experiment, entry.cell, figure, Path(run_dir), rows, cfg
             )
     return cells
-
-
-def rate_interval(
-    rows: list[Row],
-    value: Callable[[Row], float],
-    draws: int = 50_000,
-) -> Interval:
-    """A cell's macro rate with a 95% interval: users resampled under reputation, requests
-    otherwise."""
-    by_domain: dict[str, list[Row]] = defaultdict(list)
-    for r in rows:
-        by_domain[r["domain"]].append(r)
-    if rows and rows[0]["condition"] == "local-rep":
-        sums, counts = {}, {}
-        for domain, members in by_domain.items():
-            users = sorted({r["sim_user"] for r in members})
-            sums[domain] = np.array(
-                [sum(value(r) for r in members if r["sim_user"] == u) for u in users]
-            )
-            counts[domain] = np.array([sum(r["sim_user"] == u for r in members) for u in users])
-        return cluster_user(sums, counts, draws=draws)
-    return paired_request(
-        {d: np.array([value(r) for r in m]) for d, m in by_domain.items()}, draws=draws
-    )
-
-
-def is_target_purchase(r: Row) -> float:
-    return float(r["target_purchased"])
-
-
-def top1_is(policy: str) -> Callable[[Row], float]:
-    return lambda r: float(r["top1_policy"] == policy)

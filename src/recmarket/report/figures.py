@@ -1,7 +1,9 @@
 """The paper's figures (3-12) from the cells of a reproduce run.
 
-Each function takes the loaded cells, draws one figure, and returns it with the numbers it
-shows (saved beside it as a table). A figure whose experiment was not run is skipped.
+Each experiment spec names the figure its cells feed; each function here takes the cells of
+one figure, finds the ones it needs by their settings (their names are only labels), draws,
+and returns the figure with the numbers it shows (saved beside it as a table). Statistics
+come from ``recmarket.analysis``. A figure no run feeds is skipped.
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from recmarket.analysis.contrasts import contrast
-from recmarket.report.data import Cell, is_target_purchase, rate_interval
+from recmarket.analysis.contrasts import contrast, is_target_purchase, rate
+from recmarket.report.data import Cell, find
 from recmarket.vocabulary import Policy
 
-Cells = dict[str, dict[str, Cell]]
+Cells = list[Cell]
 Figure = tuple[Any, list[dict[str, Any]]]
 STAGES = (
     ("target_present", "Present"),
@@ -44,9 +46,8 @@ def _bars(ax: Any, groups: list[str], series: dict[str, list[float]]) -> None:
 
 def funnel_by_condition(cells: Cells) -> Figure:
     """Fig. 3: stage-wise target outcomes, Platform-Centric vs user agent (J = K)."""
-    opening = cells["market-opening"]
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
-    series = {name: [c.macro[k] for k, _ in STAGES] for name, c in opening.items()}
+    series = {c.name: [c.macro[k] for k, _ in STAGES] for c in cells}
     _bars(ax, [label for _, label in STAGES], series)
     ax.set_ylabel("share of episodes (macro)")
     ax.set_title("Stage-wise target outcomes")
@@ -57,13 +58,13 @@ def funnel_by_condition(cells: Cells) -> Figure:
     return fig, rows
 
 
-def _sweep(cells: dict[str, Cell], key: Callable[[Cell], int], axis: str) -> Figure:
-    ordered = sorted(cells.values(), key=key)
+def _sweep(cells: Cells, key: Callable[[Cell], int], axis: str) -> Figure:
+    ordered = sorted(cells, key=key)
     xs = [key(c) for c in ordered]
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
     rows = []
     for stage, label in STAGES:
-        intervals = [rate_interval(c.rows, lambda r, s=stage: float(r[s])) for c in ordered]
+        intervals = [rate(c.rows, lambda r, s=stage: float(r[s])) for c in ordered]
         y = [i.estimate for i in intervals]
         err = [
             [v - i.low for v, i in zip(y, intervals, strict=True)],
@@ -90,14 +91,14 @@ def _sweep(cells: dict[str, Cell], key: Callable[[Cell], int], axis: str) -> Fig
 
 def n_sweep(cells: Cells) -> Figure:
     """Fig. 4: market expansion."""
-    fig, rows = _sweep(cells["market-expansion"], lambda c: c.config.market.n_platforms, "N")
+    fig, rows = _sweep(cells, lambda c: c.config.market.n_platforms, "N")
     fig.axes[0].set_title("Market expansion")
     return fig, rows
 
 
 def k_sweep(cells: Cells) -> Figure:
     """Fig. 5: shortlist capacity."""
-    fig, rows = _sweep(cells["shortlist-capacity"], lambda c: c.config.market.shortlist_k, "K")
+    fig, rows = _sweep(cells, lambda c: c.config.market.shortlist_k, "K")
     fig.axes[0].set_title("Shortlist capacity")
     return fig, rows
 
@@ -107,14 +108,14 @@ def decision_composition(cells: Cells) -> Figure:
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
     rows = []
     bottom = np.zeros(3)
-    names = list(cells["homogeneous-signaling"])
+    names = [c.name for c in cells]
     parts = (
         ("target_purchased", "target purchase"),
         ("off_target_purchase_rate", "off-target"),
         ("no_purchase_rate", "no purchase"),
     )
     for key, label in parts:
-        values = np.array([cells["homogeneous-signaling"][n].macro[key] for n in names])
+        values = np.array([c.macro[key] for c in cells])
         ax.bar(names, values, bottom=bottom, label=label)
         bottom += values
         rows += [{"cell": n, "part": label, "share": v} for n, v in zip(names, values, strict=True)]
@@ -126,8 +127,10 @@ def decision_composition(cells: Cells) -> Figure:
 
 def top1_by_family(cells: Cells) -> Figure:
     """Fig. 7: Top-1 attention by policy family, equal market, NoRep vs LocalRep."""
-    acc = cells["accountability"]
-    arms = {"NoRep": acc["equal/no-rep"], "LocalRep": acc["equal/local-rep"]}
+    arms = {
+        "NoRep": _market(cells, "equal", "no-rep"),
+        "LocalRep": _market(cells, "equal", "local-rep"),
+    }
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
     series = {
         p.value: [a.macro["top1_share_by_policy"][p.value] for a in arms.values()] for p in Policy
@@ -145,12 +148,11 @@ def top1_by_family(cells: Cells) -> Figure:
 def purchase_by_composition(cells: Cells) -> Figure:
     """Fig. 8: target purchase, NoRep vs LocalRep, with cluster-bootstrap intervals of the
     difference."""
-    acc = cells["accountability"]
     compositions = ("equal", "balanced-exaggeration", "strict-exaggeration")
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
     rows = []
     for i, comp in enumerate(compositions):
-        a, b = acc[f"{comp}/no-rep"], acc[f"{comp}/local-rep"]
+        a, b = _market(cells, comp, "no-rep"), _market(cells, comp, "local-rep")
         diff = contrast(a.rows, b.rows, is_target_purchase)
         ax.plot(
             [i - 0.1, i + 0.1],
@@ -181,6 +183,20 @@ def purchase_by_composition(cells: Cells) -> Figure:
     return fig, rows
 
 
+def _market(cells: Cells, composition: str, condition: str) -> Cell:
+    return find(
+        cells,
+        f"composition {composition} under {condition}",
+        lambda c: c.market.composition == composition and c.condition == condition,
+    )
+
+
+def _twin(cells: Cells, cell: Cell) -> Cell:
+    """The LocalRep cell with every other setting of a NoRep cell."""
+    twin = cell.config.model_copy(update={"condition": "local-rep"})
+    return find(cells, f"the settings of {cell.name} under local-rep", lambda c: c == twin)
+
+
 def _diff(interval: Any) -> dict[str, Any]:
     return {
         "difference": interval.estimate,
@@ -192,14 +208,11 @@ def _diff(interval: Any) -> dict[str, Any]:
 
 def robustness(cells: Cells) -> Figure:
     """Fig. 9 and Table 2: rotations and evaluation-side variants, NoRep vs LocalRep."""
-    pairs = []
-    for experiment in ("catalog-assignment", "model-sensitivity"):
-        for name in cells.get(experiment, {}):
-            if name.endswith("/no-rep"):
-                setting = name.removesuffix("/no-rep")
-                pairs.append(
-                    (setting, cells[experiment][name], cells[experiment][f"{setting}/local-rep"])
-                )
+    pairs = [
+        (c.name.removesuffix("/no-rep"), c, _twin(cells, c))
+        for c in cells
+        if c.config.condition == "no-rep"
+    ]
     fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.4))
     rows = []
     for i, (setting, a, b) in enumerate(pairs):
@@ -235,11 +248,11 @@ def robustness(cells: Cells) -> Figure:
 
 def reputation_scope(cells: Cells) -> Figure:
     """Fig. 10: Exaggeration's Top-1 share over early round blocks, by reputation scope."""
-    scope = cells["reputation-scope"]
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
     rows = []
     labels = [f"{lo}-{hi}" for lo, hi in BLOCKS]
-    for name, cell in scope.items():
+    for cell in cells:
+        name = cell.name
         shares = []
         for lo, hi in BLOCKS:
             block = [r for r in cell.rows if lo <= r["ord"] + 1 <= hi]
@@ -265,7 +278,7 @@ def reputation_scope(cells: Cells) -> Figure:
 
 def label_distribution(cells: Cells) -> Figure:
     """Fig. 11: claim-reliability labels among purchase-grounded updates, by family."""
-    cell = cells["accountability"]["equal/local-rep"]
+    cell = _market(cells, "equal", "local-rep")
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
     rows = []
     series: dict[str, list[float]] = {label: [] for label in ("high", "mixed", "low")}
@@ -287,10 +300,10 @@ def label_distribution(cells: Cells) -> Figure:
 
 def same_item(cells: Cells) -> Figure:
     """Fig. 12: same-item comparisons at Top-1 and who wins them, rho 0.1 vs 1.0."""
-    overlap = cells["catalog-overlap"]
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
     rows = []
-    for name, cell in overlap.items():
+    for cell in cells:
+        name = cell.name
         same = [r for r in cell.rows if r["same_item_top1"]]
         rate = len(same) / max(len(cell.rows), 1)
         wins = np.mean([r["top1_policy"] == "exaggeration" for r in same]) if same else 0.0
@@ -307,15 +320,18 @@ def same_item(cells: Cells) -> Figure:
     return fig, rows
 
 
-FIGURES: dict[str, tuple[str, Callable[[Cells], Figure]]] = {
-    "fig03_funnel": ("market-opening", funnel_by_condition),
-    "fig04_market_expansion": ("market-expansion", n_sweep),
-    "fig05_shortlist_capacity": ("shortlist-capacity", k_sweep),
-    "fig06_homogeneous_decisions": ("homogeneous-signaling", decision_composition),
-    "fig07_top1_by_family": ("accountability", top1_by_family),
-    "fig08_purchase_by_composition": ("accountability", purchase_by_composition),
-    "fig09_robustness": ("catalog-assignment", robustness),
-    "fig10_reputation_scope": ("reputation-scope", reputation_scope),
-    "fig11_label_distribution": ("accountability", label_distribution),
-    "fig12_same_item": ("catalog-overlap", same_item),
+# A spec's ``figure`` -> the figures its cells feed (file stem, drawing function).
+FIGURES: dict[str, tuple[tuple[str, Callable[[Cells], Figure]], ...]] = {
+    "funnel": (("fig03_funnel", funnel_by_condition),),
+    "n_sweep": (("fig04_market_expansion", n_sweep),),
+    "k_sweep": (("fig05_shortlist_capacity", k_sweep),),
+    "decisions": (("fig06_homogeneous_decisions", decision_composition),),
+    "accountability": (
+        ("fig07_top1_by_family", top1_by_family),
+        ("fig08_purchase_by_composition", purchase_by_composition),
+        ("fig11_label_distribution", label_distribution),
+    ),
+    "robustness": (("fig09_robustness", robustness),),
+    "scope": (("fig10_reputation_scope", reputation_scope),),
+    "overlap": (("fig12_same_item", same_item),),
 }

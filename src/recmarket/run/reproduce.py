@@ -32,6 +32,7 @@ class PlannedCell:
     cell: str
     run_dir: str  # relative to the reproduce directory, so the directory can move
     digest: str
+    figure: str = ""  # the spec's figure (plans written before it was stored have none)
 
 
 class PlanError(ValueError):
@@ -74,7 +75,7 @@ def plan(
         for cell, cfg in spec.configs(scale, overrides):
             digest = cfg.digest()
             run_dir = Path("cells") / f"{cfg.condition}-{digest[:12]}"
-            cells.append(PlannedCell(spec.name, cell, str(run_dir), digest))
+            cells.append(PlannedCell(spec.name, cell, str(run_dir), digest, spec.figure))
             configs[str(out / run_dir)] = cfg
     return cells, configs
 
