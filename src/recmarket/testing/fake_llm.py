@@ -100,6 +100,12 @@ def completion(body: dict[str, Any], text: str, prompt_tokens: int) -> dict[str,
     }
 
 
+def role_of(messages: list[dict[str, str]]) -> str:
+    """Which role's prompt card the messages open with ("unknown" for anything else)."""
+    system = messages[0]["content"] if messages else ""
+    return next((r for prefix, r in ROLE_BY_SYSTEM.items() if system.startswith(prefix)), "unknown")
+
+
 def answer(role: str, user: str) -> str:
     """A valid answer for the role, read off the prompt."""
     if role == "query":
@@ -190,6 +196,7 @@ class FakeLLM:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body leave at once, as from real servers
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -251,10 +258,8 @@ class FakeLLM:
             with self.lock:
                 self.checks += 1
             return 200, {}, completion(body, "OK", prompt_tokens=5)
-        system, user = messages[0]["content"], messages[1]["content"]  # the card, not a re-ask
-        role = next(
-            (r for prefix, r in ROLE_BY_SYSTEM.items() if system.startswith(prefix)), "unknown"
-        )
+        user = messages[1]["content"]  # the card, not a re-ask
+        role = role_of(messages)
         key = hashlib.sha256(json.dumps([messages, body.get("seed")]).encode()).hexdigest()
         with self.lock:
             self.requests[role] += 1

@@ -1,5 +1,5 @@
-"""The call wrapper against a loopback server: bounded replies, bounded and visible waits,
-and a run that stops when an endpoint keeps failing."""
+"""A model over the OpenAI-compatible provider against a loopback server, end to end:
+bounded replies, bounded and visible waits, a run that stops when an endpoint keeps failing."""
 
 import asyncio
 import json
@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from recmarket.agents.llm import client
+from recmarket.agents.llm import wrappers
 from recmarket.agents.llm.cache import CallCache
 from recmarket.agents.llm.client import ChatModel, EndpointFailure
 from recmarket.agents.llm.config import ModelConfig
 from recmarket.agents.llm.ledger import Ledger, SpendAccount
+from recmarket.agents.llm.openai_api import OpenAIChatAPI
 from recmarket.agents.llm.transport import BoundedStream, ReplyTooLarge
+from recmarket.agents.llm.wrappers import PriorityLimit
 from recmarket.testing.fake_llm import FakeLLM, FaultPlan
 
 KEY_ENV = "RECMARKET_TEST_KEY"
@@ -31,9 +33,10 @@ def chat_model(server: FakeLLM, tmp_path: Path, notices: list[str] | None = None
     )
     return ChatModel(
         config,
+        OpenAIChatAPI(config),
         CallCache([tmp_path / "calls.sqlite"]),
         Ledger(SpendAccount(None, None)),
-        asyncio.Semaphore(config.concurrency),
+        PriorityLimit(config.concurrency),
         on_wait=notices.append if notices is not None else None,
     )
 
@@ -93,7 +96,7 @@ def test_retry_after_is_capped(tmp_path: Path) -> None:
 
 
 def test_long_waits_are_announced_and_cleared(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(client, "VISIBLE_WAIT", 0.05)
+    monkeypatch.setattr(wrappers, "VISIBLE_WAIT", 0.05)
     plan = FaultPlan(rates={"rate_limit": 1.0}, retry_after=0.2, burst=1)
     notices: list[str] = []
     with FakeLLM(faults=plan) as server:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from recmarket.agents.llm.api import ChatAPI
 from recmarket.agents.llm.cache import CallCache
 from recmarket.agents.llm.client import ChatModel, WaitNotice
 from recmarket.agents.llm.config import OFFLINE, LLMConfig, ModelConfig
 from recmarket.agents.llm.ledger import BudgetWithoutPrices, Ledger, SpendAccount
+from recmarket.agents.llm.openai_api import OpenAIChatAPI
 from recmarket.agents.llm.role import LLMRole
+from recmarket.agents.llm.wrappers import PriorityLimit
 from recmarket.agents.roles import Agents
 from recmarket.vocabulary import ROLES
 
@@ -47,6 +50,7 @@ class LLMBackend:
     replay: bool = False
     budget: float | None = None
     on_wait: WaitNotice | None = None
+    provider: Callable[[ModelConfig], ChatAPI] = OpenAIChatAPI  # a fake one in unit tests
     ledger: Ledger = field(init=False)
     cache: CallCache = field(init=False)
     roles: dict[str, LLMRole] = field(init=False)
@@ -55,11 +59,13 @@ class LLMBackend:
         require_prices(self.config, self.budget)
         self.ledger = Ledger(SpendAccount(self.spend_path, self.budget))
         self.cache = CallCache(self.cache_paths)
-        limits: dict[str, asyncio.Semaphore] = {}
+        limits: dict[str, PriorityLimit] = {}
         models: dict[str, ChatModel] = {}
         for name, cfg in self.config.models.items():
-            limit = limits.setdefault(cfg.base_url, asyncio.Semaphore(cfg.concurrency))
-            models[name] = ChatModel(cfg, self.cache, self.ledger, limit, self.replay, self.on_wait)
+            limit = limits.setdefault(cfg.base_url, PriorityLimit(cfg.concurrency))
+            models[name] = ChatModel(
+                cfg, self.provider(cfg), self.cache, self.ledger, limit, self.replay, self.on_wait
+            )
         self.roles = {
             role: LLMRole(role, models[name], self.config.repair_attempts)
             for role in ROLES

@@ -55,6 +55,7 @@ class SpendAccount:
 
     def __init__(self, path: Path | None, budget: float | None) -> None:
         self.path, self.budget = path, budget
+        self.in_flight = 0  # this process's paid calls sent and not yet answered
         self.db = connect(path, timeout=30) if path else sqlite3.connect(":memory:")
         self._execute(SCHEMA)
         self._execute("INSERT OR IGNORE INTO llm_spend VALUES (1, 0, 0)")
@@ -114,7 +115,6 @@ class Ledger:
 
     account: SpendAccount
     rows: dict[tuple[str, str], Usage] = field(default_factory=lambda: defaultdict(Usage))
-    in_flight: int = 0  # paid calls sent and not yet answered
 
     @property
     def spent(self) -> float:

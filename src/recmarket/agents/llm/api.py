@@ -1,0 +1,80 @@
+"""The one interface a chat provider implements, in the shape of inspect_ai's ``ModelAPI``.
+
+A provider sends one request and returns one reply, or raises ``ProviderError`` saying what
+went wrong and whether trying again may help. Everything else a call needs (the call
+store and replay, retries, the concurrency limit, the budget, the ledger) wraps a provider
+in ``recmarket.agents.llm.wrappers`` and ``client``, so each can be tested alone and a
+new provider is one small class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """What determines an answer: the rendered messages and the sampling parameters."""
+
+    role: str  # which role asks (for priorities and the ledger; not sent)
+    messages: list[dict[str, str]] = field(hash=False)
+    max_tokens: int
+    temperature: float
+    seed: int | None  # the call's sample index, where the endpoint accepts a seed
+
+    @property
+    def characters(self) -> int:
+        return sum(len(m["content"]) for m in self.messages)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The answer's text and its token counts, bounded by what the request allows."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    retries: int = 0  # attempts that failed before this one (set by the retry wrapper)
+
+
+class ProviderError(Exception):
+    """One failed attempt: the cause in words a user can act on, whether a retry may help,
+    and how long the endpoint asked to wait (Retry-After), if it did."""
+
+    def __init__(
+        self,
+        cause: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        rate_limited: bool = False,
+    ) -> None:
+        super().__init__(cause)
+        self.cause = cause
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.rate_limited = rate_limited  # a 429: the endpoint working, asking to slow down
+
+
+class ChatAPI(Protocol):
+    """A chat provider: one request, one reply (or a ProviderError)."""
+
+    async def generate(self, request: ChatRequest) -> Reply: ...
+
+    async def aclose(self) -> None: ...
+
+
+Generate = Callable[[ChatRequest], Awaitable[Reply]]
+
+
+def trusted_tokens(request: ChatRequest, prompt: object, completion: object) -> tuple[int, int]:
+    """Reported token counts, never more than the request allows: a completion is at most
+    max_tokens, a prompt at most one token per character sent (the ledger and the budget
+    must not trust a claimed 10^12)."""
+
+    def count(value: object, ceiling: int) -> int:
+        return min(max(value, 0), ceiling) if isinstance(value, int) else 0
+
+    return count(prompt, request.characters), count(completion, request.max_tokens)

@@ -1,0 +1,122 @@
+"""Any OpenAI-compatible endpoint as a ``ChatAPI``, through the openai SDK's public client.
+
+The key is read from its environment variable when the endpoint is first used and lives
+only inside the SDK client; it is never stored, logged or reported. Replies arrive through
+the bounded transport (``transport.py``), so an oversized body is refused as it arrives.
+Every SDK error becomes a ProviderError that says what is wrong and whether to retry.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import openai
+
+from recmarket.agents.llm.api import ChatRequest, ProviderError, Reply, trusted_tokens
+from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm.transport import ReplyTooLarge, bounded_client
+
+RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _malformed(what: str) -> ProviderError:
+    return ProviderError(
+        f"malformed replies ({what}); is the base URL an OpenAI-compatible endpoint?",
+        retryable=True,  # a retry may not repeat it
+    )
+
+
+def provider_error(exc: Exception) -> ProviderError:
+    """What an SDK exception means for the run."""
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        cause = f"the key was refused (HTTP {exc.status_code}); check the key and its variable"
+        return ProviderError(cause, retryable=False)
+    if isinstance(exc, openai.NotFoundError):
+        cause = "not found (HTTP 404): check the base URL and the model name"
+        return ProviderError(cause, retryable=False)
+    if isinstance(exc, openai.APITimeoutError):
+        return ProviderError("no answer within the timeout", retryable=True)
+    if isinstance(exc, openai.APIConnectionError):
+        inner = exc.__cause__ or exc
+        return ProviderError(f"cannot connect ({type(inner).__name__}: {inner})", retryable=True)
+    if isinstance(exc, openai.APIStatusError):
+        return ProviderError(
+            f"HTTP {exc.status_code}: {exc.message}",
+            retryable=exc.status_code in RETRYABLE_STATUS,
+            retry_after=_retry_after(exc),
+            rate_limited=exc.status_code == 429,
+        )
+    if isinstance(exc, ReplyTooLarge | openai.APIResponseValidationError | ValueError):
+        return _malformed(str(exc))
+    return ProviderError(f"{type(exc).__name__}: {exc}", retryable=False)
+
+
+def _reply_text(response: Any) -> str:
+    """The answer's text, or a ProviderError saying what the reply lacked."""
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise _malformed("a reply without choices")
+    message = getattr(choices[0], "message", None)
+    content = getattr(message, "content", None) if message is not None else None
+    if message is None or not isinstance(content, str | None):
+        raise _malformed("a reply without a message")
+    return content or ""
+
+
+class OpenAIChatAPI:
+    """One model behind one OpenAI-compatible base URL."""
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        self.cfg = cfg
+        self._client: openai.AsyncOpenAI | None = None
+
+    def client(self) -> openai.AsyncOpenAI:
+        if self._client is None:
+            key = os.environ.get(self.cfg.api_key_env)
+            if not key:
+                cause = f"the API key variable {self.cfg.api_key_env} is not set"
+                raise ProviderError(cause, retryable=False)
+            self._client = openai.AsyncOpenAI(
+                api_key=key,
+                base_url=self.cfg.base_url,
+                max_retries=0,  # retries are the Retrying wrapper's
+                timeout=self.cfg.timeout,
+                http_client=bounded_client(self.cfg.concurrency, self.cfg.max_reply_bytes),
+            )
+        return self._client
+
+    async def generate(self, request: ChatRequest) -> Reply:
+        extra = {"seed": request.seed} if request.seed is not None else {}
+        try:
+            response = await self.client().chat.completions.create(
+                model=self.cfg.name,
+                messages=request.messages,  # type: ignore[arg-type]
+                temperature=request.temperature,
+                max_tokens=request.max_tokens,
+                **extra,
+            )
+        except (openai.OpenAIError, ValueError) as exc:
+            raise provider_error(exc) from exc
+        text = _reply_text(response)
+        usage = response.usage
+        prompt, completion = trusted_tokens(
+            request,
+            usage.prompt_tokens if usage else None,
+            usage.completion_tokens if usage else None,
+        )
+        return Reply(text, prompt, completion)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None

@@ -1,0 +1,169 @@
+"""What every provider call needs, as layers around a ``ChatAPI`` (inspect_ai's ``Model``
+around its ``ModelAPI``): the budget, the concurrency limit, the retries. Each layer takes
+the next one's ``generate`` and is tested on its own against a scripted provider.
+
+From the outside in: ``Budgeted`` reserves a call's worst-case cost before it waits for a
+slot; ``Limited`` holds one of the endpoint's slots, stage 3-4 calls first; ``Retrying``
+retries what may pass (capped Retry-After, backoff with full jitter) and turns the rest,
+and runs of failures, into ``EndpointFailure``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import random
+from collections.abc import Callable
+from dataclasses import replace
+
+from recmarket.agents.llm.api import ChatRequest, Generate, ProviderError, Reply
+from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm.ledger import BudgetExceeded, SpendAccount, price, worst_case
+
+BACKOFF_BASE, BACKOFF_CAP = 0.5, 30.0
+VISIBLE_WAIT = 10.0  # seconds: longer waits are announced on the progress line
+
+# Told about every wait long enough to notice ("" once it is over).
+WaitNotice = Callable[[str], None]
+
+
+class EndpointFailure(RuntimeError):
+    """Infrastructure, not a result: the endpoint refused the key, the model or the request,
+    could not be reached, or kept failing after every retry. The run stops with this one
+    line and commits nothing for unfinished episodes; the same command resumes once the
+    cause is fixed. Only a model that answered and stayed invalid is an episode failure."""
+
+    @classmethod
+    def at(cls, cfg: ModelConfig, cause: str) -> EndpointFailure:
+        return cls(f"endpoint {cfg.base_url}, model {cfg.name}: {cause}")
+
+
+class Retrying:
+    """Retries what may pass; stops the run on what will not, on a call whose retries are
+    spent, and on too many failed attempts in a row across all calls (429s aside): a dead
+    endpoint then costs two rounds of timeouts, not every call's retries."""
+
+    def __init__(self, inner: Generate, cfg: ModelConfig, on_wait: WaitNotice | None) -> None:
+        self.inner, self.cfg, self.on_wait = inner, cfg, on_wait
+        self.failures_in_a_row = 0
+
+    async def __call__(self, request: ChatRequest) -> Reply:
+        for attempt in range(self.cfg.max_retries + 1):
+            try:
+                reply = await self.inner(request)
+            except ProviderError as error:
+                await self._after(error, attempt)
+                continue
+            self.failures_in_a_row = 0
+            return replace(reply, retries=attempt)
+        raise AssertionError("unreachable: the last attempt raises")
+
+    async def _after(self, error: ProviderError, attempt: int) -> None:
+        if not error.rate_limited:  # a 429 is the endpoint working: its retries bound it
+            self.failures_in_a_row += 1
+        if not error.retryable:
+            raise EndpointFailure.at(self.cfg, error.cause) from error
+        if attempt == self.cfg.max_retries:
+            raise EndpointFailure.at(
+                self.cfg, f"{error.cause}, still after {attempt} retries"
+            ) from error
+        if self.failures_in_a_row > self.cfg.failure_limit:
+            raise EndpointFailure.at(
+                self.cfg,
+                f"{error.cause}; {self.failures_in_a_row} failed attempts in a row "
+                f"(max_failures_in_a_row is {self.cfg.failure_limit})",
+            ) from error
+        delay = error.retry_after
+        if delay is None:
+            delay = random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt))
+        delay = min(delay, self.cfg.retry_after_cap)
+        visible = self.on_wait is not None and delay > VISIBLE_WAIT
+        if visible:
+            self.on_wait(f"{self.cfg.name}: waiting {delay:.0f} s after {error.cause}")
+        await asyncio.sleep(delay)
+        if visible:
+            self.on_wait("")
+
+
+class PriorityLimit:
+    """At most ``slots`` calls in flight; a freed slot goes to the most urgent waiter (then
+    the longest waiting). One per endpoint, shared by every model and role that uses it."""
+
+    def __init__(self, slots: int) -> None:
+        self.free = slots
+        self.waiting: list[tuple[int, int, asyncio.Future[None]]] = []
+        self.order = itertools.count()
+
+    async def acquire(self, urgency: int) -> None:
+        """Take a slot; a lower ``urgency`` number is served first."""
+        if self.free and not self.waiting:
+            self.free -= 1
+            return
+        future = asyncio.get_running_loop().create_future()
+        heapq.heappush(self.waiting, (urgency, next(self.order), future))
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled():
+                self.release()  # granted just as it was cancelled: pass the slot on
+            raise
+
+    def release(self) -> None:
+        while self.waiting:
+            _, _, future = heapq.heappop(self.waiting)
+            if not future.done():
+                future.set_result(None)
+                return
+        self.free += 1
+
+
+# Stage 3-4 calls (each user's chain of shortlist, decision, review, update) wait for
+# nothing but a slot; stage 1-2 calls are prepared ahead and can wait behind them.
+URGENT_ROLES = frozenset({"shortlist", "decide", "review", "update"})
+
+
+class Limited:
+    """One slot of the endpoint's limit per call, urgent roles first."""
+
+    def __init__(self, inner: Generate, limit: PriorityLimit) -> None:
+        self.inner, self.limit = inner, limit
+
+    async def __call__(self, request: ChatRequest) -> Reply:
+        await self.limit.acquire(0 if request.role in URGENT_ROLES else 1)
+        try:
+            return await self.inner(request)
+        finally:
+            self.limit.release()
+
+
+class Budgeted:
+    """Reserves a call's worst-case cost in the spend account before it is sent and settles
+    it with the call's price after. When the budget cannot cover a call, the calls already
+    in flight are let finish (they are paid for and will be stored) before BudgetExceeded
+    stops the run. A call cut off in flight is charged its reservation (it may have been
+    billed); a call the endpoint refused, nothing."""
+
+    def __init__(self, inner: Generate, cfg: ModelConfig, account: SpendAccount) -> None:
+        self.inner, self.cfg, self.account = inner, cfg, account
+
+    async def __call__(self, request: ChatRequest) -> Reply:
+        reserved = worst_case(self.cfg, request.messages, request.max_tokens)
+        try:
+            self.account.reserve(reserved)
+        except BudgetExceeded:
+            while self.account.in_flight:
+                await asyncio.sleep(0.05)
+            raise
+        self.account.in_flight += 1
+        cost = reserved
+        try:
+            reply = await self.inner(request)
+            cost = price(self.cfg, reply.prompt_tokens, reply.completion_tokens)
+            return reply
+        except EndpointFailure:
+            cost = 0.0
+            raise
+        finally:
+            self.account.in_flight -= 1
+            self.account.settle(reserved, cost)

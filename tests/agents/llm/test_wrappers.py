@@ -1,0 +1,146 @@
+"""Each layer around a provider, alone, against the in-process fake provider."""
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from recmarket.agents.llm.api import ChatRequest, ProviderError
+from recmarket.agents.llm.cache import CallCache
+from recmarket.agents.llm.client import ChatModel, ReplayMiss
+from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm.ledger import BudgetExceeded, Ledger, SpendAccount
+from recmarket.agents.llm.wrappers import (
+    Budgeted,
+    EndpointFailure,
+    Limited,
+    PriorityLimit,
+    Retrying,
+)
+from recmarket.testing.fake_provider import FakeChatAPI
+
+CFG = ModelConfig(name="m", base_url="http://fake/v1", max_retries=3, input_price=1e6)
+MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "hello"}]
+
+
+def request(role: str = "update", text: str = "hello") -> ChatRequest:
+    return ChatRequest(role, [{"role": "user", "content": text}], 8, 0.0, None)
+
+
+def busy(after: float = 0.0) -> ProviderError:
+    return ProviderError("HTTP 503: busy", retryable=True, retry_after=after)
+
+
+def test_retrying_counts_the_attempts_that_failed_before_the_answer() -> None:
+    api = FakeChatAPI([busy(), busy(), "done"])
+    reply = asyncio.run(Retrying(api.generate, CFG, None)(request()))
+    assert reply.text == "done" and reply.retries == 2 and len(api.requests) == 3
+
+
+def test_retrying_stops_at_once_on_what_a_retry_cannot_fix() -> None:
+    api = FakeChatAPI([ProviderError("the key was refused (HTTP 401)", retryable=False)])
+    with pytest.raises(EndpointFailure, match=r"http://fake/v1, model m: the key was refused"):
+        asyncio.run(Retrying(api.generate, CFG, None)(request()))
+    assert len(api.requests) == 1
+
+
+def test_retrying_gives_up_when_a_calls_retries_are_spent() -> None:
+    api = FakeChatAPI([busy()] * 10)
+    with pytest.raises(EndpointFailure, match="busy, still after 3 retries"):
+        asyncio.run(Retrying(api.generate, CFG, None)(request()))
+    assert len(api.requests) == 4
+
+
+def test_failures_in_a_row_are_counted_across_calls_and_reset_by_a_success() -> None:
+    cfg = CFG.model_copy(update={"max_failures_in_a_row": 2})
+    api = FakeChatAPI([busy(), "ok", busy(), busy(), busy()])
+    retrying = Retrying(api.generate, cfg, None)
+    assert asyncio.run(retrying(request())).text == "ok"  # one failure, then reset
+    with pytest.raises(EndpointFailure, match="3 failed attempts in a row"):
+        asyncio.run(retrying(request()))
+
+
+def test_the_priority_limit_serves_urgent_waiters_first() -> None:
+    order: list[str] = []
+
+    async def main() -> None:
+        limit = PriorityLimit(1)
+        await limit.acquire(1)  # the only slot is taken
+
+        async def wait(name: str, urgency: int) -> None:
+            await limit.acquire(urgency)
+            order.append(name)
+            limit.release()
+
+        tasks = [asyncio.create_task(wait("prepare", 1)), asyncio.create_task(wait("decide", 0))]
+        await asyncio.sleep(0)
+        limit.release()
+        await asyncio.gather(*tasks)
+
+    asyncio.run(main())
+    assert order == ["decide", "prepare"]
+
+
+def test_limited_holds_at_most_its_slots_in_flight() -> None:
+    api = FakeChatAPI(latency=0.02)
+    peak = {"now": 0, "max": 0}
+
+    async def counting(req: ChatRequest):
+        peak["now"] += 1
+        peak["max"] = max(peak["max"], peak["now"])
+        try:
+            return await api.generate(req)
+        finally:
+            peak["now"] -= 1
+
+    limited = Limited(counting, PriorityLimit(3))
+
+    async def main() -> None:
+        await asyncio.gather(*(limited(request(text=str(i))) for i in range(12)))
+
+    asyncio.run(main())
+    assert peak["max"] == 3 and len(api.requests) == 12
+
+
+def test_budgeted_refuses_what_the_budget_cannot_cover_and_charges_what_was_used() -> None:
+    account = SpendAccount(None, budget=30.0)  # CFG: $1 per prompt character
+    budgeted = Budgeted(FakeChatAPI(latency=0.01).generate, CFG, account)
+
+    async def main() -> None:
+        await budgeted(request(text="x" * 8))  # reserves 8, is charged 8 // 4 = 2
+        with pytest.raises(BudgetExceeded, match=r"\$2\.0000 spent so far"):
+            await budgeted(request(text="x" * 40))  # could cost 40
+
+    asyncio.run(main())
+    assert account.spent == pytest.approx(2.0)
+
+
+def model(tmp_path: Path, api: FakeChatAPI, replay: bool = False) -> ChatModel:
+    cache = CallCache([tmp_path / "calls.sqlite"])
+    ledger = Ledger(SpendAccount(None, None))
+    return ChatModel(CFG, api, cache, ledger, PriorityLimit(4), replay=replay)
+
+
+def test_the_call_store_answers_an_identical_request_without_the_provider(tmp_path) -> None:
+    api = FakeChatAPI(["first answer"])
+    first = model(tmp_path, api)
+    assert asyncio.run(first.complete("update", MESSAGES, sample=1)) == "first answer"
+    again = model(tmp_path, FakeChatAPI(["never sent"]))
+    assert asyncio.run(again.complete("update", MESSAGES, sample=1)) == "first answer"
+    assert again.api.requests == [] and again.ledger.rows[("update", "m")].cached == 1
+    other_sample = asyncio.run(again.complete("update", MESSAGES, sample=2))
+    assert other_sample == "never sent"
+
+
+def test_replay_refuses_to_call_the_provider(tmp_path: Path) -> None:
+    api = FakeChatAPI()
+    with pytest.raises(ReplayMiss, match="no stored answer for a decide call"):
+        asyncio.run(model(tmp_path, api, replay=True).complete("decide", MESSAGES, sample=0))
+    assert api.requests == []
+
+
+def test_the_endpoint_check_is_never_charged(tmp_path: Path) -> None:
+    api = FakeChatAPI(["OK"])
+    checked = model(tmp_path, api)
+    asyncio.run(checked.check())
+    assert api.requests[0].max_tokens == 1 and checked.ledger.account.spent == 0
