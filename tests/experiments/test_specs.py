@@ -4,14 +4,17 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from recmarket.analysis import episodes_frame
+from recmarket.analysis.contrasts import contrast
 from recmarket.cli import app
 from recmarket.config_file import ConfigError
-from recmarket.experiments.spec import builtin_names, load_spec
+from recmarket.experiments.spec import ExperimentSpec, builtin_names, load_spec
+from recmarket.report.data import load_cells
 from recmarket.run.reproduce import plan
 
 TABLE_1 = {
@@ -129,3 +132,66 @@ def test_reproduce_directories_move_merge_and_name_a_bad_plan(tmp_path: Path, mo
     (moved / "plan.json").write_text("{not json")
     bad = runner.invoke(app, ["report", str(moved)])
     assert bad.exit_code == 2 and "plan.json" in bad.output and "Traceback" not in bad.output
+
+
+def grid(**extra) -> dict:
+    return {"name": "g", "description": "a grid", "requests": 12, **extra}
+
+
+def test_axes_and_seeds_cross_every_listed_cell() -> None:
+    spec = ExperimentSpec.model_validate(
+        grid(
+            cells=[{"name": "equal", "requests": 24, "settings": {"market": {"rho": 0.5}}}],
+            axes={"condition": ["no-rep", "local-rep"], "market.n_platforms": [3, 6]},
+            seeds=[7, 8],
+        )
+    )
+    configs = spec.configs()
+    assert len(configs) == 2 * 2 * 2
+    assert configs[0][0] == "equal/condition=no-rep/n_platforms=3/seed=7"
+    for name, cfg in configs:
+        assert cfg.market.rho == 0.5 and cfg.episodes.requests == 24  # the cell's own
+        assert f"condition={cfg.condition}" in name and name.endswith(f"seed={cfg.seed}")
+        assert f"n_platforms={cfg.market.n_platforms}" in name
+    assert len({cfg.digest() for _, cfg in configs}) == 8
+
+
+def test_a_grid_alone_needs_no_cells_and_bad_grids_are_refused() -> None:
+    alone = ExperimentSpec.model_validate(grid(axes={"market.rho": [0.1, 1.0]}))
+    assert [n for n, _ in alone.configs()] == ["rho=0.1", "rho=1.0"]
+    for bad, message in (
+        (grid(), "needs \\[\\[cells\\]\\], \\[axes\\], or both"),
+        (grid(axes={"market.rho": []}), "at least one value"),
+        (grid(axes={"market.rho": [0.1]}, seeds=[1, 1]), "repeats a seed"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            ExperimentSpec.model_validate(bad)
+    with pytest.raises(ConfigError, match=r"cell rho=2\.0"):
+        ExperimentSpec.model_validate(grid(axes={"market.rho": [2.0]})).configs()
+
+
+def test_replications_over_seeds_are_pooled_by_the_report(tmp_path: Path) -> None:
+    spec = tmp_path / "seeds.toml"
+    spec.write_text(
+        'name = "seeds"\ndescription = "two conditions, two seeds"\nrequests = 12\n'
+        'domains = ["Video_Games"]\nseeds = [1, 2]\n'
+        '[axes]\ncondition = ["no-rep", "local-rep"]\n'
+    )
+    shown = CliRunner().invoke(app, ["experiments", "show", str(spec)])
+    assert shown.exit_code == 0 and "condition=local-rep/seed=2" in shown.stdout
+    result = CliRunner().invoke(app, ["reproduce", str(spec), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    cells = load_cells([tmp_path / "r"])["seeds"]
+    assert set(cells) == {"condition=no-rep", "condition=local-rep"}
+    norep, localrep = cells["condition=no-rep"], cells["condition=local-rep"]
+    assert norep.seeds == (1, 2) and len(norep.rows) == 2 * 12
+    per_seed = [
+        np.mean([r["target_purchased"] for r in norep.rows if r["replicate"] == s]) for s in (1, 2)
+    ]
+    assert norep.macro["target_purchased"] == pytest.approx(np.mean(per_seed))
+    difference = contrast(norep.rows, localrep.rows, lambda r: r["target_purchased"], draws=500)
+    assert difference.design == "cluster-user"  # users of each replicate are the clusters
+    table = pd.read_csv(tmp_path / "r" / "report" / "tables" / "cells.csv")
+    assert (
+        list(table["replicates"]) == ["2 seeds (1, 2) pooled: rates are means over the seeds"] * 2
+    )

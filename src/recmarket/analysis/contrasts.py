@@ -15,11 +15,17 @@ from recmarket.analysis.bootstrap import DRAWS, Interval, cluster_user, paired_r
 Row = dict[str, Any]
 
 
+def _episode(row: Row) -> tuple[Any, str, int]:
+    """An episode's key across cells: its replicate (the seed, in pooled cells), domain and
+    place in the schedule."""
+    return row.get("replicate"), row["domain"], row["ord"]
+
+
 def _aligned(rows_a: list[Row], rows_b: list[Row]) -> list[tuple[Row, Row]]:
-    by_key = {(r["domain"], r["ord"]): r for r in rows_b}
+    by_key = {_episode(r): r for r in rows_b}
     pairs = []
     for a in rows_a:
-        b = by_key.get((a["domain"], a["ord"]))
+        b = by_key.get(_episode(a))
         if b is None or b["episode_id"] != a["episode_id"]:
             raise ValueError(
                 "the two cells do not share requests (different seeds, domains or "
@@ -65,11 +71,13 @@ def _interval(values: list[tuple[Row, float]], stateful: bool, draws: int, seed:
         return paired_request(
             {d: np.array(v) for d, v in by_domain.items()}, draws=draws, seed=seed
         )
-    sums: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
-    counts: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    # a simulated user of one replicate is one cluster: replicates share no reputation
+    sums: dict[str, dict[Any, float]] = defaultdict(lambda: defaultdict(float))
+    counts: dict[str, dict[Any, int]] = defaultdict(lambda: defaultdict(int))
     for row, v in values:
-        sums[row["domain"]][row["sim_user"]] += v
-        counts[row["domain"]][row["sim_user"]] += 1
+        user = (row.get("replicate") or 0, row["sim_user"])
+        sums[row["domain"]][user] += v
+        counts[row["domain"]][user] += 1
     users = {d: sorted(s) for d, s in sums.items()}
     return cluster_user(
         {d: np.array([sums[d][u] for u in users[d]]) for d in users},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -36,7 +37,7 @@ def list_experiments() -> None:
             spec = load_spec(name)
             table.add_row(
                 name,
-                ", ".join(c.name for c in spec.cells),
+                ", ".join(c.name for c in spec.expanded()),
                 f"{spec.requests:,}",
                 spec.description,
             )
@@ -44,13 +45,30 @@ def list_experiments() -> None:
 
 
 @experiments_app.command("show")
-def show_experiment(name: Annotated[str, typer.Argument(help="a built-in experiment")]) -> None:
-    """Print a built-in spec as TOML, to copy and edit."""
+def show_experiment(
+    name: Annotated[str, typer.Argument(help="a built-in experiment or a spec file")],
+) -> None:
+    """Print a spec as TOML (a built-in one, to copy and edit), then every cell it expands
+    to: the listed cells crossed with its axes and seeds, with the settings each changes."""
     from importlib import resources
 
     with user_errors():
-        load_spec(name)
-        print(resources.files("recmarket.experiments").joinpath(f"specs/{name}.toml").read_text())
+        spec = load_spec(name)
+        path = Path(name)
+        if path.suffix == ".toml" and path.is_file():
+            print(path.read_text())
+        else:
+            print(
+                resources.files("recmarket.experiments").joinpath(f"specs/{name}.toml").read_text()
+            )
+        cells = spec.expanded()
+    table = Table(title=f"{spec.name}: {len(cells)} cells")
+    for col in ("cell", "episodes", "settings"):
+        table.add_column(col, justify="right" if col == "episodes" else "left")
+    for cell in cells:
+        settings = json.dumps(cell.settings, separators=(", ", ": "))
+        table.add_row(cell.name, f"{cell.requests or spec.requests:,}", settings)
+    out.print(table)
 
 
 @app.command("reproduce")

@@ -5,6 +5,13 @@ optional domains, a ``[base]`` table of RunConfig settings every cell shares, an
 ``[[cells]]``, each a name plus RunConfig overrides (``requests`` may override the
 episodes). Users copy a file, edit it, and pass the path wherever a name is accepted.
 
+Cells may also come from a grid, as mesa's ``batch_run`` crosses its parameters: ``[axes]``
+maps settings paths (``condition``, ``"market.rho"``) to lists of values, and every listed
+cell (or the base alone, without cells) is crossed with every point of the grid; ``seeds``
+replicates every cell once per seed. Expanded cells are named by their part, their axis
+values and their seed (``equal/rho=0.1/seed=2``); the report pools the replications of a
+cell (``recmarket.report.data``).
+
 A cell's run directory is keyed by its configuration hash, so cells that two experiments
 share (the equal NoRep market of the opening and the accountability experiment, say) run
 once, and a rerun skips every finished cell.
@@ -17,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError, merge
@@ -31,6 +38,15 @@ class CellSpec(BaseModel):
     settings: dict[str, Any] = Field(default_factory=dict, description="RunConfig overrides")
 
 
+def _nested(path: str, value: Any) -> dict[str, Any]:
+    """``"market.rho", 0.1`` as ``{"market": {"rho": 0.1}}``."""
+    *parents, leaf = path.split(".")
+    tree: dict[str, Any] = {leaf: value}
+    for part in reversed(parents):
+        tree = {part: tree}
+    return tree
+
+
 class ExperimentSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -40,14 +56,56 @@ class ExperimentSpec(BaseModel):
     requests: int = Field(ge=1, description="episodes per domain and cell (Table 1 rounds)")
     domains: tuple[str, ...] | None = None
     base: dict[str, Any] = Field(default_factory=dict)
-    cells: tuple[CellSpec, ...] = Field(min_length=1)
+    cells: tuple[CellSpec, ...] = ()
+    axes: dict[str, list[Any]] = Field(
+        default_factory=dict, description="settings path -> values, crossed with the cells"
+    )
+    seeds: tuple[int, ...] = Field((), description="replicate every cell once per seed")
+
+    @model_validator(mode="after")
+    def _has_cells(self) -> ExperimentSpec:
+        if not self.cells and not self.axes:
+            raise ValueError("a spec needs [[cells]], [axes], or both")
+        for path, values in self.axes.items():
+            if not values:
+                raise ValueError(f"axes.{path}: an axis needs at least one value")
+        if len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"seeds: {list(self.seeds)} repeats a seed")
+        return self
+
+    def expanded(self) -> list[CellSpec]:
+        """Every cell after crossing the listed cells (or the base alone) with the grid of
+        the axes and the seeds, in that order."""
+        parts = list(self.cells) or [CellSpec(name="")]
+        points: list[tuple[str, dict[str, Any]]] = [("", {})]
+        for path, values in self.axes.items():
+            label = path.split(".")[-1]
+            points = [
+                (f"{name}/{label}={value}".strip("/"), merge(settings, _nested(path, value)))
+                for name, settings in points
+                for value in values
+            ]
+        seeds: list[tuple[str, dict[str, Any]]] = [
+            (f"seed={seed}", {"seed": seed}) for seed in self.seeds
+        ] or [("", {})]
+        return [
+            CellSpec(
+                name="/".join(n for n in (part.name, point, seed) if n),
+                requests=part.requests,
+                settings=merge(merge(part.settings, point_settings), seed_settings),
+            )
+            for part in parts
+            for point, point_settings in points
+            for seed, seed_settings in seeds
+        ]
 
     def configs(
         self, scale: float = 1.0, overrides: dict[str, Any] | None = None
     ) -> list[tuple[str, RunConfig]]:
-        """(cell name, validated RunConfig) for every cell, episodes scaled by ``scale``."""
+        """(cell name, validated RunConfig) for every expanded cell, episodes scaled by
+        ``scale``."""
         out = []
-        for cell in self.cells:
+        for cell in self.expanded():
             requests = max(12, round((cell.requests or self.requests) * scale))
             data = merge(merge(self.base, cell.settings), overrides or {})
             data = merge(data, {"episodes": {"requests": requests}})

@@ -46,6 +46,7 @@ def cell_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
                 {
                     "experiment": experiment,
                     "cell": name,
+                    "replicates": cell.pooling,
                     "episodes": m["episodes"],
                     "present": m["target_present"],
                     "shortlisted": m["target_shortlisted"],

@@ -3,9 +3,10 @@ on them live in ``recmarket.analysis``)."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +25,22 @@ class Cell:
     name: str  # the spec's label for the cell: shown, never used to find it
     figure: str  # which figure the cell's experiment feeds
     run_dir: Path
-    rows: list[Row]
-    config: RunConfig
+    rows: list[Row]  # each marked with its ``replicate`` (the seed of the run it came from)
+    config: RunConfig  # the first replicate's
+    seeds: tuple[int, ...] = ()  # the replicates pooled here
 
     @property
     def macro(self) -> dict[str, Any]:
+        """Per domain the mean over every replicate's episodes (each seed has the same
+        requests, so: the mean of the replicates' rates), then the mean over domains."""
         return funnel(self.rows)["macro"]
+
+    @property
+    def pooling(self) -> str:
+        if len(self.seeds) < 2:
+            return f"seed {self.config.seed}"
+        seeds = ", ".join(map(str, self.seeds))
+        return f"{len(self.seeds)} seeds ({seeds}) pooled: rates are means over the seeds"
 
 
 class MissingCell(LookupError):
@@ -52,18 +63,39 @@ def figure_of(experiment: str, planned: str) -> str:
 
 
 def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
-    """experiment -> cell name -> Cell, from each directory's plan.json and run stores."""
-    cells: dict[str, dict[str, Cell]] = defaultdict(dict)
+    """experiment -> cell label -> Cell, from each directory's plan.json and run stores.
+
+    Cells of one experiment whose settings differ only in their seed are replications and
+    become one Cell: their episode rows together, each marked with its seed, so rates
+    average over the seeds and intervals resample users within each replicate."""
+    found: dict[str, dict[str, list[tuple[str, Cell]]]] = defaultdict(lambda: defaultdict(list))
     loaded: dict[str, tuple[list[Row], Any]] = {}
     for out in out_dirs:
         for entry in read_plan(out):
             run_dir = str(out / entry.run_dir)
             if run_dir not in loaded:
                 with RunStore.read(Path(run_dir)) as store:
-                    loaded[run_dir] = (store.episodes(), store.config())
+                    cfg = store.config()
+                    rows = [{**r, "replicate": cfg.seed} for r in store.episodes()]
+                    loaded[run_dir] = (rows, cfg)
             rows, cfg = loaded[run_dir]
             figure = figure_of(entry.experiment, entry.figure)
-            cells[entry.experiment][entry.cell] = Cell(
-                entry.experiment, entry.cell, figure, Path(run_dir), rows, cfg
-            )
-    return cells
+            cell = Cell(entry.experiment, entry.cell, figure, Path(run_dir), rows, cfg)
+            settings = cfg.model_copy(update={"seed": 0}).digest()
+            found[entry.experiment][settings].append((entry.cell, cell))
+    return {
+        experiment: dict(_pooled(members) for members in groups.values())
+        for experiment, groups in found.items()
+    }
+
+
+def _pooled(members: list[tuple[str, Cell]]) -> tuple[str, Cell]:
+    """One cell's label and Cell, its replications pooled (a single run: itself)."""
+    members = sorted(members, key=lambda m: m[1].config.seed)
+    first = members[0][1]
+    seeds = tuple(sorted({c.config.seed for _, c in members}))
+    if len(members) == 1:
+        return members[0][0], replace(first, seeds=seeds)
+    label = re.sub(r"/?seed=\d+$", "", members[0][0]) or members[0][0]
+    rows = [r for _, c in members for r in c.rows]
+    return label, replace(first, name=label, rows=rows, seeds=seeds)
