@@ -29,10 +29,20 @@ class RunConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    data: Path | None = Field(None, description="data directory; None: the bundled demo")
-    domains: tuple[str, ...] = Field(DEFAULT_DOMAINS, min_length=1)
-    condition: Condition = "local-rep"
-    reputation_scope: Scope = "local"
+    data: Path | None = Field(
+        None,
+        description="directory of {Category}.jsonl[.gz] and meta_{Category}.jsonl[.gz] "
+        "files; none: the bundled demo domains",
+    )
+    domains: tuple[str, ...] = Field(
+        DEFAULT_DOMAINS, min_length=1, description="product domains (categories) to run"
+    )
+    condition: Condition = Field("local-rep", description="evaluation condition (Section 4.1)")
+    reputation_scope: Scope = Field(
+        "local",
+        description="whose reputation records an episode reads and writes under local-rep: "
+        "each simulated user's, each profile's, or everybody's",
+    )
     seed: int = Field(
         42, ge=0, lt=2**63, description="the run's seed (every stream derives from it)"
     )

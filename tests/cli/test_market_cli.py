@@ -72,7 +72,7 @@ def test_build_summarises_a_market_on_any_data_dir(tiny_data: Path, tmp_path: Pa
     [
         (["--k", "7"], "--k: K=7 cannot exceed the number of platforms N=6"),
         (["--rho", "1.5"], "--rho: Input should be less than or equal to 1"),
-        (["--composition", "strict,hype"], "unknown policy name 'hype'"),
+        (["--policies", "strict,hype"], "unknown policy name 'hype'"),
         (["--requests", "500"], "fewer than the 500 requests"),
         (["--domain", "Nope"], "no Nope.jsonl"),
     ],

@@ -18,6 +18,7 @@ from rich.text import Text
 from recmarket import __version__
 from recmarket.agents.llm.client import EndpointFailure, ReplayMiss
 from recmarket.agents.llm.ledger import BudgetExceeded, BudgetWithoutPrices
+from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError
 from recmarket.data.raw import DataError
 from recmarket.embedding import EmbedderUnavailable
@@ -39,36 +40,15 @@ app.add_typer(llm_app, name="llm")
 out = Console(width=None if sys.stdout.isatty() else 160, markup=False)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 160, markup=False)
 
-FLAGS = {  # config field -> the flag that sets it, for error messages
-    "n_platforms": "--n",
-    "shortlist_k": "--k",
-    "rho": "--rho",
-    "p_hit": "--p-hit",
-    "catalog_cap": "--catalog-cap",
-    "top_l": "--top-l",
-    "tau": "--tau",
-    "composition": "--composition",
-    "rotation": "--rotation",
-    "requests": "--requests",
-    "users_per_profile": "--users-per-profile",
-}
 
-DataDir = Annotated[
-    Path,
-    typer.Option(
-        "--data",
-        help="directory of {Category}.jsonl[.gz] and "
-        "meta_{Category}.jsonl[.gz]; default: bundled demo",
-    ),
-]
+DataDir = Annotated[Path, typer.Option("--data", help=RunConfig.model_fields["data"].description)]
 Strict = Annotated[bool, typer.Option("--strict", help="stop at the first malformed line")]
 
 
 def describe_validation_error(exc: ValidationError) -> str:
     parts = []
     for e in exc.errors():
-        field = str(e["loc"][0]) if e["loc"] else ""
-        where = FLAGS.get(field, field)
+        where = ".".join(str(p) for p in e["loc"])
         message = e["msg"].removeprefix("Value error, ")
         parts.append(f"{where}: {message}" if where else message)
     return "; ".join(parts)

@@ -15,7 +15,18 @@ from rich.table import Table
 
 from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, err, out, user_errors
-from recmarket.cli.run import InputPrice, OutputPrice, llm_overrides
+from recmarket.cli.options import (
+    Backend,
+    Budget,
+    InputPrice,
+    LlmBaseUrl,
+    LlmCache,
+    LlmKeyEnv,
+    LlmModel,
+    OutputPrice,
+    Replay,
+)
+from recmarket.cli.run import llm_overrides
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.run.reproduce import reproduce as run_experiments
 from recmarket.run.store import RunStore
@@ -80,15 +91,15 @@ def reproduce(
         float, typer.Option("--scale", min=0.001, help="share of every episode count")
     ] = 1.0,
     out_dir: Annotated[Path, typer.Option("--out", help="output directory")] = Path("reproduce"),
-    backend: Annotated[str | None, typer.Option("--backend", help="offline or llm")] = None,
-    llm_model: Annotated[str | None, typer.Option("--llm-model")] = None,
-    llm_base_url: Annotated[str | None, typer.Option("--llm-base-url")] = None,
-    llm_api_key_env: Annotated[str | None, typer.Option("--llm-api-key-env")] = None,
+    backend: Backend = None,
+    llm_model: LlmModel = None,
+    llm_base_url: LlmBaseUrl = None,
+    llm_api_key_env: LlmKeyEnv = None,
     llm_input_price: InputPrice = None,
     llm_output_price: OutputPrice = None,
-    llm_cache: Annotated[Path | None, typer.Option("--llm-cache")] = None,
-    replay: Annotated[bool, typer.Option("--replay")] = False,
-    budget: Annotated[float | None, typer.Option("--budget")] = None,
+    llm_cache: LlmCache = None,
+    replay: Replay = False,
+    budget: Budget = None,
     workers: Annotated[
         int,
         typer.Option("--workers", min=0, help="processes running cells (default 0: one per core)"),

@@ -3,26 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from recmarket.agents.llm import LLMBackend
 from recmarket.agents.llm.config import ModelConfig
 from recmarket.cli.app import fail, llm_app, out, user_errors
+from recmarket.cli.options import ConfigPath, LlmBaseUrl, LlmKeyEnv, LlmModel
 from recmarket.cli.run import llm_overrides
 from recmarket.config_file import build_config
 
 
 @llm_app.command("check")
 def check(
-    config: Annotated[
-        Path | None, typer.Option("--config", help="TOML or YAML settings with an [llm] table")
-    ] = None,
-    llm_model: Annotated[str | None, typer.Option("--llm-model")] = None,
-    llm_base_url: Annotated[str | None, typer.Option("--llm-base-url")] = None,
-    llm_api_key_env: Annotated[str | None, typer.Option("--llm-api-key-env")] = None,
+    config: ConfigPath = None,
+    llm_model: LlmModel = None,
+    llm_base_url: LlmBaseUrl = None,
+    llm_api_key_env: LlmKeyEnv = None,
 ) -> None:
     """Send one tiny call to every model the roles use: checks key, URL and model name."""
     with user_errors():

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from recmarket.cli.app import DataDir, Strict, app, out, user_errors
+from recmarket.cli.app import Strict, app, out, user_errors
 from recmarket.cli.data import report_skips
-from recmarket.config import EmbedderConfig, EpisodeConfig, MarketConfig, RunConfig
+from recmarket.cli.options import FLAG_OF_PATH, MARKET, RUN, with_settings
+from recmarket.config_file import build_config
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import find_domains
 from recmarket.data.episodes import index_episodes
@@ -22,20 +23,24 @@ from recmarket.market.access import analytic_access, simulate_access
 from recmarket.market.build import market_access
 from recmarket.run.runner import prepare
 
+ACCESS = tuple(f for f in MARKET if f.flag in ("--n", "--rho", "--p-hit"))
+BUILD = tuple(f for f in RUN if f.flag not in ("--condition", "--reputation-scope"))
+
 
 @app.command("access-check")
+@with_settings((*ACCESS, *(f for f in RUN if f.flag == "--seed")))
 def access_check(
-    n: Annotated[int, typer.Option("--n", help="number of platforms N", min=1)] = 6,
-    rho: Annotated[float, typer.Option("--rho", help="copy probability", min=0.0, max=1.0)] = 0.1,
-    p_hit: Annotated[float, typer.Option("--p-hit", min=0.0, max=1.0)] = 0.8,
-    draws: Annotated[int, typer.Option("--draws", min=2)] = 40_000,
-    seed: int = 42,
+    *,
+    settings: dict[str, Any],
+    draws: Annotated[int, typer.Option("--draws", min=2, help="simulated episodes")] = 40_000,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
 ) -> None:
     """Appendix A.2: analytic vs simulated forced-inclusion access, with the real catalog and
     inclusion code."""
     with user_errors():
-        result = simulate_access(n, rho, p_hit, draws, seed)
+        cfg = build_config(None, settings, FLAG_OF_PATH)
+        n, rho, p_hit = cfg.market.n_platforms, cfg.market.rho, cfg.market.p_hit
+        result = simulate_access(n, rho, p_hit, draws, cfg.seed)
     if as_json:
         print(result.model_dump_json())
         return
@@ -58,55 +63,29 @@ def access_check(
 
 
 @app.command("build")
+@with_settings(BUILD)
 def build(
-    data: DataDir = BUNDLED_DATA_DIR,
-    domains: Annotated[
-        list[str] | None, typer.Option("--domain", help="repeatable; default: every domain found")
+    *,
+    settings: dict[str, Any],
+    cache_dir: Annotated[
+        Path | None, typer.Option("--cache-dir", help="embedding cache (default: the user's)")
     ] = None,
-    requests: Annotated[int, typer.Option("--requests", help="R per domain")] = 1200,
-    users_per_profile: Annotated[int, typer.Option("--users-per-profile")] = 2,
-    seed: int = 42,
-    n: Annotated[int, typer.Option("--n", help="platforms N")] = 6,
-    k: Annotated[int, typer.Option("--k", help="shortlist capacity K")] = 3,
-    rho: Annotated[float, typer.Option("--rho")] = 0.1,
-    p_hit: Annotated[float, typer.Option("--p-hit")] = 0.8,
-    catalog_cap: Annotated[int, typer.Option("--catalog-cap")] = 30_000,
-    top_l: Annotated[int, typer.Option("--top-l", help="retrieval top-L")] = 5,
-    tau: Annotated[float, typer.Option("--tau", help="Gumbel temperature")] = 0.1,
-    composition: Annotated[str, typer.Option("--composition")] = "equal",
-    rotation: Annotated[int, typer.Option("--rotation")] = 0,
-    embedder: Annotated[str, typer.Option("--embedder", help="minilm-m2v or bge")] = "minilm-m2v",
-    cache_dir: Annotated[Path | None, typer.Option("--cache-dir")] = None,
     strict: Strict = False,
 ) -> None:
     """Build every domain's market and print domains, episodes, catalogs and access."""
     with user_errors():
-        episode_cfg = EpisodeConfig(requests=requests, users_per_profile=users_per_profile)
-        market_cfg = MarketConfig(
-            n_platforms=n,
-            shortlist_k=k,
-            rho=rho,
-            p_hit=p_hit,
-            catalog_cap=catalog_cap,
-            top_l=top_l,
-            tau=tau,
-            composition=composition,
-            rotation=rotation,
-        )
-        cfg = RunConfig(
-            data=data,
-            seed=seed,
-            market=market_cfg,
-            episodes=episode_cfg,
-            embedder=EmbedderConfig(kind=embedder),
-        )
+        given_domains = "domains" in settings
+        cfg = build_config(None, settings, FLAG_OF_PATH)
+        data = cfg.data or BUNDLED_DATA_DIR
+        chosen = cfg.market
         model = load_embedder(cfg.embedder)
-        names = domains or [f.name for f in find_domains(data)]
+        names = list(cfg.domains) if given_domains else [f.name for f in find_domains(data)]
         if not names:
             raise DataError(f"{data}: no domain found")
         table = Table(
-            title=f"Markets: N={n}, K={k}, rho={rho}, p_hit={p_hit}, "
-            f"composition={composition}, seed={seed}"
+            title=f"Markets: N={chosen.n_platforms}, K={chosen.shortlist_k}, "
+            f"rho={chosen.rho}, p_hit={chosen.p_hit}, "
+            f"policies={chosen.composition}, seed={cfg.seed}"
         )
         for col in (
             "domain",
@@ -130,7 +109,7 @@ def build(
             table.add_row(
                 name,
                 f"{len(domain.items):,}",
-                f"{len(index_episodes(domain, episode_cfg)):,}",
+                f"{len(index_episodes(domain, cfg.episodes)):,}",
                 f"{len(reqs):,}",
                 f"{min(per_profile.values())}-{max(per_profile.values())}",
                 f"{sizes.min():,}-{sizes.max():,}",
@@ -139,7 +118,7 @@ def build(
                 f"{access.user_agent:.1%}",
             )
     out.print(table)
-    pc, ua = analytic_access(n, rho, p_hit)
+    pc, ua = analytic_access(chosen.n_platforms, chosen.rho, chosen.p_hit)
     out.print(f"A.2 analytic forced access: platform-centric {pc:.1%}, user agent {ua:.1%}")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 from collections import Counter
 from pathlib import Path
@@ -17,6 +16,21 @@ from recmarket.agents.llm.config import OFFLINE
 from recmarket.agents.llm.ledger import BudgetExceeded
 from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, err, fail, out, user_errors
+from recmarket.cli.options import (
+    FLAG_OF_PATH,
+    RUN,
+    Backend,
+    Budget,
+    ConfigPath,
+    InputPrice,
+    LlmBaseUrl,
+    LlmCache,
+    LlmKeyEnv,
+    LlmModel,
+    OutputPrice,
+    Replay,
+    with_settings,
+)
 from recmarket.cli.tables import funnel_table, ledger_table
 from recmarket.config import RunConfig
 from recmarket.config_file import build_config, merge
@@ -24,70 +38,6 @@ from recmarket.embedding.cache import default_cache_dir
 from recmarket.run.estimate import estimate as estimate_run
 from recmarket.run.runner import RunResult
 from recmarket.run.runner import run as run_cell
-
-# (flag, path in RunConfig): flags override the config file
-FLAG_PATHS: dict[str, tuple[str, ...]] = {
-    "--data": ("data",),
-    "--domain": ("domains",),
-    "--condition": ("condition",),
-    "--n": ("market", "n_platforms"),
-    "--k": ("market", "shortlist_k"),
-    "--j": ("market", "platform_centric_j"),
-    "--rho": ("market", "rho"),
-    "--catalog-cap": ("market", "catalog_cap"),
-    "--p-hit": ("market", "p_hit"),
-    "--top-l": ("market", "top_l"),
-    "--window": ("market", "memory_window"),
-    "--tau": ("market", "tau"),
-    "--policies": ("market", "composition"),
-    "--reputation-scope": ("reputation_scope",),
-    "--requests": ("episodes", "requests"),
-    "--users-per-profile": ("episodes", "users_per_profile"),
-    "--seed": ("seed",),
-}
-
-PARAM_FLAGS = {
-    "data": "--data",
-    "domain": "--domain",
-    "condition": "--condition",
-    "n": "--n",
-    "k": "--k",
-    "j": "--j",
-    "rho": "--rho",
-    "catalog_cap": "--catalog-cap",
-    "p_hit": "--p-hit",
-    "top_l": "--top-l",
-    "window": "--window",
-    "tau": "--tau",
-    "policies": "--policies",
-    "reputation_scope": "--reputation-scope",
-    "requests": "--requests",
-    "users_per_profile": "--users-per-profile",
-    "seed": "--seed",
-}
-
-
-def _overrides(values: dict[str, Any]) -> dict[str, Any]:
-    """Nested RunConfig settings from the flags the user gave (None: not given)."""
-    tree: dict[str, Any] = {}
-    for flag, value in values.items():
-        if value is None or value == []:
-            continue
-        *parents, leaf = FLAG_PATHS[flag]
-        node = tree
-        for part in parents:
-            node = node.setdefault(part, {})
-        node[leaf] = tuple(value) if isinstance(value, list) else value
-    return tree
-
-
-InputPrice = Annotated[
-    float | None, typer.Option("--llm-input-price", min=0, help="USD per million prompt tokens")
-]
-OutputPrice = Annotated[
-    float | None,
-    typer.Option("--llm-output-price", min=0, help="USD per million completion tokens"),
-]
 
 
 def llm_overrides(
@@ -119,22 +69,36 @@ def llm_overrides(
     return {"llm": {"models": {"main": spec}, "roles": {"default": "main"}}}
 
 
-def _config(params: dict[str, Any]) -> RunConfig:
-    given = {flag: params[name] for name, flag in PARAM_FLAGS.items()}
-    overrides = merge(
-        _overrides(given),
-        llm_overrides(
-            params["backend"],
-            params["llm_model"],
-            params["llm_base_url"],
-            params["llm_api_key_env"],
-            (params["llm_input_price"], params["llm_output_price"]),
-        ),
+def _config(params: dict[str, Any], settings: dict[str, Any]) -> RunConfig:
+    """The settings of a run: the config file, overridden by the flags that were given."""
+    llm = llm_overrides(
+        params["backend"],
+        params["llm_model"],
+        params["llm_base_url"],
+        params["llm_api_key_env"],
+        (params["llm_input_price"], params["llm_output_price"]),
     )
-    cfg = build_config(params["config"], overrides, {v: k for k, v in FLAG_PATHS.items()})
+    cfg = build_config(params["config"], merge(settings, llm), FLAG_OF_PATH)
     if params["backend"] == "llm" and (cfg.llm is None or not cfg.llm.models):
         fail("--backend llm needs --llm-model (or an [llm] table in the config file)")
     return cfg
+
+
+def _refuse_what_does_not_apply(cfg: RunConfig, params: dict[str, Any]) -> None:
+    """Options that would be silently ignored with these settings are refused instead."""
+    uses_llm = cfg.llm is not None and bool(cfg.llm.models)
+    llm_only = {"--replay": params["replay"], "--budget": params["budget"] is not None}
+    llm_only["--llm-cache"] = params["llm_cache"] is not None
+    given = [flag for flag, on in llm_only.items() if on]
+    if given and not uses_llm:
+        fail(f"{', '.join(given)} applies to LLM runs only (--backend llm or an [llm] table)")
+    if params["executor"] == "ray" and (uses_llm or given):
+        fail(
+            "--executor ray runs the offline backend; run LLM cells with the local executor "
+            "(their calls are concurrent already)"
+        )
+    if params["address"] is not None and params["executor"] != "ray":
+        fail("--address names a Ray cluster: it needs --executor ray")
 
 
 def _failures(rows: list[dict[str, Any]]) -> dict[str, int]:
@@ -142,78 +106,20 @@ def _failures(rows: list[dict[str, Any]]) -> dict[str, int]:
 
 
 @app.command("run")
+@with_settings(RUN)
 def run(
-    config: Annotated[
-        Path | None, typer.Option("--config", help="TOML or YAML settings; flags override it")
-    ] = None,
-    data: Annotated[
-        Path | None,
-        typer.Option("--data", help="data directory (default: the bundled demo domains)"),
-    ] = None,
-    domain: Annotated[
-        list[str] | None,
-        typer.Option("--domain", help="repeatable; default: the three paper domains"),
-    ] = None,
-    condition: Annotated[
-        str | None,
-        typer.Option("--condition", help="platform-centric, no-rep or local-rep (default)"),
-    ] = None,
-    n: Annotated[int | None, typer.Option("--n", help="platforms N (6)")] = None,
-    k: Annotated[int | None, typer.Option("--k", help="shortlist capacity K (3)")] = None,
-    j: Annotated[int | None, typer.Option("--j", help="Platform-Centric items J (= K)")] = None,
-    rho: Annotated[float | None, typer.Option("--rho", help="copy probability (0.1)")] = None,
-    catalog_cap: Annotated[int | None, typer.Option("--catalog-cap", help="C (30000)")] = None,
-    p_hit: Annotated[float | None, typer.Option("--p-hit", help="target inclusion (0.8)")] = None,
-    top_l: Annotated[int | None, typer.Option("--top-l", help="retrieval top-L (5)")] = None,
-    window: Annotated[int | None, typer.Option("--window", help="reputation window W (10)")] = None,
-    tau: Annotated[float | None, typer.Option("--tau", help="Gumbel temperature (0.1)")] = None,
-    policies: Annotated[
-        str | None,
-        typer.Option(
-            "--policies",
-            help="equal (default), a named composition, counts such as "
-            "strict=3,exaggeration=3, or one policy per platform",
-        ),
-    ] = None,
-    reputation_scope: Annotated[
-        str | None, typer.Option("--reputation-scope", help="local (default), style or shared")
-    ] = None,
-    requests: Annotated[int | None, typer.Option("--requests", help="R per domain (1200)")] = None,
-    users_per_profile: Annotated[
-        int | None, typer.Option("--users-per-profile", help="S (2)")
-    ] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="seed (42)")] = None,
-    backend: Annotated[
-        str | None,
-        typer.Option("--backend", help="offline (default) or llm: one model for every role"),
-    ] = None,
-    llm_model: Annotated[str | None, typer.Option("--llm-model", help="model name")] = None,
-    llm_base_url: Annotated[
-        str | None, typer.Option("--llm-base-url", help="OpenAI-compatible base URL")
-    ] = None,
-    llm_api_key_env: Annotated[
-        str | None,
-        typer.Option(
-            "--llm-api-key-env",
-            help="NAME of the environment variable holding the key (default OPENAI_API_KEY)",
-        ),
-    ] = None,
+    *,
+    settings: dict[str, Any],
+    config: ConfigPath = None,
+    backend: Backend = None,
+    llm_model: LlmModel = None,
+    llm_base_url: LlmBaseUrl = None,
+    llm_api_key_env: LlmKeyEnv = None,
     llm_input_price: InputPrice = None,
     llm_output_price: OutputPrice = None,
-    llm_cache: Annotated[
-        Path | None,
-        typer.Option("--llm-cache", help="shared LLM call store (default: in the cache directory)"),
-    ] = None,
-    replay: Annotated[
-        bool,
-        typer.Option(
-            "--replay", help="serve every LLM call from the stores; never use the network"
-        ),
-    ] = False,
-    budget: Annotated[
-        float | None,
-        typer.Option("--budget", help="stop cleanly (resumable) once this many USD are spent"),
-    ] = None,
+    llm_cache: LlmCache = None,
+    replay: Replay = False,
+    budget: Budget = None,
     out_dir: Annotated[
         Path | None,
         typer.Option(
@@ -235,7 +141,8 @@ def run(
     """Run a market cell over the domains and print its stage-wise funnel."""
     params = dict(locals())
     with user_errors():
-        cfg = _config(params)
+        cfg = _config(params, settings)
+        _refuse_what_does_not_apply(cfg, params)
         target = out_dir or Path("runs") / f"{cfg.condition}-{cfg.digest()[:10]}"
         with Progress(
             "{task.description}",
@@ -320,10 +227,23 @@ def run(
 
 
 @app.command("estimate")
-@functools.wraps(run)
-def estimate(**params: Any) -> None:
+@with_settings(RUN)
+def estimate(
+    *,
+    settings: dict[str, Any],
+    config: ConfigPath = None,
+    backend: Backend = None,
+    llm_model: LlmModel = None,
+    llm_base_url: LlmBaseUrl = None,
+    llm_api_key_env: LlmKeyEnv = None,
+    llm_input_price: InputPrice = None,
+    llm_output_price: OutputPrice = None,
+) -> None:
+    """Calls per role and approximate tokens and cost of a run (the settings of run),
+    before anything is spent."""
+    params = dict(locals())
     with user_errors():
-        cfg = _config(params)
+        cfg = _config(params, settings)
         rows = estimate_run(cfg, default_cache_dir())
     table = Table(
         title=f"Estimate for {cfg.condition}: {cfg.episodes.requests} requests x "
@@ -350,9 +270,3 @@ def estimate(**params: Any) -> None:
         f"{sum(r.cost for r in llm):.2f}",
     )
     out.print(table)
-
-
-estimate.__doc__ = (
-    "Calls per role and approximate tokens and cost of a run (same options "
-    "as run), before anything is spent."
-)

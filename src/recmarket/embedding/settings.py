@@ -12,7 +12,9 @@ class EmbedderConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Literal["minilm-m2v", "bge"] = "minilm-m2v"
+    kind: Literal["minilm-m2v", "bge"] = Field(
+        "minilm-m2v", description="dense retriever: the bundled static model, or BGE-base"
+    )
     bge_model: str = Field(
         "BAAI/bge-base-en-v1.5", description="sentence-transformers name or local path"
     )

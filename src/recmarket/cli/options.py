@@ -1,0 +1,215 @@
+"""Command-line options derived from the settings models: one source for every setting.
+
+Each flag names a path in ``RunConfig``; its type, bounds, help and default come from that
+field of the settings model that owns it, so a default changes in one place and every
+command that sets it (``run``, ``estimate``, ``build``, ``access-check``) spells it the
+same way. A flag the user does not give is None: the config file or the model's default
+applies. ``with_settings`` adds a command's flags to its signature and hands the command
+the nested overrides of the flags that were given.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+import annotated_types
+import typer
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+from recmarket.agents.llm.config import ModelConfig
+from recmarket.config import RunConfig
+
+
+@dataclass(frozen=True)
+class SettingFlag:
+    flag: str  # "--n"
+    path: tuple[str, ...]  # ("market", "n_platforms")
+    help: str = ""  # said before the field's own description, where it needs context
+
+    @property
+    def parameter(self) -> str:
+        return self.flag.removeprefix("--").replace("-", "_")
+
+
+MARKET = (
+    SettingFlag("--n", ("market", "n_platforms")),
+    SettingFlag("--k", ("market", "shortlist_k")),
+    SettingFlag("--j", ("market", "platform_centric_j")),
+    SettingFlag("--rho", ("market", "rho")),
+    SettingFlag("--catalog-cap", ("market", "catalog_cap")),
+    SettingFlag("--p-hit", ("market", "p_hit")),
+    SettingFlag("--top-l", ("market", "top_l")),
+    SettingFlag("--tau", ("market", "tau")),
+    SettingFlag("--window", ("market", "memory_window")),
+    SettingFlag(
+        "--policies",
+        ("market", "composition"),
+        "a named composition (equal, strict-exaggeration, ...), counts such as "
+        "strict=3,exaggeration=3, or one policy per platform, comma-separated:",
+    ),
+    SettingFlag("--rotation", ("market", "rotation")),
+)
+EPISODES = (
+    SettingFlag("--requests", ("episodes", "requests")),
+    SettingFlag("--users-per-profile", ("episodes", "users_per_profile")),
+)
+RUN = (
+    SettingFlag("--data", ("data",)),
+    SettingFlag("--domain", ("domains",), "repeatable;"),
+    SettingFlag("--condition", ("condition",)),
+    SettingFlag("--reputation-scope", ("reputation_scope",)),
+    SettingFlag("--seed", ("seed",)),
+    *MARKET,
+    *EPISODES,
+    SettingFlag("--embedder", ("embedder", "kind")),
+)
+FLAG_OF_PATH = {f.path: f.flag for f in RUN}
+
+
+def field_of(path: tuple[str, ...]) -> FieldInfo:
+    model: type[BaseModel] = RunConfig
+    for part in path[:-1]:
+        annotation = model.model_fields[part].annotation
+        model = next(a for a in (annotation, *get_args(annotation)) if _is_model(a))
+    return model.model_fields[path[-1]]
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+def _cli_type(annotation: Any) -> tuple[Any, str]:
+    """The type the command line parses for a field, and the choices to list in its help."""
+    if get_origin(annotation) is Literal:
+        return str, ", ".join(map(str, get_args(annotation)))
+    if get_origin(annotation) in (Union, UnionType):
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        if str in members:
+            return str, ""  # a name, or a form the model parses (a composition)
+        return _cli_type(members[0])
+    if get_origin(annotation) is tuple:
+        return list[get_args(annotation)[0]], ""
+    return annotation, ""
+
+
+def _default(info: FieldInfo) -> str:
+    value = info.default
+    if isinstance(value, tuple):
+        return ", ".join(map(str, value))
+    return "none" if value is None else str(value)
+
+
+def _bounds(info: FieldInfo) -> str:
+    low = next((r.ge for r in info.metadata if isinstance(r, annotated_types.Ge)), None)
+    high = next((r.le for r in info.metadata if isinstance(r, annotated_types.Le)), None)
+    if low is not None and high is not None:
+        return f"{low} to {high}"
+    return f"at least {low}" if low is not None else ""
+
+
+def option(flag: SettingFlag) -> inspect.Parameter:
+    """The flag as a command parameter. Bounds are stated in the help and checked by the
+    settings model, whose one-line error names the flag (one validation, one message)."""
+    info = field_of(flag.path)
+    kind, choices = _cli_type(info.annotation)
+    words = [flag.help, info.description or "", f"one of {choices}" if choices else ""]
+    limits = "; ".join(x for x in (_bounds(info), f"default: {_default(info)}") if x)
+    help_text = " ".join(w for w in words if w) + f" ({limits})"
+    annotation = Annotated[kind | None, typer.Option(flag.flag, help=help_text)]
+    return inspect.Parameter(
+        flag.parameter, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation
+    )
+
+
+def overrides(given: dict[SettingFlag, Any]) -> dict[str, Any]:
+    """The nested settings of the flags that were given."""
+    tree: dict[str, Any] = {}
+    for flag, value in given.items():
+        if value is None or value == []:
+            continue
+        *parents, leaf = flag.path
+        node = tree
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = tuple(value) if isinstance(value, list) else value
+    return tree
+
+
+def with_settings(flags: Sequence[SettingFlag]) -> Callable[[Callable[..., Any]], Any]:
+    """Add ``flags`` to a command; it receives ``settings``, the overrides they give."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        signature = inspect.signature(command, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.name != "settings"]
+        parameters = [*own, *(option(f) for f in flags)]
+
+        @functools.wraps(command)
+        def wrapper(**kwargs: Any) -> Any:
+            given = {f: kwargs.pop(f.parameter) for f in flags}
+            return command(settings=overrides(given), **kwargs)
+
+        wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
+
+
+ConfigPath = Annotated[
+    Path | None, typer.Option("--config", help="TOML or YAML settings; flags override it")
+]
+
+
+# The LLM options, spelled and explained once for run, estimate, reproduce and llm check.
+_MODEL = ModelConfig.model_fields
+Backend = Annotated[
+    str | None,
+    typer.Option("--backend", help="offline (default) or llm: one model for every role"),
+]
+LlmModel = Annotated[str | None, typer.Option("--llm-model", help="model name")]
+LlmBaseUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--llm-base-url",
+        help=f"OpenAI-compatible base URL (default: {_MODEL['base_url'].default})",
+    ),
+]
+LlmKeyEnv = Annotated[
+    str | None,
+    typer.Option(
+        "--llm-api-key-env",
+        help="NAME of the environment variable holding the key "
+        f"(default: {_MODEL['api_key_env'].default})",
+    ),
+]
+InputPrice = Annotated[
+    float | None,
+    typer.Option("--llm-input-price", min=0, help=f"{_MODEL['input_price'].description}"),
+]
+OutputPrice = Annotated[
+    float | None,
+    typer.Option("--llm-output-price", min=0, help=f"{_MODEL['output_price'].description}"),
+]
+LlmCache = Annotated[
+    Path | None,
+    typer.Option("--llm-cache", help="shared LLM call store (default: in the cache directory)"),
+]
+Replay = Annotated[
+    bool,
+    typer.Option("--replay", help="serve every LLM call from the stores; never use the network"),
+]
+Budget = Annotated[
+    float | None,
+    typer.Option(
+        "--budget",
+        min=0,
+        help="USD the LLM calls may spend, counted across reruns; calls reserve their "
+        "worst case first, so it is never passed",
+    ),
+]
