@@ -7,20 +7,32 @@ import pytest
 
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.report.data import Cell
-from recmarket.report.paper import PaperNumber, agreement, measured, metric_value, paper_numbers
+from recmarket.report.paper import (
+    PaperNumber,
+    agreement,
+    cell_with,
+    measured,
+    metric_value,
+    paper_numbers,
+)
 
 
-def test_every_number_names_a_built_in_cell_and_a_known_metric() -> None:
+def test_every_number_singles_out_built_in_cells_by_settings_and_names_a_metric() -> None:
     numbers = paper_numbers()
     assert len(numbers) >= 70
-    specs = {name: {c.name for c in load_spec(name).cells} for name in builtin_names()}
     sections = {n.section.split(",")[0] for n in numbers}
     assert {"4.2", "4.3", "4.4", "4.5", "A.2", "A.4", "A.5", "A.6", "A.8"} <= sections
+    experiments = {name: dict(load_spec(name).configs()) for name in builtin_names()}
     for n in numbers:
         if n.experiment is None:
             continue
-        named = [n.cell, n.base, *n.cells]
-        assert all(c in specs[n.experiment] for c in named if c is not None), n
+        members = {
+            name: Cell(n.experiment, name, "", Path("."), [], cfg)
+            for name, cfg in experiments[n.experiment].items()
+        }
+        for settings in (n.cell, n.base, *n.cells):
+            if settings is not None:
+                assert cell_with(members, settings) is not None, (n.what, settings)
         assert n.metric
 
 
@@ -81,5 +93,11 @@ def test_verdicts() -> None:
 
 
 def test_a_number_whose_cells_were_not_run_is_not_measured() -> None:
-    n = number("difference", 8.0, cell="N=24", base="N=6", metric="rate:target_present")
+    n = number(
+        "difference",
+        8.0,
+        cell={"market.n_platforms": 24},
+        base={"market.n_platforms": 6},
+        metric="rate:target_present",
+    )
     assert measured(n, {"e": {}}) is None

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from recmarket.config import RunConfig
 from recmarket.report.data import Cell, Row
 
 NUMBERS = Path(__file__).with_name("paper_numbers.toml")
@@ -33,9 +34,10 @@ class PaperNumber(BaseModel):
     about: bool = False  # the paper gives the number only in words
     tolerance: float = 0.0  # pp within which a claimed "no change" counts as agreeing
     experiment: str | None = None  # None: no counterpart in the offline model
-    cell: str | None = None
-    base: str | None = None
-    cells: tuple[str, ...] = ()
+    # Cells by the settings that single them out in their experiment ("market.rho" = 1.0)
+    cell: dict[str, Any] | None = None
+    base: dict[str, Any] | None = None
+    cells: tuple[dict[str, Any], ...] = ()
     metric: str | None = None
 
 
@@ -96,19 +98,37 @@ def metric_value(cell: Cell, metric: str) -> float:
     raise ValueError(f"unknown paper-comparison metric {metric!r}")
 
 
+def _setting(config: RunConfig, path: str) -> Any:
+    value: Any = config
+    for part in path.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def cell_with(members: dict[str, Cell], settings: dict[str, Any]) -> Cell | None:
+    """The experiment's cell with these settings (None when the run has none, or several)."""
+    found = [
+        c
+        for c in members.values()
+        if all(_setting(c.config, path) == value for path, value in settings.items())
+    ]
+    return found[0] if len(found) == 1 else None
+
+
 def measured(number: PaperNumber, cells: dict[str, dict[str, Cell]]) -> float | None:
     """This project's value of the number, or None where the cells were not run."""
     members = cells.get(number.experiment or "", {})
-    names = [number.cell, number.base] if number.measure != "spread" else list(number.cells)
-    if number.metric is None or not all(n in members for n in names if n is not None):
+    wanted = [number.cell, number.base] if number.measure != "spread" else list(number.cells)
+    found = [cell_with(members, w) if w is not None else None for w in wanted]
+    if number.metric is None or any(f is None for f, w in zip(found, wanted, strict=True) if w):
         return None
     if number.measure == "spread":
-        values = [metric_value(members[n], number.metric) for n in number.cells]
+        values = [metric_value(c, number.metric) for c in found if c is not None]
         return max(values) - min(values)
-    value = metric_value(members[str(number.cell)], number.metric)
+    value = metric_value(found[0], number.metric)  # type: ignore[arg-type]
     if number.measure == "level":
         return value
-    base = metric_value(members[str(number.base)], number.metric)
+    base = metric_value(found[1], number.metric)  # type: ignore[arg-type]
     return value - base if number.measure == "difference" else value / base if base else None
 
 
