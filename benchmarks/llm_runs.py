@@ -3,7 +3,7 @@
 The server runs in its own process, as a real endpoint would. Reports (a) the wall time of
 a ``local-rep`` cell over 12 simulated users against its critical-path bound (stages 1-2 are
 three dependent calls per request, all concurrent; then each user's episodes are
-sequential: shortlist, decision and, after a purchase, review and update), goal <= 1.3x;
+sequential: shortlist, decision and, after a purchase, review and update), goal <= 1.2x;
 (b) the calls issued for ``no-rep`` plus ``local-rep`` on the same requests against twice
 one cell; (c) the speed-up of ``--replay`` over the original run, goal >= 50x.
 

@@ -15,18 +15,7 @@ from rich.table import Table
 
 from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, err, out, user_errors
-from recmarket.cli.options import (
-    Backend,
-    Budget,
-    InputPrice,
-    LlmBaseUrl,
-    LlmCache,
-    LlmKeyEnv,
-    LlmModel,
-    OutputPrice,
-    Replay,
-)
-from recmarket.cli.run import llm_overrides
+from recmarket.cli.options import Budget, LlmCache, LLMChoice, Replay, with_llm
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.run.reproduce import reproduce as run_experiments
 from recmarket.run.store import RunStore
@@ -83,7 +72,10 @@ def show_experiment(
 
 
 @app.command("reproduce")
+@with_llm
 def reproduce(
+    *,
+    llm: LLMChoice,
     names: Annotated[
         list[str] | None, typer.Argument(help="experiments (names or spec files); default: all")
     ] = None,
@@ -91,12 +83,6 @@ def reproduce(
         float, typer.Option("--scale", min=0.001, help="share of every episode count")
     ] = 1.0,
     out_dir: Annotated[Path, typer.Option("--out", help="output directory")] = Path("reproduce"),
-    backend: Backend = None,
-    llm_model: LlmModel = None,
-    llm_base_url: LlmBaseUrl = None,
-    llm_api_key_env: LlmKeyEnv = None,
-    llm_input_price: InputPrice = None,
-    llm_output_price: OutputPrice = None,
     llm_cache: LlmCache = None,
     replay: Replay = False,
     budget: Budget = None,
@@ -107,8 +93,7 @@ def reproduce(
 ) -> None:
     """Run named experiments over the domains, resumably (finished cells are skipped)."""
     with user_errors():
-        prices = (llm_input_price, llm_output_price)
-        overrides = llm_overrides(backend, llm_model, llm_base_url, llm_api_key_env, prices)
+        overrides = llm.settings
         with Progress(
             "{task.description}",
             BarColumn(),

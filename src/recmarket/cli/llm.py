@@ -7,8 +7,7 @@ import asyncio
 from recmarket.agents.llm import LLMBackend
 from recmarket.agents.llm.config import ModelConfig
 from recmarket.cli.app import fail, llm_app, out, user_errors
-from recmarket.cli.options import ConfigPath, LlmBaseUrl, LlmKeyEnv, LlmModel
-from recmarket.cli.run import llm_overrides
+from recmarket.cli.options import ConfigPath, LlmBaseUrl, LlmKeyEnv, LlmModel, llm_overrides
 from recmarket.config_file import build_config
 
 

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from recmarket.agents.llm.config import ModelConfig
+from recmarket.cli.app import fail
 from recmarket.config import RunConfig
 
 
@@ -142,23 +143,33 @@ def overrides(given: dict[SettingFlag, Any]) -> dict[str, Any]:
     return tree
 
 
-def with_settings(flags: Sequence[SettingFlag]) -> Callable[[Callable[..., Any]], Any]:
-    """Add ``flags`` to a command; it receives ``settings``, the overrides they give."""
+def with_options(
+    name: str, parameters: Sequence[inspect.Parameter], combine: Callable[..., Any]
+) -> Callable[[Callable[..., Any]], Any]:
+    """Add ``parameters`` to a command; it receives ``name``: ``combine`` of their values."""
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         signature = inspect.signature(command, eval_str=True)
-        own = [p for p in signature.parameters.values() if p.name != "settings"]
-        parameters = [*own, *(option(f) for f in flags)]
+        own = [p for p in signature.parameters.values() if p.name != name]
 
         @functools.wraps(command)
         def wrapper(**kwargs: Any) -> Any:
-            given = {f: kwargs.pop(f.parameter) for f in flags}
-            return command(settings=overrides(given), **kwargs)
+            values = {p.name: kwargs.pop(p.name) for p in parameters}
+            return command(**{name: combine(**values)}, **kwargs)
 
-        wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+        wrapper.__signature__ = signature.replace(parameters=[*own, *parameters])  # type: ignore[attr-defined]
         return wrapper
 
     return decorate
+
+
+def with_settings(flags: Sequence[SettingFlag]) -> Callable[[Callable[..., Any]], Any]:
+    """Add settings ``flags`` to a command; it receives ``settings``, what they override."""
+
+    def combine(**values: Any) -> dict[str, Any]:
+        return overrides({f: values[f.parameter] for f in flags})
+
+    return with_options("settings", [option(f) for f in flags], combine)
 
 
 ConfigPath = Annotated[
@@ -213,3 +224,73 @@ Budget = Annotated[
         "worst case first, so it is never passed",
     ),
 ]
+
+
+def llm_overrides(
+    backend: str | None,
+    model: str | None,
+    base_url: str | None,
+    key_env: str | None,
+    prices: tuple[float | None, float | None] = (None, None),
+) -> dict[str, Any]:
+    """--backend llm with --llm-*: one model for every role (the settings they override)."""
+    if backend is None:
+        if model is not None:
+            fail("--llm-model needs --backend llm")
+        return {}
+    if backend == "offline":
+        return {"llm": None}
+    if backend != "llm":
+        fail(f"--backend: {backend!r} is not offline or llm")
+    if model is None:
+        return {}  # the models come from the config file
+    spec: dict[str, Any] = {"name": model}
+    if base_url:
+        spec["base_url"] = base_url
+    if key_env:
+        spec["api_key_env"] = key_env
+    for field_name, price in zip(("input_price", "output_price"), prices, strict=True):
+        if price is not None:
+            spec[field_name] = price
+    return {"llm": {"models": {"main": spec}, "roles": {"default": "main"}}}
+
+
+@dataclass(frozen=True)
+class LLMChoice:
+    """What the LLM flags chose: the settings they override, and whether --backend llm
+    was asked for (then a model must come from them or from the config file)."""
+
+    settings: dict[str, Any]
+    required: bool
+
+
+def _llm_choice(**values: Any) -> LLMChoice:
+    settings = llm_overrides(
+        values["backend"],
+        values["llm_model"],
+        values["llm_base_url"],
+        values["llm_api_key_env"],
+        (values["llm_input_price"], values["llm_output_price"]),
+    )
+    return LLMChoice(settings, values["backend"] == "llm")
+
+
+def _parameter(name: str, annotation: Any) -> inspect.Parameter:
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation
+    )
+
+
+# One model for every role, from the command line: run, estimate and reproduce.
+with_llm = with_options(
+    "llm",
+    [
+        _parameter("backend", Backend),
+        _parameter("llm_model", LlmModel),
+        _parameter("llm_base_url", LlmBaseUrl),
+        _parameter("llm_api_key_env", LlmKeyEnv),
+        _parameter("llm_input_price", InputPrice),
+        _parameter("llm_output_price", OutputPrice),
+    ],
+    _llm_choice,
+)

@@ -19,16 +19,12 @@ from recmarket.cli.app import app, err, fail, out, user_errors
 from recmarket.cli.options import (
     FLAG_OF_PATH,
     RUN,
-    Backend,
     Budget,
     ConfigPath,
-    InputPrice,
-    LlmBaseUrl,
     LlmCache,
-    LlmKeyEnv,
-    LlmModel,
-    OutputPrice,
+    LLMChoice,
     Replay,
+    with_llm,
     with_settings,
 )
 from recmarket.cli.tables import funnel_table, ledger_table
@@ -40,46 +36,10 @@ from recmarket.run.runner import RunResult
 from recmarket.run.runner import run as run_cell
 
 
-def llm_overrides(
-    backend: str | None,
-    model: str | None,
-    base_url: str | None,
-    key_env: str | None,
-    prices: tuple[float | None, float | None] = (None, None),
-) -> dict[str, Any]:
-    """--backend llm with --llm-*: one model for every role."""
-    if backend is None:
-        if model is not None:
-            fail("--llm-model needs --backend llm")
-        return {}
-    if backend == "offline":
-        return {"llm": None}
-    if backend != "llm":
-        fail(f"--backend: {backend!r} is not offline or llm")
-    if model is None:
-        return {}  # the models come from the config file
-    spec: dict[str, Any] = {"name": model}
-    if base_url:
-        spec["base_url"] = base_url
-    if key_env:
-        spec["api_key_env"] = key_env
-    for field_name, price in zip(("input_price", "output_price"), prices, strict=True):
-        if price is not None:
-            spec[field_name] = price
-    return {"llm": {"models": {"main": spec}, "roles": {"default": "main"}}}
-
-
-def _config(params: dict[str, Any], settings: dict[str, Any]) -> RunConfig:
+def _config(config: Path | None, settings: dict[str, Any], llm: LLMChoice) -> RunConfig:
     """The settings of a run: the config file, overridden by the flags that were given."""
-    llm = llm_overrides(
-        params["backend"],
-        params["llm_model"],
-        params["llm_base_url"],
-        params["llm_api_key_env"],
-        (params["llm_input_price"], params["llm_output_price"]),
-    )
-    cfg = build_config(params["config"], merge(settings, llm), FLAG_OF_PATH)
-    if params["backend"] == "llm" and (cfg.llm is None or not cfg.llm.models):
+    cfg = build_config(config, merge(settings, llm.settings), FLAG_OF_PATH)
+    if llm.required and (cfg.llm is None or not cfg.llm.models):
         fail("--backend llm needs --llm-model (or an [llm] table in the config file)")
     return cfg
 
@@ -107,16 +67,12 @@ def _failures(rows: list[dict[str, Any]]) -> dict[str, int]:
 
 @app.command("run")
 @with_settings(RUN)
+@with_llm
 def run(
     *,
     settings: dict[str, Any],
+    llm: LLMChoice,
     config: ConfigPath = None,
-    backend: Backend = None,
-    llm_model: LlmModel = None,
-    llm_base_url: LlmBaseUrl = None,
-    llm_api_key_env: LlmKeyEnv = None,
-    llm_input_price: InputPrice = None,
-    llm_output_price: OutputPrice = None,
     llm_cache: LlmCache = None,
     replay: Replay = False,
     budget: Budget = None,
@@ -141,7 +97,7 @@ def run(
     """Run a market cell over the domains and print its stage-wise funnel."""
     params = dict(locals())
     with user_errors():
-        cfg = _config(params, settings)
+        cfg = _config(config, settings, llm)
         _refuse_what_does_not_apply(cfg, params)
         target = out_dir or Path("runs") / f"{cfg.condition}-{cfg.digest()[:10]}"
         with Progress(
@@ -228,22 +184,12 @@ def run(
 
 @app.command("estimate")
 @with_settings(RUN)
-def estimate(
-    *,
-    settings: dict[str, Any],
-    config: ConfigPath = None,
-    backend: Backend = None,
-    llm_model: LlmModel = None,
-    llm_base_url: LlmBaseUrl = None,
-    llm_api_key_env: LlmKeyEnv = None,
-    llm_input_price: InputPrice = None,
-    llm_output_price: OutputPrice = None,
-) -> None:
+@with_llm
+def estimate(*, settings: dict[str, Any], llm: LLMChoice, config: ConfigPath = None) -> None:
     """Calls per role and approximate tokens and cost of a run (the settings of run),
     before anything is spent."""
-    params = dict(locals())
     with user_errors():
-        cfg = _config(params, settings)
+        cfg = _config(config, settings, llm)
         rows = estimate_run(cfg, default_cache_dir())
     table = Table(
         title=f"Estimate for {cfg.condition}: {cfg.episodes.requests} requests x "
