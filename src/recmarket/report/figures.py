@@ -8,7 +8,6 @@ come from ``recmarket.analysis``. A figure no run feeds is skipped.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +18,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from recmarket.analysis.contrasts import contrast, is_target_purchase, rate
+from recmarket.analysis.shares import (
+    label_shares,
+    same_item_rate,
+    same_item_wins,
+    top1_share_in_rounds,
+)
 from recmarket.report.data import Cell, find
 from recmarket.vocabulary import Policy
 
@@ -255,17 +260,15 @@ def reputation_scope(cells: Cells) -> Figure:
         name = cell.name
         shares = []
         for lo, hi in BLOCKS:
-            block = [r for r in cell.rows if lo <= r["ord"] + 1 <= hi]
-            share = (
-                np.mean([r["top1_policy"] == "exaggeration" for r in block]) if block else np.nan
-            )
-            shares.append(float(share))
+            share = top1_share_in_rounds(cell.rows, "exaggeration", lo, hi) / 100
+            shares.append(share)
+            episodes = sum(lo <= r["ord"] + 1 <= hi for r in cell.rows)
             rows.append(
                 {
                     "scope": name,
                     "rounds": f"{lo}-{hi}",
                     "exaggeration_top1": share,
-                    "episodes": len(block),
+                    "episodes": episodes,
                 }
             )
         ax.plot(labels, shares, marker="o", label=name)
@@ -284,14 +287,12 @@ def label_distribution(cells: Cells) -> Figure:
     series: dict[str, list[float]] = {label: [] for label in ("high", "mixed", "low")}
     families = [p.value for p in Policy]
     for family in families:
-        labels = Counter(
-            r["rep_label"] for r in cell.rows if r["rep_label"] and r["purchased_policy"] == family
-        )
-        total = sum(labels.values())
+        shares = label_shares(cell.rows, family)
+        updates = sum(r["purchased_policy"] == family and bool(r["rep_label"]) for r in cell.rows)
         for label in series:
-            share = labels[label] / total if total else 0.0
+            share = 0.0 if np.isnan(shares[label]) else shares[label] / 100
             series[label].append(share)
-            rows.append({"family": family, "label": label, "share": share, "updates": total})
+            rows.append({"family": family, "label": label, "share": share, "updates": updates})
     _bars(ax, families, series)
     ax.set_ylabel("share of updates")
     ax.set_title("What the reputation memory learns (Local-12)")
@@ -303,11 +304,14 @@ def same_item(cells: Cells) -> Figure:
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
     rows = []
     for cell in cells:
-        name = cell.name
-        same = [r for r in cell.rows if r["same_item_top1"]]
-        rate = len(same) / max(len(cell.rows), 1)
-        wins = np.mean([r["top1_policy"] == "exaggeration" for r in same]) if same else 0.0
-        rows.append({"cell": name, "same_item_rate": rate, "exaggeration_wins": float(wins)})
+        wins = same_item_wins(cell.rows, "exaggeration")
+        rows.append(
+            {
+                "cell": cell.name,
+                "same_item_rate": same_item_rate(cell.rows) / 100,
+                "exaggeration_wins": 0.0 if np.isnan(wins) else wins / 100,
+            }
+        )
     _bars(
         ax,
         [r["cell"] for r in rows],

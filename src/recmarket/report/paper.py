@@ -11,15 +11,20 @@ from __future__ import annotations
 
 import tomllib
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from recmarket.analysis.shares import (
+    label_shares,
+    same_item_wins,
+    target_copy_share,
+    top1_share_in_rounds,
+)
 from recmarket.config import RunConfig
-from recmarket.report.data import Cell, Row
+from recmarket.report.data import Cell
 
 NUMBERS = Path(__file__).with_name("paper_numbers.toml")
 
@@ -45,19 +50,6 @@ def paper_numbers(path: Path = NUMBERS) -> list[PaperNumber]:
     return [PaperNumber(**entry) for entry in tomllib.loads(path.read_text())["number"]]
 
 
-def _by_domain(rows: list[Row], value: Callable[[list[Row]], float]) -> float:
-    """Unweighted mean over domains of a per-domain value (the paper's macro estimate)."""
-    domains = sorted({r["domain"] for r in rows})
-    values = [value([r for r in rows if r["domain"] == d]) for d in domains]
-    values = [v for v in values if not np.isnan(v)]
-    return float(np.mean(values)) if values else float("nan")
-
-
-def _share(rows: list[Row], keep: Callable[[Row], bool], hit: Callable[[Row], bool]) -> float:
-    kept = [r for r in rows if keep(r)]
-    return 100.0 * sum(map(hit, kept)) / len(kept) if kept else float("nan")
-
-
 def metric_value(cell: Cell, metric: str) -> float:
     """A cell's value of one named metric (percent, except means of counts)."""
     kind, _, arg = metric.partition(":")
@@ -71,30 +63,16 @@ def metric_value(cell: Cell, metric: str) -> float:
     if kind == "max_top1_share":
         return 100.0 * max(cell.macro["top1_share_by_policy"].values())
     if kind == "pool_share":
-        return _by_domain(
-            rows, lambda rs: float(np.mean([r["target_copies"] / r["pool_size"] for r in rs]))
-        )
+        return target_copy_share(rows)
     if kind == "label_share":  # pooled across domains, as in Fig. 11
         policy, label = arg.split(":")
-        return _share(
-            rows,
-            lambda r: r["purchased_policy"] == policy and bool(r["rep_label"]),
-            lambda r: r["rep_label"] == label,
-        )
+        return label_shares(rows, policy)[label]
     if kind == "same_item_wins":
-        return _by_domain(
-            rows,
-            lambda rs: _share(rs, lambda r: r["same_item_top1"], lambda r: r["top1_policy"] == arg),
-        )
+        return same_item_wins(rows, arg)
     if kind == "block_top1":  # rounds in schedule order within a domain, as in Fig. 10
         policy, block = arg.split(":")
-        lo, hi = (int(x) for x in block.split("-"))
-        return _by_domain(
-            rows,
-            lambda rs: _share(
-                rs, lambda r: lo <= r["ord"] + 1 <= hi, lambda r: r["top1_policy"] == policy
-            ),
-        )
+        first, last = (int(x) for x in block.split("-"))
+        return top1_share_in_rounds(rows, policy, first, last)
     raise ValueError(f"unknown paper-comparison metric {metric!r}")
 
 
