@@ -30,7 +30,6 @@ from recmarket.sqlite_files import StoreError, connect, named_errors
 STORE_NAME = "run.sqlite"
 SCHEMA_VERSION = 2  # 2: episodes.target_best_fit; one compressed call array per episode
 IDENTITY = ("domain", "ord", "episode_id", "sim_user", "round", "profile", "condition")
-REPUTATION = ("rep_platform", "rep_note")
 METRICS = tuple(EpisodeMetrics.model_fields)
 
 
