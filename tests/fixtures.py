@@ -52,3 +52,18 @@ def meta(item: str, **extra: Any) -> dict[str, Any]:
         "bought_together": None,
         **extra,
     }
+
+
+def episode_row(domain: str, **values: Any) -> dict[str, Any]:
+    """A stored episode row with the fields shares and paper metrics read."""
+    row: dict[str, Any] = {
+        "domain": domain,
+        "ord": 0,
+        "target_copies": 1,
+        "pool_size": 4,
+        "rep_label": None,
+        "purchased_policy": None,
+        "same_item_top1": False,
+        "top1_policy": "strict",
+    }
+    return {**row, **values}

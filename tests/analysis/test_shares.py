@@ -11,29 +11,15 @@ from recmarket.analysis.shares import (
     target_copy_share,
     top1_share_in_rounds,
 )
-
-
-def row(domain: str, **values) -> dict:
-    base = {
-        "domain": domain,
-        "ord": 0,
-        "target_copies": 1,
-        "pool_size": 4,
-        "rep_label": None,
-        "purchased_policy": None,
-        "same_item_top1": False,
-        "top1_policy": "strict",
-    }
-    return {**base, **values}
-
+from tests.fixtures import episode_row
 
 ROWS = [
-    row("A", same_item_top1=True, top1_policy="exaggeration", ord=0),
-    row("A", same_item_top1=True, top1_policy="strict", ord=60, target_copies=2),
-    row("B", same_item_top1=True, top1_policy="exaggeration", ord=0),
-    row("B", purchased_policy="strict", rep_label="high", ord=1),
-    row("B", purchased_policy="strict", rep_label="mixed", ord=2),
-    row("A", purchased_policy="strict", rep_label="high", ord=3),
+    episode_row("A", same_item_top1=True, top1_policy="exaggeration", ord=0),
+    episode_row("A", same_item_top1=True, top1_policy="strict", ord=60, target_copies=2),
+    episode_row("B", same_item_top1=True, top1_policy="exaggeration", ord=0),
+    episode_row("B", purchased_policy="strict", rep_label="high", ord=1),
+    episode_row("B", purchased_policy="strict", rep_label="mixed", ord=2),
+    episode_row("A", purchased_policy="strict", rep_label="high", ord=3),
 ]
 
 

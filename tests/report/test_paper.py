@@ -15,6 +15,7 @@ from recmarket.report.paper import (
     metric_value,
     paper_numbers,
 )
+from tests.fixtures import episode_row
 
 
 def test_every_number_singles_out_built_in_cells_by_settings_and_names_a_metric() -> None:
@@ -36,32 +37,18 @@ def test_every_number_singles_out_built_in_cells_by_settings_and_names_a_metric(
         assert n.metric
 
 
-def row(domain: str, **values) -> dict:
-    base = {
-        "domain": domain,
-        "ord": 0,
-        "target_copies": 1,
-        "pool_size": 6,
-        "rep_label": None,
-        "purchased_policy": None,
-        "same_item_top1": False,
-        "top1_policy": "strict",
-    }
-    return {**base, **values}
-
-
 def cell(rows: list[dict]) -> Cell:
     return Cell("e", "c", "", Path("."), rows, None)
 
 
 def test_metrics_are_macro_means_or_pooled_shares_as_the_paper_states() -> None:
     rows = [
-        row("A", same_item_top1=True, top1_policy="exaggeration", ord=0),
-        row("A", same_item_top1=True, top1_policy="strict", ord=60),
-        row("B", same_item_top1=True, top1_policy="exaggeration", ord=0),
-        row("B", purchased_policy="strict", rep_label="high", target_copies=3),
-        row("B", purchased_policy="strict", rep_label="mixed"),
-        row("A", purchased_policy="strict", rep_label="high"),
+        episode_row("A", same_item_top1=True, top1_policy="exaggeration", ord=0),
+        episode_row("A", same_item_top1=True, top1_policy="strict", ord=60),
+        episode_row("B", same_item_top1=True, top1_policy="exaggeration", ord=0),
+        episode_row("B", purchased_policy="strict", rep_label="high", target_copies=3),
+        episode_row("B", purchased_policy="strict", rep_label="mixed"),
+        episode_row("A", purchased_policy="strict", rep_label="high"),
     ]
     c = cell(rows)
     assert metric_value(c, "same_item_wins:exaggeration") == pytest.approx((50 + 100) / 2)
