@@ -116,11 +116,6 @@ class Ledger:
     account: SpendAccount
     rows: dict[tuple[str, str], Usage] = field(default_factory=lambda: defaultdict(Usage))
 
-    @property
-    def spent(self) -> float:
-        """USD spent by this process's calls."""
-        return sum(u.cost for u in self.rows.values())
-
     def add(self, role: str, cfg: ModelConfig, call: CachedCall, cached: bool) -> None:
         usage = self.rows[(role, cfg.name)]
         usage.calls += 1
