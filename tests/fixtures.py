@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from recmarket.data.episodes import Episode, Interaction, Request
+
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "amazon23"
 
 
@@ -67,3 +69,20 @@ def episode_row(domain: str, **values: Any) -> dict[str, Any]:
         "top1_policy": "strict",
     }
     return {**row, **values}
+
+
+def user_request(user: int, profile: str = "novice_advice") -> Request:
+    """A request of simulated user ``user`` with an empty history."""
+    item = Interaction(
+        parent_asin="a",
+        item_index=0,
+        title="t",
+        rating=5,
+        timestamp=0,
+        review_title="",
+        review_text="",
+    )
+    episode = Episode(
+        episode_id=f"D/u{user}", domain="D", user_id=f"u{user}", history=(), target=item
+    )
+    return Request(episode=episode, profile=profile, sim_user=user, round=0, order=0)

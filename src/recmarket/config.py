@@ -20,6 +20,9 @@ from recmarket.embedding.settings import EmbedderConfig
 from recmarket.market.settings import MarketConfig
 from recmarket.vocabulary import Condition, Scope
 
+# Settings introduced after the first stored runs, by section (see RunConfig.digest).
+ADDED_LATER = {"market": ("reputation_mechanism", "reputation_decay")}
+
 DEFAULT_DOMAINS = ("Musical_Instruments", "Video_Games", "Sports_and_Outdoors")
 
 
@@ -53,8 +56,15 @@ class RunConfig(BaseModel):
     llm: LLMConfig | None = Field(None, description="models per role; None: all offline")
 
     def digest(self) -> str:
-        """Hash of everything that determines the records (not how calls are made)."""
+        """Hash of everything that determines the records (not how calls are made). Settings
+        added after runs were stored are left out at their defaults, so those runs keep
+        their directories and resume under a newer version."""
         exclude: dict[str, Any] = {}
         if self.llm is not None:
-            exclude = {"llm": {"models": {name: set(OPERATIONAL) for name in self.llm.models}}}
+            exclude["llm"] = {"models": {name: set(OPERATIONAL) for name in self.llm.models}}
+        for section, names in ADDED_LATER.items():
+            model = getattr(self, section)
+            unset = {n for n in names if getattr(model, n) == type(model).model_fields[n].default}
+            if unset:
+                exclude[section] = unset
         return hashlib.sha256(self.model_dump_json(exclude=exclude).encode()).hexdigest()

@@ -35,6 +35,12 @@ Condition = Literal["platform-centric", "no-rep", "local-rep"]
 # simulated user (Local-12), per profile (Style-6), or one for everybody (Shared-1).
 Scope = Literal["local", "style", "shared"]
 
+# How the reputation memory weighs a platform's records (issue 12): the last W alike (the
+# paper's Tail_W), every record alike with the reader's prior (beta: sparse evidence reads as
+# sparse), or every record discounted by the number of newer ones (decay: a platform whose
+# claims improve can recover).
+Mechanism = Literal["window", "beta", "decay"]
+
 # The seven roles of one round, in the order a round calls them (Section 3).
 Role = Literal["query", "need", "explain", "shortlist", "decide", "review", "update"]
 ROLES: tuple[Role, ...] = get_args(Role)

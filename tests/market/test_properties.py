@@ -5,10 +5,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recmarket.agents.contracts import ReputationRecord
-from recmarket.data.episodes import Episode, Interaction, Request
 from recmarket.market.catalogs import assign_catalogs
 from recmarket.market.reputation import ReputationMemory
 from recmarket.market.retrieval import EpisodeDraws, Retriever, top_l
+from tests.fixtures import user_request
 
 FAST = settings(max_examples=40, deadline=None)
 
@@ -85,22 +85,6 @@ def test_retrieval_candidates_come_from_the_catalogs_top_l(
             assert proposal.candidate in top_l(scores, members, top)[0]
 
 
-def request(user: int, profile: str = "novice_advice") -> Request:
-    item = Interaction(
-        parent_asin="a",
-        item_index=0,
-        title="t",
-        rating=5,
-        timestamp=0,
-        review_title="",
-        review_text="",
-    )
-    episode = Episode(
-        episode_id=f"D/u{user}", domain="D", user_id=f"u{user}", history=(), target=item
-    )
-    return Request(episode=episode, profile=profile, sim_user=user, round=0, order=0)
-
-
 @FAST
 @given(
     window=st.integers(1, 12),
@@ -118,12 +102,12 @@ def test_reputation_windows_keep_the_w_most_recent(window, events, scope) -> Non
     memory = ReputationMemory(window, scope)
     expected: dict[tuple[str, str], list[str]] = {}
     for i, (user, platform, label) in enumerate(events):
-        r = request(user)
+        r = user_request(user)
         memory.append(r, platform, ReputationRecord(claim_reliability=label, note=f"n{i}"))
         key = {"local": f"user-{user}", "style": "profile-novice_advice", "shared": "shared"}
         expected.setdefault((key[scope], platform), []).append(f"n{i}")
     for user in range(4):
-        seen = memory.histories(request(user), ("P1", "P2", "P3"))
+        seen = memory.histories(user_request(user), ("P1", "P2", "P3"))
         for platform, records in seen.items():
             key = {"local": f"user-{user}", "style": "profile-novice_advice", "shared": "shared"}[
                 scope

@@ -13,9 +13,16 @@ one answers.
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from recmarket.data.items import ItemEvidence
 from recmarket.profiles import Profile
@@ -55,6 +62,9 @@ class StructuredNeed(Contract):
 class ReputationRecord(Contract):
     claim_reliability: ClaimReliability
     note: str
+    # How much the memory still counts this record, when its mechanism discounts old ones
+    # (decay); absent otherwise, so records of the other mechanisms read as they always did.
+    weight: float | None = Field(None, gt=0.0, le=1.0)
 
     @field_validator("note")
     @classmethod
@@ -62,6 +72,18 @@ class ReputationRecord(Contract):
         if len(note.split()) > NOTE_MAX_WORDS:
             raise ValueError(f"note has {len(note.split())} words; at most {NOTE_MAX_WORDS}")
         return note
+
+    @model_serializer(mode="wrap")
+    def _without_unset_weight(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        if self.weight is None:
+            data.pop("weight", None)
+        return data
+
+    @property
+    def counted(self) -> float:
+        """The record's weight in the reader's sums (1 unless the memory discounts it)."""
+        return 1.0 if self.weight is None else self.weight
 
 
 # --- stage 1: query generation (user) and need structuring (user agent) ----------------------

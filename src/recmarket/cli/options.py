@@ -49,6 +49,8 @@ MARKET = (
     SettingFlag("--top-l", ("market", "top_l")),
     SettingFlag("--tau", ("market", "tau")),
     SettingFlag("--window", ("market", "memory_window")),
+    SettingFlag("--reputation-mechanism", ("market", "reputation_mechanism")),
+    SettingFlag("--reputation-decay", ("market", "reputation_decay")),
     SettingFlag(
         "--policies",
         ("market", "composition"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from recmarket.market.policies import assign_policies, check_composition
-from recmarket.vocabulary import Policy
+from recmarket.vocabulary import Mechanism, Policy
 
 
 class MarketConfig(BaseModel):
@@ -30,6 +30,17 @@ class MarketConfig(BaseModel):
         description="Gumbel temperature (below 0.001 the draw is an argmax, above 1000 uniform)",
     )
     memory_window: int = Field(10, ge=1, description="W: reputation records per platform")
+    reputation_mechanism: Mechanism = Field(
+        "window",
+        description="how records are weighed: the last W alike, all alike (beta), or "
+        "discounted by age (decay)",
+    )
+    reputation_decay: float = Field(
+        0.8,
+        gt=0.0,
+        lt=1.0,
+        description="decay: a record's weight is this to the power of the number of newer records",
+    )
     composition: str | tuple[str, ...] = Field(
         "equal", description="named composition or one policy per platform"
     )

@@ -87,7 +87,13 @@ def cell_round(
     """The round protocol of a cell on a domain, with an empty memory under LocalRep."""
     memory = None
     if cfg.condition == "local-rep":
-        memory = ReputationMemory(cfg.market.memory_window, cfg.reputation_scope)
+        market = cfg.market
+        memory = ReputationMemory(
+            market.memory_window,
+            cfg.reputation_scope,
+            market.reputation_mechanism,
+            market.reputation_decay,
+        )
     return Round(
         prepared.market,
         agents,

@@ -59,14 +59,18 @@ def credibility(records: tuple[ReputationRecord, ...], overstated: bool, p: Rank
     than it claimed. Both start from the prior, worth ``prior_records`` records; a record
     never moves a candidate by itself, only through the distance its claim keeps from the
     evidence (Appendix C: reputation is a claim-calibration tool, never a platform score).
+    Each record counts with its weight (under the decay mechanism, less the older it is),
+    so the belief is the posterior mean of a Beta prior and weighted evidence: with no
+    records it is the prior itself.
     """
     if not records:
         return p.credence
     if overstated:
-        held = sum(p.label_credibility[r.claim_reliability] for r in records)
+        held = sum(r.counted * p.label_credibility[r.claim_reliability] for r in records)
     else:
-        held = sum(lexicon.read_direction(r.note) != "under" for r in records)
-    return (p.prior_records * p.credence + held) / (p.prior_records + len(records))
+        held = sum(r.counted * (lexicon.read_direction(r.note) != "under") for r in records)
+    evidence = sum(r.counted for r in records)
+    return (p.prior_records * p.credence + held) / (p.prior_records + evidence)
 
 
 @dataclass(frozen=True)

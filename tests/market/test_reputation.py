@@ -1,0 +1,73 @@
+"""The reputation mechanisms: what each shows the user agent, and what the offline ranker
+believes from it."""
+
+import pytest
+
+from recmarket.agents.contracts import ReputationRecord
+from recmarket.agents.rules.agent import credibility
+from recmarket.agents.rules.params import RankerParams
+from recmarket.config import RunConfig
+from recmarket.market.reputation import ReputationMemory
+from tests.fixtures import user_request
+
+LOW = ReputationRecord(claim_reliability="low", note="It overstated what it delivered.")
+HIGH = ReputationRecord(claim_reliability="high", note="Claims matched my use.")
+
+
+DECAY = {"decay": {"decay": 0.6}, "beta": {}}
+
+
+def shown(mechanism: str, labels: list[ReputationRecord], **kw) -> tuple:
+    memory = ReputationMemory(window=3, scope="local", mechanism=mechanism, **kw)
+    request = user_request(0)
+    for record in labels:
+        memory.append(request, "P1", record)
+    return memory.histories(request, ("P1",))["P1"]
+
+
+def test_window_shows_the_last_w_records_unweighted() -> None:
+    records = shown("window", [LOW, LOW, HIGH, HIGH])
+    assert [r.claim_reliability for r in records] == ["low", "high", "high"]
+    assert all(r.weight is None for r in records)
+    assert "weight" not in records[0].model_dump_json()  # stored records read as before
+
+
+def test_beta_shows_every_record_and_with_none_the_reader_keeps_its_prior() -> None:
+    assert len(shown("beta", [LOW] * 25)) == 25
+    params = RankerParams()
+    assert credibility(shown("beta", []), True, params) == params.credence
+
+
+def test_decay_weighs_records_by_the_number_of_newer_ones() -> None:
+    records = shown("decay", [LOW, LOW, HIGH], decay=0.5)
+    assert [r.weight for r in records] == [0.25, 0.5, 1.0]
+    assert len(shown("decay", [LOW] * 200, decay=0.5)) == 10  # 0.5**10 < 1e-3: forgotten
+
+
+def test_under_decay_a_platform_whose_claims_improve_recovers() -> None:
+    """After a long run of low labels, a few high ones restore belief under decay, while
+    beta, which remembers every low label alike, still believes the platform little."""
+    params = RankerParams()
+    history = [LOW] * 30 + [HIGH] * 5
+
+    def belief(mechanism: str, records: list) -> float:
+        return credibility(shown(mechanism, records, **DECAY[mechanism]), True, params)
+
+    assert belief("decay", history) > params.credence > belief("decay", [LOW] * 30)
+    assert belief("beta", [LOW] * 30) < belief("beta", history) < params.credence / 2
+
+
+def test_new_mechanism_settings_leave_stored_runs_their_directories() -> None:
+    """At their defaults the mechanism settings are not in the hash: a run stored before
+    they existed keeps its directory and resumes."""
+    default = RunConfig()
+    assert default.digest() == RunConfig.model_validate({"market": {}}).digest()
+    assert default.digest().startswith("837cc76e3fef82be")  # the hash before issue 12
+    decayed = RunConfig.model_validate({"market": {"reputation_mechanism": "decay"}})
+    assert decayed.digest() != default.digest()
+
+
+@pytest.mark.parametrize("bad", [0.0, 1.0])
+def test_decay_must_forget_something_and_keep_something(bad: float) -> None:
+    with pytest.raises(ValueError, match="reputation_decay"):
+        RunConfig.model_validate({"market": {"reputation_decay": bad}})
