@@ -144,6 +144,28 @@ def test_no_rep_shortlists_omit_histories_and_the_rep_addition() -> None:
         assert policy.value not in no_rep.lower().split() and policy.implementation_id not in text
 
 
+def test_beta_and_decay_shortlists_summarise_the_evidence_and_window_ones_do_not() -> None:
+    low = ReputationRecord(claim_reliability="low", note="overstated")
+    histories = {"P1": (low.model_copy(update={"weight": 0.5}), low), "P2": ()}
+    window = render("shortlist", shortlist_input(histories={"P1": (low, low), "P2": ()}))
+    assert "reputation_evidence" not in window[1]["content"]
+    decayed = shortlist_input(histories=histories).model_copy(update={"mechanism": "decay"})
+    text = render("shortlist", decayed)[1]["content"]
+    summary = json.loads(text.split("reputation_evidence")[1].split(":\n", 1)[1].split("\n")[0])
+    assert summary["P1"]["evidence"] == 1.5 and summary["P1"]["records"] == 2
+    assert summary["P1"]["posterior_low"] == round(2.5 / 4.5, 2)
+    assert summary["P2"] == {
+        "records": 0,
+        "evidence": 0,
+        "posterior_high": 0.33,
+        "posterior_mixed": 0.33,
+        "posterior_low": 0.33,
+        "uncertainty": 0.24,
+        "sparse": True,
+    }  # no records: the prior, called sparse rather than bad
+    assert "older records count less" in text and '"weight": 0.5' in text
+
+
 def test_platform_centric_decision_card_says_so() -> None:
     assert "no user agent" in render("decide", decision_input(True))[1]["content"]
     assert "user_agent_reason" not in render("decide", decision_input(True))[1]["content"]

@@ -26,7 +26,7 @@ from pydantic import (
 
 from recmarket.data.items import ItemEvidence
 from recmarket.profiles import Profile
-from recmarket.vocabulary import Policy
+from recmarket.vocabulary import Mechanism, Policy
 
 ClaimReliability = Literal["high", "mixed", "low"]
 NOTE_MAX_WORDS = 30
@@ -138,6 +138,16 @@ class ShortlistInput(Contract):
     k: int
     # None under NoRep: the field is absent, not an empty or masked profile (Appendix C.6).
     histories: dict[str, tuple[ReputationRecord, ...]] | None = None
+    # How the memory weighs the records, when not the paper's window (absent then, so the
+    # inputs of window runs read as they always did).
+    mechanism: Mechanism | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_window_mechanism(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        if self.mechanism is None:
+            data.pop("mechanism", None)
+        return data
 
 
 class RankedItem(Contract):

@@ -51,6 +51,42 @@ def policy_guidance() -> dict[Policy, str]:
     return {Policy(name): guidance for name, guidance in blocks.items()}
 
 
+EVIDENCE_HEADER = {
+    "beta": "every record counts alike",
+    "decay": "a record counts by its weight: older records count less",
+}
+SPARSE_BELOW = 3.0  # records' worth of evidence under which a profile is called sparse
+
+
+def _evidence(inp: ShortlistInput) -> str:
+    """Under the beta and decay mechanisms, each platform's evidence summarised: the
+    records' (weighted) count and the posterior share of each label under a uniform
+    Dirichlet(1, 1, 1) prior, with its uncertainty; a profile with little evidence is
+    called sparse, which is not the same as unfavorable."""
+    if inp.mechanism is None:
+        return ""
+    summary = {}
+    for platform, records in (inp.histories or {}).items():
+        weight = sum(r.counted for r in records)
+        total = 3.0 + weight
+        shares = {
+            label: (1.0 + sum(r.counted for r in records if r.claim_reliability == label)) / total
+            for label in ("high", "mixed", "low")
+        }
+        high = shares["high"]
+        summary[platform] = {
+            "records": len(records),
+            "evidence": round(weight, 2),
+            **{f"posterior_{k}": round(v, 2) for k, v in shares.items()},
+            "uncertainty": round((high * (1 - high) / (total + 1)) ** 0.5, 2),
+            "sparse": weight < SPARSE_BELOW,
+        }
+    header = EVIDENCE_HEADER[inp.mechanism]
+    return f"reputation_evidence ({header}; sparse means little evidence, not bad):\n" + (
+        _json(summary) + "\n"
+    )
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
@@ -99,6 +135,7 @@ def _fields(inp: Contract) -> dict[str, Any]:
                 "\nhistory_reputation_profile (per platform, oldest first):\n"
                 + _json(profiles)
                 + "\n"
+                + _evidence(inp)
             )
         return {
             "k": inp.k,
