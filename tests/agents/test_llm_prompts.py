@@ -18,6 +18,7 @@ from recmarket.agents.contracts import (
     ShownOption,
     StructuredNeed,
     UpdateInput,
+    WeightedRecord,
 )
 from recmarket.agents.llm.parse import OutputError, extract_json, parse
 from recmarket.agents.llm.prompts import policy_guidance, render
@@ -146,7 +147,8 @@ def test_no_rep_shortlists_omit_histories_and_the_rep_addition() -> None:
 
 def test_beta_and_decay_shortlists_summarise_the_evidence_and_window_ones_do_not() -> None:
     low = ReputationRecord(claim_reliability="low", note="overstated")
-    histories = {"P1": (low.model_copy(update={"weight": 0.5}), low), "P2": ()}
+    half = WeightedRecord(claim_reliability="low", note="overstated", weight=0.5)
+    histories = {"P1": (half, low), "P2": ()}
     window = render("shortlist", shortlist_input(histories={"P1": (low, low), "P2": ()}))
     assert "reputation_evidence" not in window[1]["content"]
     decayed = shortlist_input(histories=histories).model_copy(update={"mechanism": "decay"})

@@ -28,7 +28,7 @@ def shown(mechanism: str, labels: list[ReputationRecord], **kw) -> tuple:
 def test_window_shows_the_last_w_records_unweighted() -> None:
     records = shown("window", [LOW, LOW, HIGH, HIGH])
     assert [r.claim_reliability for r in records] == ["low", "high", "high"]
-    assert all(r.weight is None for r in records)
+    assert all(r.counted == 1.0 for r in records)
     assert "weight" not in records[0].model_dump_json()  # stored records read as before
 
 

@@ -19,6 +19,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializeAsAny,
     SerializerFunctionWrapHandler,
     field_validator,
     model_serializer,
@@ -62,9 +63,6 @@ class StructuredNeed(Contract):
 class ReputationRecord(Contract):
     claim_reliability: ClaimReliability
     note: str
-    # How much the memory still counts this record, when its mechanism discounts old ones
-    # (decay); absent otherwise, so records of the other mechanisms read as they always did.
-    weight: float | None = Field(None, gt=0.0, le=1.0)
 
     @field_validator("note")
     @classmethod
@@ -73,17 +71,21 @@ class ReputationRecord(Contract):
             raise ValueError(f"note has {len(note.split())} words; at most {NOTE_MAX_WORDS}")
         return note
 
-    @model_serializer(mode="wrap")
-    def _without_unset_weight(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data = handler(self)
-        if self.weight is None:
-            data.pop("weight", None)
-        return data
+    @property
+    def counted(self) -> float:
+        """The record's weight in the reader's sums: 1, unless the memory discounts it."""
+        return 1.0
+
+
+class WeightedRecord(ReputationRecord):
+    """A record as a memory that discounts old records shows it (the decay mechanism):
+    ``weight`` is how much it still counts."""
+
+    weight: float = Field(gt=0.0, le=1.0)
 
     @property
     def counted(self) -> float:
-        """The record's weight in the reader's sums (1 unless the memory discounts it)."""
-        return 1.0 if self.weight is None else self.weight
+        return self.weight
 
 
 # --- stage 1: query generation (user) and need structuring (user agent) ----------------------
@@ -137,9 +139,9 @@ class ShortlistInput(Contract):
     candidates: tuple[CandidateView, ...]
     k: int
     # None under NoRep: the field is absent, not an empty or masked profile (Appendix C.6).
-    histories: dict[str, tuple[ReputationRecord, ...]] | None = None
+    histories: dict[str, tuple[SerializeAsAny[ReputationRecord], ...]] | None = None
     # How the memory weighs the records, when not the paper's window (absent then, so the
-    # inputs of window runs read as they always did).
+    # inputs of window runs serialize as they always did: stored calls and call keys hold).
     mechanism: Mechanism | None = None
 
     @model_serializer(mode="wrap")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict, deque
 
-from recmarket.agents.contracts import ReputationRecord
+from recmarket.agents.contracts import ReputationRecord, WeightedRecord
 from recmarket.data.episodes import Request
 from recmarket.vocabulary import Mechanism, Scope
 
@@ -58,7 +58,11 @@ class ReputationMemory:
             return records
         newest = len(records) - 1
         return tuple(
-            r.model_copy(update={"weight": self.decay ** (newest - i)})
+            WeightedRecord(
+                claim_reliability=r.claim_reliability,
+                note=r.note,
+                weight=self.decay ** (newest - i),
+            )
             for i, r in enumerate(records)
         )
 
