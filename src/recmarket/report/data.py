@@ -3,6 +3,7 @@ on them live in ``recmarket.analysis``)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -57,9 +58,13 @@ def find(cells: Iterable[Cell], wanted: str, match: Callable[[RunConfig], bool])
 
 def figure_of(experiment: str, planned: str) -> str:
     """The figure a plan entry names, or for an older plan its built-in spec's figure."""
-    if planned or experiment not in builtin_names():
-        return planned
-    return load_spec(experiment).figure
+    return planned or _builtin_figure(experiment)
+
+
+@functools.cache
+def _builtin_figure(experiment: str) -> str:
+    """Read once per experiment, not once per cell of an older plan."""
+    return load_spec(experiment).figure if experiment in builtin_names() else ""
 
 
 def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
