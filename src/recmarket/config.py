@@ -11,9 +11,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from recmarket.agents.llm.config import OPERATIONAL, LLMConfig
+from recmarket.agents.llm.config import OFFLINE, OPERATIONAL, LLMConfig
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.data.settings import EpisodeConfig
 from recmarket.embedding.settings import EmbedderConfig
@@ -21,7 +21,19 @@ from recmarket.market.settings import MarketConfig
 from recmarket.vocabulary import Condition, Scope
 
 # Settings introduced after the first stored runs, by section (see RunConfig.digest).
-ADDED_LATER = {"market": ("reputation_mechanism", "reputation_decay")}
+ADDED_LATER = {
+    "market": (
+        "reputation_mechanism",
+        "reputation_decay",
+        "platform_strategy",
+        "learning_rule",
+        "reward",
+        "reward_top1_weight",
+        "learning_period",
+        "claim_intensities",
+        "entrants",
+    )
+}
 
 DEFAULT_DOMAINS = ("Musical_Instruments", "Video_Games", "Sports_and_Outdoors")
 
@@ -54,6 +66,27 @@ class RunConfig(BaseModel):
     embedder: EmbedderConfig = EmbedderConfig()
     agents: OfflineParams = OfflineParams()
     llm: LLMConfig | None = Field(None, description="models per role; None: all offline")
+
+    @model_validator(mode="after")
+    def _dynamic_market_fits(self) -> RunConfig:
+        market = self.market
+        if (market.adaptive or market.entrants) and self.condition == "platform-centric":
+            raise ValueError(
+                "adaptive platforms and entrants compete for a user agent's shortlist; "
+                "platform-centric has none (use no-rep or local-rep)"
+            )
+        if len(market.claim_intensities) > 1 and not market.adaptive:
+            raise ValueError(
+                "market.claim_intensities: several intensities are choices for adaptive "
+                "platforms; give one, or use platform_strategy = adaptive"
+            )
+        llm_explains = self.llm is not None and self.llm.model_for("explain") != OFFLINE
+        if market.claim_intensities != (1.0,) and llm_explains:
+            raise ValueError(
+                "market.claim_intensities: an LLM explainer reads only its policy's prompt "
+                "block; claim intensity is a setting of the offline platform"
+            )
+        return self
 
     def digest(self) -> str:
         """Hash of everything that determines the records (not how calls are made). Settings

@@ -36,6 +36,10 @@ class Stream(IntEnum):
     DECIDE = 14
     REVIEW = 15
     UPDATE = 16
+    STRATEGY = 17  # an adaptive platform's choice of presentation
+    ENTRANT_CATALOG = 18
+    ENTRANT_RETRIEVAL = 19
+    ENTRANT_INCLUSION = 20
 
 
 def domain_key(domain: str) -> int:

@@ -113,8 +113,21 @@ class NeedInput(Contract):
 class ExplanationInput(Contract):
     platform_id: str
     policy: Policy
+    # A multiple of the policy's calibrated distance between claim and reading (offline
+    # platforms only); absent at the calibrated 1, so such inputs serialize as they always
+    # did and stored calls and call keys hold.
+    intensity: float | None = None
     need: StructuredNeed
     item: ItemEvidence
+
+    @model_serializer(mode="wrap")
+    def _without_calibrated_intensity(
+        self, handler: SerializerFunctionWrapHandler
+    ) -> dict[str, Any]:
+        data = handler(self)
+        if self.intensity is None:
+            data.pop("intensity", None)
+        return data
 
 
 class Explanation(Contract):

@@ -25,6 +25,28 @@ from recmarket.vocabulary import Policy
 
 
 @dataclass(frozen=True)
+class Seat:
+    """A platform of the market: its id, its fixed policy (None: it adapts) and the number
+    of rounds played before it enters (0 for the incumbents)."""
+
+    platform_id: str
+    policy: Policy | None
+    after_rounds: int = 0
+
+
+def seats(cfg: MarketConfig) -> tuple[Seat, ...]:
+    """The incumbents P1..PN, then the late entrants in order of entry."""
+    ids = platform_ids(cfg.n_platforms + len(cfg.entrants))
+    adaptive = cfg.platform_strategy == "adaptive"
+    incumbents = [Seat(i, None if adaptive else p) for i, p in zip(ids, cfg.policies)]
+    late = [
+        Seat(i, e.policy, e.after_rounds)
+        for i, e in zip(ids[cfg.n_platforms :], cfg.entrants, strict=True)
+    ]
+    return (*incumbents, *late)
+
+
+@dataclass(frozen=True)
 class DomainMarket:
     domain: Domain
     requests: list[Request]
@@ -33,13 +55,11 @@ class DomainMarket:
     retriever: Retriever
     seed: int
 
-    @property
-    def policies(self) -> tuple[Policy, ...]:
-        return self.config.policies
+    seats: tuple[Seat, ...]
 
-    @property
-    def platform_ids(self) -> tuple[str, ...]:
-        return platform_ids(self.config.n_platforms)
+    def present(self, request: Request) -> int:
+        """How many platforms (a prefix of the seats) are in the market at this request."""
+        return sum(seat.after_rounds <= request.order for seat in self.seats)
 
     def draws(self, request: Request) -> EpisodeDraws:
         cfg = self.config
@@ -50,6 +70,7 @@ class DomainMarket:
             cfg.n_platforms,
             cfg.top_l,
             width=max(cfg.top_l, cfg.j),
+            entrants=len(cfg.entrants),
         )
 
 
@@ -76,9 +97,10 @@ def build_market(
         seed=seed,
         domain=domain.name,
         rotation=cfg.rotation,
+        entrants=len(cfg.entrants),
     )
     retriever = Retriever(vectors, catalogs, top_l=cfg.top_l, tau=cfg.tau, p_hit=cfg.p_hit)
-    return DomainMarket(domain, requests, cfg, catalogs, retriever, seed)
+    return DomainMarket(domain, requests, cfg, catalogs, retriever, seed, seats(cfg))
 
 
 @dataclass(frozen=True)

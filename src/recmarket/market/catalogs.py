@@ -7,6 +7,10 @@ competition, never a platform's chance to carry a target. Cyclic rotations reass
 inventories to platform ids (R1: platform j gets the inventory of j+1), while policies stay
 with the ids.
 
+A late entrant (issue 12) draws its own catalog from its own stream: each item with the
+probability that an incumbent carries it (1/N as primary, else rho), then the same cap, so
+the incumbents' catalogs are exactly those of the market without it.
+
 All draws come from the domain's catalog streams and have fixed shapes, so markets that
 differ only in rho share their primary assignments and copy uniforms (common random
 numbers), and a rotation moves exactly the same inventories.
@@ -56,8 +60,10 @@ def assign_catalogs(
     seed: int,
     domain: str,
     rotation: int = 0,
+    entrants: int = 0,
 ) -> Catalogs:
-    """Build the N catalogs of a domain's item universe; ``targets`` are protected from the cap."""
+    """Build the N catalogs of a domain's item universe, and then those of ``entrants`` late
+    platforms; ``targets`` are protected from the cap."""
     gen = rng(seed, domain, Stream.CATALOG_ASSIGNMENT)
     primary = gen.integers(n_platforms, size=n_items)
     membership = gen.random((n_items, n_platforms), dtype=np.float32) < rho
@@ -77,4 +83,25 @@ def assign_catalogs(
             membership[candidates, p] = False
             membership[keep, p] = True
     catalogs = Catalogs(membership)
-    return catalogs.rotated(rotation) if rotation else catalogs
+    if rotation:
+        catalogs = catalogs.rotated(rotation)
+    if not entrants:
+        return catalogs
+    share = 1 / n_platforms + rho * (1 - 1 / n_platforms)
+    columns = [
+        _entrant_catalog(rng(seed, domain, Stream.ENTRANT_CATALOG, e), share, is_target, cap)
+        for e in range(entrants)
+    ]
+    return Catalogs(np.column_stack([catalogs.membership, *columns]))
+
+
+def _entrant_catalog(
+    gen: np.random.Generator, share: float, is_target: np.ndarray, cap: int
+) -> np.ndarray:
+    n_items = len(is_target)
+    carried = gen.random(n_items, dtype=np.float32) < share
+    priority = gen.random(n_items, dtype=np.float32)
+    regular = np.flatnonzero(carried & ~is_target)
+    if len(regular) > cap:
+        carried[regular[np.argsort(priority[regular], kind="stable")[cap:]]] = False
+    return carried

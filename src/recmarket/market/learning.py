@@ -26,6 +26,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 RewardKind = Literal["top1", "purchase", "mix"]
+LearningRule = Literal["thompson", "exp3"]
 
 
 @dataclass(frozen=True)
@@ -101,10 +102,13 @@ class Exp3:
         self.log_weights[arm] += self.gamma * estimate / len(self.arms)
 
 
-RULES = {"thompson": ThompsonSampling, "exp3": Exp3}
+RULES: dict[LearningRule, type[ThompsonSampling] | type[Exp3]] = {
+    "thompson": ThompsonSampling,
+    "exp3": Exp3,
+}
 
 
-def learner(rule: str, arms: Sequence[str], history: Iterable[tuple[int, float]] = ()) -> Learner:
+def learner(rule: LearningRule, arms: Sequence[str], history: Iterable[tuple[int, float]] = ()) -> Learner:
     """A fresh learner of ``rule`` that has been told ``history``, in order."""
     if rule not in RULES:
         raise ValueError(f"unknown learning rule {rule!r}; use one of {', '.join(RULES)}")

@@ -23,6 +23,8 @@ class EpisodeMetrics(Contract):
     rep_label: str | None  # the claim-reliability label written this episode
     forced_inclusion: bool  # controlled inclusion fired for at least one candidate
     failed_role: str | None  # the role whose failure ended the episode, if any
+    top1_platform: str | None = None  # who won the Top-1 position (an entrant's share)
+    regret: float | None = None  # best pool utility minus the bought one's (Round.regret)
 
 
 def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
@@ -50,4 +52,6 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
         rep_label=outcome.record.claim_reliability if outcome.record else None,
         forced_inclusion=any(p.forced for p in outcome.pool),
         failed_role=outcome.failed_role,
+        top1_platform=top1.platform_id if top1 else None,
+        regret=outcome.regret,
     )

@@ -50,6 +50,9 @@ class Outcome:
     record: ReputationRecord | None = None
     calls: list[Call] = field(default_factory=list)
     target_best_fit: bool = False  # set with the pool: see Round.target_best_fit
+    regret: float | None = None  # set when the episode ends: see Round.regret
+    choices: dict[str, str] = field(default_factory=dict)  # adaptive platform -> arm played
+    lessons: dict[str, tuple[str, float | None]] = field(default_factory=dict)  # arm, reward
     failed_role: str | None = None
     failure: str | None = None
 

@@ -1,7 +1,8 @@
 """One round of the market (Section 3.2), under one of three conditions (Section 4.1).
 
 Stage 1: the user writes a request and the user agent structures it. Stage 2: every
-platform retrieves one candidate and explains it under its fixed policy. Stage 3: the
+platform in the market retrieves one candidate and explains it under its policy (fixed, or
+chosen by an adaptive platform's learner, ``market.strategy``). Stage 3: the
 candidates are shuffled and the user agent ranks exactly K of them with a reason each.
 Stage 4: the user buys one shown item or nothing; under LocalRep a purchase is reviewed and
 the purchased platform's history gains one claim-reliability record.
@@ -48,6 +49,7 @@ from recmarket.embedding.similarity import visible_text
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.outcome import Call, Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
+from recmarket.market.strategy import Arm, Lesson, Strategies, observed_reward
 from recmarket.profiles import PROFILE_BY_NAME
 from recmarket.streams import Stream, call_seed, rng
 from recmarket.vocabulary import Condition
@@ -113,7 +115,8 @@ class Round:
     embedder: Embedder
     condition: Condition
     memory: ReputationMemory | None = None
-    judge: Judge | None = None  # measures target_best_fit; the offline model's judgement
+    judge: Judge | None = None  # measures target_best_fit and regret
+    strategies: Strategies | None = None  # the adaptive platforms, if any
 
     async def play(self, request: Request) -> Outcome:
         (prepared,) = await self.prepare([request])
@@ -195,11 +198,15 @@ class Round:
         else:
             jobs = [
                 (r.platform, r.candidate, r.forced, stride * r.platform)
-                for r in retriever.user_agent_pool(scores, o.target, draws)
+                for r in retriever.user_agent_pool(
+                    scores, o.target, draws, self.market.present(o.request)
+                )
                 if r.candidate >= 0
             ]
         try:
-            explained = await asyncio.gather(*(self._explain(ask, o.need, *job) for job in jobs))
+            explained = await asyncio.gather(
+                *(self._explain(ask, o, *job) for job in jobs)
+            )
         except RoleFailure as failure:
             o.fail(failure)
             return
@@ -222,35 +229,49 @@ class Round:
         target = items.index(o.target)
         return bool(all(fits[target] > f for i, f in enumerate(fits) if i != target))
 
+    def presentation(self, o: Outcome, platform: int) -> Arm:
+        """The platform's policy and claim intensity for this proposal: its own, or what
+        its learner chooses (and the episode records)."""
+        seat = self.market.seats[platform]
+        if seat.policy is not None:
+            return Arm(seat.policy, self.market.config.claim_intensities[0])
+        assert self.strategies is not None
+        arm = self.strategies.choose(o.request, platform)
+        o.choices[seat.platform_id] = arm.name
+        return arm
+
     async def _explain(
-        self,
-        ask: _Asker,
-        need: StructuredNeed | None,
-        platform: int,
-        item: int,
-        forced: bool,
-        unit: int,
+        self, ask: _Asker, o: Outcome, platform: int, item: int, forced: bool, unit: int
     ) -> Proposal:
-        assert need is not None
-        policy = self.market.policies[platform]
-        platform_id = self.market.platform_ids[platform]
+        assert o.need is not None
+        arm = self.presentation(o, platform)
+        platform_id = self.market.seats[platform].platform_id
         out = await ask(
             "explain",
             ExplanationInput(
                 platform_id=platform_id,
-                policy=policy,
-                need=need,
+                policy=arm.policy,
+                intensity=None if arm.intensity == 1.0 else arm.intensity,
+                need=o.need,
                 item=self.market.domain.items[item].evidence,
             ),
             Stream.EXPLAIN,
             unit,
         )
-        return Proposal(platform_id, policy, item, forced, out.text)
+        return Proposal(platform_id, arm.policy, item, forced, out.text)
 
     async def finish(self, o: Outcome) -> Outcome:
-        """Stages 3-4: shortlist (or the entered platform's list), decision, feedback."""
-        if o.failed_role is not None:
-            return o
+        """Stages 3-4: shortlist (or the entered platform's list), decision, feedback; then
+        what the adaptive platforms learn from it."""
+        if o.failed_role is None:
+            await self._stages_3_4(o)
+        o.regret = self.regret(o)
+        if self.strategies is not None:
+            o.lessons = self.lessons(o)
+            self.strategies.observe(o.request.order, o.lessons)
+        return o
+
+    async def _stages_3_4(self, o: Outcome) -> None:
         ask = self._asker(o)
         try:
             if self.condition != "platform-centric":
@@ -282,7 +303,44 @@ class Round:
                 await self._feedback(o, ask, o.purchased)
         except RoleFailure as failure:
             o.fail(failure)
-        return o
+
+    def lessons(self, o: Outcome) -> dict[str, Lesson]:
+        """Each adaptive proposer's arm and reward: whether its proposal was shortlisted,
+        ranked first and bought, which is all a platform sees; no reward where the episode
+        ended before the decision."""
+        decided = o.decision is not None
+        top1 = o.shown[0].platform_id if o.shown else None
+        bought = o.purchased.platform_id if o.purchased else None
+        shown = {p.platform_id for p in o.shown}
+        cfg = self.market.config
+        return {
+            platform: (
+                arm,
+                observed_reward(cfg, platform in shown, platform == top1, platform == bought)
+                if decided
+                else None,
+            )
+            for platform, arm in o.choices.items()
+        }
+
+    def regret(self, o: Outcome) -> float | None:
+        """The user's loss against the best proposal on offer: the utility of the best item
+        in the pool minus that of the one bought (nothing bought: nothing gained), where an
+        item's utility is the noiseless experience the offline review models, its closeness
+        to the held-out target mixed with its rating. Measured by the judge whichever
+        backend answers; None where the episode ended before the decision."""
+        judge, items = self.judge, self.market.domain.items
+        if o.decision is None or judge is None or not o.pool:
+            return None
+        target = items[o.target].evidence.title
+
+        def utility(index: int) -> float:
+            evidence = items[index].evidence
+            return judge.merit(judge.closeness(target, evidence.title), evidence.average_rating)
+
+        best = max(utility(i) for i in {p.item_index for p in o.pool})
+        bought = o.purchased
+        return best - (utility(bought.item_index) if bought else 0.0)
 
     async def _shortlist(self, o: Outcome, ask: _Asker) -> None:
         assert o.query is not None and o.need is not None

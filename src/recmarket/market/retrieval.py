@@ -41,17 +41,26 @@ class EpisodeDraws:
         n_platforms: int,
         top_l: int,
         width: int | None = None,
+        entrants: int = 0,
     ) -> EpisodeDraws:
         """``width`` > ``top_l`` extends each platform's Gumbel row from a separate stream
-        (a Platform-Centric J above L), so the first L columns never depend on J."""
+        (a Platform-Centric J above L), so the first L columns never depend on J. Late
+        entrants' rows come from their own streams, so the incumbents' never depend on
+        them."""
         gumbel = rng(seed, domain, Stream.RETRIEVAL, episode).gumbel(size=(n_platforms, top_l))
         if width is not None and width > top_l:
             extra = rng(seed, domain, Stream.RETRIEVAL_EXTENSION, episode).gumbel(
                 size=(n_platforms, width - top_l)
             )
             gumbel = np.hstack([gumbel, extra])
+        inclusion = rng(seed, domain, Stream.FORCED_INCLUSION, episode).random(n_platforms)
+        if entrants:
+            late = rng(seed, domain, Stream.ENTRANT_RETRIEVAL, episode)
+            gumbel = np.vstack([gumbel, late.gumbel(size=(entrants, gumbel.shape[1]))])
+            late_inclusion = rng(seed, domain, Stream.ENTRANT_INCLUSION, episode)
+            inclusion = np.concatenate([inclusion, late_inclusion.random(entrants)])
         return cls(
-            inclusion=rng(seed, domain, Stream.FORCED_INCLUSION, episode).random(n_platforms),
+            inclusion=inclusion,
             gumbel=gumbel,
             entry=int(rng(seed, domain, Stream.PLATFORM_ENTRY, episode).integers(n_platforms)),
         )
@@ -144,12 +153,14 @@ class Retriever:
         )
 
     def user_agent_pool(
-        self, scores: np.ndarray, target: int, draws: EpisodeDraws
+        self, scores: np.ndarray, target: int, draws: EpisodeDraws, present: int | None = None
     ) -> list[PlatformRetrieval]:
-        """One candidate per platform: the pool a user agent queries."""
+        """One candidate per platform among the first ``present`` (all by default; late
+        entrants are last, so those not yet in the market are left out): the pool a user
+        agent queries."""
         lists = top_l_per_platform(scores, self.catalogs.membership, self.members, self.top_l)
         pool = []
-        for p, (items, item_scores) in enumerate(lists):
+        for p, (items, item_scores) in enumerate(lists[:present]):
             if not len(items):
                 pool.append(PlatformRetrieval(p, items, item_scores, -1, False))
                 continue

@@ -2,10 +2,60 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from typing import Any, Literal
 
-from recmarket.market.policies import assign_policies, check_composition
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
+
+from recmarket.market.learning import LearningRule, RewardKind
+from recmarket.market.policies import assign_policies, check_composition, parse_policy
 from recmarket.vocabulary import Mechanism, Policy
+
+Strategy = Literal["fixed", "adaptive"]
+ADAPTIVE = "adaptive"
+
+
+class Entrant(BaseModel):
+    """A platform that joins the market late: ``strict@200`` proposes from round 201 on (the
+    first 200 rounds of each domain's schedule are played without it), with the Strict
+    policy; ``adaptive@200`` learns its presentation like an adaptive incumbent."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    strategy: Policy | Literal["adaptive"]
+    after_rounds: int = Field(ge=0, description="rounds played before it enters")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        name, at, rounds = value.partition("@")
+        if not at or not rounds.strip().isdigit():
+            raise ValueError(
+                f"entrant {value!r} is not POLICY@ROUNDS or adaptive@ROUNDS (e.g. strict@200)"
+            )
+        name = name.strip().lower()
+        return {
+            "strategy": name if name == ADAPTIVE else parse_policy(name),
+            "after_rounds": int(rounds),
+        }
+
+    @model_serializer
+    def _as_text(self) -> str:
+        return f"{self.strategy}@{self.after_rounds}"
+
+    @property
+    def policy(self) -> Policy | None:
+        """The fixed policy, or None for an adaptive entrant."""
+        return None if self.strategy == ADAPTIVE else Policy(self.strategy)
 
 
 class MarketConfig(BaseModel):
@@ -48,6 +98,57 @@ class MarketConfig(BaseModel):
     long_term_weight: float = Field(
         0.25, ge=0.0, le=1.0, description="weight of the long-term need in the search vector"
     )
+    platform_strategy: Strategy = Field(
+        "fixed",
+        description="fixed: each platform keeps its composition's policy; adaptive: each "
+        "learns which presentation to use from its own proposals' fate",
+    )
+    learning_rule: LearningRule = Field("thompson", description="adaptive platforms' bandit rule")
+    reward: RewardKind = Field(
+        "top1",
+        description="what an adaptive platform learns from: ranked first, bought, or a mix",
+    )
+    reward_top1_weight: float = Field(
+        0.5, ge=0.0, le=1.0, description="mix: the weight of being ranked first"
+    )
+    learning_period: int = Field(
+        12, ge=1, description="rounds between adaptive platforms' updates (one batch)"
+    )
+    claim_intensities: tuple[float, ...] = Field(
+        (1.0,),
+        min_length=1,
+        description="offline platforms: how far Strict shades and Exaggeration lifts a "
+        "claim, as a multiple of the calibrated distance; adaptive ones choose among them",
+    )
+    entrants: tuple[Entrant, ...] = Field(
+        (),
+        description="platforms that join late, comma-separated POLICY@ROUNDS or "
+        "adaptive@ROUNDS (strict@200 proposes from round 201)",
+    )
+
+    @field_validator("claim_intensities")
+    @classmethod
+    def _intensities(cls, values: tuple[float, ...]) -> tuple[float, ...]:
+        bad = [v for v in values if not 0 < v <= 2]
+        if bad or len(set(values)) != len(values):
+            raise ValueError(
+                f"claim intensities must be distinct multiples in (0, 2], not {list(values)}"
+            )
+        return values
+
+    @field_validator("entrants", mode="before")
+    @classmethod
+    def _entrant_list(cls, value: Any) -> Any:
+        if isinstance(value, str):  # the command line's and config files' short form
+            return tuple(part for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("entrants")
+    @classmethod
+    def _in_order_of_entry(cls, entrants: tuple[Entrant, ...]) -> tuple[Entrant, ...]:
+        """Entrants are numbered in order of entry (P(N+1) enters first), so the platforms
+        in the market at any round are a prefix of the roster."""
+        return tuple(sorted(entrants, key=lambda e: e.after_rounds))
 
     @property
     def j(self) -> int:
@@ -74,6 +175,11 @@ class MarketConfig(BaseModel):
         if n is not None:
             assign_policies(value, n)
         return value
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether any platform learns its presentation (incumbents or an entrant)."""
+        return self.platform_strategy == ADAPTIVE or any(e.policy is None for e in self.entrants)
 
     @property
     def policies(self) -> tuple[Policy, ...]:

@@ -6,8 +6,10 @@ Shared-1: the whole domain) and its episodes run in order; without reputation ev
 episode stands alone and episodes are grouped into chunks. A unit carries the cell's
 configuration, the orders of its pending episodes and the stream's stored reputation
 records (for resume), and returns its episodes as plain records that the driver commits to
-the run store. Since every draw is keyed by the episode, the records equal those of the
-in-process runner, wherever the units run.
+the run store. Adaptive platforms couple every stream of a domain, so then a domain is one
+unit, played in schedule order with the stored lessons. Since every draw is keyed by the
+episode and learners update per period, the records equal those of the in-process runner,
+wherever the units run.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from recmarket.run.runner import (
     cell_round,
     prepare,
     restore_reputation,
+    restore_strategies,
     stored_records,
     streams,
 )
@@ -43,6 +46,7 @@ class WorkUnit:
     orders: tuple[int, ...]  # pending episodes, in schedule order
     history: tuple[StoredRecord, ...]  # the stream's stored reputation records
     cache_dir: str
+    lessons: tuple[dict[str, Any], ...] = ()  # stored {ord, strategy} of adaptive cells
 
 
 # Per worker process: embedders by their settings, prepared domains by cell and domain.
@@ -64,6 +68,8 @@ def play_unit(unit: WorkUnit) -> list[EpisodeRecord]:
     round_ = cell_round(cfg, prepared, offline_agents(embedder, cfg.agents), embedder)
     if round_.memory is not None:
         restore_reputation(round_.memory, prepared.requests, unit.history)
+    if round_.strategies is not None:
+        restore_strategies(round_.strategies, unit.lessons)
 
     async def play_all() -> list[EpisodeRecord]:
         return [as_record(await round_.play(by_order[o])) for o in unit.orders]
@@ -79,12 +85,21 @@ def plan_units(cfg: RunConfig, store: RunStore, cache_dir: Path) -> list[WorkUni
     for domain in cfg.domains:
         prepared = prepare(cfg, domain, embedder, cache_dir)
         stored = {r["ord"]: r for r in store.episodes(domain)}
+        if cfg.market.adaptive:  # the whole domain, in schedule order
+            pending = tuple(r.order for r in prepared.requests if r.order not in stored)
+            lessons = tuple({"ord": o, "strategy": r["strategy"]} for o, r in stored.items())
+            history = tuple(stored_records(list(stored.values())))
+            if pending:
+                units.append(
+                    WorkUnit(config_json, domain, pending, history, str(cache_dir), lessons)
+                )
+            continue
         for stream in streams(cfg, prepared.requests):
             pending = tuple(r.order for r in stream if r.order not in stored)
             history = tuple(stored_records([stored[r.order] for r in stream if r.order in stored]))
             if pending:
                 units.append(WorkUnit(config_json, domain, pending, history, str(cache_dir)))
-    if cfg.condition != "local-rep":  # singletons: regroup into chunks
+    if cfg.condition != "local-rep" and not cfg.market.adaptive:  # singletons: regroup
         units = [
             WorkUnit(
                 config_json, u[0].domain, tuple(o for x in u for o in x.orders), (), str(cache_dir)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ from recmarket.market.metrics import episode_metrics
 from recmarket.market.outcome import Outcome
 from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory, scope_key
+from recmarket.market.strategy import Strategies
 from recmarket.run.store import EpisodeRecord, RunStore
 
 # progress(domain, episodes done in this run so far, episodes in the whole run)
@@ -84,7 +86,8 @@ def warm_similarity(domain: Domain, embedder: Embedder, vectors: np.ndarray) -> 
 def cell_round(
     cfg: RunConfig, prepared: PreparedDomain, agents: Agents, embedder: Embedder
 ) -> Round:
-    """The round protocol of a cell on a domain, with an empty memory under LocalRep."""
+    """The round protocol of a cell on a domain, with an empty memory under LocalRep and
+    untaught learners for adaptive platforms."""
     memory = None
     if cfg.condition == "local-rep":
         market = cfg.market
@@ -101,6 +104,7 @@ def cell_round(
         cfg.condition,
         memory,
         Judge.of(embedder, cfg.agents.scale),
+        Strategies(prepared.market) if cfg.market.adaptive else None,
     )
 
 
@@ -127,6 +131,14 @@ def restore_reputation(
         memory.append(
             by_order[order], platform, ReputationRecord(claim_reliability=label, note=note)
         )
+
+
+def restore_strategies(strategies: Strategies, rows: Iterable[dict[str, Any]]) -> None:
+    """Hand the learners the lessons of stored episodes; they apply them period by period
+    as the run goes on, exactly as when the episodes first ran."""
+    for row in rows:
+        lessons = json.loads(row["strategy"]) if row.get("strategy") else {}
+        strategies.observe(row["ord"], {p: (arm, value) for p, (arm, value) in lessons.items()})
 
 
 OFFLINE_BATCH = 256  # requests prepared together: their needs are embedded in one batch
@@ -162,6 +174,7 @@ def as_record(outcome: Outcome) -> EpisodeRecord:
         episode_metrics(outcome).model_dump(),
         (bought.platform_id if bought else None, outcome.record.note if outcome.record else None),
         [(c.role, c.input.model_dump_json(), c.output.model_dump_json()) for c in outcome.calls],
+        json.dumps(outcome.lessons) if outcome.lessons else None,
     )
 
 
@@ -190,16 +203,39 @@ async def play_domain(
     Stages 1-2 of every pending request are prepared in batches as concurrent tasks; each
     reputation stream then finishes its episodes in schedule order as their preparation
     completes, and different streams run concurrently. Results do not depend on the
-    interleaving: every draw is keyed by the episode, and streams share no state.
+    interleaving: every draw is keyed by the episode, and streams share no state. Adaptive
+    platforms are state all streams share, updated once per learning period, so with them
+    the periods are played one after the other (concurrently within each).
     """
     name = prepared.market.domain.name
     round_ = cell_round(cfg, prepared, agents, embedder)
+    rows = store.episodes(name)
     if round_.memory is not None:
-        restore_reputation(round_.memory, prepared.requests, stored_records(store.episodes(name)))
-    done = store.done(name)
+        restore_reputation(round_.memory, prepared.requests, stored_records(rows))
+    if round_.strategies is not None:
+        restore_strategies(round_.strategies, rows)
+    done = {row["ord"] for row in rows}
     for _ in done:
         tick()
     pending = [r for r in prepared.requests if r.order not in done]
+    if round_.strategies is None:
+        await play_concurrently(cfg, store, round_, pending, tick, offline)
+        return
+    period = cfg.market.learning_period
+    for first in range(0, len(prepared.requests), period):
+        phase = [r for r in pending if first <= r.order < first + period]
+        await play_concurrently(cfg, store, round_, phase, tick, offline)
+
+
+async def play_concurrently(
+    cfg: RunConfig,
+    store: RunStore,
+    round_: Round,
+    pending: list[Request],
+    tick: Callable[[], None],
+    offline: bool,
+) -> None:
+    """Play ``pending`` episodes: preparation in batches, each stream's finishes in order."""
     loop = asyncio.get_running_loop()
     ready: dict[int, asyncio.Future[Outcome]] = {r.order: loop.create_future() for r in pending}
 

@@ -28,9 +28,14 @@ from recmarket.market.metrics import EpisodeMetrics
 from recmarket.sqlite_files import StoreError, connect, named_errors
 
 STORE_NAME = "run.sqlite"
-SCHEMA_VERSION = 2  # 2: episodes.target_best_fit; one compressed call array per episode
+# 2: episodes.target_best_fit; one compressed call array per episode. 3: top1_platform,
+# regret and the adaptive platforms' lessons (strategy); a schema-2 store gains the columns
+# (empty for its episodes) when it is resumed.
+SCHEMA_VERSION = 3
+UPGRADABLE = ("2",)
 IDENTITY = ("domain", "ord", "episode_id", "sim_user", "round", "profile", "condition")
 METRICS = tuple(EpisodeMetrics.model_fields)
+COLUMNS = (*IDENTITY, *METRICS, "rep_platform", "rep_note", "strategy")
 
 
 class RunConflict(RuntimeError):
@@ -53,6 +58,7 @@ class EpisodeRecord:
     metrics: dict[str, Any]
     reputation: tuple[str | None, str | None]  # purchased platform and note, if recorded
     calls: list[tuple[str, str, str]]  # (role, input JSON, output JSON), in order
+    strategy: str | None = None  # JSON {platform: [arm, reward]} of adaptive platforms
 
 
 def _pack_calls(record: EpisodeRecord) -> bytes:
@@ -144,6 +150,9 @@ class RunStore:
         if not manifest:
             with _named(store.path):
                 store._write_manifest(config)
+        elif manifest.get("schema") in UPGRADABLE and manifest["config_hash"] == config.digest():
+            with _named(store.path):
+                store._upgrade()
         elif manifest.get("schema") != str(SCHEMA_VERSION):
             store.close()
             raise RunConflict(
@@ -175,18 +184,26 @@ class RunStore:
         return store
 
     def _create_schema(self) -> None:
-        metric_cols = ", ".join(f"{m}" for m in METRICS)
+        later = ", ".join(COLUMNS[len(IDENTITY) :])
         self.db.executescript(f"""
             CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS episodes (
                 domain TEXT NOT NULL, ord INTEGER NOT NULL, episode_id TEXT NOT NULL,
                 sim_user INTEGER NOT NULL, round INTEGER NOT NULL, profile TEXT NOT NULL,
-                condition TEXT NOT NULL, {metric_cols}, rep_platform TEXT, rep_note TEXT,
-                PRIMARY KEY (domain, ord));
+                condition TEXT NOT NULL, {later}, PRIMARY KEY (domain, ord));
             CREATE TABLE IF NOT EXISTS calls (
                 domain TEXT NOT NULL, ord INTEGER NOT NULL, body BLOB NOT NULL,
                 PRIMARY KEY (domain, ord));
         """)
+
+    def _upgrade(self) -> None:
+        """An older store gains the columns added since (empty for its episodes)."""
+        with self.transaction() as db:
+            present = {row[1] for row in db.execute("PRAGMA table_info(episodes)")}
+            for column in COLUMNS:
+                if column not in present:
+                    db.execute(f"ALTER TABLE episodes ADD COLUMN {column}")
+            db.execute("UPDATE manifest SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
 
     def _write_manifest(self, config: RunConfig) -> None:
         values = {
@@ -225,11 +242,11 @@ class RunStore:
     def write_episode(self, record: EpisodeRecord) -> None:
         """One episode and its calls, in one transaction."""
         row = [record.identity[c] for c in IDENTITY] + [record.metrics[m] for m in METRICS]
-        row += list(record.reputation)
+        row += [*record.reputation, record.strategy]
         marks = ", ".join("?" * len(row))
         domain, order = record.identity["domain"], record.identity["ord"]
         with _named(self.path), self.transaction() as db:
-            db.execute(f"INSERT INTO episodes VALUES ({marks})", row)
+            db.execute(f"INSERT INTO episodes ({', '.join(COLUMNS)}) VALUES ({marks})", row)
             db.execute("INSERT INTO calls VALUES (?, ?, ?)", (domain, order, _pack_calls(record)))
 
     def done(self, domain: str) -> set[int]:

@@ -63,14 +63,20 @@ def limitations(item: ItemEvidence, missing: list[str], gen: np.random.Generator
 
 
 def claimed_level(
-    policy: Policy, reading: float, p: PlatformParams, gen: np.random.Generator
+    policy: Policy,
+    reading: float,
+    p: PlatformParams,
+    gen: np.random.Generator,
+    intensity: float = 1.0,
 ) -> float:
+    """The level claimed: ``intensity`` scales how far Strict shades and Exaggeration lifts
+    it from the reading (an adaptive platform's choice within its policy)."""
     if policy is Policy.STRICT:
-        level = reading - gen.uniform(0, p.strict_shading)
+        level = reading - intensity * gen.uniform(0, p.strict_shading)
     elif policy is Policy.BALANCED:
         level = reading
     else:
-        level = reading + gen.uniform(*p.exaggeration_lift)
+        level = reading + intensity * gen.uniform(*p.exaggeration_lift)
     return float(np.clip(level, 0.0, 1.0))
 
 
@@ -89,7 +95,8 @@ class RuleExplainer:
     async def __call__(self, inp: ExplanationInput, seed: int) -> Explanation:
         gen = self.draws(seed)
         item, policy = inp.item, inp.policy
-        level = claimed_level(policy, self.reading(inp, gen), self.params, gen)
+        intensity = 1.0 if inp.intensity is None else inp.intensity
+        level = claimed_level(policy, self.reading(inp, gen), self.params, gen, intensity)
         matched, missing = need_split(inp.need.current_need, item)
         focus = join_words(matched[:2]) if matched else lexicon.FOCUS_FALLBACK
         claim = f"{short_title(item.title)} is {lexicon.CLAIM.write(level, gen)} for {focus}"
