@@ -70,11 +70,13 @@ def build_config(
         for error in exc.errors():
             loc = tuple(str(p) for p in error["loc"])
             message = error["msg"].removeprefix("Value error, ")
-            if loc in flags and _given(overrides, loc):
-                where = flags[loc]
+            # an item of a list setting (loc ends in its index) is named by the list's flag
+            named = next((loc[:i] for i in range(len(loc), 0, -1) if loc[:i] in flags), None)
+            if named is not None and _given(overrides, named):
+                where = flags[named]
             else:
                 where = ".".join(loc) + (f" in {path}" if path else "")
-            problems.append(f"{where}: {message}")
+            problems.append(f"{where}: {message}" if where else message)
         raise ConfigError("; ".join(problems)) from None
 
 

@@ -58,6 +58,13 @@ MARKET = (
         "strict=3,exaggeration=3, or one policy per platform, comma-separated:",
     ),
     SettingFlag("--rotation", ("market", "rotation")),
+    SettingFlag("--platform-strategy", ("market", "platform_strategy")),
+    SettingFlag("--learning-rule", ("market", "learning_rule")),
+    SettingFlag("--reward", ("market", "reward")),
+    SettingFlag("--reward-top1-weight", ("market", "reward_top1_weight")),
+    SettingFlag("--learning-period", ("market", "learning_period")),
+    SettingFlag("--claim-intensity", ("market", "claim_intensities"), "repeatable;"),
+    SettingFlag("--entrants", ("market", "entrants")),
 )
 EPISODES = (
     SettingFlag("--requests", ("episodes", "requests")),
@@ -98,7 +105,10 @@ def _cli_type(annotation: Any) -> tuple[Any, str]:
             return str, ""  # a name, or a form the model parses (a composition)
         return _cli_type(members[0])
     if get_origin(annotation) is tuple:
-        return list[get_args(annotation)[0]], ""
+        item = get_args(annotation)[0]
+        if _is_model(item):  # the model parses its short form (entrants: strict@200,...)
+            return str, ""
+        return list[item], ""
     return annotation, ""
 
 

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from recmarket.agents.llm.config import OFFLINE
 from recmarket.agents.llm.ledger import BudgetExceeded
+from recmarket.analysis.dynamics import entrant_top1_by_block, policy_mix_by_block
 from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, err, fail, out, user_errors
 from recmarket.cli.options import (
@@ -159,6 +160,7 @@ def run(
                     "config": json.loads(cfg.model_dump_json()),
                     **summary,
                     "failures": failures,
+                    **dynamics(cfg, rows),
                     "ledger": ledger,
                     "spent_total": result.spent,
                 }
@@ -180,6 +182,17 @@ def run(
         )
     if result.ledger is not None:
         out.print(ledger_table(result.ledger, result.spent))
+
+
+def dynamics(cfg: RunConfig, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Where they apply: the adaptive platforms' policy mix, and the entrants' Top-1 share,
+    by block of rounds."""
+    rounds, market, out = cfg.episodes.requests, cfg.market, {}
+    if market.adaptive:
+        out["policy_mix_by_block"] = policy_mix_by_block(rows, rounds)
+    if market.entrants:
+        out["entrant_top1_by_block"] = entrant_top1_by_block(rows, rounds, market.entrant_ids)
+    return out
 
 
 @app.command("estimate")

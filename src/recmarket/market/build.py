@@ -36,12 +36,14 @@ class Seat:
 
 def seats(cfg: MarketConfig) -> tuple[Seat, ...]:
     """The incumbents P1..PN, then the late entrants in order of entry."""
-    ids = platform_ids(cfg.n_platforms + len(cfg.entrants))
     adaptive = cfg.platform_strategy == "adaptive"
-    incumbents = [Seat(i, None if adaptive else p) for i, p in zip(ids, cfg.policies)]
+    incumbents = [
+        Seat(i, None if adaptive else p)
+        for i, p in zip(platform_ids(cfg.n_platforms), cfg.policies, strict=True)
+    ]
     late = [
         Seat(i, e.policy, e.after_rounds)
-        for i, e in zip(ids[cfg.n_platforms :], cfg.entrants, strict=True)
+        for i, e in zip(cfg.entrant_ids, cfg.entrants, strict=True)
     ]
     return (*incumbents, *late)
 

@@ -108,7 +108,9 @@ RULES: dict[LearningRule, type[ThompsonSampling] | type[Exp3]] = {
 }
 
 
-def learner(rule: LearningRule, arms: Sequence[str], history: Iterable[tuple[int, float]] = ()) -> Learner:
+def learner(
+    rule: LearningRule, arms: Sequence[str], history: Iterable[tuple[int, float]] = ()
+) -> Learner:
     """A fresh learner of ``rule`` that has been told ``history``, in order."""
     if rule not in RULES:
         raise ValueError(f"unknown learning rule {rule!r}; use one of {', '.join(RULES)}")

@@ -204,9 +204,7 @@ class Round:
                 if r.candidate >= 0
             ]
         try:
-            explained = await asyncio.gather(
-                *(self._explain(ask, o, *job) for job in jobs)
-            )
+            explained = await asyncio.gather(*(self._explain(ask, o, *job) for job in jobs))
         except RoleFailure as failure:
             o.fail(failure)
             return

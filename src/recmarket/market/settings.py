@@ -15,7 +15,12 @@ from pydantic import (
 )
 
 from recmarket.market.learning import LearningRule, RewardKind
-from recmarket.market.policies import assign_policies, check_composition, parse_policy
+from recmarket.market.policies import (
+    assign_policies,
+    check_composition,
+    parse_policy,
+    platform_ids,
+)
 from recmarket.vocabulary import Mechanism, Policy
 
 Strategy = Literal["fixed", "adaptive"]
@@ -175,6 +180,11 @@ class MarketConfig(BaseModel):
         if n is not None:
             assign_policies(value, n)
         return value
+
+    @property
+    def entrant_ids(self) -> tuple[str, ...]:
+        """The entrants' platform ids, after the incumbents', in order of entry."""
+        return platform_ids(self.n_platforms + len(self.entrants))[self.n_platforms :]
 
     @property
     def adaptive(self) -> bool:

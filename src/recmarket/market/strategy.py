@@ -88,7 +88,11 @@ class Strategies:
     def choose(self, request: Request, platform: int) -> Arm:
         self._advance(request.order // self.period)
         gen = rng(
-            self.market.seed, self.market.domain.name, Stream.STRATEGY, request_key(request), platform
+            self.market.seed,
+            self.market.domain.name,
+            Stream.STRATEGY,
+            request_key(request),
+            platform,
         )
         return self.arms[self.learners[self.market.seats[platform].platform_id].choose(gen)]
 
