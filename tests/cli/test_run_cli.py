@@ -40,6 +40,19 @@ def test_json_output_has_the_documented_shape(tmp_path: Path) -> None:
     assert data["domains"]["Sports_and_Outdoors"]["episodes"] == 24
 
 
+def test_json_output_of_a_dynamic_market_has_its_blocks(tmp_path: Path) -> None:
+    flags = ["--platform-strategy", "adaptive", "--entrants", "strict@12", "--json"]
+    result = invoke(*BASE, *flags, "--out", str(tmp_path / "r"))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    mix, entrant = data["policy_mix_by_block"], data["entrant_top1_by_block"]
+    assert [b["rounds"] for b in mix] == [f"{2 * i + 1}-{2 * i + 2}" for i in range(12)]
+    assert all(sum(b["shares"].values()) == pytest.approx(1) for b in mix)
+    assert [b["shares"]["P7"] for b in entrant[:6]] == [0.0] * 6  # before it enters
+    plain = invoke(*BASE, "--json", "--out", str(tmp_path / "p"))
+    assert "policy_mix_by_block" not in json.loads(plain.stdout)
+
+
 def test_table_output_and_show(tmp_path: Path) -> None:
     out = tmp_path / "r"
     result = invoke(*BASE, "--out", str(out))
@@ -104,6 +117,15 @@ def test_bad_config_files_are_named_with_the_key(
         (["--policies", "strict=2,exaggeration=2"], "assigns 4 platforms but the market has 6"),
         (["--condition", "rep"], "--condition: Input should be"),
         (["--p-hit", "1.5"], "--p-hit: Input should be less than or equal to 1"),
+        (["--entrants", "strict@200,loud@3"], "--entrants: unknown policy name 'loud'"),
+        (["--entrants", "strict"], "--entrants: entrant 'strict' is not POLICY@ROUNDS"),
+        (["--claim-intensity", "0"], "--claim-intensity: claim intensities must be"),
+        (["--claim-intensity", "0.5", "--claim-intensity", "1"], "several intensities"),
+        (["--reward", "money"], "--reward: Input should be 'top1', 'purchase' or 'mix'"),
+        (
+            ["--platform-strategy", "adaptive", "--condition", "platform-centric"],
+            "platform-centric has none",
+        ),
     ],
 )
 def test_bad_flags_name_the_flag(tmp_path: Path, flags: list[str], message: str) -> None:

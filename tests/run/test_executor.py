@@ -1,11 +1,12 @@
 """Work units give the in-process runner's records, in this process and on Ray."""
 
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.config import EpisodeConfig, MarketConfig, RunConfig
 from recmarket.run.executor import LocalExecutor, RayExecutor, plan_units, run_distributed
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
@@ -24,6 +25,20 @@ CELLS = {
     ),
     "no-rep": RunConfig(
         condition="no-rep", domains=("Video_Games",), episodes=EpisodeConfig(requests=130)
+    ),
+    # learners shared by every stream, updated every 5 rounds (the resume below cuts a period)
+    "adaptive": RunConfig(
+        condition="local-rep",
+        domains=("Video_Games", "Musical_Instruments"),
+        episodes=EpisodeConfig(requests=36),
+        market=MarketConfig(
+            platform_strategy="adaptive",
+            learning_period=5,
+            learning_rule="exp3",
+            reward="mix",
+            claim_intensities=(0.5, 1.0),
+            entrants="adaptive@10,strict@20",
+        ),
     ),
 }
 
@@ -56,6 +71,9 @@ def test_units_follow_reputation_streams(tmp_path: Path) -> None:
         60,
         10,
     ]
+    store = RunStore.open(tmp_path / "a", CELLS["adaptive"])
+    units = plan_units(CELLS["adaptive"], store, tmp_path / "cache")
+    assert [u.orders for u in units] == [tuple(range(36))] * 2  # a domain, in schedule order
 
 
 @pytest.mark.parametrize("name", list(CELLS))
@@ -70,6 +88,18 @@ def test_local_units_equal_the_runner_and_resume(
         db.execute("DELETE FROM calls WHERE ord >= 18")
     run_distributed(CELLS[name], out, LocalExecutor()).close()
     assert dump(out) == dump(reference[name])
+
+
+def test_adaptive_records_store_every_choice_and_reward(reference: dict[str, Path]) -> None:
+    with RunStore.read(reference["adaptive"]) as store:
+        rows = store.episodes()
+    lessons = [json.loads(r["strategy"]) for r in rows]
+    assert all(lessons) and {p for x in lessons for p in x} == {f"P{i}" for i in range(1, 8)}
+    arms = {arm for x in lessons for arm, _ in x.values()}
+    assert "strict:0.5" in arms and "exaggeration" in arms
+    assert all(value in (0.0, 0.5, 1.0) for x in lessons for _, value in x.values())
+    assert not any("P8" in x for x in lessons)  # the strict entrant does not learn
+    assert any(r["top1_platform"] == "P8" for r in rows if r["ord"] >= 20)
 
 
 def test_ray_gives_identical_records(reference: dict[str, Path], tmp_path: Path) -> None:

@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 
 from recmarket.agents.llm.client import EndpointFailure
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
+from recmarket.agents.llm.prompts import policy_guidance
 from recmarket.cli import app
-from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.config import EpisodeConfig, MarketConfig, RunConfig
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 from recmarket.testing.fake_llm import CONTENT_FAULTS, TRANSIENT_FAULTS, FakeLLM, FaultPlan
@@ -102,6 +103,32 @@ def test_mixed_runs_send_only_the_configured_roles(tmp_path: Path) -> None:
         )
     assert set(server.requests) <= {"shortlist", "decide", "update"}
     assert server.requests["shortlist"] == 24
+
+
+def test_an_adaptive_llm_platform_is_prompted_with_the_policy_it_chose(tmp_path: Path) -> None:
+    adaptive = MarketConfig(platform_strategy="adaptive", learning_period=4)
+    with FakeLLM() as server:
+        cfg = cell(server, "no-rep", roles={"explain": "m"}).model_copy(update={"market": adaptive})
+        store = run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite").store
+    chosen: Counter[str] = Counter()
+    for row in store.episodes():
+        lessons = json.loads(row["strategy"])
+        explained = [c.input for c in store.calls(row["domain"], row["ord"]) if c.role == "explain"]
+        assert {e["platform_id"]: e["policy"] for e in explained} == {
+            p: arm for p, (arm, _) in lessons.items()
+        }
+        chosen.update(e["policy"] for e in explained)
+    with sqlite3.connect(tmp_path / "r" / "run.sqlite") as db:
+        prompts = [
+            json.loads(m)[-1]["content"] for (m,) in db.execute("SELECT messages FROM llm_calls")
+        ]
+    sent = Counter(
+        policy.value
+        for text in prompts
+        for policy, block in policy_guidance().items()
+        if block in text
+    )
+    assert sent == chosen and len(chosen) >= 2
 
 
 def test_cells_sharing_requests_share_stage_one_and_two(tmp_path: Path) -> None:

@@ -112,6 +112,13 @@ def test_run_killed_at_six_points_resumes_to_the_clean_records(tmp_path: Path) -
     kill_and_resume(RUN, tmp_path, (1, 80, 170, 260, 350, 440))
 
 
+def test_adaptive_run_killed_at_six_points_resumes_to_the_clean_records(tmp_path: Path) -> None:
+    """Learners shared across streams, rebuilt from the stored lessons, choose as before."""
+    adaptive = ["--platform-strategy", "adaptive", "--learning-period", "7", "--entrants"]
+    args = [*RUN, "--requests", "300", *adaptive, "adaptive@100"]
+    kill_and_resume(args, tmp_path, (1, 40, 90, 140, 190, 240))
+
+
 def test_reproduce_killed_at_five_points_resumes_to_the_clean_records(tmp_path: Path) -> None:
     kill_and_resume(REPRODUCE, tmp_path, (1, 200, 400, 600, 800))
 

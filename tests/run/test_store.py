@@ -1,5 +1,6 @@
 """The run store: manifest, conflicts, episode and call rows."""
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,36 @@ def test_rerunning_a_finished_run_changes_nothing(finished: Path) -> None:
     before = RunStore.read(finished).episodes()
     run(CFG, finished).store.close()
     assert RunStore.read(finished).episodes() == before
+
+
+def test_a_schema_2_store_gains_the_new_columns_and_resumes(tmp_path: Path) -> None:
+    """A run stored before issue 12 (no top1_platform, regret, strategy) resumes in place:
+    its episodes keep their values and the new ones fill the new columns."""
+    out = tmp_path / "old"
+    run(CFG, out).store.close()
+    full = RunStore.read(out).episodes()
+    with sqlite3.connect(out / "run.sqlite") as db:
+        db.execute("DELETE FROM episodes WHERE ord >= 12")
+        db.execute("DELETE FROM calls WHERE ord >= 12")
+        for column in ("top1_platform", "regret", "strategy"):
+            db.execute(f"ALTER TABLE episodes DROP COLUMN {column}")
+        db.execute("UPDATE manifest SET value = '2' WHERE key = 'schema'")
+    run(CFG, out).store.close()
+    store = RunStore.read(out)
+    rows = store.episodes()
+    assert store.manifest()["schema"] == "3"
+    assert [r["regret"] is None for r in rows] == [True] * 12 + [False] * 12
+    assert rows[12:] == full[12:]
+    old_columns = [k for k in full[0] if k not in ("top1_platform", "regret", "strategy")]
+    assert [{k: r[k] for k in old_columns} for r in rows] == [
+        {k: r[k] for k in old_columns} for r in full
+    ]
+
+
+def test_a_store_of_an_unknown_schema_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "old"
+    run(CFG.model_copy(update={"episodes": EpisodeConfig(requests=12)}), out).store.close()
+    with sqlite3.connect(out / "run.sqlite") as db:
+        db.execute("UPDATE manifest SET value = '1' WHERE key = 'schema'")
+    with pytest.raises(RunConflict, match="schema 1 made by an older recmarket"):
+        RunStore.open(out, CFG.model_copy(update={"episodes": EpisodeConfig(requests=12)}))
