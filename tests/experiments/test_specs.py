@@ -28,15 +28,33 @@ TABLE_1 = {
     "reputation-scope": 4,
     "catalog-overlap": 2,
 }
+BEYOND_THE_PAPER = {"strategic-adaptation": 4, "platform-entry": 4}
 
 
 def test_every_table_1_row_is_a_spec_with_its_cells() -> None:
-    assert set(builtin_names()) == set(TABLE_1)
-    for name, cells in TABLE_1.items():
+    assert set(builtin_names()) == set(TABLE_1) | set(BEYOND_THE_PAPER)
+    for name, cells in {**TABLE_1, **BEYOND_THE_PAPER}.items():
         spec = load_spec(name)
         assert len(spec.cells) == cells, name
         configs = dict(spec.configs())
         assert len({c.digest() for c in configs.values()}) == cells  # cells really differ
+
+
+def test_dynamic_market_specs_scale_the_entry_round_with_the_schedule() -> None:
+    adaptation = dict(load_spec("strategic-adaptation").configs())
+    assert all(c.market.platform_strategy == "adaptive" for c in adaptation.values())
+    assert [c.market.reputation_mechanism for c in adaptation.values()][1:] == [
+        "window",
+        "beta",
+        "decay",
+    ]
+    for scale, requests, entry in ((1.0, 600, 200), (0.1, 60, 20), (0.25, 150, 50)):
+        entry_cells = dict(load_spec("platform-entry").configs(scale=scale))
+        for cfg in entry_cells.values():
+            assert cfg.episodes.requests == requests
+            assert [(str(e.strategy), e.after_rounds) for e in cfg.market.entrants] == [
+                ("strict", entry)
+            ]
 
 
 def test_paper_settings_reach_the_cells() -> None:
@@ -60,7 +78,7 @@ def test_paper_settings_reach_the_cells() -> None:
 
 def test_shared_cells_are_planned_once(tmp_path: Path) -> None:
     cells, configs = plan([], tmp_path)
-    assert len(cells) == sum(TABLE_1.values())
+    assert len(cells) == sum(TABLE_1.values()) + sum(BEYOND_THE_PAPER.values())
     assert len(configs) < len(cells)  # e.g. the equal 1,200-request NoRep market
 
 

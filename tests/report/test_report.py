@@ -72,10 +72,18 @@ def test_report_regenerates_from_the_stores_alone(report: Path) -> None:
 
 
 def test_every_paper_figure_is_drawn_from_a_small_reproduce(tmp_path: Path) -> None:
+    """The paper's ten figures, and the two of the dynamic-market experiments."""
     result = CliRunner().invoke(app, ["reproduce", "--scale", "0.02", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     pngs = sorted(p.name for p in (tmp_path / "report" / "figures").glob("*.png"))
-    assert len(pngs) == 10 and len(list((tmp_path / "report" / "figures").glob("*.pdf"))) == 10
+    assert len([p for p in pngs if p.startswith("fig")]) == 10
+    assert [p for p in pngs if p.startswith("dyn")] == [
+        "dyn1_strategic_adaptation.png",
+        "dyn2_platform_entry.png",
+    ]
+    assert len(list((tmp_path / "report" / "figures").glob("*.pdf"))) == 12
+    table = (tmp_path / "report" / "tables" / "dyn2_platform_entry.csv").read_text()
+    assert "P7 Top-1 share" in table and "regret" in table and "cluster" in table
     assert "data:image/png;base64" in (tmp_path / "report" / "report.html").read_text()
 
 

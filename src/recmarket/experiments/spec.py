@@ -102,17 +102,26 @@ class ExperimentSpec(BaseModel):
     def configs(
         self, scale: float = 1.0, overrides: dict[str, Any] | None = None
     ) -> list[tuple[str, RunConfig]]:
-        """(cell name, validated RunConfig) for every expanded cell, episodes scaled by
-        ``scale``."""
+        """(cell name, validated RunConfig) for every expanded cell, its schedule scaled by
+        ``scale``: the episodes, and the rounds after which entrants join, so that an entrant
+        enters at the same point of a scaled run."""
         out = []
         for cell in self.expanded():
-            requests = max(12, round((cell.requests or self.requests) * scale))
+            full = cell.requests or self.requests
+            requests = max(12, round(full * scale))
             data = merge(merge(self.base, cell.settings), overrides or {})
             data = merge(data, {"episodes": {"requests": requests}})
             if self.domains is not None:
                 data.setdefault("domains", list(self.domains))
             try:
-                out.append((cell.name, RunConfig.model_validate(data)))
+                cfg = RunConfig.model_validate(data)
+                if cfg.market.entrants and requests != full:
+                    entrants = [
+                        f"{e.strategy}@{round(e.after_rounds * requests / full)}"
+                        for e in cfg.market.entrants
+                    ]
+                    cfg = RunConfig.model_validate(merge(data, {"market": {"entrants": entrants}}))
+                out.append((cell.name, cfg))
             except ValidationError as exc:
                 raise ConfigError(f"experiment {self.name}, cell {cell.name}: {exc}") from None
         return out

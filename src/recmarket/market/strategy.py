@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from recmarket.agents.rules.draws import Draws
 from recmarket.data.episodes import Request
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.learning import Learner, Outcome, learner, reward
 from recmarket.market.settings import MarketConfig
-from recmarket.streams import Stream, rng
+from recmarket.streams import Stream, call_seed
 from recmarket.vocabulary import Policy
 
 # One adaptive platform's lesson from one episode: the arm it played, and its reward
@@ -81,18 +82,16 @@ class Strategies:
         self.rounds = len(market.requests)
         self.learned = 0  # periods applied
         self.lessons: dict[int, dict[str, Lesson]] = {}  # by order, until applied
+        self.draws = Draws()  # a choice takes all its draws before anything else runs
 
     def adaptive(self, platform_id: str) -> bool:
         return platform_id in self.learners
 
     def choose(self, request: Request, platform: int) -> Arm:
         self._advance(request.order // self.period)
-        gen = rng(
-            self.market.seed,
-            self.market.domain.name,
-            Stream.STRATEGY,
-            request_key(request),
-            platform,
+        key = request_key(request)
+        gen = self.draws(
+            call_seed(self.market.seed, self.market.domain.name, Stream.STRATEGY, key, platform)
         )
         return self.arms[self.learners[self.market.seats[platform].platform_id].choose(gen)]
 

@@ -25,6 +25,7 @@ from recmarket.analysis.shares import (
     top1_share_in_rounds,
 )
 from recmarket.report.data import Cell, find
+from recmarket.report.dynamic_figures import COLOURS, adaptation, entry
 from recmarket.vocabulary import Policy
 
 Cells = list[Cell]
@@ -35,7 +36,6 @@ STAGES = (
     ("target_top1", "Top-1"),
     ("target_purchased", "Purchase"),
 )
-COLOURS = {"strict": "#4C72B0", "balanced": "#55A868", "exaggeration": "#C44E52"}
 BLOCKS = ((1, 50), (51, 100), (101, 200), (201, 400))
 
 
@@ -338,4 +338,6 @@ FIGURES: dict[str, tuple[tuple[str, Callable[[Cells], Figure]], ...]] = {
     "robustness": (("fig09_robustness", robustness),),
     "scope": (("fig10_reputation_scope", reputation_scope),),
     "overlap": (("fig12_same_item", same_item),),
+    "adaptation": (("dyn1_strategic_adaptation", adaptation),),
+    "entry": (("dyn2_platform_entry", entry),),
 }

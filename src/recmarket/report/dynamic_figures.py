@@ -1,0 +1,135 @@
+"""Figures of the dynamic-market experiments (issue 12), beyond the paper: which presentation
+adaptive platforms settle on, and whether a candid late entrant wins attention, under each
+reputation mechanism; with the user's target purchase and regret beside them.
+
+Rates carry 95% intervals from the bootstrap design of their condition (Appendix A.3):
+cluster-user under reputation, where a simulated user's episodes share records, and
+paired-request otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from recmarket.analysis.contrasts import is_target_purchase, rate
+from recmarket.analysis.dynamics import entrant_top1_by_block, policy_mix_by_block
+from recmarket.report.data import Cell
+from recmarket.vocabulary import Policy
+
+COLOURS = {"strict": "#4C72B0", "balanced": "#55A868", "exaggeration": "#C44E52"}
+Figure = tuple[Any, list[dict[str, Any]]]
+
+
+def _regret(row: dict[str, Any]) -> float:
+    return float(row["regret"])
+
+
+def _outcomes(axes: Any, cells: list[Cell]) -> list[dict[str, Any]]:
+    """Target purchase and regret per cell, with intervals, on two axes."""
+    rows = []
+    names = [c.name for c in cells]
+    for ax, measure, value, label in (
+        (axes[0], "target_purchase", is_target_purchase, "target purchase"),
+        (axes[1], "regret", _regret, "regret (utility of the best proposal minus the bought)"),
+    ):
+        intervals = [rate([r for r in c.rows if r.get("regret") is not None], value) for c in cells]
+        estimates = [i.estimate for i in intervals]
+        errors = [
+            [e - i.low for e, i in zip(estimates, intervals, strict=True)],
+            [i.high - e for e, i in zip(estimates, intervals, strict=True)],
+        ]
+        ax.bar(names, estimates, yerr=errors, capsize=3, color="#8172B2")
+        ax.set_title(label, fontsize=9)
+        ax.tick_params(axis="x", labelsize=8)
+        rows += [
+            _row(name, "all", measure, i.estimate, (i.low, i.high, i.design))
+            for name, i in zip(names, intervals, strict=True)
+        ]
+    return rows
+
+
+def _row(
+    cell: str, rounds: str, measure: str, value: float | None, interval: tuple = ("", "", "")
+) -> dict[str, Any]:
+    """One row of a figure's table (one shape for the blocks and the intervals)."""
+    low, high, design = interval
+    return {
+        "cell": cell,
+        "rounds": rounds,
+        "measure": measure,
+        "estimate": "" if value is None else value,
+        "low": low,
+        "high": high,
+        "design": design,
+    }
+
+
+def adaptation(cells: list[Cell]) -> Figure:
+    """Strategic adaptation: the policies adaptive platforms choose over round blocks, and the
+    user's target purchase and regret"""
+    fig = plt.figure(figsize=(3.0 * max(len(cells), 2), 6.0))
+    grid = fig.add_gridspec(2, max(len(cells), 2))
+    rows: list[dict[str, Any]] = []
+    for column, cell in enumerate(cells):
+        ax = fig.add_subplot(grid[0, column])
+        blocks = policy_mix_by_block(cell.rows, cell.config.episodes.requests)
+        labels = [b["rounds"].split("-")[0] for b in blocks]
+        shares = {p.value: [(b["shares"] or {}).get(p.value, 0.0) for b in blocks] for p in Policy}
+        ax.stackplot(
+            range(len(blocks)),
+            *shares.values(),
+            labels=list(shares),
+            colors=[COLOURS[p] for p in shares],
+        )
+        ax.set_xticks(range(0, len(blocks), 3), labels[::3], fontsize=7)
+        ax.set_ylim(0, 1)
+        ax.set_title(cell.name, fontsize=9)
+        ax.set_xlabel("first round of block", fontsize=8)
+        rows += [
+            _row(cell.name, b["rounds"], f"{policy} share", values[i])
+            for i, b in enumerate(blocks)
+            for policy, values in shares.items()
+        ]
+    fig.axes[0].set_ylabel("share of adaptive proposals")
+    fig.axes[0].legend(frameon=False, fontsize=7, loc="lower left")
+    half = max(len(cells), 2) // 2
+    rows += _outcomes((fig.add_subplot(grid[1, :half]), fig.add_subplot(grid[1, half:])), cells)
+    fig.tight_layout()
+    return fig, rows
+
+
+def entry(cells: list[Cell]) -> Figure:
+    """Platform entry: the late entrant's share of Top-1 positions over round blocks, and the
+    user's target purchase and regret"""
+    fig, (top, purchase, regret) = plt.subplots(1, 3, figsize=(12.0, 3.6))
+    rows: list[dict[str, Any]] = []
+    for cell in cells:
+        entrants = cell.config.market.entrant_ids
+        blocks = entrant_top1_by_block(cell.rows, cell.config.episodes.requests, entrants)
+        for entrant in entrants:
+            shares = [(b["shares"] or {}).get(entrant) for b in blocks]
+            top.plot(
+                [b["rounds"].split("-")[0] for b in blocks],
+                [float("nan") if s is None else s for s in shares],
+                marker="o",
+                label=f"{cell.name} ({entrant})" if len(entrants) > 1 else cell.name,
+            )
+            rows += [
+                _row(cell.name, b["rounds"], f"{entrant} Top-1 share", s)
+                for b, s in zip(blocks, shares, strict=True)
+            ]
+    fair = 1 / (cells[0].config.market.n_platforms + 1) if cells else 0.0
+    top.axhline(fair, color="grey", linestyle=":", linewidth=1, label="1/(N+1)")
+    top.set_xlabel("first round of block", fontsize=8)
+    top.set_ylabel("entrant's Top-1 share")
+    top.tick_params(axis="x", labelsize=7, rotation=45)
+    top.legend(frameon=False, fontsize=7)
+    top.set_title("Entrant attention", fontsize=9)
+    rows += _outcomes((purchase, regret), cells)
+    fig.tight_layout()
+    return fig, rows
