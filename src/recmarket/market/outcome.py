@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from recmarket.agents.contracts import (
     Contract,
     Decision,
@@ -43,6 +45,7 @@ class Outcome:
     target: int
     query: Query | None = None
     need: StructuredNeed | None = None
+    search_vector: np.ndarray | None = None  # the need as platforms search with it
     pool: list[Proposal] = field(default_factory=list)
     shown: list[Proposal] = field(default_factory=list)  # displayed order
     reasons: dict[str, str] = field(default_factory=dict)  # user agent reason per platform

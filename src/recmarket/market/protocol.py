@@ -132,6 +132,13 @@ class Round:
         )
 
     async def prepare(self, requests: list[Request]) -> list[Outcome]:
+        """Stages 1-2 of many requests."""
+        return await self.propose(await self.ask_needs(requests))
+
+    async def ask_needs(self, requests: list[Request]) -> list[Outcome]:
+        """Stage 1 of many requests, their needs embedded in one batch as search vectors.
+        Separate from stage 2 because adaptive platforms can only propose once the
+        previous learning period has finished, while needs can be asked for ahead."""
         outcomes = [Outcome(r, self.condition, r.episode.target.item_index) for r in requests]
         await asyncio.gather(*(self._stage1(o) for o in outcomes))
         ready = [o for o in outcomes if o.failed_role is None]
@@ -146,7 +153,15 @@ class Round:
             )
         if ready:
             vectors = self.need_vectors([o.need for o in ready if o.need is not None])
-            await asyncio.gather(*(self._stage2(o, v) for o, v in zip(ready, vectors, strict=True)))
+            for o, vector in zip(ready, vectors, strict=True):
+                o.search_vector = vector
+        return outcomes
+
+    async def propose(self, outcomes: list[Outcome]) -> list[Outcome]:
+        """Stage 2 of outcomes whose stage 1 succeeded."""
+        await asyncio.gather(
+            *(self._stage2(o, o.search_vector) for o in outcomes if o.search_vector is not None)
+        )
         return outcomes
 
     async def _stage1(self, o: Outcome) -> None:

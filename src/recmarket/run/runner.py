@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -222,9 +222,19 @@ async def play_domain(
         await play_concurrently(cfg, store, round_, pending, tick, offline)
         return
     period = cfg.market.learning_period
-    for first in range(0, len(prepared.requests), period):
-        phase = [r for r in pending if first <= r.order < first + period]
-        await play_concurrently(cfg, store, round_, phase, tick, offline)
+    ahead = OFFLINE_BATCH if offline else period  # needs asked for ahead of the proposals
+    for start in range(0, len(pending), ahead):
+        staged = {
+            o.request.order: o for o in await round_.ask_needs(pending[start : start + ahead])
+        }
+
+        async def propose(batch: list[Request], staged: dict[int, Outcome] = staged) -> list:
+            return await round_.propose([staged.pop(r.order) for r in batch])
+
+        for first in range(0, len(prepared.requests), period):
+            phase = [r for r in pending[start : start + ahead] if first <= r.order < first + period]
+            if phase:
+                await play_concurrently(cfg, store, round_, phase, tick, offline, propose)
 
 
 async def play_concurrently(
@@ -234,8 +244,11 @@ async def play_concurrently(
     pending: list[Request],
     tick: Callable[[], None],
     offline: bool,
+    stage: Callable[[list[Request]], Awaitable[list[Outcome]]] | None = None,
 ) -> None:
-    """Play ``pending`` episodes: preparation in batches, each stream's finishes in order."""
+    """Play ``pending`` episodes: preparation in batches (stages 1-2, or what ``stage`` does
+    of them), each stream's finishes in order."""
+    stage = stage or round_.prepare
     loop = asyncio.get_running_loop()
     ready: dict[int, asyncio.Future[Outcome]] = {r.order: loop.create_future() for r in pending}
 
@@ -248,7 +261,7 @@ async def play_concurrently(
 
     async def prepare_batch(batch: list[Request]) -> None:
         async with ahead:
-            for outcome in await round_.prepare(batch):
+            for outcome in await stage(batch):
                 ready[outcome.request.order].set_result(outcome)
 
     async def finish_stream(stream: list[Request]) -> None:
