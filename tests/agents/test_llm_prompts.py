@@ -168,6 +168,20 @@ def test_beta_and_decay_shortlists_summarise_the_evidence_and_window_ones_do_not
     assert "older records count less" in text and '"weight": 0.5' in text
 
 
+def test_a_long_beta_history_is_listed_in_part_and_summarised_in_full() -> None:
+    records = tuple(
+        ReputationRecord(claim_reliability="high", note=f"record {i}") for i in range(25)
+    )
+    beta = shortlist_input(histories={"P1": records, "P2": ()}).model_copy(
+        update={"mechanism": "beta"}
+    )
+    text = render("shortlist", beta)[1]["content"]
+    assert "at most the 10 latest" in text
+    assert "record 15" in text and "record 24" in text and "record 14" not in text
+    summary = json.loads(text.split("reputation_evidence")[1].split(":\n", 1)[1].split("\n")[0])
+    assert summary["P1"]["records"] == 25
+
+
 def test_platform_centric_decision_card_says_so() -> None:
     assert "no user agent" in render("decide", decision_input(True))[1]["content"]
     assert "user_agent_reason" not in render("decide", decision_input(True))[1]["content"]

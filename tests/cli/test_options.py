@@ -21,7 +21,9 @@ def test_each_flag_states_its_fields_description_and_default(flag) -> None:
     (parameter_info,) = option(flag).annotation.__metadata__
     help_text = parameter_info.help
     assert info.description and info.description in help_text
-    default = info.default if not isinstance(info.default, tuple) else info.default[0]
+    default = info.default
+    if isinstance(default, tuple):
+        default = default[0] if default else None
     assert "default: " in help_text and str("none" if default is None else default) in help_text
 
 

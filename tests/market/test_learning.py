@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from recmarket.market.learning import Outcome, learner, reward
+from recmarket.market.learning import Observation, learner, reward
 
 ARMS = ("strict", "balanced", "exaggeration")
 
@@ -47,7 +47,7 @@ def test_a_rebuilt_learner_chooses_as_the_one_that_learned_along(rule: str) -> N
 
 
 def test_rewards_are_attention_revenue_or_a_mix() -> None:
-    first_not_bought = Outcome(shortlisted=True, top1=True, bought=False)
+    first_not_bought = Observation(shortlisted=True, top1=True, bought=False)
     assert reward(first_not_bought, "top1") == 1.0
     assert reward(first_not_bought, "purchase") == 0.0
     assert reward(first_not_bought, "mix", top1_weight=0.25) == 0.25

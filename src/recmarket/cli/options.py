@@ -115,7 +115,7 @@ def _cli_type(annotation: Any) -> tuple[Any, str]:
 def _default(info: FieldInfo) -> str:
     value = info.default
     if isinstance(value, tuple):
-        return ", ".join(map(str, value))
+        return ", ".join(map(str, value)) or "none"
     return "none" if value is None else str(value)
 
 

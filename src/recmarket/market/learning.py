@@ -30,7 +30,7 @@ LearningRule = Literal["thompson", "exp3"]
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Observation:
     """What a platform observes of one of its proposals."""
 
     shortlisted: bool
@@ -38,14 +38,14 @@ class Outcome:
     bought: bool
 
 
-def reward(outcome: Outcome, kind: RewardKind, top1_weight: float = 0.5) -> float:
+def reward(seen: Observation, kind: RewardKind, top1_weight: float = 0.5) -> float:
     """The reward in [0, 1]: being ranked first (attention), being bought (revenue), or a
     mix weighted ``top1_weight`` towards attention."""
     if kind == "top1":
-        return float(outcome.top1)
+        return float(seen.top1)
     if kind == "purchase":
-        return float(outcome.bought)
-    return top1_weight * outcome.top1 + (1 - top1_weight) * outcome.bought
+        return float(seen.bought)
+    return top1_weight * seen.top1 + (1 - top1_weight) * seen.bought
 
 
 class Learner(Protocol):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from recmarket.agents.contracts import Contract
+from recmarket.agents.rules.judgement import Judge
+from recmarket.data.domain import Domain
 from recmarket.market.outcome import Outcome
 
 
@@ -55,3 +57,23 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
         top1_platform=top1.platform_id if top1 else None,
         regret=outcome.regret,
     )
+
+
+def regret(outcome: Outcome, domain: Domain, judge: Judge) -> float | None:
+    """The user's loss against the best proposal on offer: the utility of the best item in
+    the pool minus that of the one bought (nothing bought: nothing gained), where an item's
+    utility is the noiseless experience the offline review models, its closeness to the
+    held-out target mixed with its rating. Measured by the judge whichever backend answers;
+    None where the episode ended before the decision."""
+    if outcome.decision is None or not outcome.pool:
+        return None
+    items = domain.items
+    target = items[outcome.target].evidence.title
+
+    def utility(index: int) -> float:
+        evidence = items[index].evidence
+        return judge.merit(judge.closeness(target, evidence.title), evidence.average_rating)
+
+    best = max(utility(i) for i in {p.item_index for p in outcome.pool})
+    bought = outcome.purchased
+    return best - (utility(bought.item_index) if bought else 0.0)

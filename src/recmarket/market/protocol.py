@@ -47,9 +47,10 @@ from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import visible_text
 from recmarket.market.build import DomainMarket, request_key
+from recmarket.market.metrics import regret
 from recmarket.market.outcome import Call, Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
-from recmarket.market.strategy import Arm, Lesson, Strategies, observed_reward
+from recmarket.market.strategy import Arm, Strategies, lessons
 from recmarket.profiles import PROFILE_BY_NAME
 from recmarket.streams import Stream, call_seed, rng
 from recmarket.vocabulary import Condition
@@ -278,9 +279,10 @@ class Round:
         what the adaptive platforms learn from it."""
         if o.failed_role is None:
             await self._stages_3_4(o)
-        o.regret = self.regret(o)
+        if self.judge is not None:
+            o.regret = regret(o, self.market.domain, self.judge)
         if self.strategies is not None:
-            o.lessons = self.lessons(o)
+            o.lessons = lessons(o, self.market.config)
             self.strategies.observe(o.request.order, o.lessons)
         return o
 
@@ -316,44 +318,6 @@ class Round:
                 await self._feedback(o, ask, o.purchased)
         except RoleFailure as failure:
             o.fail(failure)
-
-    def lessons(self, o: Outcome) -> dict[str, Lesson]:
-        """Each adaptive proposer's arm and reward: whether its proposal was shortlisted,
-        ranked first and bought, which is all a platform sees; no reward where the episode
-        ended before the decision."""
-        decided = o.decision is not None
-        top1 = o.shown[0].platform_id if o.shown else None
-        bought = o.purchased.platform_id if o.purchased else None
-        shown = {p.platform_id for p in o.shown}
-        cfg = self.market.config
-        return {
-            platform: (
-                arm,
-                observed_reward(cfg, platform in shown, platform == top1, platform == bought)
-                if decided
-                else None,
-            )
-            for platform, arm in o.choices.items()
-        }
-
-    def regret(self, o: Outcome) -> float | None:
-        """The user's loss against the best proposal on offer: the utility of the best item
-        in the pool minus that of the one bought (nothing bought: nothing gained), where an
-        item's utility is the noiseless experience the offline review models, its closeness
-        to the held-out target mixed with its rating. Measured by the judge whichever
-        backend answers; None where the episode ended before the decision."""
-        judge, items = self.judge, self.market.domain.items
-        if o.decision is None or judge is None or not o.pool:
-            return None
-        target = items[o.target].evidence.title
-
-        def utility(index: int) -> float:
-            evidence = items[index].evidence
-            return judge.merit(judge.closeness(target, evidence.title), evidence.average_rating)
-
-        best = max(utility(i) for i in {p.item_index for p in o.pool})
-        bought = o.purchased
-        return best - (utility(bought.item_index) if bought else 0.0)
 
     async def _shortlist(self, o: Outcome, ask: _Asker) -> None:
         assert o.query is not None and o.need is not None

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from recmarket.agents.rules.draws import Draws
 from recmarket.data.episodes import Request
 from recmarket.market.build import DomainMarket, request_key
-from recmarket.market.learning import Learner, Outcome, learner, reward
+from recmarket.market.learning import Learner, Observation, learner, reward
+from recmarket.market.outcome import Outcome
 from recmarket.market.settings import MarketConfig
 from recmarket.streams import Stream, call_seed
 from recmarket.vocabulary import Policy
@@ -55,8 +56,21 @@ def policy_of(arm_name: str) -> Policy:
     return Policy(arm_name.split(":")[0])
 
 
-def observed_reward(cfg: MarketConfig, shortlisted: bool, top1: bool, bought: bool) -> float:
-    return reward(Outcome(shortlisted, top1, bought), cfg.reward, cfg.reward_top1_weight)
+def lessons(episode: Outcome, cfg: MarketConfig) -> dict[str, Lesson]:
+    """Each adaptive proposer's arm and reward: whether its proposal was shortlisted, ranked
+    first and bought, which is all a platform sees; no reward where the episode ended
+    before the decision."""
+    top1 = episode.shown[0].platform_id if episode.shown else None
+    bought = episode.purchased.platform_id if episode.purchased else None
+    shown = {p.platform_id for p in episode.shown}
+
+    def observed(platform: str) -> float | None:
+        if episode.decision is None:
+            return None
+        seen = Observation(platform in shown, platform == top1, platform == bought)
+        return reward(seen, cfg.reward, cfg.reward_top1_weight)
+
+    return {platform: (arm, observed(platform)) for platform, arm in episode.choices.items()}
 
 
 class Strategies:

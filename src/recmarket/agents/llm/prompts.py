@@ -56,6 +56,9 @@ EVIDENCE_HEADER = {
     "decay": "a record counts by its weight: older records count less",
 }
 SPARSE_BELOW = 3.0  # records' worth of evidence under which a profile is called sparse
+# Under beta and decay the memory shows every record that counts; the prompt lists the most
+# recent of them, and the evidence summary covers them all, so a prompt stays bounded.
+LISTED_RECORDS = 10
 
 
 def _evidence(inp: ShortlistInput) -> str:
@@ -128,11 +131,16 @@ def _fields(inp: Contract) -> dict[str, Any]:
         rep = inp.histories is not None
         histories = ""
         if rep:
+            shown = LISTED_RECORDS if inp.mechanism is not None else None
             profiles = {
-                p: [r.model_dump() for r in records] for p, records in (inp.histories or {}).items()
+                p: [r.model_dump() for r in records[-shown if shown else 0 :]]
+                for p, records in (inp.histories or {}).items()
             }
+            listed = (
+                "oldest first" if shown is None else f"at most the {shown} latest, oldest first"
+            )
             histories = (
-                "\nhistory_reputation_profile (per platform, oldest first):\n"
+                f"\nhistory_reputation_profile (per platform, {listed}):\n"
                 + _json(profiles)
                 + "\n"
                 + _evidence(inp)
