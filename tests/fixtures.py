@@ -86,3 +86,19 @@ def user_request(user: int, profile: str = "novice_advice") -> Request:
         episode_id=f"D/u{user}", domain="D", user_id=f"u{user}", history=(), target=item
     )
     return Request(episode=episode, profile=profile, sim_user=user, round=0, order=0)
+
+
+def bundled_parts(name: str, requests: int, seed: int) -> tuple[Any, list[Request], Any, Any]:
+    """A bundled domain, its sampled requests, its item vectors and the offline embedder:
+    what building a market of that domain needs."""
+    from recmarket.config import EpisodeConfig
+    from recmarket.data import BUNDLED_DATA_DIR
+    from recmarket.data.domain import domain_files, load_domain
+    from recmarket.data.episodes import sample_requests
+    from recmarket.embedding.base import StaticEmbedder
+    from recmarket.market.build import item_vectors
+
+    domain = load_domain(domain_files(BUNDLED_DATA_DIR, name))
+    sampled = sample_requests(domain, EpisodeConfig(requests=requests), seed=seed)
+    embedder = StaticEmbedder()
+    return domain, sampled, item_vectors(domain, embedder, None), embedder

@@ -10,23 +10,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recmarket.config import EpisodeConfig, MarketConfig
-from recmarket.data import BUNDLED_DATA_DIR
-from recmarket.data.domain import domain_files, load_domain
-from recmarket.data.episodes import sample_requests
-from recmarket.embedding.base import StaticEmbedder
+from recmarket.config import MarketConfig
 from recmarket.market.access import analytic_access
-from recmarket.market.build import build_market, item_vectors, market_access
+from recmarket.market.build import build_market, market_access
+from tests.fixtures import bundled_parts
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def parts():
-    domain = load_domain(domain_files(BUNDLED_DATA_DIR, "Musical_Instruments"))
-    requests = sample_requests(domain, EpisodeConfig(requests=1200), seed=42)
-    embedder = StaticEmbedder()
-    return domain, requests, item_vectors(domain, embedder, None), embedder
+    return bundled_parts("Musical_Instruments", 1200, 42)
 
 
 def candidates(market, embedder, requests):

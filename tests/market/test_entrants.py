@@ -10,18 +10,15 @@ from pydantic import ValidationError
 from recmarket.agents.rules import offline_agents
 from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import ScaleParams
-from recmarket.config import EpisodeConfig, MarketConfig
-from recmarket.data import BUNDLED_DATA_DIR
-from recmarket.data.domain import domain_files, load_domain
-from recmarket.data.episodes import sample_requests
-from recmarket.embedding.base import StaticEmbedder
-from recmarket.market.build import build_market, item_vectors
+from recmarket.config import MarketConfig
+from recmarket.market.build import build_market
 from recmarket.market.catalogs import assign_catalogs
 from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory
 from recmarket.market.retrieval import EpisodeDraws
 from recmarket.market.settings import Entrant
 from recmarket.vocabulary import Policy
+from tests.fixtures import bundled_parts
 
 
 def test_entrants_parse_from_short_forms_in_order_of_entry() -> None:
@@ -62,10 +59,7 @@ def test_entrants_draws_come_after_and_apart_from_the_incumbents() -> None:
 
 @pytest.fixture(scope="module")
 def setup():
-    domain = load_domain(domain_files(BUNDLED_DATA_DIR, "Video_Games"))
-    requests = sample_requests(domain, EpisodeConfig(requests=60), seed=5)
-    embedder = StaticEmbedder()
-    return domain, requests, item_vectors(domain, embedder, None), embedder
+    return bundled_parts("Video_Games", 60, 5)
 
 
 def play(setup, cfg: MarketConfig, condition: str, scope: str = "shared") -> list:

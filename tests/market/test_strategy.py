@@ -10,24 +10,18 @@ from recmarket.agents.rules import offline_agents
 from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import PlatformParams, ScaleParams
 from recmarket.agents.rules.platform import claimed_level
-from recmarket.config import EpisodeConfig, MarketConfig
-from recmarket.data import BUNDLED_DATA_DIR
-from recmarket.data.domain import domain_files, load_domain
-from recmarket.data.episodes import sample_requests
-from recmarket.embedding.base import StaticEmbedder
-from recmarket.market.build import build_market, item_vectors
+from recmarket.config import MarketConfig
+from recmarket.market.build import build_market
 from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory
 from recmarket.market.strategy import Strategies, arms, policy_of
 from recmarket.vocabulary import Policy
+from tests.fixtures import bundled_parts
 
 
 @pytest.fixture(scope="module")
 def setup():
-    domain = load_domain(domain_files(BUNDLED_DATA_DIR, "Video_Games"))
-    requests = sample_requests(domain, EpisodeConfig(requests=48), seed=4)
-    embedder = StaticEmbedder()
-    return domain, requests, item_vectors(domain, embedder, None), embedder
+    return bundled_parts("Video_Games", 48, 4)
 
 
 def adaptive_round(setup, **market) -> Round:
