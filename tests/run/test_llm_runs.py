@@ -106,6 +106,7 @@ def test_mixed_runs_send_only_the_configured_roles(tmp_path: Path) -> None:
 
 
 def test_an_adaptive_llm_platform_is_prompted_with_the_policy_it_chose(tmp_path: Path) -> None:
+    """... and a replay of the run, with no server, makes the same choices and records."""
     adaptive = MarketConfig(platform_strategy="adaptive", learning_period=4)
     with FakeLLM() as server:
         cfg = cell(server, "no-rep", roles={"explain": "m"}).model_copy(update={"market": adaptive})
@@ -129,6 +130,8 @@ def test_an_adaptive_llm_platform_is_prompted_with_the_policy_it_chose(tmp_path:
         if block in text
     )
     assert sent == chosen and len(chosen) >= 2
+    replayed = run(cfg, tmp_path / "replay", llm_cache=tmp_path / "s.sqlite", replay=True).store
+    assert replayed.episodes() == store.episodes()
 
 
 def test_cells_sharing_requests_share_stage_one_and_two(tmp_path: Path) -> None:
