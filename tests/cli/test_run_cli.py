@@ -41,8 +41,9 @@ def test_json_output_has_the_documented_shape(tmp_path: Path) -> None:
 
 
 def test_json_output_of_a_dynamic_market_has_its_blocks(tmp_path: Path) -> None:
-    flags = ["--platform-strategy", "adaptive", "--entrants", "strict@12", "--json"]
-    result = invoke(*BASE, *flags, "--out", str(tmp_path / "r"))
+    config = tmp_path / "dynamic.toml"
+    config.write_text('[market]\nplatform_strategy = "adaptive"\nentrants = ["strict@12"]\n')
+    result = invoke(*BASE, "--config", str(config), "--json", "--out", str(tmp_path / "r"))
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     mix, entrant = data["policy_mix_by_block"], data["entrant_top1_by_block"]
