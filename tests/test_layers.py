@@ -26,7 +26,7 @@ LAYERS = (
     ("config_file",),  # reads them from a file
     ("experiments",),
     ("run",),
-    ("analysis",),
+    ("analysis", "calibration"),
     ("report",),
     ("cli", "testing"),
     ("__main__",),

@@ -93,17 +93,28 @@ class RuleRanker:
     draws: Draws = field(default_factory=Draws, repr=False, compare=False)
 
     def judged(self, inp: ShortlistInput, gen: np.random.Generator) -> list[Judged]:
-        p = self.params
+        """Each candidate's value. With normal noise the fit reading is noisy and the claim
+        is compared with it; with Gumbel noise (the logit ranker) the claim is compared with
+        the noiseless reading and the noise is added to the whole value."""
+        p, n = self.params, len(inp.candidates)
         views = [visible_text(c.title, c.category) for c in inp.candidates]
         fits = self.judge.fit(inp.need.current_need, views)
-        fits = fits + gen.normal(0, p.fit_noise, len(fits))
+        noise = gen.normal(0, p.fit_noise, n) if p.noise == "normal" else np.zeros(n)
+        fits = fits + noise
+        extra = gen.gumbel(0, p.fit_noise, n) if p.noise == "gumbel" else np.zeros(n)
+        last = max(n - 1, 1)
         out = []
-        for c, fit in zip(inp.candidates, fits, strict=True):
+        for i, (c, fit) in enumerate(zip(inp.candidates, fits, strict=True)):
             claim = lexicon.CLAIM.read(c.explanation)
             distance = 0.0 if claim is None else claim - lexicon.as_said(float(fit))
             records = inp.histories.get(c.platform_id, ()) if inp.histories is not None else ()
             belief = credibility(records, distance > 0, p)
-            out.append(Judged(c, float(fit) + belief * distance, belief if records else None))
+            value = float(fit) + belief * distance + float(extra[i])
+            if p.disclosure_weight:
+                value += p.disclosure_weight * lexicon.count_disclosures(c.explanation)
+            if p.position_weight:
+                value += p.position_weight * i / last
+            out.append(Judged(c, value, belief if records else None))
         return out
 
     async def __call__(self, inp: ShortlistInput, seed: int) -> Shortlist:

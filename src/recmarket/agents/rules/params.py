@@ -14,7 +14,7 @@ bands of 0.2: "one band" is the smallest difference a reader can tell in words.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -152,6 +152,25 @@ class RankerParams(_Params):
     label_credibility: dict[str, float] = param(
         {"high": 1.0, "mixed": 0.5, "low": 0.0},
         "how much of a claim's excess over the evidence each label says held up",
+        FIRST,
+    )
+    noise: Literal["normal", "gumbel"] = param(
+        "normal",
+        "where judgement noise enters: normal on the reading of fit (the claim's distance is "
+        "then taken from the noisy reading), or Gumbel on the whole value, the logit ranker "
+        "that `recmarket calibrate` estimates",
+        FIRST,
+    )
+    disclosure_weight: float = param(
+        0.0,
+        "value added per limitation an explanation discloses (0: a disclosure matters only "
+        "through what the claim then promises)",
+        FIRST,
+    )
+    position_weight: float = param(
+        0.0,
+        "value added from the first to the last place in the candidate list (0: the shuffled "
+        "order does not matter to a careful reader)",
         FIRST,
     )
 

@@ -1,0 +1,94 @@
+"""Maximum likelihood with bounds, and standard errors from the observed information.
+
+Each model hands over a negative log-likelihood of its free parameters, their bounds and
+starting values; scipy's L-BFGS-B finds the optimum, and the inverse of a central-difference
+Hessian there gives the covariance (a parameter that ends on a bound has no reliable
+standard error and is flagged instead).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import minimize
+
+
+@dataclass(frozen=True)
+class Estimate:
+    name: str
+    value: float
+    se: float | None  # None where the optimum sits on a bound or the information is singular
+    identified: bool = True  # False: fixed at its prior value, the data cannot tell
+
+
+@dataclass(frozen=True)
+class Fitted:
+    estimates: tuple[Estimate, ...]
+    log_likelihood: float
+    null_log_likelihood: float
+    observations: int
+    converged: bool
+
+    def value(self, name: str) -> float:
+        return next(e.value for e in self.estimates if e.name == name)
+
+    @property
+    def pseudo_r2(self) -> float:
+        """McFadden's: the share of the null model's log-likelihood the fit explains."""
+        if self.null_log_likelihood == 0:
+            return float("nan")
+        return 1.0 - self.log_likelihood / self.null_log_likelihood
+
+
+def hessian(f: Callable[[np.ndarray], float], x: np.ndarray, step: float = 1e-4) -> np.ndarray:
+    """Central-difference Hessian of ``f`` at ``x`` (steps relative to each coordinate)."""
+    n = len(x)
+    h = step * np.maximum(np.abs(x), 1.0)
+    out = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i, n):
+            ei, ej = np.zeros(n), np.zeros(n)
+            ei[i], ej[j] = h[i], h[j]
+            value = (f(x + ei + ej) - f(x + ei - ej) - f(x - ei + ej) + f(x - ei - ej)) / (
+                4 * h[i] * h[j]
+            )
+            out[i, j] = out[j, i] = value
+    return out
+
+
+def maximise(
+    negative_log_likelihood: Callable[[np.ndarray], float],
+    names: Sequence[str],
+    start: Sequence[float],
+    bounds: Sequence[tuple[float | None, float | None]],
+) -> tuple[np.ndarray, list[float | None], bool]:
+    """The maximum-likelihood values of the free parameters, their standard errors, and
+    whether the optimiser converged."""
+    x0 = np.array(start, dtype=float)
+    if not len(names):
+        return x0, [], True
+    result = minimize(negative_log_likelihood, x0, method="L-BFGS-B", bounds=list(bounds))
+    x = result.x
+    on_bound = [
+        (low is not None and abs(v - low) < 1e-6) or (high is not None and abs(v - high) < 1e-6)
+        for v, (low, high) in zip(x, bounds, strict=True)
+    ]
+    inner = [i for i, b in enumerate(on_bound) if not b]
+    ses: list[float | None] = [None] * len(x)
+    if inner:
+
+        def restricted(y: np.ndarray) -> float:
+            z = x.copy()
+            z[inner] = y
+            return negative_log_likelihood(z)
+
+        try:
+            covariance = np.linalg.inv(hessian(restricted, x[inner]))
+            for k, i in enumerate(inner):
+                variance = covariance[k, k]
+                ses[i] = float(np.sqrt(variance)) if variance > 0 else None
+        except np.linalg.LinAlgError:
+            pass
+    return x, ses, bool(result.success)
