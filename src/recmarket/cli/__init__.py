@@ -1,7 +1,15 @@
 """The ``recmarket`` command line: thin wrappers that parse flags into validated configs,
 call the library, and report known failures in one clear line."""
 
-from recmarket.cli import data, experiments, llm, market, run, show  # noqa: F401 - importing registers the commands
+from recmarket.cli import (  # noqa: F401 - importing registers the commands
+    calibrate,
+    data,
+    experiments,
+    llm,
+    market,
+    run,
+    show,
+)
 from recmarket.cli.app import app
 
 __all__ = ["app"]

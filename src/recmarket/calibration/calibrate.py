@@ -1,0 +1,166 @@
+"""Calibrating the offline agents to the behaviour stored in finished runs (issue 13).
+
+Four fifths of the episodes (a stable hash of each episode's key) estimate the ranker, the
+per-profile decision weights and the updater's thresholds; the held-out fifth measures how
+often the fitted model agrees with what was done there (Top-1, decisions, labels), beside
+the agreement of the parameters the calibration started from. The result is an ``[agents]``
+table that ``recmarket run --config`` accepts as it is, and a fit report.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from recmarket.agents.rules.judgement import Judge
+from recmarket.agents.rules.params import OfflineParams
+from recmarket.calibration.decision import choice_agreement, decision_params, fit_decisions
+from recmarket.calibration.labels import FittedLabels, fit_labels, label_agreement, updater_params
+from recmarket.calibration.mle import Fitted
+from recmarket.calibration.observations import Observations, held_out, read_observations
+from recmarket.calibration.ranker import fit_ranker, ranker_params, top1_agreement
+from recmarket.embedding import load_embedder
+from recmarket.run.store import RunStore
+
+UNREAD_WARNING = 0.5  # warn when the lexicon cannot read more than this share of claims
+
+
+@dataclass(frozen=True)
+class Calibration:
+    params: OfflineParams
+    ranker: Fitted | None
+    decisions: dict[str, Fitted]
+    labels: FittedLabels
+    held_out: dict[str, dict[str, float]]  # measure -> {"fitted": x, "prior": y, "n": n}
+    warnings: list[str] = field(default_factory=list)
+    runs: list[str] = field(default_factory=list)
+
+    def report(self) -> dict[str, Any]:
+        """Everything the fit found, as JSON-ready data (stored beside the parameters)."""
+        return {
+            "runs": self.runs,
+            "ranker": asdict(self.ranker) if self.ranker else None,
+            "decisions": {p: asdict(f) for p, f in self.decisions.items()},
+            "labels": asdict(self.labels),
+            "held_out": self.held_out,
+            "warnings": self.warnings,
+        }
+
+
+def _split(observations: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    train = [o for o in observations if not held_out(o.episode)]
+    test = [o for o in observations if held_out(o.episode)]
+    return train, test
+
+
+def _unidentified(fitted: Fitted | FittedLabels, where: str) -> list[str]:
+    return [
+        f"{where}.{e.name} is not identified by these runs; kept at {e.value:g}"
+        for e in fitted.estimates
+        if not e.identified
+    ]
+
+
+def calibrate(run_dirs: Sequence[Path], prior: OfflineParams | None = None) -> Calibration:
+    """Estimate the offline model's choice parameters from the runs' stored role calls,
+    starting from ``prior`` (by default the model's documented defaults, with the scale the
+    first run read levels on)."""
+    with RunStore.read(run_dirs[0]) as store:
+        first = store.config()
+    prior = prior or OfflineParams(scale=first.agents.scale)
+    judge = Judge.of(load_embedder(first.embedder), prior.scale)
+    observations = read_observations(run_dirs, judge)
+    return fit_observations(observations, prior, [str(d) for d in run_dirs])
+
+
+def fit_observations(
+    observations: Observations, prior: OfflineParams, runs: list[str]
+) -> Calibration:
+    warnings = []
+    if observations.explanations and (
+        observations.unread_claims / observations.explanations > UNREAD_WARNING
+    ):
+        warnings.append(
+            f"the lexicon read no claimed level in {observations.unread_claims} of "
+            f"{observations.explanations} explanations: the claim weights rest on the others"
+        )
+    rank_train, rank_test = _split(observations.rankings)
+    decide_train, decide_test = _split(observations.decisions)
+    label_train, label_test = _split(observations.labels)
+
+    ranker = fit_ranker(rank_train, prior.ranker) if rank_train else None
+    if ranker is None:
+        warnings.append("no shortlists in these runs (platform-centric): the ranker is not fitted")
+    decisions = fit_decisions(decide_train, prior.decision)
+    labels = fit_labels(label_train, prior.update)
+    for fitted, where in [(ranker, "ranker"), (labels, "update")] + [
+        (f, f"decision.{p}") for p, f in decisions.items()
+    ]:
+        if fitted is not None:
+            warnings += _unidentified(fitted, where)
+    if not label_train:
+        warnings.append("no readable labels in these runs (no reputation): thresholds kept")
+
+    params = prior.model_copy(
+        update={
+            "ranker": ranker_params(ranker, prior.ranker) if ranker else prior.ranker,
+            "decision": decision_params(decisions, prior.decision),
+            "update": updater_params(labels, prior.update),
+        }
+    )
+    measures = {
+        "top1": (rank_test, top1_agreement, "ranker"),
+        "decision": (decide_test, choice_agreement, "decision"),
+        "label": (label_test, label_agreement, "update"),
+    }
+    agreement = {
+        name: {
+            "fitted": measure(test, getattr(params, part)),
+            "prior": measure(test, getattr(prior, part)),
+            "n": len(test),
+        }
+        for name, (test, measure, part) in measures.items()
+        if test
+    }
+    return Calibration(params, ranker, decisions, labels, agreement, warnings, runs)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return repr(float(value)) if isinstance(value, float) else str(value)
+
+
+def _toml_tables(prefix: str, data: dict[str, Any]) -> list[str]:
+    scalars = {k: v for k, v in data.items() if not isinstance(v, dict)}
+    lines = [f"[{prefix}]", *(f"{k} = {_toml_value(v)}" for k, v in scalars.items()), ""]
+    for key, value in data.items():
+        if isinstance(value, dict):
+            lines += _toml_tables(f"{prefix}.{key}", value)
+    return lines
+
+
+def write_params(calibration: Calibration, path: Path) -> Path:
+    """The calibrated ``[agents]`` tables (ranker, decision, update) as TOML, and the fit
+    report as JSON beside them (``NAME.fit.json``)."""
+    p = calibration.params
+    header = [
+        f"# recmarket calibrate: offline choice parameters from {len(calibration.runs)} run(s)",
+        *(f"#   {run}" for run in calibration.runs),
+        f"# fit report: {path.with_suffix('.fit.json').name}",
+        "",
+    ]
+    lines = header
+    for part in ("ranker", "decision", "update"):
+        lines += _toml_tables(f"agents.{part}", getattr(p, part).model_dump())
+    path.write_text("\n".join(lines))
+    report = path.with_suffix(".fit.json")
+    report.write_text(json.dumps(calibration.report(), indent=1, default=float))
+    return report
