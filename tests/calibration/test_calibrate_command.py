@@ -1,0 +1,60 @@
+"""recmarket calibrate: on a simulated run, and on a pilot through the loopback fake LLM."""
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from recmarket.agents.llm.config import LLMConfig, ModelConfig
+from recmarket.cli import app
+from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.run.runner import run
+from recmarket.testing.fake_llm import FakeLLM
+
+runner = CliRunner()
+
+
+def test_calibrate_writes_a_config_run_accepts_and_a_fit_report(simulated, tmp_path: Path) -> None:
+    out = tmp_path / "params.toml"
+    result = runner.invoke(app, ["calibrate", str(simulated[0]), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "null model" in result.stdout and "held-out top1 agreement" in result.stdout
+    settings = tomllib.loads(out.read_text())
+    assert set(settings) == {"agents"}
+    assert settings["agents"]["update"] == {"mixed_gap": 0.3, "low_gap": 0.5}
+    report = json.loads(out.with_suffix(".fit.json").read_text())
+    assert report["ranker"]["observations"] > 1000 and set(report["held_out"]) == {
+        "top1",
+        "decision",
+        "label",
+    }
+    args = ["--config", str(out), "--domain", "Video_Games", "--requests", "24", "--json"]
+    rerun = runner.invoke(app, ["run", *args, "--out", str(tmp_path / "again")])
+    assert rerun.exit_code == 0, rerun.output
+    assert json.loads(rerun.stdout)["config"]["agents"]["ranker"]["noise"] == "gumbel"
+
+
+def test_calibrate_names_a_directory_without_a_run(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["calibrate", str(tmp_path)])
+    assert result.exit_code == 2 and "no run store" in result.stderr
+
+
+def test_a_pilot_through_the_fake_llm_calibrates_and_says_what_it_could_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RECMARKET_TEST_KEY", "sk-test")
+    with FakeLLM() as server:
+        model = ModelConfig(name="fake", base_url=server.base_url, api_key_env="RECMARKET_TEST_KEY")
+        cfg = RunConfig(
+            domains=("Video_Games",),
+            episodes=EpisodeConfig(requests=36),
+            llm=LLMConfig(models={"m": model}, roles={"default": "m"}),
+        )
+        run(cfg, tmp_path / "pilot", llm_cache=tmp_path / "calls.sqlite").store.close()
+    out = tmp_path / "pilot.toml"
+    result = runner.invoke(app, ["calibrate", str(tmp_path / "pilot"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "not identified" in result.stderr  # what the fake's words leave open is said
+    RunConfig.model_validate(tomllib.loads(out.read_text()))
