@@ -16,7 +16,9 @@ from rich.table import Table
 from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, err, out, user_errors
 from recmarket.cli.options import Budget, LlmCache, LLMChoice, Replay, with_llm
+from recmarket.embedding.cache import default_cache_dir
 from recmarket.experiments.spec import builtin_names, load_spec
+from recmarket.run.estimate import CellCost, estimate_plan
 from recmarket.run.reproduce import reproduce as run_experiments
 from recmarket.run.store import RunStore
 
@@ -71,6 +73,46 @@ def show_experiment(
     out.print(table)
 
 
+def print_estimate(names: list[str], out_dir: Path, scale: float, overrides: dict) -> None:
+    """Calls, tokens and USD per experiment, and the plan's total with shared cells once."""
+    cells = estimate_plan(names, out_dir, default_cache_dir(), scale, overrides)
+    table = Table(
+        title=f"Estimate of {len(cells)} cells at --scale {scale:g} (prompt tokens ~ "
+        "characters / 4; completion tokens typical of each role)"
+    )
+    for col in (
+        "experiment",
+        "cells",
+        "episodes",
+        "LLM calls",
+        "prompt tokens",
+        "completion",
+        "USD",
+    ):
+        table.add_column(col, justify="left" if col == "experiment" else "right")
+    by_experiment: dict[str, list[CellCost]] = defaultdict(list)
+    for cell in cells:
+        by_experiment[cell.experiment].append(cell)
+    for experiment, members in by_experiment.items():
+        table.add_row(experiment, *_costs(members))
+    unique = list({c.run_dir: c for c in cells}.values())
+    table.add_row("total (shared cells once)", *_costs(unique), style="bold")
+    out.print(table)
+    if not any(c.calls for c in cells):
+        out.print("no role is answered by an LLM: give --backend llm --llm-model NAME (and prices)")
+
+
+def _costs(cells: list[CellCost]) -> list[str]:
+    return [
+        str(len(cells)),
+        f"{sum(c.episodes for c in cells):,}",
+        f"{sum(c.calls for c in cells):,.0f}",
+        f"{sum(c.prompt_tokens for c in cells):,.0f}",
+        f"{sum(c.completion_tokens for c in cells):,.0f}",
+        f"{sum(c.cost for c in cells):,.2f}",
+    ]
+
+
 @app.command("reproduce")
 @with_llm
 def reproduce(
@@ -90,10 +132,21 @@ def reproduce(
         int,
         typer.Option("--workers", min=0, help="processes running cells (default 0: one per core)"),
     ] = 0,
+    price_only: Annotated[
+        bool,
+        typer.Option(
+            "--estimate",
+            help="price every cell's LLM calls with the configured models and stop: nothing "
+            "runs and nothing is spent",
+        ),
+    ] = False,
 ) -> None:
     """Run named experiments over the domains, resumably (finished cells are skipped)."""
     with user_errors():
         overrides = llm.settings
+        if price_only:
+            print_estimate(names or [], out_dir, scale, overrides)
+            return
         with Progress(
             "{task.description}",
             BarColumn(),

@@ -51,13 +51,21 @@ class PreparedDomain:
 
 
 def prepare(
-    cfg: RunConfig, name: str, embedder: Embedder, cache_dir: Path | None, strict: bool = False
+    cfg: RunConfig,
+    name: str,
+    embedder: Embedder,
+    cache_dir: Path | None,
+    strict: bool = False,
+    domain: Domain | None = None,
 ) -> PreparedDomain:
-    """A domain loaded, its requests sampled, its items embedded, its market built."""
-    data = cfg.data or BUNDLED_DATA_DIR
-    domain = load_domain(
-        domain_files(data, name), min_interactions=cfg.episodes.min_interactions, strict=strict
-    )
+    """A domain loaded (unless given, as one estimate of many cells reuses it), its
+    requests sampled, its items embedded, its market built."""
+    if domain is None:
+        domain = load_domain(
+            domain_files(cfg.data or BUNDLED_DATA_DIR, name),
+            min_interactions=cfg.episodes.min_interactions,
+            strict=strict,
+        )
     requests = sample_requests(domain, cfg.episodes, cfg.seed)
     vectors = item_vectors(domain, embedder, cache_dir)
     warm_similarity(domain, embedder, vectors)

@@ -1,0 +1,42 @@
+"""Pricing a plan of experiments before anything runs or is spent."""
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from recmarket.cli import app
+from recmarket.run.estimate import estimate_plan
+
+PRICED = {
+    "llm": {
+        "models": {"m": {"name": "some-model", "input_price": 0.5, "output_price": 2.0}},
+        "roles": {"evaluation": "m"},
+    }
+}
+
+
+def test_a_plan_prices_each_unique_cell_once_and_lists_it_under_each_experiment(
+    tmp_path: Path,
+) -> None:
+    cells = estimate_plan(
+        ["market-opening", "accountability"], tmp_path, tmp_path / "cache", 0.02, PRICED
+    )
+    assert len(cells) == 3 + 6
+    shared = [c for c in cells if c.run_dir == cells[1].run_dir]  # the equal NoRep market
+    assert len(shared) == 2 and shared[0].cost == shared[1].cost > 0
+    assert {c.experiment for c in shared} == {"market-opening", "accountability"}
+    platform_centric = cells[0]
+    assert platform_centric.cell == "platform-centric" and platform_centric.calls > 0
+    # only the evaluation roles are paid: calls per episode stay below the round's
+    assert all(c.calls / c.episodes < 4 for c in cells)
+
+
+def test_reproduce_estimate_prints_the_total_and_runs_nothing(tmp_path: Path) -> None:
+    args = ["reproduce", "catalog-overlap", "--scale", "0.02", "--out", str(tmp_path / "r")]
+    llm = ["--backend", "llm", "--llm-model", "m", "--llm-input-price", "0.27"]
+    result = CliRunner().invoke(app, [*args, *llm, "--llm-output-price", "1.1", "--estimate"])
+    assert result.exit_code == 0, result.output
+    assert "total (shared cells once)" in result.stdout and "catalog-overlap" in result.stdout
+    assert not (tmp_path / "r" / "cells").exists()
+    offline = CliRunner().invoke(app, [*args, "--estimate"])
+    assert "no role is answered by an LLM" in offline.stdout
