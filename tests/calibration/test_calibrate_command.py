@@ -11,6 +11,7 @@ from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.cli import app
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.run.runner import run
+from recmarket.run.store import RunStore
 from recmarket.testing.fake_llm import FakeLLM
 
 runner = CliRunner()
@@ -58,3 +59,15 @@ def test_a_pilot_through_the_fake_llm_calibrates_and_says_what_it_could_not_read
     assert result.exit_code == 0, result.output
     assert "not identified" in result.stderr  # what the fake's words leave open is said
     RunConfig.model_validate(tomllib.loads(out.read_text()))
+
+
+def test_reproduce_takes_the_calibrated_table_for_every_cell(simulated, tmp_path: Path) -> None:
+    params = tmp_path / "params.toml"
+    assert runner.invoke(app, ["calibrate", str(simulated[0]), "--out", str(params)]).exit_code == 0
+    out = tmp_path / "r"
+    args = ["reproduce", "catalog-overlap", "--scale", "0.02", "--config", str(params)]
+    result = runner.invoke(app, [*args, "--out", str(out), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    for store in out.glob("cells/*/run.sqlite"):
+        with RunStore.read(store.parent) as opened:
+            assert opened.config().agents.update.mixed_gap == 0.3  # the calibrated value

@@ -16,6 +16,7 @@ from rich.table import Table
 from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, err, out, user_errors
 from recmarket.cli.options import Budget, LlmCache, LLMChoice, Replay, with_llm
+from recmarket.config_file import merge, read_config_file
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.run.estimate import CellCost, estimate_plan
@@ -132,6 +133,15 @@ def reproduce(
         int,
         typer.Option("--workers", min=0, help="processes running cells (default 0: one per core)"),
     ] = 0,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="TOML or YAML settings every cell takes (a calibrated [agents] table, say); "
+            "like the LLM flags, they override the cells' own settings, and the flags "
+            "override them",
+        ),
+    ] = None,
     price_only: Annotated[
         bool,
         typer.Option(
@@ -143,7 +153,7 @@ def reproduce(
 ) -> None:
     """Run named experiments over the domains, resumably (finished cells are skipped)."""
     with user_errors():
-        overrides = llm.settings
+        overrides = merge(read_config_file(config), llm.settings) if config else llm.settings
         if price_only:
             print_estimate(names or [], out_dir, scale, overrides)
             return
