@@ -24,6 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from recmarket.agents.llm.client import CHECK_MESSAGES
+from recmarket.agents.llm.prefixes import PrefixIndex, prompt_text
 
 ROLE_BY_SYSTEM = {
     "You generate realistic e-commerce": "query",
@@ -188,8 +189,12 @@ class FakeLLM:
     api_key: str | None = None  # when set, any other bearer token gets 401
     down_after: int | None = None  # when set, role calls after this many get 503 (an outage)
     raw_reply: tuple[str, bytes] | None = None  # (content type, body) sent to role calls
+    # "openai" or "deepseek": report the prompt tokens a prefix cache would serve (the
+    # longest start any earlier prompt shares), in that provider's usage field
+    prompt_cache: str | None = None
     attempts: Counter[str] = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    prefixes: PrefixIndex = field(default_factory=PrefixIndex)
 
     def __enter__(self) -> FakeLLM:
         fake = self
@@ -287,7 +292,15 @@ class FakeLLM:
         if kind:
             text = corrupt(role, kind, text)
         prompt_tokens = sum(len(m["content"]) for m in messages) // 4
-        return 200, {}, completion(body, text, prompt_tokens)
+        reply = completion(body, text, prompt_tokens)
+        if self.prompt_cache is not None:
+            with self.lock:
+                cached = min(self.prefixes.add(prompt_text(messages)) // 4, prompt_tokens)
+            if self.prompt_cache == "deepseek":
+                reply["usage"]["prompt_cache_hit_tokens"] = cached
+            else:
+                reply["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
+        return 200, {}, reply
 
 
 def main() -> None:
@@ -297,8 +310,9 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description="fake OpenAI-compatible server")
     parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--prompt-cache", choices=("openai", "deepseek"), default=None)
     args = parser.parse_args()
-    with FakeLLM(latency=args.latency) as server:
+    with FakeLLM(latency=args.latency, prompt_cache=args.prompt_cache) as server:
         print(server.base_url, flush=True)
         server.thread.join()
 

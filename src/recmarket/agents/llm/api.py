@@ -37,6 +37,7 @@ class Reply:
     prompt_tokens: int
     completion_tokens: int
     retries: int = 0  # attempts that failed before this one (set by the retry wrapper)
+    cached_tokens: int = 0  # prompt tokens the provider served from its prompt cache
 
 
 class ProviderError(Exception):

@@ -23,8 +23,15 @@ CREATE TABLE IF NOT EXISTS llm_calls (
     key TEXT PRIMARY KEY, role TEXT NOT NULL, model TEXT NOT NULL, base_url TEXT NOT NULL,
     messages TEXT NOT NULL, params TEXT NOT NULL, sample INTEGER NOT NULL,
     response TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,
-    latency REAL NOT NULL, retries INTEGER NOT NULL, source TEXT NOT NULL, created TEXT NOT NULL)
+    latency REAL NOT NULL, retries INTEGER NOT NULL, source TEXT NOT NULL, created TEXT NOT NULL,
+    cached_tokens INTEGER NOT NULL DEFAULT 0)
 """
+# Columns in the order rows are written and read; a store made before ``cached_tokens``
+# (prompt tokens the provider served from its prompt cache) gains it, 0 for its calls.
+COLUMNS = (
+    "key, role, model, base_url, messages, params, sample, response, prompt_tokens, "
+    "completion_tokens, latency, retries, source, created, cached_tokens"
+)
 
 
 @dataclass(frozen=True)
@@ -34,6 +41,7 @@ class CachedCall:
     completion_tokens: int
     latency: float
     retries: int
+    cached_tokens: int = 0  # prompt tokens the provider served from its prompt cache
 
     @property
     def tokens(self) -> tuple[int, int]:
@@ -56,6 +64,11 @@ class CallCache:
             db = connect(path, timeout=30)
             with named_errors(path):
                 db.execute(SCHEMA)
+                present = {row[1] for row in db.execute("PRAGMA table_info(llm_calls)")}
+                if "cached_tokens" not in present:
+                    db.execute(
+                        "ALTER TABLE llm_calls ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0"
+                    )
             self.dbs.append(db)
 
     def get(self, key: str) -> CachedCall | None:
@@ -64,15 +77,15 @@ class CallCache:
 
     def _get(self, key: str) -> CachedCall | None:
         for i, db in enumerate(self.dbs):
-            row = db.execute("SELECT * FROM llm_calls WHERE key = ?", (key,)).fetchone()
+            row = db.execute(f"SELECT {COLUMNS} FROM llm_calls WHERE key = ?", (key,)).fetchone()
             if row is not None:
                 if i:  # copy a shared hit into the run's own file: the run stays complete
                     self.dbs[0].execute(
-                        "INSERT OR IGNORE INTO llm_calls VALUES "
-                        "(?,?,?,?,?,?,?,?,?,?,?,?,'shared',?)",
+                        f"INSERT OR IGNORE INTO llm_calls ({COLUMNS}) VALUES "
+                        "(?,?,?,?,?,?,?,?,?,?,?,?,'shared',?,?)",
                         row[:12] + row[13:],
                     )
-                return CachedCall(row[7], row[8], row[9], row[10], row[11])
+                return CachedCall(row[7], row[8], row[9], row[10], row[11], row[14])
         return None
 
     def put(
@@ -101,12 +114,12 @@ class CallCache:
             call.retries,
             "network",
             datetime.now(UTC).isoformat(timespec="seconds"),
+            call.cached_tokens,
         )
+        marks = ",".join("?" * len(row))
         for path, db in zip(self.paths, self.dbs, strict=True):
             with named_errors(path):
-                db.execute(
-                    "INSERT OR IGNORE INTO llm_calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row
-                )
+                db.execute(f"INSERT OR IGNORE INTO llm_calls ({COLUMNS}) VALUES ({marks})", row)
 
     def close(self) -> None:
         for db in self.dbs:

@@ -91,6 +91,7 @@ class ChatModel:
             reply.completion_tokens,
             time.monotonic() - start,
             reply.retries,
+            reply.cached_tokens,
         )
         self.cache.put(
             key, role, self.cfg.name, self.cfg.base_url, messages, self.params, sample, call

@@ -23,6 +23,7 @@ OPERATIONAL = (
     "max_reply_bytes",
     "input_price",
     "output_price",
+    "cached_input_price",
 )
 
 
@@ -59,6 +60,12 @@ class ModelConfig(BaseModel):
     )
     input_price: float = Field(0.0, ge=0, description="USD per million prompt tokens")
     output_price: float = Field(0.0, ge=0, description="USD per million completion tokens")
+    cached_input_price: float | None = Field(
+        None,
+        ge=0,
+        description="USD per million prompt tokens the provider serves from its prompt cache "
+        "(default: the input price)",
+    )
 
     @property
     def failure_limit(self) -> int:

@@ -37,9 +37,17 @@ class BudgetWithoutPrices(ValueError):
     """--budget for a model whose prices are unknown could never stop anything."""
 
 
-def price(cfg: ModelConfig, prompt_tokens: int, completion_tokens: int) -> float:
-    """USD for a call's tokens at the model's prices (per million tokens)."""
-    return (prompt_tokens * cfg.input_price + completion_tokens * cfg.output_price) / 1e6
+def price(
+    cfg: ModelConfig, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0
+) -> float:
+    """USD for a call's tokens at the model's prices (per million tokens): the prompt tokens
+    the provider served from its prompt cache at the cached rate, the others at full."""
+    cached = min(max(cached_tokens, 0), prompt_tokens)
+    cached_rate = cfg.input_price if cfg.cached_input_price is None else cfg.cached_input_price
+    fresh = prompt_tokens - cached
+    return (
+        fresh * cfg.input_price + cached * cached_rate + completion_tokens * cfg.output_price
+    ) / 1e6
 
 
 def worst_case(cfg: ModelConfig, messages: list[dict[str, str]], max_tokens: int) -> float:
@@ -104,6 +112,7 @@ class Usage:
     calls: int = 0
     cached: int = 0
     prompt_tokens: int = 0
+    provider_cached_tokens: int = 0  # prompt tokens served from the provider's prompt cache
     completion_tokens: int = 0
     cost: float = 0.0
     retries: int = 0
@@ -123,5 +132,6 @@ class Ledger:
         usage.prompt_tokens += call.prompt_tokens
         usage.completion_tokens += call.completion_tokens
         if not cached:
+            usage.provider_cached_tokens += call.cached_tokens
             usage.retries += call.retries
-            usage.cost += price(cfg, call.prompt_tokens, call.completion_tokens)
+            usage.cost += price(cfg, call.prompt_tokens, call.completion_tokens, call.cached_tokens)

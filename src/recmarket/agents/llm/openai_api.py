@@ -73,6 +73,19 @@ def _reply_text(response: Any) -> str:
     return content or ""
 
 
+def cached_tokens(usage: Any) -> int:
+    """Prompt tokens the provider served from its prompt cache, where it says: OpenAI's
+    ``prompt_tokens_details.cached_tokens`` or DeepSeek's ``prompt_cache_hit_tokens``;
+    0 where it says nothing or something that is not a count."""
+    if usage is None:
+        return 0
+    details = getattr(usage, "prompt_tokens_details", None)
+    reported = getattr(details, "cached_tokens", None) if details is not None else None
+    if reported is None:
+        reported = (getattr(usage, "model_extra", None) or {}).get("prompt_cache_hit_tokens")
+    return reported if isinstance(reported, int) and reported > 0 else 0
+
+
 class OpenAIChatAPI:
     """One model behind one OpenAI-compatible base URL."""
 
@@ -114,7 +127,7 @@ class OpenAIChatAPI:
             usage.prompt_tokens if usage else None,
             usage.completion_tokens if usage else None,
         )
-        return Reply(text, prompt, completion)
+        return Reply(text, prompt, completion, cached_tokens=min(cached_tokens(usage), prompt))
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -159,7 +159,9 @@ class Budgeted:
         cost = reserved
         try:
             reply = await self.inner(request)
-            cost = price(self.cfg, reply.prompt_tokens, reply.completion_tokens)
+            cost = price(
+                self.cfg, reply.prompt_tokens, reply.completion_tokens, reply.cached_tokens
+            )
             return reply
         except EndpointFailure:
             cost = 0.0
