@@ -5,7 +5,9 @@ a ``local-rep`` cell over 12 simulated users against its critical-path bound (st
 three dependent calls per request, all concurrent; then each user's episodes are
 sequential: shortlist, decision and, after a purchase, review and update), goal <= 1.2x;
 (b) the calls issued for ``no-rep`` plus ``local-rep`` on the same requests against twice
-one cell; (c) the speed-up of ``--replay`` over the original run, goal >= 50x.
+one cell; (c) the speed-up of ``--replay`` over the original run, goal >= 50x; (d) the share
+of prompt characters that repeat the start of an earlier prompt: what a provider's prefix
+cache can serve.
 
     python benchmarks/llm_runs.py [--requests 600] [--latency 1.0] [--concurrency 64]
 """
@@ -24,6 +26,7 @@ import urllib.request
 from pathlib import Path
 
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
+from recmarket.agents.llm.prefixes import prompt_text, repeated_prefix_share
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.run.runner import run
 
@@ -55,6 +58,16 @@ def critical_path(out: Path, latency: float) -> float:
     for user, bought in rows:
         chains[user] = chains.get(user, 0) + 2 + 2 * bool(bought)
     return latency * (3 + max(chains.values()))
+
+
+def prefix_shares(store: Path) -> tuple[float, dict[str, float]]:
+    """(d): repeated-prefix share of all prompts, and of each role's, in the order sent."""
+    with sqlite3.connect(store) as db:
+        rows = db.execute("SELECT role, messages FROM llm_calls ORDER BY rowid").fetchall()
+    prompts = [(role, prompt_text(json.loads(m))) for role, m in rows]
+    roles = sorted({role for role, _ in prompts})
+    per_role = {r: repeated_prefix_share([p for role, p in prompts if role == r]) for r in roles}
+    return repeated_prefix_share([p for _, p in prompts]), per_role
 
 
 def main() -> None:
@@ -106,6 +119,12 @@ def main() -> None:
             print(
                 f"(c) --replay of the local-rep cell: {replay:.2f} s vs {wall:.1f} s: "
                 f"{wall / replay:.0f}x faster (goal >= 50x), 0 network calls"
+            )
+            overall, per_role = prefix_shares(root / "lr" / "run.sqlite")
+            roles = ", ".join(f"{role} {share:.0%}" for role, share in per_role.items())
+            print(
+                f"(d) prompt characters repeating an earlier prompt's start (a provider's "
+                f"prefix cache can serve them): {overall:.0%} overall; {roles}"
             )
     finally:
         server.kill()

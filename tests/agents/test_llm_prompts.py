@@ -21,6 +21,7 @@ from recmarket.agents.contracts import (
     WeightedRecord,
 )
 from recmarket.agents.llm.parse import OutputError, extract_json, parse
+from recmarket.agents.llm.prefixes import common_prefix
 from recmarket.agents.llm.prompts import policy_guidance, render
 from recmarket.data.items import ItemEvidence
 from recmarket.profiles import PROFILE_BY_NAME
@@ -111,6 +112,44 @@ def test_every_role_renders_its_card_from_its_input(role: str) -> None:
     assert system["role"] == "system" and user["role"] == "user"
     assert "$" not in user["content"]  # every placeholder filled
     assert "Output:" in user["content"]
+
+
+OTHER_NEED = StructuredNeed(long_term_need="plays at night", current_need="quiet keyboard")
+
+
+def _elsewhere(role: str):
+    """The role's input with every per-call field changed (profile and policy kept)."""
+    inp = INPUTS[role]
+    changes = {
+        "query": {
+            "domain": "Video_Games",
+            "history": (),
+            "target": TARGET.model_copy(update={"title": "Pad"}),
+        },
+        "need": {"query_text": "a keyboard", "history": ()},
+        "explain": {
+            "platform_id": "P5",
+            "need": OTHER_NEED,
+            "item": ITEM.model_copy(update={"title": "Key"}),
+        },
+        "shortlist": {"query_text": "a keyboard", "need": OTHER_NEED, "candidates": CANDIDATES[:3]},
+        "decide": {"query_text": "a keyboard"},
+        "review": {"query_text": "a keyboard", "explanation": "Fine."},
+        "update": {"query_text": "a keyboard", "need": OTHER_NEED, "review": "Great."},
+    }[role]
+    return inp.model_copy(update=changes)
+
+
+@pytest.mark.parametrize("role", list(INPUTS))
+def test_every_card_puts_its_static_part_first_for_prefix_caches(role: str) -> None:
+    """Two calls of a role with nothing per-call in common still share the whole system
+    message and the task, rules and output format: a provider's prefix cache serves them."""
+    first, second = (render(role, inp) for inp in (INPUTS[role], _elsewhere(role)))
+    assert first[0] == second[0]
+    a, b = first[1]["content"], second[1]["content"]
+    shared = common_prefix(a, b)
+    assert a.index("Output:") < shared
+    assert shared >= 0.3 * len(a)
 
 
 def test_only_query_and_review_prompts_carry_the_target() -> None:

@@ -188,7 +188,6 @@ def _fields(inp: Contract) -> dict[str, Any]:
             "query_text": inp.query_text,
             "instruction": inp.instruction,
             "options": "\n".join(options),
-            "example_id": inp.options[0].option_id if inp.options else "P1",
             "rules": _text(
                 "decide_rules_platform_centric" if inp.platform_centric else "decide_rules"
             ).strip(),
