@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from recmarket.agents.rules.params import DecisionParams, ProfileDecision
-from recmarket.calibration.mle import Estimate, Fitted, maximise
+from recmarket.calibration.mle import Fitted, fit_parameters
 from recmarket.calibration.observations import DecisionObservation
 
 NAMES = ("fit", "claim", "position", "outside")
@@ -83,24 +83,14 @@ class DecisionData:
 
 def fit_profile(observations: Sequence[DecisionObservation], prior: ProfileDecision) -> Fitted:
     data = DecisionData.of(observations)
-    known = data.identified()
-    fixed = prior.model_dump()
-    free = [n for n in NAMES if known[n]]
-
-    def negative(x: np.ndarray) -> float:
-        return -data.log_likelihood({**fixed, **dict(zip(free, x, strict=True))})
-
-    x, ses, converged = maximise(
-        negative, free, [fixed[n] for n in free], [BOUNDS[n] for n in free]
-    )
-    found = {**fixed, **dict(zip(free, x, strict=True))}
-    se_of = dict(zip(free, ses, strict=True))
-    return Fitted(
-        tuple(Estimate(n, float(found[n]), se_of.get(n), n in se_of) for n in NAMES),
-        data.log_likelihood(found),
+    return fit_parameters(
+        data.log_likelihood,
         data.null_log_likelihood(),
         len(observations),
-        converged,
+        NAMES,
+        prior.model_dump(),
+        data.identified(),
+        BOUNDS,
     )
 
 

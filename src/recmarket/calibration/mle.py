@@ -92,3 +92,37 @@ def maximise(
         except np.linalg.LinAlgError:
             pass
     return x, ses, bool(result.success)
+
+
+def fit_parameters(
+    log_likelihood: Callable[[dict[str, float]], float],
+    null_log_likelihood: float,
+    observations: int,
+    names: Sequence[str],
+    prior: dict[str, float],
+    identified: dict[str, bool],
+    bounds: dict[str, tuple[float | None, float | None]],
+) -> Fitted:
+    """Maximise ``log_likelihood`` over the identified parameters among ``names``, holding
+    the others at their ``prior`` values (started from the prior, clipped into bounds)."""
+    free = [n for n in names if identified[n]]
+
+    def negative(x: np.ndarray) -> float:
+        return -log_likelihood({**prior, **dict(zip(free, x, strict=True))})
+
+    def inside(name: str) -> float:
+        low, high = bounds[name]
+        value = prior[name] if low is None else max(prior[name], low)
+        return value if high is None else min(value, high)
+
+    start = [inside(n) for n in free]
+    x, ses, converged = maximise(negative, free, start, [bounds[n] for n in free])
+    found = {**prior, **dict(zip(free, x, strict=True))}
+    se_of = dict(zip(free, ses, strict=True))
+    return Fitted(
+        tuple(Estimate(n, float(found[n]), se_of.get(n), n in se_of) for n in names),
+        log_likelihood(found),
+        null_log_likelihood,
+        observations,
+        converged,
+    )

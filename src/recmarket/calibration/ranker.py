@@ -28,7 +28,7 @@ import numpy as np
 
 from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.params import RankerParams
-from recmarket.calibration.mle import Estimate, Fitted, maximise
+from recmarket.calibration.mle import Fitted, fit_parameters
 from recmarket.calibration.observations import RankingObservation
 
 LABELS = ("high", "mixed", "low")
@@ -172,26 +172,14 @@ def prior_values(params: RankerParams) -> dict[str, float]:
 
 def fit_ranker(observations: Sequence[RankingObservation], prior: RankerParams) -> Fitted:
     data = RankingData.of(observations)
-    known = data.identified()
-    fixed = prior_values(prior)
-    free = [name for name in NAMES if known[name]]
-
-    def negative(x: np.ndarray) -> float:
-        return -data.log_likelihood({**fixed, **dict(zip(free, x, strict=True))})
-
-    start = [min(max(fixed[n], BOUNDS[n][0]), BOUNDS[n][1]) for n in free]
-    x, ses, converged = maximise(negative, free, start, [BOUNDS[n] for n in free])
-    found = {**fixed, **dict(zip(free, x, strict=True))}
-    se_of = dict(zip(free, ses, strict=True))
-    estimates = tuple(
-        Estimate(name, float(found[name]), se_of.get(name), name in se_of) for name in NAMES
-    )
-    return Fitted(
-        estimates,
-        data.log_likelihood(found),
+    return fit_parameters(
+        data.log_likelihood,
         data.null_log_likelihood(),
         len(observations),
-        converged,
+        NAMES,
+        prior_values(prior),
+        data.identified(),
+        BOUNDS,
     )
 
 
