@@ -20,8 +20,8 @@ from recmarket.embedding.settings import EmbedderConfig
 from recmarket.market.settings import MarketConfig
 from recmarket.vocabulary import Condition, Scope
 
-# Settings introduced after the first stored runs, by section (see RunConfig.digest).
-ADDED_LATER = {
+# Settings introduced after the first stored runs, by section path (see RunConfig.digest).
+ADDED_LATER: dict[str, tuple[str, ...]] = {
     "market": (
         "reputation_mechanism",
         "reputation_decay",
@@ -32,7 +32,8 @@ ADDED_LATER = {
         "learning_period",
         "claim_intensities",
         "entrants",
-    )
+    ),
+    "agents.ranker": ("noise", "disclosure_weight", "position_weight"),
 }
 
 DEFAULT_DOMAINS = ("Musical_Instruments", "Video_Games", "Sports_and_Outdoors")
@@ -96,8 +97,14 @@ class RunConfig(BaseModel):
         if self.llm is not None:
             exclude["llm"] = {"models": {name: set(OPERATIONAL) for name in self.llm.models}}
         for section, names in ADDED_LATER.items():
-            model = getattr(self, section)
+            model: Any = self
+            for part in section.split("."):
+                model = getattr(model, part)
             unset = {n for n in names if getattr(model, n) == type(model).model_fields[n].default}
             if unset:
-                exclude[section] = unset
+                node = exclude
+                *parents, leaf = section.split(".")
+                for part in parents:
+                    node = node.setdefault(part, {})
+                node[leaf] = unset
         return hashlib.sha256(self.model_dump_json(exclude=exclude).encode()).hexdigest()

@@ -65,6 +65,13 @@ def test_new_mechanism_settings_leave_stored_runs_their_directories() -> None:
     assert default.digest().startswith("837cc76e3fef82be")  # the hash before issue 12
     decayed = RunConfig.model_validate({"market": {"reputation_mechanism": "decay"}})
     assert decayed.digest() != default.digest()
+    for later in (
+        {"market": {"platform_strategy": "adaptive"}},
+        {"market": {"entrants": "strict@10"}},
+        {"agents": {"ranker": {"noise": "gumbel"}}},
+        {"agents": {"ranker": {"position_weight": 0.1}}},
+    ):  # every setting added since counts once it is set
+        assert RunConfig.model_validate(later).digest() != default.digest(), later
 
 
 @pytest.mark.parametrize("bad", [0.0, 1.0])
