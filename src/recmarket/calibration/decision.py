@@ -83,15 +83,7 @@ class DecisionData:
 
 def fit_profile(observations: Sequence[DecisionObservation], prior: ProfileDecision) -> Fitted:
     data = DecisionData.of(observations)
-    return fit_parameters(
-        data.log_likelihood,
-        data.null_log_likelihood(),
-        len(observations),
-        NAMES,
-        prior.model_dump(),
-        data.identified(),
-        BOUNDS,
-    )
+    return fit_parameters(data, len(observations), NAMES, prior.model_dump(), BOUNDS)
 
 
 def fit_decisions(

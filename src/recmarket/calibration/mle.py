@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from scipy.optimize import minimize
@@ -94,21 +95,30 @@ def maximise(
     return x, ses, bool(result.success)
 
 
+class Likelihood(Protocol):
+    """A model's data, able to say how likely it is under named parameter values."""
+
+    def log_likelihood(self, values: dict[str, float]) -> float: ...
+
+    def null_log_likelihood(self) -> float: ...
+
+    def identified(self) -> dict[str, bool]: ...
+
+
 def fit_parameters(
-    log_likelihood: Callable[[dict[str, float]], float],
-    null_log_likelihood: float,
+    data: Likelihood,
     observations: int,
     names: Sequence[str],
     prior: dict[str, float],
-    identified: dict[str, bool],
     bounds: dict[str, tuple[float | None, float | None]],
 ) -> Fitted:
-    """Maximise ``log_likelihood`` over the identified parameters among ``names``, holding
-    the others at their ``prior`` values (started from the prior, clipped into bounds)."""
+    """Maximise the likelihood of ``data`` over the identified parameters among ``names``,
+    holding the others at their ``prior`` values (started from the prior, within bounds)."""
+    identified = data.identified()
     free = [n for n in names if identified[n]]
 
     def negative(x: np.ndarray) -> float:
-        return -log_likelihood({**prior, **dict(zip(free, x, strict=True))})
+        return -data.log_likelihood({**prior, **dict(zip(free, x, strict=True))})
 
     def inside(name: str) -> float:
         low, high = bounds[name]
@@ -121,8 +131,8 @@ def fit_parameters(
     se_of = dict(zip(free, ses, strict=True))
     return Fitted(
         tuple(Estimate(n, float(found[n]), se_of.get(n), n in se_of) for n in names),
-        log_likelihood(found),
-        null_log_likelihood,
+        data.log_likelihood(found),
+        data.null_log_likelihood(),
         observations,
         converged,
     )

@@ -172,15 +172,7 @@ def prior_values(params: RankerParams) -> dict[str, float]:
 
 def fit_ranker(observations: Sequence[RankingObservation], prior: RankerParams) -> Fitted:
     data = RankingData.of(observations)
-    return fit_parameters(
-        data.log_likelihood,
-        data.null_log_likelihood(),
-        len(observations),
-        NAMES,
-        prior_values(prior),
-        data.identified(),
-        BOUNDS,
-    )
+    return fit_parameters(data, len(observations), NAMES, prior_values(prior), BOUNDS)
 
 
 def ranker_params(fitted: Fitted, prior: RankerParams) -> RankerParams:
