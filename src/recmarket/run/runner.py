@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -232,17 +233,14 @@ async def play_domain(
     period = cfg.market.learning_period
     ahead = OFFLINE_BATCH if offline else period  # needs asked for ahead of the proposals
     for start in range(0, len(pending), ahead):
-        staged = {
-            o.request.order: o for o in await round_.ask_needs(pending[start : start + ahead])
-        }
+        chunk = pending[start : start + ahead]  # in schedule order
+        staged = {o.request.order: o for o in await round_.ask_needs(chunk)}
 
         async def propose(batch: list[Request], staged: dict[int, Outcome] = staged) -> list:
             return await round_.propose([staged.pop(r.order) for r in batch])
 
-        for first in range(0, len(prepared.requests), period):
-            phase = [r for r in pending[start : start + ahead] if first <= r.order < first + period]
-            if phase:
-                await play_concurrently(cfg, store, round_, phase, tick, offline, propose)
+        for _, phase in itertools.groupby(chunk, key=lambda r: r.order // period):
+            await play_concurrently(cfg, store, round_, list(phase), tick, offline, propose)
 
 
 async def play_concurrently(
