@@ -92,3 +92,26 @@ def test_the_role_bundle_has_every_role_in_round_order_with_its_contracts() -> N
     assert tuple(ROLE_TYPES) == ROLES
     for inp, out in ROLE_TYPES.values():
         assert issubclass(inp, Contract) and issubclass(out, Contract)
+
+
+def test_a_stored_shortlist_input_reads_back_its_weighted_records() -> None:
+    """Under the decay mechanism records carry a weight; a stored input (calibration, show)
+    validates back into the same records, weighted where they were."""
+    from recmarket.agents.contracts import (
+        ReputationRecord,
+        ShortlistInput,
+        StructuredNeed,
+        WeightedRecord,
+    )
+
+    need = StructuredNeed(long_term_need="tents", current_need="a tent")
+    records = (
+        WeightedRecord(claim_reliability="low", note="overstated", weight=0.5),
+        ReputationRecord(claim_reliability="high", note="held up"),
+    )
+    stored = ShortlistInput(
+        query_text="tent", need=need, candidates=(), k=1, histories={"P1": records}
+    ).model_dump_json()
+    again = ShortlistInput.model_validate_json(stored)
+    assert [type(r) for r in again.histories["P1"]] == [WeightedRecord, ReputationRecord]
+    assert [r.counted for r in again.histories["P1"]] == [0.5, 1.0]

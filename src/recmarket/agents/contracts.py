@@ -152,7 +152,9 @@ class ShortlistInput(Contract):
     candidates: tuple[CandidateView, ...]
     k: int
     # None under NoRep: the field is absent, not an empty or masked profile (Appendix C.6).
-    histories: dict[str, tuple[SerializeAsAny[ReputationRecord], ...]] | None = None
+    histories: dict[str, tuple[SerializeAsAny[WeightedRecord | ReputationRecord], ...]] | None = (
+        None  # weighted records (the decay mechanism) read back as such from stored calls
+    )
     # How the memory weighs the records, when not the paper's window (absent then, so the
     # inputs of window runs serialize as they always did: stored calls and call keys hold).
     mechanism: Mechanism | None = None

@@ -21,7 +21,6 @@ from recmarket.agents.contracts import (
     Shortlist,
     ShortlistInput,
     UpdateInput,
-    WeightedRecord,
 )
 from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.judgement import Judge
@@ -162,7 +161,7 @@ def read_observations(run_dirs: Iterable[Path], judge: Judge) -> Observations:
                 explanations += 1
                 unread += lexicon.CLAIM.read(out["text"]) is None
             elif role == "shortlist":
-                shortlist_in = _shortlist_input(inp)
+                shortlist_in = ShortlistInput.model_validate(inp)
                 rankings.append(ranking(key, shortlist_in, Shortlist.model_validate(out), judge))
             elif role == "decide":
                 decisions.append(
@@ -179,20 +178,3 @@ def held_out(key: EpisodeKey, folds: int = 5) -> bool:
     """Whether an episode is in the held-out fifth: a stable hash of its key, so the split
     is the same on every machine and does not depend on the order runs are given in."""
     return zlib.crc32(f"{Path(key[0]).name}/{key[1]}/{key[2]}".encode()) % folds == 0
-
-
-def _shortlist_input(data: dict) -> ShortlistInput:
-    """A stored shortlist input, its records typed as the memory showed them (weighted
-    under the decay mechanism)."""
-    histories = data.get("histories")
-    if histories is not None:
-        data = {
-            **data,
-            "histories": {
-                platform: tuple(
-                    WeightedRecord(**r) if "weight" in r else ReputationRecord(**r) for r in records
-                )
-                for platform, records in histories.items()
-            },
-        }
-    return ShortlistInput.model_validate(data)

@@ -46,7 +46,7 @@ class Arm:
 
 def arms(intensities: tuple[float, ...]) -> tuple[Arm, ...]:
     return tuple(
-        Arm(policy, 1.0 if policy is Policy.BALANCED else intensity)
+        Arm(policy, intensity)
         for policy in Policy
         for intensity in (intensities if policy is not Policy.BALANCED else (1.0,))
     )
