@@ -7,11 +7,12 @@ from recmarket.agents.rules.params import DecisionParams, UpdaterParams
 from recmarket.calibration.decision import decision_params, fit_decisions
 from recmarket.calibration.labels import best_thresholds, fit_labels, label_agreement
 from recmarket.calibration.observations import LabelObservation
-from tests.calibration.conftest import PROFILES, UPDATE
+from tests.calibration.conftest import PROFILES, RANKER, UPDATE
 
 
 def test_decision_weights_are_recovered_within_three_standard_errors(simulated) -> None:
-    fitted = fit_decisions(simulated[1].decisions, DecisionParams())
+    # the user's prior belief is the simulating ranker's credence, as in the offline model
+    fitted = fit_decisions(simulated[1].decisions, DecisionParams(), RANKER["credence"])
     assert set(fitted) == set(DecisionParams().profiles)
     for profile, truth in PROFILES.items():
         fit = fitted[profile]

@@ -3,8 +3,7 @@
 Episode rows are kept whole (they are small and show what changed); each episode's role
 calls, inputs and outputs, are kept as one SHA-256, which changes with any byte of them.
 ``python -m tests.run.records OUT.json.gz`` writes the records of ``CELLS`` (run by the
-installed or PYTHONPATH version): how the committed golden file was made, from the commit
-before the layering refactor (e0150de).
+installed or PYTHONPATH version): how the committed golden file was made.
 """
 
 import gzip

@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.calibration.decision import choice_agreement, decision_params, fit_decisions
@@ -94,7 +96,14 @@ def fit_observations(
     ranker = fit_ranker(rank_train, prior.ranker) if rank_train else None
     if ranker is None:
         warnings.append("no shortlists in these runs (platform-centric): the ranker is not fitted")
-    decisions = fit_decisions(decide_train, prior.decision)
+    ranked = prior.ranker
+    if ranker is not None:
+        try:
+            ranked = ranker_params(ranker, prior.ranker)
+        except ValidationError as exc:
+            reason = exc.errors()[0]["msg"]
+            warnings.append(f"the fitted ranker is not kept ({reason}): it stays at its prior")
+    decisions = fit_decisions(decide_train, prior.decision, ranked.credence)
     labels = fit_labels(label_train, prior.update)
     for fitted, where in [(ranker, "ranker"), (labels, "update")] + [
         (f, f"decision.{p}") for p, f in decisions.items()
@@ -106,23 +115,19 @@ def fit_observations(
 
     params = prior.model_copy(
         update={
-            "ranker": ranker_params(ranker, prior.ranker) if ranker else prior.ranker,
+            "ranker": ranked,
             "decision": decision_params(decisions, prior.decision),
             "update": updater_params(labels, prior.update),
         }
     )
     measures = {
-        "top1": (rank_test, top1_agreement, "ranker"),
-        "decision": (decide_test, choice_agreement, "decision"),
-        "label": (label_test, label_agreement, "update"),
+        "top1": (rank_test, lambda test, p: top1_agreement(test, p.ranker)),
+        "decision": (decide_test, choice_agreement),
+        "label": (label_test, lambda test, p: label_agreement(test, p.update)),
     }
     agreement = {
-        name: {
-            "fitted": measure(test, getattr(params, part)),
-            "prior": measure(test, getattr(prior, part)),
-            "n": len(test),
-        }
-        for name, (test, measure, part) in measures.items()
+        name: {"fitted": measure(test, params), "prior": measure(test, prior), "n": len(test)}
+        for name, (test, measure) in measures.items()
         if test
     }
     return Calibration(params, ranker, decisions, labels, agreement, warnings, runs)

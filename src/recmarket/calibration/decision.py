@@ -4,7 +4,8 @@ The offline decision gives each shown offer the utility
 
     fit x (judged fit + claim x belief x (claim - fit as words carry it)) - position x (rank - 1)
 
-(the belief is what the user agent's reason says of the platform's record, 1 without one),
+(the belief is what the user agent's reason says of the platform's record, and without a word
+on it the prior belief the user shares with the agent, the ranker's credence),
 groups offers of one item into a product valued at its best offer, and buys a product or
 nothing (utility ``outside``) with logit probabilities. Those four weights are estimated
 per profile by maximum likelihood on the stored decisions.
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from recmarket.agents.rules.params import DecisionParams, ProfileDecision
+from recmarket.agents.rules.params import DecisionParams, OfflineParams, ProfileDecision
 from recmarket.calibration.mle import Fitted, fit_parameters
 from recmarket.calibration.observations import DecisionObservation
 
@@ -34,7 +35,7 @@ class DecisionData:
     choice: np.ndarray  # (obs,): 0 for nothing, else 1 + the bought product
 
     @classmethod
-    def of(cls, observations: Sequence[DecisionObservation]) -> DecisionData:
+    def of(cls, observations: Sequence[DecisionObservation], prior_belief: float) -> DecisionData:
         m = max(len(o.options) for o in observations)
         fit, felt, rank = (np.zeros((len(observations), m)) for _ in range(3))
         products = np.zeros((len(observations), m, m), dtype=bool)
@@ -43,7 +44,8 @@ class DecisionData:
             order: list[tuple[str, str]] = []
             for i, option in enumerate(obs.options):
                 fit[o, i], rank[o, i] = option.fit, option.rank
-                felt[o, i] = (1.0 if option.belief is None else option.belief) * option.distance
+                belief = prior_belief if option.belief is None else option.belief
+                felt[o, i] = belief * option.distance
                 if option.product not in order:
                     order.append(option.product)
                 products[o, order.index(option.product), i] = True
@@ -81,20 +83,23 @@ class DecisionData:
         }
 
 
-def fit_profile(observations: Sequence[DecisionObservation], prior: ProfileDecision) -> Fitted:
-    data = DecisionData.of(observations)
+def fit_profile(
+    observations: Sequence[DecisionObservation], prior: ProfileDecision, prior_belief: float
+) -> Fitted:
+    data = DecisionData.of(observations, prior_belief)
     return fit_parameters(data, len(observations), NAMES, prior.model_dump(), BOUNDS)
 
 
 def fit_decisions(
-    observations: Sequence[DecisionObservation], prior: DecisionParams
+    observations: Sequence[DecisionObservation], prior: DecisionParams, prior_belief: float
 ) -> dict[str, Fitted]:
-    """One fit per profile that made decisions in the runs."""
+    """One fit per profile that made decisions in the runs; ``prior_belief`` is the ranker's
+    credence the fitted table will simulate with."""
     by_profile: dict[str, list[DecisionObservation]] = {}
     for obs in observations:
         by_profile.setdefault(obs.profile, []).append(obs)
     return {
-        profile: fit_profile(seen, prior.for_profile(profile))
+        profile: fit_profile(seen, prior.for_profile(profile), prior_belief)
         for profile, seen in sorted(by_profile.items())
     }
 
@@ -106,13 +111,12 @@ def decision_params(fitted: dict[str, Fitted], prior: DecisionParams) -> Decisio
     return prior.model_copy(update={"profiles": profiles})
 
 
-def choice_agreement(observations: Sequence[DecisionObservation], params: DecisionParams) -> float:
+def choice_agreement(observations: Sequence[DecisionObservation], params: OfflineParams) -> float:
     """Share of decisions whose most likely alternative (nothing or a product) under the
     fitted weights is what the user did."""
     hits = 0
     for obs in observations:
-        data = DecisionData.of([obs])
-        hits += int(
-            data.predicted(params.for_profile(obs.profile).model_dump())[0] == data.choice[0]
-        )
+        data = DecisionData.of([obs], params.ranker.credence)
+        weights = params.decision.for_profile(obs.profile).model_dump()
+        hits += int(data.predicted(weights)[0] == data.choice[0])
     return hits / len(observations) if observations else float("nan")

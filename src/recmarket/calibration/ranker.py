@@ -27,11 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from recmarket.agents.rules import lexicon
-from recmarket.agents.rules.params import RankerParams
+from recmarket.agents.rules.params import LABELS, RankerParams
 from recmarket.calibration.mle import Fitted, fit_parameters
 from recmarket.calibration.observations import RankingObservation
 
-LABELS = ("high", "mixed", "low")
 NAMES = (
     "fit_noise",
     "credence",
@@ -176,10 +175,12 @@ def fit_ranker(observations: Sequence[RankingObservation], prior: RankerParams) 
 
 
 def ranker_params(fitted: Fitted, prior: RankerParams) -> RankerParams:
-    """The fitted logit ranker as ``[agents.ranker]`` settings."""
+    """The fitted logit ranker as ``[agents.ranker]`` settings, validated as a config file's
+    would be (a ValidationError where the fitted belief is not monotone in the labels)."""
     v = {e.name: e.value for e in fitted.estimates}
-    return prior.model_copy(
-        update={
+    return RankerParams.model_validate(
+        prior.model_dump()
+        | {
             "noise": "gumbel",
             "fit_noise": v["fit_noise"],
             "credence": v["credence"],

@@ -23,6 +23,7 @@ from recmarket.agents.rules.params import (
     OfflineParams,
     PlatformParams,
     ProfileDecision,
+    RankerParams,
     ReviewParams,
 )
 from recmarket.agents.rules.platform import RuleExplainer
@@ -32,6 +33,7 @@ from recmarket.vocabulary import Policy
 
 GEN = np.random.default_rng(0)
 USER = PROFILE_BY_NAME["transactional_direct"]
+PRIOR = RankerParams().credence
 
 
 def option(
@@ -49,7 +51,7 @@ def decision_input(*options: ShownOption) -> DecisionInput:
 
 
 def test_a_second_copy_of_a_product_does_not_raise_its_purchase_probability(judge) -> None:
-    decide = RuleDecision(judge, DecisionParams())
+    decide = RuleDecision(judge, DecisionParams(), PRIOR)
     mat, other = "Cork Yoga Mat - 6 mm, natural", "Foam Exercise Mat - 10 mm, blue"
     once = decision_input(option(1, mat, 0.7), option(2, other, 0.7))
     twice = decision_input(option(1, mat, 0.7), option(2, other, 0.7), option(3, mat, 0.7))
@@ -60,7 +62,7 @@ def test_a_second_copy_of_a_product_does_not_raise_its_purchase_probability(judg
 
 def test_rank_costs_utility_and_buying_nothing_is_an_option(judge) -> None:
     flat = ProfileDecision(fit=4.0, claim=0.5, position=0.8, outside=2.0)
-    decide = RuleDecision(judge, DecisionParams(profiles={"transactional_direct": flat}))
+    decide = RuleDecision(judge, DecisionParams(profiles={"transactional_direct": flat}), PRIOR)
     titles = [f"Cork Yoga Mat - {k} mm" for k in (4, 5, 6)]
     _, probs = decide.probabilities(
         decision_input(*(option(r, t) for r, t in enumerate(titles, 1)))
@@ -72,7 +74,7 @@ def test_rank_costs_utility_and_buying_nothing_is_an_option(judge) -> None:
 
 
 def test_believing_the_agents_warning_lowers_a_loud_claims_pull(judge) -> None:
-    decide = RuleDecision(judge, DecisionParams())
+    decide = RuleDecision(judge, DecisionParams(), PRIOR)
     loud = option(1, "Steel Kettlebell - 25 lb", 0.95)
     warned = loud.model_copy(update={"reason": f"So: {lexicon.CREDIBILITY.write(0.05, GEN)}."})
     trusted = loud.model_copy(update={"reason": f"So: {lexicon.CREDIBILITY.write(0.95, GEN)}."})

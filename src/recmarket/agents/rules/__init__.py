@@ -24,7 +24,7 @@ def offline_agents(embedder: Embedder, params: OfflineParams | None = None) -> A
         need=RuleNeedStructurer(),
         explain=RuleExplainer(judge, params.platform),
         shortlist=RuleRanker(judge, params.ranker),
-        decide=RuleDecision(judge, params.decision),
+        decide=RuleDecision(judge, params.decision, params.ranker.credence),
         review=RuleReview(judge, params.review),
         update=RuleUpdater(params.scale, params.update),
     )

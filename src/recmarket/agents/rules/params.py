@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from recmarket.profiles import PROFILE_NAMES
 
 REAL = "the real samples"
+LABELS = ("high", "mixed", "low")  # the updater's claim-reliability labels
 FIRST = "first principles"
 
 
@@ -140,18 +141,27 @@ class RankerParams(_Params):
     )
     credence: float = param(
         0.5,
-        "share of a claim's distance from the visible evidence believed with no records: a "
-        "wary reader neither ignores nor swallows an unverified claim",
+        "share of a claim's distance from the visible evidence believed with no records, by "
+        "the user agent and by the user alike (a reason without a word on the record leaves "
+        "the user at this prior): a wary reader neither ignores nor swallows an unverified "
+        "claim",
         FIRST,
         ge=0,
         le=1,
     )
     prior_records: float = param(
-        2.0, "pseudo-records behind that prior (sparse history is not bad history)", FIRST, gt=0
+        2.0,
+        "pseudo-records behind that prior (sparse history is not bad history): the belief "
+        "after records is (prior_records x credence + the labels' credibilities) / "
+        "(prior_records + records)",
+        FIRST,
+        gt=0,
     )
     label_credibility: dict[str, float] = param(
         {"high": 1.0, "mixed": 0.5, "low": 0.0},
-        "how much of a claim's excess over the evidence each label says held up",
+        "how much of a claim's excess over the evidence each label says held up (low <= "
+        "credence <= high and low < mixed < high, so a High record never lowers belief below "
+        "the prior, a Low one never raises it, and Mixed lies strictly between)",
         FIRST,
     )
     noise: Literal["normal", "gumbel"] = param(
@@ -173,6 +183,28 @@ class RankerParams(_Params):
         "order does not matter to a careful reader)",
         FIRST,
     )
+
+    @model_validator(mode="after")
+    def _belief_is_monotone_in_labels(self) -> RankerParams:
+        """Refuse credibilities under which a label would move belief against its meaning."""
+        c = self.label_credibility
+        if set(c) != set(LABELS):
+            raise ValueError(
+                f"ranker.label_credibility needs exactly the labels {', '.join(LABELS)}; "
+                f"got {', '.join(sorted(c)) or 'none'}"
+            )
+        if not 0 <= c["low"] < c["mixed"] < c["high"] <= 1:
+            raise ValueError(
+                "ranker.label_credibility must satisfy 0 <= low < mixed < high <= 1 (a Mixed "
+                f"record lies strictly between a Low and a High one); got {c}"
+            )
+        if not c["low"] <= self.credence <= c["high"]:
+            raise ValueError(
+                f"ranker.credence {self.credence:g} must lie between label_credibility.low "
+                f"({c['low']:g}) and .high ({c['high']:g}): otherwise a High record would lower "
+                "belief below the prior, or a Low one raise it"
+            )
+        return self
 
 
 class ProfileDecision(_Params):

@@ -20,18 +20,25 @@ from recmarket.embedding.similarity import visible_text
 from recmarket.profiles import PROFILE_BY_INSTRUCTION
 
 
+def stated_belief(option: ShownOption, prior: float) -> float:
+    """How far the user believes the offer's claim: what the user agent's reason says of the
+    platform's record, or, where it says nothing (no records, or no user agent), the prior
+    belief in an unverified claim that the user shares with their agent."""
+    belief = lexicon.CREDIBILITY.read(option.reason) if option.reason else None
+    return prior if belief is None else belief
+
+
 def offer_utilities(
-    options: tuple[ShownOption, ...], fits: np.ndarray, p: ProfileDecision
+    options: tuple[ShownOption, ...], fits: np.ndarray, p: ProfileDecision, prior_belief: float
 ) -> np.ndarray:
     """Each offer's utility: fit to the request as the user reads the visible fields, plus
-    the part of the claim's distance from that fit the user feels (scaled by how far the
-    user agent's reason says the platform's claims can be believed), less the cost of rank."""
+    the part of the claim's distance from that fit the user feels (scaled by the belief in
+    it, ``stated_belief``), less the cost of rank."""
     out = []
     for option, fit in zip(options, fits, strict=True):
         claim = lexicon.CLAIM.read(option.explanation)
         distance = 0.0 if claim is None else claim - lexicon.as_said(float(fit))
-        belief = lexicon.CREDIBILITY.read(option.reason) if option.reason else None
-        felt = p.claim * (1.0 if belief is None else belief) * distance
+        felt = p.claim * stated_belief(option, prior_belief) * distance
         out.append(p.fit * (float(fit) + felt) - p.position * (option.rank - 1))
     return np.array(out)
 
@@ -56,16 +63,20 @@ def product_choice(
 
 @dataclass(frozen=True)
 class RuleDecision:
-    """A multinomial logit over the shown products and buying nothing, per profile."""
+    """A multinomial logit over the shown products and buying nothing, per profile.
+    ``prior_belief`` is the ranker's credence: one prior for agent and user, so that a
+    claim the agent says nothing about is believed as far by both."""
 
     judge: Judge
     params: DecisionParams
+    prior_belief: float
     draws: Draws = field(default_factory=Draws, repr=False, compare=False)
 
     def probabilities(self, inp: DecisionInput) -> tuple[list[int], np.ndarray]:
         p = self.params.for_profile(PROFILE_BY_INSTRUCTION[inp.instruction].name)
         views = [visible_text(o.title, o.category) for o in inp.options]
-        utilities = offer_utilities(inp.options, self.judge.fit(inp.query_text, views), p)
+        fits = self.judge.fit(inp.query_text, views)
+        utilities = offer_utilities(inp.options, fits, p, self.prior_belief)
         return product_choice(inp.options, utilities, p.outside)
 
     async def __call__(self, inp: DecisionInput, seed: int) -> Decision:
