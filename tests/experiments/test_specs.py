@@ -31,13 +31,38 @@ TABLE_1 = {
 BEYOND_THE_PAPER = {"strategic-adaptation": 4, "platform-entry": 4}
 
 
+ONE_AXIS = {
+    "market-expansion": "market.n_platforms",
+    "shortlist-capacity": "market.shortlist_k",
+    "catalog-overlap": "market.rho",
+    "homogeneous-signaling": "market.composition",
+}
+
+
 def test_every_table_1_row_is_a_spec_with_its_cells() -> None:
     assert set(builtin_names()) == set(TABLE_1) | set(BEYOND_THE_PAPER)
     for name, cells in {**TABLE_1, **BEYOND_THE_PAPER}.items():
         spec = load_spec(name)
-        assert len(spec.cells) == cells, name
+        assert len(spec.expanded()) == cells, name
         configs = dict(spec.configs())
         assert len({c.digest() for c in configs.values()}) == cells  # cells really differ
+    for name, axis in ONE_AXIS.items():  # a sweep is written as the axis it is
+        spec = load_spec(name)
+        assert list(spec.axes) == [axis] and not spec.cells, name
+
+
+def test_reproduce_replicates_every_cell_at_three_seeds_by_default(tmp_path: Path) -> None:
+    cells, configs = plan(["catalog-overlap"], tmp_path)
+    assert [c.cell for c in cells] == [
+        f"rho={rho}/seed={seed}" for rho in (0.1, 1.0) for seed in (42, 43, 44)
+    ]
+    assert sorted(cfg.seed for cfg in configs.values()) == [42, 42, 43, 43, 44, 44]
+    # the first seed is the configured one, and one seed is the unreplicated cell
+    _, from_seven = plan(["catalog-overlap"], tmp_path, overrides={"seed": 7}, seeds=2)
+    assert sorted(cfg.seed for cfg in from_seven.values()) == [7, 7, 8, 8]
+    single, _ = plan(["catalog-overlap"], tmp_path, seeds=1)
+    assert [c.cell for c in single] == ["rho=0.1", "rho=1.0"]
+    assert {c.digest for c in single} <= {c.digest for c in cells}  # seed 42 is shared
 
 
 def test_dynamic_market_specs_scale_the_entry_round_with_the_schedule() -> None:
@@ -64,10 +89,9 @@ def test_paper_settings_reach_the_cells() -> None:
         c.condition == "local-rep" and c.episodes.requests == 600 for c in expansion.values()
     )
     accountability = dict(load_spec("accountability").configs())
-    assert accountability["equal/no-rep"].episodes.requests == 1200
-    assert (
-        accountability["strict-exaggeration/local-rep"].market.composition == "strict-exaggeration"
-    )
+    assert accountability["equal/condition=no-rep"].episodes.requests == 1200
+    strict = accountability["strict-exaggeration/condition=local-rep"]
+    assert strict.market.composition == "strict-exaggeration" and strict.condition == "local-rep"
     scope = dict(load_spec("reputation-scope").configs())
     assert scope["Style-6"].reputation_scope == "style"
     sensitivity = dict(load_spec("model-sensitivity").configs())
@@ -77,8 +101,8 @@ def test_paper_settings_reach_the_cells() -> None:
 
 
 def test_shared_cells_are_planned_once(tmp_path: Path) -> None:
-    cells, configs = plan([], tmp_path)
-    assert len(cells) == sum(TABLE_1.values()) + sum(BEYOND_THE_PAPER.values())
+    cells, configs = plan([], tmp_path, seeds=2)
+    assert len(cells) == 2 * (sum(TABLE_1.values()) + sum(BEYOND_THE_PAPER.values()))
     assert len(configs) < len(cells)  # e.g. the equal 1,200-request NoRep market
 
 
@@ -114,7 +138,17 @@ def test_reproduce_runs_resumably_and_exports(tmp_path: Path) -> None:
     assert all((out / d / "run.sqlite").stat().st_mtime == t for d, t in stamps.items())
     frame = episodes_frame(out / p["run_dir"] for p in planned)
     assert isinstance(frame, pd.DataFrame) and set(frame["rho"]) == {0.1, 1.0}
-    assert len(frame) == 2 * 3 * 24
+    assert len(frame) == 3 * 2 * 3 * 24  # three seeds of two cells, three domains
+    table = pd.read_csv(out / "report" / "tables" / "cells.csv")
+    assert list(table["replicates"]) == [
+        "3 seeds (42, 43, 44) pooled: rates are means over the seeds"
+    ] * 2
+    # resumable per seed: only the seed whose store is gone runs again
+    lost = next(p["run_dir"] for p in planned if p["cell"] == "rho=1.0/seed=43")
+    shutil.rmtree(out / lost)
+    assert runner.invoke(app, args).exit_code == 0
+    for run_dir, stamp in stamps.items():
+        assert ((out / run_dir / "run.sqlite").stat().st_mtime == stamp) == (run_dir != lost)
     exported = runner.invoke(
         app,
         [
@@ -133,7 +167,7 @@ def test_reproduce_runs_resumably_and_exports(tmp_path: Path) -> None:
 def test_reproduce_directories_move_merge_and_name_a_bad_plan(tmp_path: Path, monkeypatch) -> None:
     runner = CliRunner()
     out = tmp_path / "r"
-    base = ["--scale", "0.02", "--out", str(out), "--workers", "1"]
+    base = ["--scale", "0.02", "--out", str(out), "--workers", "1", "--seeds", "1"]
     assert runner.invoke(app, ["reproduce", "catalog-overlap", *base]).exit_code == 0
     assert runner.invoke(app, ["reproduce", "homogeneous-signaling", *base]).exit_code == 0
     experiments = {p["experiment"] for p in json.loads((out / "plan.json").read_text())}

@@ -20,6 +20,7 @@ from recmarket.config_file import merge, read_config_file
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.run.estimate import CellCost, estimate_plan
+from recmarket.run.reproduce import DEFAULT_SEEDS
 from recmarket.run.reproduce import reproduce as run_experiments
 from recmarket.run.store import RunStore
 
@@ -74,12 +75,14 @@ def show_experiment(
     out.print(table)
 
 
-def print_estimate(names: list[str], out_dir: Path, scale: float, overrides: dict) -> None:
+def print_estimate(
+    names: list[str], out_dir: Path, scale: float, overrides: dict, seeds: int
+) -> None:
     """Calls, tokens and USD per experiment, and the plan's total with shared cells once."""
-    cells = estimate_plan(names, out_dir, default_cache_dir(), scale, overrides)
+    cells = estimate_plan(names, out_dir, default_cache_dir(), scale, overrides, seeds)
     table = Table(
-        title=f"Estimate of {len(cells)} cells at --scale {scale:g} (prompt tokens ~ "
-        "characters / 4; completion tokens typical of each role)"
+        title=f"Estimate of {len(cells)} cells at --scale {scale:g}, {seeds} seed(s) (prompt "
+        "tokens ~ characters / 4; completion tokens typical of each role)"
     )
     for col in (
         "experiment",
@@ -126,6 +129,15 @@ def reproduce(
         float, typer.Option("--scale", min=0.001, help="share of every episode count")
     ] = 1.0,
     out_dir: Annotated[Path, typer.Option("--out", help="output directory")] = Path("reproduce"),
+    seeds: Annotated[
+        int,
+        typer.Option(
+            "--seeds",
+            min=1,
+            help="seeds each cell runs at (42, 43, ... or from the --config seed), for "
+            "verdicts from intervals over seeds; a spec that names its seeds keeps them",
+        ),
+    ] = DEFAULT_SEEDS,
     llm_cache: LlmCache = None,
     replay: Replay = False,
     budget: Budget = None,
@@ -155,7 +167,7 @@ def reproduce(
     with user_errors():
         overrides = merge(read_config_file(config), llm.settings) if config else llm.settings
         if price_only:
-            print_estimate(names or [], out_dir, scale, overrides)
+            print_estimate(names or [], out_dir, scale, overrides, seeds)
             return
         with Progress(
             "{task.description}",
@@ -184,6 +196,7 @@ def reproduce(
                 budget=budget,
                 llm_cache=llm_cache,
                 workers=workers or os.cpu_count() or 1,
+                seeds=seeds,
             )
         by_experiment = defaultdict(list)
         for cell in cells:

@@ -8,7 +8,8 @@ episodes). Users copy a file, edit it, and pass the path wherever a name is acce
 Cells may also come from a grid, as mesa's ``batch_run`` crosses its parameters: ``[axes]``
 maps settings paths (``condition``, ``"market.rho"``) to lists of values, and every listed
 cell (or the base alone, without cells) is crossed with every point of the grid; ``seeds``
-replicates every cell once per seed. Expanded cells are named by their part, their axis
+replicates every cell once per seed (``recmarket reproduce --seeds N`` gives every spec
+that names none N seeds). Expanded cells are named by their part, their axis
 values and their seed (``equal/rho=0.1/seed=2``); the report pools the replications of a
 cell (``recmarket.report.data``).
 
@@ -72,6 +73,13 @@ class ExperimentSpec(BaseModel):
         if len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"seeds: {list(self.seeds)} repeats a seed")
         return self
+
+    def replicated(self, n: int, first: int) -> ExperimentSpec:
+        """The spec with every cell run at ``n`` seeds from ``first`` (first, first + 1, ...),
+        unless it names its own seeds; one seed leaves it unreplicated."""
+        if self.seeds or n <= 1:
+            return self
+        return self.model_copy(update={"seeds": tuple(range(first, first + n))})
 
     def expanded(self) -> list[CellSpec]:
         """Every cell after crossing the listed cells (or the base alone) with the grid of

@@ -21,7 +21,7 @@ from recmarket.config import RunConfig
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import Domain, domain_files, load_domain
 from recmarket.embedding import Embedder, load_embedder
-from recmarket.run.reproduce import plan
+from recmarket.run.reproduce import DEFAULT_SEEDS, plan
 from recmarket.run.runner import cell_round, prepare
 from recmarket.vocabulary import ROLES
 
@@ -111,10 +111,11 @@ def estimate_plan(
     cache_dir: Path,
     scale: float = 1.0,
     overrides: dict[str, Any] | None = None,
+    seeds: int = DEFAULT_SEEDS,
 ) -> list[CellCost]:
     """Every planned cell of the experiments priced as ``estimate`` prices a run; a cell
     that several experiments share is priced once and listed under each."""
-    cells, configs = plan(names, out, scale, overrides)
+    cells, configs = plan(names, out, scale, overrides, seeds)
     embedders: dict[str, Embedder] = {}
     priced: dict[str, CellCost] = {}
     for run_dir, cfg in configs.items():

@@ -23,6 +23,7 @@ from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.run.runner import run
 
 PLAN = "plan.json"
+DEFAULT_SEEDS = 3  # replicates of every cell: verdicts rest on intervals over seeds
 SPEND = "llm-spend.sqlite"  # the one LLM spend account every cell of the directory shares
 
 
@@ -66,13 +67,25 @@ def write_plan(out: Path, cells: list[PlannedCell]) -> None:
 
 
 def plan(
-    names: list[str], out: Path, scale: float = 1.0, overrides: dict[str, Any] | None = None
+    names: list[str],
+    out: Path,
+    scale: float = 1.0,
+    overrides: dict[str, Any] | None = None,
+    seeds: int = DEFAULT_SEEDS,
 ) -> tuple[list[PlannedCell], dict[str, RunConfig]]:
-    """Every (experiment, cell) with its run directory, and the unique configs to run."""
+    """Every (experiment, cell) with its run directory, and the unique configs to run.
+
+    Each spec that names no seeds of its own is replicated at ``seeds`` seeds, counted up
+    from the overrides' seed (by default the run's, 42): a seed is a design axis, so a cell
+    two experiments share at one seed still runs once."""
+    overrides = dict(overrides or {})
+    first = overrides.pop("seed", RunConfig.model_fields["seed"].default)
     cells, configs = [], {}
     for name in names or builtin_names():
-        spec = load_spec(name)
-        for cell, cfg in spec.configs(scale, overrides):
+        spec = load_spec(name).replicated(seeds, first)
+        for cell, cfg in spec.configs(
+            scale, overrides if spec.seeds else {**overrides, "seed": first}
+        ):
             digest = cfg.digest()
             run_dir = Path("cells") / f"{cfg.condition}-{digest[:12]}"
             cells.append(PlannedCell(spec.name, cell, str(run_dir), digest, spec.figure))
@@ -125,6 +138,7 @@ def reproduce(
     progress: Callable[[int, int], None] | None = None,
     on_wait: Callable[[str], None] | None = None,
     workers: int = 1,
+    seeds: int = DEFAULT_SEEDS,
     **run_options: Any,
 ) -> list[PlannedCell]:
     """Run every unique cell (in ``workers`` processes; cells are independent).
@@ -133,7 +147,7 @@ def reproduce(
     the whole reproduce. SIGTERM and SIGINT stop the workers and raise Interrupted; what
     finished is kept and the same command resumes.
     """
-    cells, configs = plan(names, out, scale, overrides)
+    cells, configs = plan(names, out, scale, overrides, seeds)
     for cfg in configs.values():
         if cfg.llm is not None:
             require_prices(cfg.llm, run_options.get("budget"))
