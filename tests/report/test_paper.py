@@ -5,15 +5,17 @@ from pathlib import Path
 
 import pytest
 
+from recmarket.analysis.bootstrap import Interval
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.report.data import Cell
 from recmarket.report.paper import (
     PaperNumber,
-    agreement,
     cell_with,
     measured,
     metric_value,
     paper_numbers,
+    summary,
+    verdict,
 )
 from tests.fixtures import episode_row
 
@@ -60,22 +62,72 @@ def test_metrics_are_macro_means_or_pooled_shares_as_the_paper_states() -> None:
 
 
 def number(measure: str, paper: float, **extra) -> PaperNumber:
+    extra.setdefault("kind", "emergent")
     return PaperNumber(section="x", what="y", paper=paper, measure=measure, experiment="e", **extra)
 
 
-def test_verdicts() -> None:
-    assert agreement(number("difference", -13.0), -2.0) == "agrees"
-    assert agreement(number("difference", -13.0), 4.0) == "opposite"
-    assert agreement(number("difference", 5.0), 0.0) == "no change"
-    assert agreement(number("difference", 0.0, tolerance=2.0), 1.5) == "agrees"
-    assert agreement(number("difference", 0.0, tolerance=2.0), 3.0) == "differs"
-    assert agreement(number("ratio", 4.5), 1.2) == "agrees"
-    assert agreement(number("ratio", 0.5), 1.2) == "opposite"
-    assert agreement(number("spread", 4.6), 9.0) == "wider"
-    assert agreement(number("level", 20.0), 31.0) == "level"
-    assert agreement(number("level", 20.0), None) == "not run"
-    assert agreement(PaperNumber(section="x", what="y", paper=1, measure="level"), 3.0) == (
+def iv(estimate: float, low: float, high: float) -> Interval:
+    return Interval(estimate, low, high, "paired-request x 3 seeds", 100, {}, 3)
+
+
+def test_a_verdict_needs_an_interval_that_excludes_no_change() -> None:
+    assert verdict(number("difference", -13.0), iv(-2.0, -3.0, -1.0)) == "agrees"
+    assert verdict(number("difference", -13.0), iv(4.0, 1.0, 7.0)) == "opposite"
+    # the point estimate points the paper's way, but the interval allows either sign
+    assert verdict(number("difference", -13.0), iv(-2.0, -4.0, 0.5)) == "no detectable effect"
+    assert verdict(number("difference", 5.0), iv(0.0, 0.0, 0.0)) == "no detectable effect"
+    assert verdict(number("ratio", 4.5), iv(1.2, 1.1, 1.3)) == "agrees"
+    assert verdict(number("ratio", 0.5), iv(1.2, 1.05, 1.3)) == "opposite"
+    assert verdict(number("ratio", 0.5), iv(0.9, 0.7, 1.1)) == "no detectable effect"
+    assert verdict(number("level", 20.0), iv(31.0, 30.0, 32.0)) == "level"
+    assert verdict(number("level", 20.0), None) == "not run"
+    assert verdict(PaperNumber(section="x", what="y", paper=1, measure="level"), iv(3, 2, 4)) == (
         "no counterpart"
+    )
+
+
+def test_a_magnitude_without_a_sign_is_judged_by_its_size() -> None:
+    small = number("magnitude", 1.1, tolerance=1.1)
+    assert verdict(small, iv(-0.2, -0.9, 0.6)) == "agrees"  # within +-1.1 either way
+    assert verdict(small, iv(-0.2, -1.5, 1.0)) == "inconclusive"
+    assert verdict(small, iv(3.0, 2.0, 4.0)) == "larger"
+    assert verdict(small, iv(-3.0, -4.0, -2.0)) == "larger"
+
+
+def test_a_spread_is_at_most_the_papers_only_when_its_interval_is() -> None:
+    assert verdict(number("spread", 4.6), iv(3.0, 1.0, 4.5)) == "agrees"
+    assert verdict(number("spread", 4.6), iv(9.0, 6.0, 12.0)) == "wider"
+    assert verdict(number("spread", 4.6), iv(4.0, 1.0, 8.0)) == "inconclusive"
+
+
+def test_numbers_say_what_produces_each_contrast() -> None:
+    numbers = paper_numbers()
+    contrasts = [n for n in numbers if n.measure != "level" and n.experiment]
+    kinds = {n.kind for n in contrasts}
+    assert kinds == {"protocol", "design", "emergent"}
+    assert all(n.basis for n in contrasts if n.kind in ("protocol", "design"))
+    with pytest.raises(ValueError, match="needs a kind"):
+        PaperNumber(section="x", what="y", paper=1, measure="difference", experiment="e")
+    with pytest.raises(ValueError, match="names its assumption"):
+        number("difference", 1.0, kind="design")
+    with pytest.raises(ValueError, match="state it as a magnitude"):
+        number("difference", 0.0)
+    with pytest.raises(ValueError, match="bound"):
+        number("magnitude", 1.0)
+
+
+def test_the_summary_counts_verdicts_by_kind() -> None:
+    rows = [
+        {"kind": "emergent", "verdict": "agrees", "seeds": 3},
+        {"kind": "emergent", "verdict": "no detectable effect", "seeds": 3},
+        {"kind": "emergent", "verdict": "opposite", "seeds": 3},
+        {"kind": "protocol", "verdict": "agrees", "seeds": 3},
+        {"kind": "", "verdict": "level", "seeds": 3},
+        {"kind": "design", "verdict": "not run", "seeds": ""},
+    ]
+    assert summary(rows) == (
+        "paper comparison (3 seeds): emergent: 1 agree, 1 opposite, 1 no detectable effect; "
+        "protocol: 1 agree"
     )
 
 

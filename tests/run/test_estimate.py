@@ -19,7 +19,7 @@ def test_a_plan_prices_each_unique_cell_once_and_lists_it_under_each_experiment(
     tmp_path: Path,
 ) -> None:
     cells = estimate_plan(
-        ["market-opening", "accountability"], tmp_path, tmp_path / "cache", 0.02, PRICED
+        ["market-opening", "accountability"], tmp_path, tmp_path / "cache", 0.02, PRICED, seeds=1
     )
     assert len(cells) == 3 + 6
     shared = [c for c in cells if c.run_dir == cells[1].run_dir]  # the equal NoRep market

@@ -415,7 +415,18 @@ settings = {{ condition = "local-rep", market = {{ rho = 1.0 }} }}
 
 def reproduce_args(spec: Path, tmp_path: Path, workers: int = 1) -> list[str]:
     out, cache = str(tmp_path / "r"), str(tmp_path / "s.sqlite")
-    return ["reproduce", str(spec), "--out", out, "--workers", str(workers), "--llm-cache", cache]
+    seeds = ["--seeds", "1"]  # one replicate: these tests are about faults, not statistics
+    return [
+        "reproduce",
+        str(spec),
+        "--out",
+        out,
+        "--workers",
+        str(workers),
+        "--llm-cache",
+        cache,
+        *seeds,
+    ]
 
 
 def test_a_small_experiment_with_twenty_percent_llm_faults(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""Shares the figures draw and the paper comparison measures, defined once.
+"""Shares the figures draw and the paper comparison measures, defined once as Metrics
+(``recmarket.analysis.bootstrap``), so a point value and its interval are one definition.
 
 Each is a macro estimate where the paper's is (per domain, then the unweighted mean over
 domains), or pooled across domains where the paper pools (Fig. 11's label shares). A share
@@ -12,64 +13,92 @@ from typing import Any
 
 import numpy as np
 
+from recmarket.analysis.bootstrap import Metric, point, ratio
+from recmarket.vocabulary import Policy
+
 Row = dict[str, Any]
 LABELS = ("high", "mixed", "low")
+FAMILIES = tuple(p.value for p in Policy)
 
 
-def share(rows: list[Row], keep: Callable[[Row], bool], hit: Callable[[Row], bool]) -> float:
-    """Percent of the kept rows that hit (NaN when none is kept)."""
-    kept = [r for r in rows if keep(r)]
-    return 100.0 * sum(map(hit, kept)) / len(kept) if kept else float("nan")
+def share_of(
+    keep: Callable[[Row], bool], hit: Callable[[Row], bool], *, pooled: bool = False
+) -> Metric:
+    """Percent of the kept rows that hit."""
+    return Metric(
+        lambda r: (float(keep(r) and hit(r)), float(keep(r))),
+        lambda s: ratio(s, 100.0),
+        pooled,
+    )
 
 
-def by_domain(rows: list[Row], value: Callable[[list[Row]], float]) -> float:
-    """Unweighted mean over domains of a per-domain value (the paper's macro estimate)."""
-    domains = sorted({r["domain"] for r in rows})
-    values = [value([r for r in rows if r["domain"] == d]) for d in domains]
-    values = [v for v in values if not np.isnan(v)]
-    return float(np.mean(values)) if values else float("nan")
+def top1_share(policy: str) -> Metric:
+    """Percent of Top-1 slots won by ``policy`` platforms (episodes with a Top-1)."""
+    return share_of(lambda r: r["top1_policy"] is not None, lambda r: r["top1_policy"] == policy)
+
+
+def largest_top1_share() -> Metric:
+    """The largest family's percent of Top-1 slots, family shares taken per domain."""
+
+    def finish(sums: np.ndarray) -> np.ndarray:
+        best = np.stack([sums[..., :-1].max(axis=-1), sums[..., -1]], axis=-1)
+        return ratio(best, 100.0)
+
+    return Metric(
+        lambda r: (
+            *(float(r["top1_policy"] == f) for f in FAMILIES),
+            float(bool(r["top1_policy"])),
+        ),
+        finish,
+    )
+
+
+def top1_in_rounds(policy: str, first: int, last: int) -> Metric:
+    """Percent of Top-1 slots won by ``policy`` in rounds first..last of each domain's
+    schedule (Fig. 10)."""
+    return share_of(lambda r: first <= r["ord"] + 1 <= last, lambda r: r["top1_policy"] == policy)
+
+
+def label_share(policy: str, label: str) -> Metric:
+    """Percent of ``label`` among the records of purchases from ``policy`` platforms,
+    pooled across domains (Fig. 11)."""
+    return share_of(
+        lambda r: r["purchased_policy"] == policy and bool(r["rep_label"]),
+        lambda r: r["rep_label"] == label,
+        pooled=True,
+    )
+
+
+def same_item_share() -> Metric:
+    """Percent of episodes whose Top-1 item was also proposed by another platform (A.8)."""
+    return share_of(lambda r: True, lambda r: r["same_item_top1"])
+
+
+def same_item_win_share(policy: str) -> Metric:
+    """Percent of same-item comparisons that ``policy`` won at Top-1."""
+    return share_of(lambda r: r["same_item_top1"], lambda r: r["top1_policy"] == policy)
+
+
+def target_pool_share() -> Metric:
+    """Mean percent of the candidate pool that carries the target (A.6)."""
+    return Metric(lambda r: (r["target_copies"] / r["pool_size"], 1.0), lambda s: ratio(s, 100.0))
 
 
 def top1_share_in_rounds(rows: list[Row], policy: str, first: int, last: int) -> float:
-    """Percent of Top-1 slots won by ``policy`` in rounds first..last of each domain's
-    schedule (Fig. 10), macro over domains."""
-    return by_domain(
-        rows,
-        lambda rs: share(
-            rs, lambda r: first <= r["ord"] + 1 <= last, lambda r: r["top1_policy"] == policy
-        ),
-    )
+    return point(rows, top1_in_rounds(policy, first, last))
 
 
 def label_shares(rows: list[Row], policy: str) -> dict[str, float]:
-    """Percent of each claim-reliability label among the records of purchases from
-    ``policy`` platforms, pooled across domains (Fig. 11)."""
-    return {
-        label: share(
-            rows,
-            lambda r: r["purchased_policy"] == policy and bool(r["rep_label"]),
-            lambda r, lab=label: r["rep_label"] == lab,
-        )
-        for label in LABELS
-    }
+    return {label: point(rows, label_share(policy, label)) for label in LABELS}
 
 
 def same_item_rate(rows: list[Row]) -> float:
-    """Percent of episodes whose Top-1 item was also proposed by another platform
-    (a same-item comparison, A.8), macro over domains."""
-    return by_domain(rows, lambda rs: share(rs, lambda r: True, lambda r: r["same_item_top1"]))
+    return point(rows, same_item_share())
 
 
 def same_item_wins(rows: list[Row], policy: str) -> float:
-    """Percent of same-item comparisons that ``policy`` won at Top-1, macro over domains."""
-    return by_domain(
-        rows,
-        lambda rs: share(rs, lambda r: r["same_item_top1"], lambda r: r["top1_policy"] == policy),
-    )
+    return point(rows, same_item_win_share(policy))
 
 
 def target_copy_share(rows: list[Row]) -> float:
-    """Mean share of the candidate pool that carries the target (A.6), macro over domains."""
-    return by_domain(
-        rows, lambda rs: 100.0 * float(np.mean([r["target_copies"] / r["pool_size"] for r in rs]))
-    )
+    return point(rows, target_pool_share())

@@ -1,32 +1,54 @@
 """The paper's reported numbers beside this project's measurements of them.
 
 ``paper_numbers.toml`` holds every number the paper reports in its results (Section 4,
-Figures 3-12, Table 2, A.2, A.5, A.6, A.8), where it is reported and how it is measured
-here. ``compare`` measures each on the cells a reproduce ran and says whether a contrast
-points the same way. Nothing here judges the simulator by the paper or the paper by the
-simulator: the table reports both, whatever they say.
+Figures 3-12, Table 2, A.2, A.5, A.6, A.8), where it is reported, how it is measured here
+and, for a contrast, what produces it (protocol, a named design assumption, or nothing in
+particular: emergent). ``compare`` measures each on the cells a reproduce ran, with a 95%
+interval over seeds and clusters, and gives a verdict only where the interval supports
+one. Nothing here judges the simulator by the paper or the paper by the simulator: the
+table reports both, whatever they say.
 """
 
 from __future__ import annotations
 
 import tomllib
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
+from recmarket.analysis.bootstrap import (
+    DRAWS,
+    Interval,
+    Metric,
+    coarsest,
+    difference,
+    interval,
+    level_of,
+    mean_of,
+    point,
+    quotient,
+    spread,
+)
+from recmarket.analysis.contrasts import memory_unit
+from recmarket.analysis.funnel import MEANS, RATES
 from recmarket.analysis.shares import (
-    label_shares,
-    same_item_wins,
-    target_copy_share,
-    top1_share_in_rounds,
+    label_share,
+    largest_top1_share,
+    same_item_win_share,
+    target_pool_share,
+    top1_in_rounds,
+    top1_share,
 )
 from recmarket.config import RunConfig
 from recmarket.report.data import Cell
 
 NUMBERS = Path(__file__).with_name("paper_numbers.toml")
+Measure = Literal["level", "difference", "ratio", "magnitude", "spread"]
+Kind = Literal["protocol", "design", "emergent"]
 
 
 class PaperNumber(BaseModel):
@@ -35,9 +57,11 @@ class PaperNumber(BaseModel):
     section: str
     what: str
     paper: float
-    measure: Literal["level", "difference", "ratio", "spread"]
+    measure: Measure
     about: bool = False  # the paper gives the number only in words
-    tolerance: float = 0.0  # pp within which a claimed "no change" counts as agreeing
+    tolerance: float = 0.0  # a magnitude's bound: |cell - base| within it agrees
+    kind: Kind | None = None  # what produces a contrast (levels have none)
+    basis: str = ""  # the protocol fact or the named assumption behind its kind
     experiment: str | None = None  # None: no counterpart in the offline model
     # Cells by the settings that single them out in their experiment ("market.rho" = 1.0)
     cell: dict[str, Any] | None = None
@@ -45,35 +69,62 @@ class PaperNumber(BaseModel):
     cells: tuple[dict[str, Any], ...] = ()
     metric: str | None = None
 
+    @model_validator(mode="after")
+    def _complete(self) -> PaperNumber:
+        if self.measure != "level" and self.experiment is not None and self.kind is None:
+            raise ValueError(f"{self.what!r}: a measured contrast needs a kind")
+        if self.kind == "design" and not self.basis:
+            raise ValueError(f"{self.what!r}: a design contrast names its assumption (basis)")
+        if self.measure in ("difference", "ratio") and self.paper == float(self.measure == "ratio"):
+            raise ValueError(f"{self.what!r}: no direction to judge; state it as a magnitude")
+        if self.measure == "magnitude" and self.tolerance <= 0:
+            raise ValueError(f"{self.what!r}: a magnitude needs its bound (tolerance > 0)")
+        return self
+
 
 def paper_numbers(path: Path = NUMBERS) -> list[PaperNumber]:
     return [PaperNumber(**entry) for entry in tomllib.loads(path.read_text())["number"]]
 
 
+def _block(arg: str) -> Metric:
+    policy, block = arg.split(":")
+    first, last = (int(x) for x in block.split("-"))
+    return top1_in_rounds(policy, first, last)
+
+
+# metric name (before the first colon) -> the Metric its argument names; percent, except
+# means of counts
+METRICS: dict[str, Callable[[str], Metric]] = {
+    "rate": lambda arg: mean_of(lambda r: r[RATES[arg]], 100.0),
+    "mean": lambda arg: mean_of(lambda r: r[MEANS[f"mean_{arg}"]]),
+    "top1_share": top1_share,
+    "max_top1_share": lambda _: largest_top1_share(),
+    "pool_share": lambda _: target_pool_share(),
+    "label_share": lambda arg: label_share(*arg.split(":")),
+    "same_item_wins": same_item_win_share,
+    "block_top1": _block,  # rounds in schedule order within a domain, as in Fig. 10
+}
+STATISTICS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "level": level_of,
+    "difference": difference,
+    "magnitude": difference,
+    "ratio": quotient,
+    "spread": spread,
+}
+
+
+def metric_of(name: str) -> Metric:
+    kind, _, arg = name.partition(":")
+    if kind not in METRICS:
+        raise ValueError(
+            f"unknown paper-comparison metric {name!r}; known: {', '.join(sorted(METRICS))}"
+        )
+    return METRICS[kind](arg)
+
+
 def metric_value(cell: Cell, metric: str) -> float:
-    """A cell's value of one named metric (percent, except means of counts)."""
-    kind, _, arg = metric.partition(":")
-    rows = cell.rows
-    if kind == "rate":
-        return 100.0 * float(cell.macro[arg])
-    if kind == "mean":
-        return float(cell.macro[f"mean_{arg}"])
-    if kind == "top1_share":
-        return 100.0 * float(cell.macro["top1_share_by_policy"][arg])
-    if kind == "max_top1_share":
-        return 100.0 * max(cell.macro["top1_share_by_policy"].values())
-    if kind == "pool_share":
-        return target_copy_share(rows)
-    if kind == "label_share":  # pooled across domains, as in Fig. 11
-        policy, label = arg.split(":")
-        return label_shares(rows, policy)[label]
-    if kind == "same_item_wins":
-        return same_item_wins(rows, arg)
-    if kind == "block_top1":  # rounds in schedule order within a domain, as in Fig. 10
-        policy, block = arg.split(":")
-        first, last = (int(x) for x in block.split("-"))
-        return top1_share_in_rounds(rows, policy, first, last)
-    raise ValueError(f"unknown paper-comparison metric {metric!r}")
+    """A cell's value of one named metric, without an interval."""
+    return point(cell.rows, metric_of(metric))
 
 
 def _setting(config: RunConfig, path: str) -> Any:
@@ -93,64 +144,98 @@ def cell_with(members: dict[str, Cell], settings: dict[str, Any]) -> Cell | None
     return found[0] if len(found) == 1 else None
 
 
-def measured(number: PaperNumber, cells: dict[str, dict[str, Cell]]) -> float | None:
-    """This project's value of the number, or None where the cells were not run."""
+def measured(
+    number: PaperNumber, cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS
+) -> Interval | None:
+    """This project's value of the number with its interval, or None where the cells were
+    not run. A contrast's arms share their episodes, so the same seeds and units are
+    resampled in each; the unit is the coarsest any arm depends on."""
     members = cells.get(number.experiment or "", {})
-    wanted = [number.cell, number.base] if number.measure != "spread" else list(number.cells)
-    found = [cell_with(members, w) if w is not None else None for w in wanted]
-    if number.metric is None or any(f is None for f, w in zip(found, wanted, strict=True) if w):
-        return None
     if number.measure == "spread":
-        values = [metric_value(c, number.metric) for c in found if c is not None]
-        return max(values) - min(values)
-    value = metric_value(found[0], number.metric)  # type: ignore[arg-type]
-    if number.measure == "level":
-        return value
-    base = metric_value(found[1], number.metric)  # type: ignore[arg-type]
-    return value - base if number.measure == "difference" else value / base if base else None
+        wanted = list(number.cells)
+    else:
+        wanted = [w for w in (number.base, number.cell) if w is not None]
+    arms = [cell_with(members, w) for w in wanted]
+    if number.metric is None or not arms or any(a is None for a in arms):
+        return None
+    found = [a for a in arms if a is not None]
+    return interval(
+        [a.rows for a in found],
+        metric_of(number.metric),
+        STATISTICS[number.measure],
+        coarsest([memory_unit(a.config) for a in found]),
+        draws=draws,
+    )
 
 
-def agreement(number: PaperNumber, value: float | None) -> str:
+def verdict(number: PaperNumber, value: Interval | None) -> str:
+    """What the interval supports about the paper's statement."""
     if number.experiment is None:
         return "no counterpart"
-    if value is None or np.isnan(value):
+    if value is None or np.isnan(value.estimate):
         return "not run"
-    if number.measure == "difference":
-        if number.paper == 0:
-            return "agrees" if abs(value) <= number.tolerance else "differs"
-        if abs(value) < 1e-9:
-            return "no change"
-        return "agrees" if np.sign(value) == np.sign(number.paper) else "opposite"
-    if number.measure == "ratio":
-        return "agrees" if (value - 1) * (number.paper - 1) > 0 else "opposite"
+    low, high = value.low, value.high
+    if number.measure == "level":
+        return "level"
     if number.measure == "spread":
-        return "agrees" if value <= number.paper else "wider"
-    return "level"
+        return (
+            "agrees" if high <= number.paper else "wider" if low > number.paper else "inconclusive"
+        )
+    if number.measure == "magnitude":
+        bound = number.tolerance
+        if -bound <= low and high <= bound:
+            return "agrees"
+        return "larger" if low > bound or high < -bound else "inconclusive"
+    null = 1.0 if number.measure == "ratio" else 0.0
+    if not value.excludes(null):
+        return "no detectable effect"
+    same_side = (value.estimate - null) * (number.paper - null) > 0
+    return "agrees" if same_side else "opposite"
 
 
-def compare(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
-    """One row per paper number: where, what, the paper's value, ours, and whether a
-    contrast points the same way ("level" for a single cell's value)."""
+def _shown(x: float | None) -> str:
+    return "" if x is None or np.isnan(x) else f"{round(x, 2):g}"
+
+
+def compare(cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS) -> list[dict[str, Any]]:
+    """One row per paper number: where, what, what produces it, the paper's value, ours with
+    its 95% interval, and the verdict the interval supports."""
     rows = []
     for number in paper_numbers():
-        value = measured(number, cells)
-        ours = None if value is None or np.isnan(value) else round(value, 2)
+        value = measured(number, cells, draws=draws)
         rows.append(
             {
                 "section": number.section,
                 "what": number.what,
+                "kind": number.kind or "",
                 "measure": number.measure,
                 "paper": ("~" if number.about else "") + f"{number.paper:g}",
-                "ours": "" if ours is None else f"{ours:g}",
-                "direction": agreement(number, value),
+                "ours": _shown(value.estimate if value else None),
+                "low": _shown(value.low if value else None),
+                "high": _shown(value.high if value else None),
+                "verdict": verdict(number, value),
+                "seeds": value.seeds if value else "",
+                "design": value.design if value else "",
+                "basis": number.basis,
             }
         )
     return rows
 
 
+PLURAL = {"agrees": "agree"}
+VERDICTS = ("agrees", "opposite", "no detectable effect", "larger", "wider", "inconclusive")
+
+
 def summary(rows: list[dict[str, Any]]) -> str:
-    """How many contrasts agree, in one line."""
-    counts = Counter(r["direction"] for r in rows)
-    verdicts = ("agrees", "opposite", "no change", "differs", "wider")
-    parts = [f"{counts[k]} {k}" for k in verdicts if counts[k]]
-    return "paper comparison: " + (", ".join(parts) or "no contrast measured")
+    """The verdicts counted apart by what produces each contrast, in one line."""
+    judged = [r for r in rows if r["kind"] and r["verdict"] in VERDICTS]
+    if not judged:
+        return "paper comparison: no contrast measured"
+    seeds = max(int(r["seeds"]) for r in judged)
+    parts = []
+    for kind in ("emergent", "design", "protocol"):
+        counts = Counter(r["verdict"] for r in judged if r["kind"] == kind)
+        if counts:
+            said = ", ".join(f"{counts[v]} {PLURAL.get(v, v)}" for v in VERDICTS if counts[v])
+            parts.append(f"{kind}: {said}")
+    return f"paper comparison ({seeds} seed{'s' * (seeds > 1)}): " + "; ".join(parts)
