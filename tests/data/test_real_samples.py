@@ -16,7 +16,7 @@ from recmarket.data.domain import domain_files, load_domain
 from recmarket.data.episodes import index_episodes, sample_requests
 from recmarket.data.raw import LoadIssues
 from recmarket.data.reviews import scan_reviews
-from recmarket.data.samples import reshape_bitrecs
+from recmarket.data.samples import MISSING_META, reshape_bitrecs
 from tests.fixtures import meta, write_jsonl
 
 
@@ -55,7 +55,10 @@ def test_counts_match_the_shared_readme_once_repeated_rows_are_dropped(
     directory = official_pair(shared_data / sample, tmp_path / "d", "Sample")
     domain = load_domain(domain_files(directory, "Sample"))
     assert domain.report.review_issues == {"duplicate line": len(rows) - len(distinct)}
-    expected = users_and_episodes(distinct)
+    # an item the sample has no metadata for is no listing: its reviews are left out
+    listed = [r for r in distinct if r["metadata"]["title"] != MISSING_META]
+    assert (domain.report.reviews_without_meta > 0) == (len(listed) < len(distinct))
+    expected = users_and_episodes(listed)
     assert (domain.n_users, len(index_episodes(domain, EpisodeConfig()))) == expected
 
 

@@ -28,7 +28,7 @@ TABLE_1 = {
     "reputation-scope": 4,
     "catalog-overlap": 2,
 }
-BEYOND_THE_PAPER = {"strategic-adaptation": 4, "platform-entry": 4}
+BEYOND_THE_PAPER = {"strategic-adaptation": 4, "platform-entry": 4, "accountability-long": 3}
 
 
 ONE_AXIS = {
@@ -140,9 +140,10 @@ def test_reproduce_runs_resumably_and_exports(tmp_path: Path) -> None:
     assert isinstance(frame, pd.DataFrame) and set(frame["rho"]) == {0.1, 1.0}
     assert len(frame) == 3 * 2 * 3 * 24  # three seeds of two cells, three domains
     table = pd.read_csv(out / "report" / "tables" / "cells.csv")
-    assert list(table["replicates"]) == [
-        "3 seeds (42, 43, 44) pooled: rates are means over the seeds"
-    ] * 2
+    assert (
+        list(table["replicates"])
+        == ["3 seeds (42, 43, 44) pooled: rates are means over the seeds"] * 2
+    )
     # resumable per seed: only the seed whose store is gone runs again
     lost = next(p["run_dir"] for p in planned if p["cell"] == "rho=1.0/seed=43")
     shutil.rmtree(out / lost)
@@ -242,7 +243,7 @@ def test_replications_over_seeds_are_pooled_by_the_report(tmp_path: Path) -> Non
     ]
     assert norep.macro["target_purchased"] == pytest.approx(np.mean(per_seed))
     difference = contrast(norep.rows, localrep.rows, lambda r: r["target_purchased"], draws=500)
-    assert difference.design == "cluster-user"  # users of each replicate are the clusters
+    assert difference.design == "cluster-user x 2 seeds"  # seeds, then users within each
     table = pd.read_csv(tmp_path / "r" / "report" / "tables" / "cells.csv")
     assert (
         list(table["replicates"]) == ["2 seeds (1, 2) pooled: rates are means over the seeds"] * 2

@@ -73,18 +73,44 @@ def test_report_regenerates_from_the_stores_alone(report: Path) -> None:
 
 def test_every_paper_figure_is_drawn_from_a_small_reproduce(tmp_path: Path) -> None:
     """The paper's ten figures, and the two of the dynamic-market experiments."""
-    result = CliRunner().invoke(app, ["reproduce", "--scale", "0.02", "--out", str(tmp_path)])
+    args = ["reproduce", "--scale", "0.02", "--seeds", "1", "--out", str(tmp_path)]
+    result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     pngs = sorted(p.name for p in (tmp_path / "report" / "figures").glob("*.png"))
     assert len([p for p in pngs if p.startswith("fig")]) == 10
-    assert [p for p in pngs if p.startswith("dyn")] == [
+    assert [p for p in pngs if p.startswith(("dyn", "acc"))] == [
+        "acc_long_histories.png",
         "dyn1_strategic_adaptation.png",
         "dyn2_platform_entry.png",
     ]
-    assert len(list((tmp_path / "report" / "figures").glob("*.pdf"))) == 12
+    assert len(list((tmp_path / "report" / "figures").glob("*.pdf"))) == 13
     table = (tmp_path / "report" / "tables" / "dyn2_platform_entry.csv").read_text()
     assert "P7 Top-1 share" in table and "regret" in table and "cluster" in table
     assert "data:image/png;base64" in (tmp_path / "report" / "report.html").read_text()
+
+
+def test_cells_whose_treatment_never_acted_are_flagged(report: Path, tmp_path: Path) -> None:
+    """Window and beta differ only once a history passes W records: with two rounds per
+    user neither can, and the report says the cells are identical and why, rather than
+    drawing two results."""
+    spec = tmp_path / "mechanisms.toml"
+    data = report.parent / "data"
+    spec.write_text(
+        'name = "mechanisms"\ndescription = "too short to act"\nrequests = 24\nseeds = [1]\n'
+        f'[base]\ndata = "{data}"\ndomains = ["Tiny"]\ncondition = "local-rep"\n'
+        '[axes]\n"market.reputation_mechanism" = ["window", "beta"]\n'
+    )
+    result = CliRunner().invoke(app, ["reproduce", str(spec), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    said = (
+        "mechanisms: reputation_mechanism=window/seed=1 and reputation_mechanism=beta/seed=1 "
+        "are identical: the mechanism never acted"
+    )
+    assert said in result.stdout
+    page = (tmp_path / "r" / "report" / "report.html").read_text()
+    assert said in page
+    records = (tmp_path / "r" / "report" / "tables" / "records_per_history.csv").read_text()
+    assert records.count("\n") == 3 and ",10," in records  # both cells, and the window
 
 
 def chromium_dom(page: Path, fragment: str, profile: Path) -> tuple[str, str]:

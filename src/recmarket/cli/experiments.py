@@ -256,13 +256,24 @@ def write_report(out_dirs: list[Path], target: Path) -> None:
     from recmarket.report.paper import summary
 
     built = build_report(out_dirs, target)
-    measured = [r for r in built.comparison if r["direction"] not in ("not run", "no counterpart")]
+    measured = [r for r in built.comparison if r["verdict"] not in ("not run", "no counterpart")]
     if measured:
-        table = Table(title="The paper's numbers beside this run's (macro; pp, % or ratio)")
-        for column in measured[0]:
-            table.add_column(column, justify="right" if column in ("paper", "ours") else "left")
+        table = Table(
+            title="The paper's numbers beside this run's (macro; pp, % or ratio; 95% interval "
+            "over seeds and users or requests)"
+        )
+        for column in ("section", "what", "kind", "paper", "ours", "interval", "verdict"):
+            right = column in ("paper", "ours", "interval")
+            table.add_column(column, justify="right" if right else "left")
         for row in measured:
-            table.add_row(*(str(v) for v in row.values()))
+            span = f"[{row['low']}, {row['high']}]" if row["low"] != "" else ""
+            table.add_row(
+                *(str(row[k]) for k in ("section", "what", "kind", "paper", "ours")),
+                span,
+                row["verdict"],
+            )
         out.print(table)
         out.print(summary(built.comparison))
+    for note in built.notes:
+        out.print(f"note: {escape(note)}", soft_wrap=True)
     out.print(f"report: {built.path}")

@@ -23,7 +23,7 @@ from recmarket.data.reviews import id_hash
 MAX_DESCRIPTION_CHARS = 1200
 
 TITLE_HEAD = re.compile(r"\s+-\s+|,|\(|\)|\||:|\s+with\s+|\s+for\s+", re.IGNORECASE)
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'.\-/]*")
+TITLE_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'.\-/]*")
 
 
 @lru_cache(maxsize=65536)
@@ -33,7 +33,7 @@ def product_kind(title: str) -> str:
     codes and sizes (words with digits). Real titles put the kind at the end of the head
     ("Ernie Ball Regular Slinky Electric Guitar Strings, ...")."""
     head = TITLE_HEAD.split(title, maxsplit=1)[0]
-    plain = [w.lower() for w in _WORD.findall(head) if not any(c.isdigit() for c in w)]
+    plain = [w.lower() for w in TITLE_WORD.findall(head) if not any(c.isdigit() for c in w)]
     return " ".join(plain[-2:])
 
 

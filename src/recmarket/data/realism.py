@@ -12,10 +12,11 @@ from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from recmarket.data.domain import Domain
 from recmarket.data.episodes import Episode
-from recmarket.data.items import TITLE_HEAD, product_kind
+from recmarket.data.items import TITLE_HEAD, TITLE_WORD, product_kind
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,46 @@ class DataProfile:
     top_kind_share: float  # items in the largest kind, as a share of all items
     kinds_with_one_item: float  # share of kinds with a single item (the long tail)
     target_kind_in_history: float  # episodes whose target's kind the history already has
+
+
+NEAR_DUPLICATE = 0.8  # token-set Jaccard from which two titles read as the same listing
+
+
+def title_tokens(title: str) -> frozenset[str]:
+    return frozenset(w.lower() for w in TITLE_WORD.findall(title))
+
+
+def distinct_tokens_per_item(titles: list[str]) -> float:
+    """Distinct title words over the titles, per title: how much of a title is its own
+    (brand, model, specifics) rather than vocabulary every listing shares. It falls as a
+    catalog grows, so compare catalogs of one size (``subsample``)."""
+    vocabulary = set().union(*(title_tokens(t) for t in titles)) if titles else set()
+    return len(vocabulary) / len(titles) if titles else float("nan")
+
+
+def near_duplicates_per_1000(titles: list[str], threshold: float = NEAR_DUPLICATE) -> float:
+    """Pairs of titles whose word sets overlap by at least ``threshold`` (Jaccard), per
+    thousand titles: listings a reader cannot tell apart by their titles."""
+    sets = [title_tokens(t) for t in titles]
+    index = {w: i for i, w in enumerate(sorted(set().union(*sets)))} if sets else {}
+    rows = [i for i, s in enumerate(sets) for _ in s]
+    cols = [index[w] for s in sets for w in s]
+    if not rows:
+        return 0.0
+    x = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(sets), len(index)))
+    shared = (x @ x.T).toarray()
+    sizes = np.asarray(x.sum(axis=1)).ravel()
+    union = sizes[:, None] + sizes[None, :] - shared
+    close = np.triu(shared >= threshold * np.maximum(union, 1), k=1)
+    return float(close.sum()) * 1000 / len(titles)
+
+
+def subsample(titles: list[str], n: int, seed: int = 0) -> list[str]:
+    """``n`` titles drawn without replacement (all of them when there are fewer)."""
+    if len(titles) <= n:
+        return list(titles)
+    picks = np.random.default_rng(seed).choice(len(titles), size=n, replace=False)
+    return [titles[i] for i in sorted(picks)]
 
 
 def profile(domain: Domain, episodes: list[Episode]) -> DataProfile:

@@ -19,6 +19,9 @@ BITRECS_SLICES = {
 }
 
 
+MISSING_META = "[metadata not found]"  # the samples' placeholder for an item without meta
+
+
 def _jsonl(rows: list[dict[str, Any]]) -> bytes:
     return "".join(json.dumps(r) + "\n" for r in rows).encode()
 
@@ -29,6 +32,8 @@ def reshape_bitrecs(sample: Path, out: Path, name: str) -> Path:
     metas: dict[str, dict[str, Any]] = {}
     for row in rows:
         m = row.pop("metadata")
+        if m["title"] == MISSING_META:  # no listing: its reviews count as without meta
+            continue
         metas.setdefault(
             row["parent_asin"],
             {

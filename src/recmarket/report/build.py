@@ -11,6 +11,7 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
+from recmarket.analysis.records import identical_groups, record_distribution
 from recmarket.market.access import analytic_access
 from recmarket.report.data import Cell, MissingCell, load_cells
 from recmarket.report.figures import FIGURES
@@ -116,10 +117,50 @@ def _explored(row: dict[str, Any], calls: list[Any], uses: list[dict[str, str]])
     }
 
 
+def record_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
+    """Per reputation cell, the records each platform ended with in each memory set."""
+    return [
+        {
+            "experiment": experiment,
+            "cell": name,
+            "scope": cell.config.reputation_scope,
+            "mechanism": cell.config.market.reputation_mechanism,
+            **record_distribution(cell.rows, cell.config),
+        }
+        for experiment, members in cells.items()
+        for name, cell in members.items()
+        if cell.config.condition == "local-rep"
+    ]
+
+
+def identical_notes(cells: dict[str, dict[str, Cell]]) -> list[str]:
+    """One sentence per group of cells of one experiment whose episodes are identical, with
+    the reason where the records show it."""
+    notes = []
+    for experiment, members in cells.items():
+        for names in identical_groups({n: c.rows for n, c in members.items()}):
+            group = [members[n] for n in names]
+            said = f"{experiment}: {' and '.join(names)} are identical"
+            window = group[0].config.market.memory_window
+            most = max(
+                (record_distribution(c.rows, c.config).get("max", 0) for c in group), default=0
+            )
+            if all(c.config.condition == "local-rep" for c in group) and most <= window:
+                said += (
+                    f": the mechanism never acted (no platform's history in any memory set "
+                    f"passed W = {window} records; the most was {most})"
+                )
+            else:
+                said += ": their settings never changed an episode"
+            notes.append(said)
+    return notes
+
+
 @dataclass(frozen=True)
 class BuiltReport:
     path: Path  # report.html
     comparison: list[dict[str, Any]]  # the paper's numbers beside ours
+    notes: list[str]  # cells that could not show their treatment
 
 
 def _drawn(stem: str, draw: Any, cells: list[Cell], figures: Path, tables: Path) -> str:
@@ -161,9 +202,25 @@ def build_report(out_dirs: list[Path], target: Path) -> BuiltReport:
     body.append(
         "<h2>The paper's numbers beside this run's</h2><p>"
         + html.escape(summary_line(comparison))
-        + ". A contrast agrees when it points the same way; a level is a single cell's "
-        "value, set beside the paper's without a verdict.</p>" + table_html(comparison)
+        + ". Each contrast has a 95% interval from the two-stage bootstrap (seeds, then "
+        "users or requests within each seed and domain). A difference or ratio agrees or is "
+        "opposite only when its interval excludes no change, and is otherwise no detectable "
+        "effect; a magnitude agrees when its whole interval lies within the paper's bound. "
+        "Kind says what produces a contrast here: the protocol (for any ranker), a named "
+        "design assumption of the offline agents, or neither (emergent). A level is a single "
+        "cell's value, set beside the paper's without a verdict.</p>" + table_html(comparison)
     )
+    records, notes = record_rows(cells), identical_notes(cells)
+    write_table(records, tables / "records_per_history")
+    if records or notes:
+        body.append(
+            "<h2>Could each reputation treatment act?</h2><p>Records each platform ended with "
+            "in each memory set (a user, a profile or a whole domain, per seed): a mechanism "
+            "that reads more than the last W records differs from the window only where a "
+            "history passed W.</p>"
+            + "".join(f"<p><strong>{html.escape(n)}.</strong></p>" for n in notes)
+            + (table_html(records) if records else "")
+        )
     every = cell_rows(cells)
     write_table(every, tables / "cells")
     body.append("<h2>Every cell (macro over domains)</h2>" + table_html(every))
@@ -179,4 +236,4 @@ def build_report(out_dirs: list[Path], target: Path) -> BuiltReport:
     )
     path = target / "report.html"
     path.write_text(page(summary, "\n".join(body), episodes, note), encoding="utf-8")
-    return BuiltReport(path, comparison)
+    return BuiltReport(path, comparison, notes)

@@ -16,9 +16,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from recmarket.analysis.contrasts import is_target_purchase, rate
+from recmarket.analysis.bootstrap import coarsest, difference, interval, mean_of
+from recmarket.analysis.contrasts import is_target_purchase, memory_unit, rate
 from recmarket.analysis.dynamics import entrant_top1_by_block, policy_mix_by_block
-from recmarket.report.data import Cell
+from recmarket.analysis.shares import top1_share
+from recmarket.report.data import Cell, find
 from recmarket.vocabulary import Policy
 
 COLOURS = {"strict": "#4C72B0", "balanced": "#55A868", "exaggeration": "#C44E52"}
@@ -131,5 +133,33 @@ def entry(cells: list[Cell]) -> Figure:
     top.legend(frameon=False, fontsize=7)
     top.set_title("Entrant attention", fontsize=9)
     rows += _outcomes((purchase, regret), cells)
+    fig.tight_layout()
+    return fig, rows
+
+
+def long_histories(cells: list[Cell]) -> Figure:
+    """Accountability over long histories: LocalRep minus NoRep in Exaggeration's Top-1 share
+    and in target purchase, per memory scope, with intervals over seeds and memory sets"""
+    base = find(cells, "condition no-rep", lambda c: c.condition == "no-rep")
+    treated = [c for c in cells if c.config.condition == "local-rep"]
+    fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.2))
+    rows = []
+    measures = (
+        ("Exaggeration Top-1 share", top1_share("exaggeration")),
+        ("target purchase", mean_of(is_target_purchase, 100.0)),
+    )
+    for ax, (measure, metric) in zip(axes, measures, strict=True):
+        for i, cell in enumerate(treated):
+            unit = coarsest([memory_unit(base.config), memory_unit(cell.config)])
+            iv = interval([base.rows, cell.rows], metric, difference, unit)
+            error = [[iv.estimate - iv.low], [iv.high - iv.estimate]]
+            ax.errorbar(i, iv.estimate, yerr=error, fmt="s", capsize=3, color="#55A868")
+            interval_cells = (iv.low, iv.high, iv.design)
+            rows.append(
+                _row(cell.name, "all", f"{measure}, minus NoRep (pp)", iv.estimate, interval_cells)
+            )
+        ax.axhline(0, color="k", lw=0.6)
+        ax.set_xticks(range(len(treated)), [c.name for c in treated], fontsize=8)
+        ax.set_title(f"{measure}: LocalRep minus NoRep (pp)", fontsize=9)
     fig.tight_layout()
     return fig, rows

@@ -25,7 +25,7 @@ from recmarket.analysis.shares import (
     top1_share_in_rounds,
 )
 from recmarket.report.data import Cell, find
-from recmarket.report.dynamic_figures import COLOURS, adaptation, entry
+from recmarket.report.dynamic_figures import COLOURS, adaptation, entry, long_histories
 from recmarket.vocabulary import Policy
 
 Cells = list[Cell]
@@ -214,7 +214,7 @@ def _diff(interval: Any) -> dict[str, Any]:
 def robustness(cells: Cells) -> Figure:
     """Fig. 9 and Table 2: rotations and evaluation-side variants, NoRep vs LocalRep."""
     pairs = [
-        (c.name.removesuffix("/no-rep"), c, _twin(cells, c))
+        (c.name.removesuffix("/no-rep").removesuffix("/condition=no-rep"), c, _twin(cells, c))
         for c in cells
         if c.config.condition == "no-rep"
     ]
@@ -336,6 +336,7 @@ FIGURES: dict[str, tuple[tuple[str, Callable[[Cells], Figure]], ...]] = {
         ("fig11_label_distribution", label_distribution),
     ),
     "robustness": (("fig09_robustness", robustness),),
+    "accountability-long": (("acc_long_histories", long_histories),),
     "scope": (("fig10_reputation_scope", reputation_scope),),
     "overlap": (("fig12_same_item", same_item),),
     "adaptation": (("dyn1_strategic_adaptation", adaptation),),
