@@ -10,7 +10,8 @@ import argparse
 from pathlib import Path
 
 from recmarket.data import BUNDLED_DATA_DIR
-from recmarket.data.synthetic import DOMAINS, write_domain
+from recmarket.data.demo_listings import DOMAINS
+from recmarket.data.synthetic import write_domain
 
 
 def main() -> None:

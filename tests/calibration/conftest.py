@@ -16,7 +16,8 @@ RANKER = {
     "fit_noise": 0.08,
     "credence": 0.7,
     "prior_records": 3.0,
-    "label_credibility": {"high": 0.9, "mixed": 0.4, "low": 0.1},
+    # away from the bounds 0 and 1, where an estimate would have no standard error
+    "label_credibility": {"high": 0.9, "mixed": 0.4, "low": 0.2},
     "disclosure_weight": 0.05,
     "position_weight": -0.04,
 }

@@ -10,10 +10,17 @@ import pytest
 
 from recmarket.config import EpisodeConfig
 from recmarket.data import BUNDLED_DATA_DIR
+from recmarket.data.demo_listings import DOMAINS, product_types
 from recmarket.data.domain import domain_files, load_domain
 from recmarket.data.episodes import index_episodes, sample_requests
-from recmarket.data.realism import profile
-from recmarket.data.synthetic import DOMAINS, product_types, write_domain
+from recmarket.data.realism import (
+    distinct_tokens_per_item,
+    near_duplicates_per_1000,
+    profile,
+    subsample,
+)
+from recmarket.data.samples import real_slice
+from recmarket.data.synthetic import write_domain
 
 
 def digest(path: Path) -> str:
@@ -47,6 +54,24 @@ def test_demo_domain_is_large_and_varied(demo) -> None:
 
 def test_targets_are_mostly_new_kinds_as_in_the_real_samples(demo) -> None:
     """Most targets are of a kind the history does not hold yet, some repeat one (the real
-    samples: 8.5% and 16.8%, scripts/measure_data_realism.py)."""
+    samples: 7.7% and 6.7%, scripts/measure_data_realism.py)."""
     episodes = [r.episode for r in sample_requests(demo, EpisodeConfig(requests=600), 0)]
     assert 0.02 < profile(demo, episodes).target_kind_in_history < 0.3
+
+
+def test_demo_titles_are_about_as_distinctive_as_real_ones(demo, shared_data, tmp_path) -> None:
+    """At the real Office slice's size, demo titles hold distinct words per item and
+    near-duplicate pairs within a fifth of its (what lets a request single out its target)."""
+    real_slice(shared_data, tmp_path)
+    real = [it.title for it in load_domain(domain_files(tmp_path, "Office_Products")).items]
+    titles = subsample([it.title for it in demo.items], len(real))
+    for measure in (distinct_tokens_per_item, near_duplicates_per_1000):
+        assert measure(titles) == pytest.approx(measure(real), rel=0.2), measure.__name__
+
+
+def test_the_realism_measures_read_titles_as_they_should() -> None:
+    assert distinct_tokens_per_item(["Acme Red Pen", "Acme Blue Pen"]) == 2.0  # 4 words, 2
+    twins = ["Acme Pro X-1 Gel Pen, black, fine", "Acme Pro X-1 Gel Pen, blue, fine", "Zed Mat"]
+    assert near_duplicates_per_1000(twins, threshold=0.7) == pytest.approx(1000 / 3)
+    assert near_duplicates_per_1000(twins, threshold=0.8) == 0.0  # 6 of 8 words shared
+    assert subsample(twins, 2) != twins and len(subsample(twins, 2)) == 2

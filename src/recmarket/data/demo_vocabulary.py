@@ -343,3 +343,52 @@ USES = {
         "commuting",
     ),
 }
+
+# The first word of an item's kind ("shimmer" in "Shimmer Pedal"): real catalogs name
+# thousands of kinds, most of them once, so each item's kind pairs its type's noun with a
+# modifier drawn (heavy-tailed) from its domain's list. Written as text, one word per gap.
+KIND_MODIFIERS = {
+    "Musical_Instruments": """
+        acoustic electric classical jazz blues vintage studio stage travel compact stereo
+        analog digital wireless tube boutique mini fuzz chorus phaser flanger looper octave
+        tremolo vibrato wah violin cello banjo mandolin piano drum keyboard vocal podcast
+        karaoke orchestral marching kids beginner baritone tenor soprano alto bamboo maple
+        walnut rosewood mahogany nylon steel bronze brass copper silver carbon leather suede
+        hemp cotton vegan retro modern hybrid dual triple multi mono passive active boost
+        clean shimmer spring plate hall echo tape ambient lofi harmonic resonator bluegrass
+        country metal rock gospel folk flamenco gypsy celtic mariachi reggae funk soul
+        worship concert rehearsal busking campfire parlor dreadnought jumbo archtop
+        hollowbody semi solid slim heavy light premium artisan handmade
+    """,
+    "Video_Games": """
+        wireless bluetooth arcade retro pro elite mini compact classic modular ergonomic
+        ambidextrous lefty silent clicky tactile linear hotswap rgb stealth matte glossy
+        transparent neon pastel camo carbon aluminum bamboo leather fabric mesh foam memory
+        cooling vented portable travel desktop handheld docked tabletop couch streamer
+        creator esports tournament casual family kids party retro indie cozy horror fantasy
+        scifi cyberpunk steampunk medieval pirate space ocean jungle desert arctic western
+        noir anime pixel voxel roguelike metroidvania sandbox survival stealth tactical
+        racing flight rhythm dance fitness puzzle trivia card board pinball arcade tycoon
+        city farm zoo pet cooking fishing hunting golf tennis soccer hockey baseball
+        basketball wrestling boxing skate snowboard surf climbing hiking sailing
+    """,
+    "Sports_and_Outdoors": """
+        yoga pilates barre gym home travel outdoor indoor trail mountain road gravel track
+        marathon sprint hiking camping backpacking climbing bouldering kayak canoe paddle
+        surf swim dive snorkel ski snowboard skate cycling bmx tennis squash badminton golf
+        soccer rugby hockey lacrosse volleyball baseball softball boxing wrestling karate
+        judo crossfit spin rowing walking running jogging fishing fly hunting archery
+        tactical military ultralight lightweight heavy compact foldable collapsible portable
+        insulated waterproof breathable thermal reflective cooling heated padded ergonomic
+        kids youth junior womens mens unisex senior beginner pro competition training
+        recovery rehab balance agility stretch core cardio endurance summer winter alpine
+        desert coastal forest urban commuter touring racing
+    """,
+}
+
+# Syllables that brand and product-line names are made of: real catalogs hold hundreds of
+# brands, a few of them common; the bundled lists above stay the most common ones.
+NAME_SYLLABLES = """
+    ar bel cor dun el fen gar hal ion jor kel lum mar nor ost pra quin ros sol tar ul
+    ver wyn xan yor zel ka mi to ra ne vi lo sa de ri fa go hu ze ty bo na ex on an
+"""

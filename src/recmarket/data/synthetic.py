@@ -2,11 +2,12 @@
 
 The bundled demo domains are made by this module (``scripts/make_demo_data.py``); the
 benchmarks use it for large review files, the tests for tiny ones. The data is synthetic but
-coherent: items have a product type, brand, attributes and a latent quality that shows in
-their average rating; each user has a few favourite product types and preferred attribute
-values, so histories concentrate on those types, and ratings follow quality and fit. Review
-lines are written grouped by user, newest first, timestamps in milliseconds, like the real
-files; some descriptions and category lists are empty and a few reviewed items have no meta.
+coherent: items (``demo_listings``) have a product type, a kind, a brand, attributes and a
+latent quality that shows in their average rating; each user has a few favourite product
+types and preferred attribute values, so histories concentrate on those types, and ratings
+follow quality and fit. Review lines are written grouped by user, newest first, timestamps
+in milliseconds, like the real files; some descriptions and category lists are empty and a
+few reviewed items have no meta.
 """
 
 from __future__ import annotations
@@ -17,157 +18,27 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
-from recmarket.data.demo_vocabulary import (
-    ATTRIBUTES,
-    BRANDS,
-    MAIN_CATEGORY,
-    PACKS,
-    SELLING_WORDS,
-    TIERS,
-    TYPES,
-    USES,
+from recmarket.data.demo_listings import (
+    DemoItem,
+    make_items,
+    meta_record,
+    product_types,
+    random_code,
 )
+from recmarket.data.demo_vocabulary import USES
 from recmarket.streams import Stream, rng
 
-DOMAINS = tuple(TYPES)
-_ALNUM = np.array(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"))
 _START_MS = 1_420_070_400_000  # 2015-01-01
 _SPAN_MS = 8 * 365 * 86_400_000
 _DAY_MS = 86_400_000
 # Share of a user's purchases from their favourite types. Set so that the share of targets
 # whose kind the history already has is near the real samples' (scripts/measure_data_realism.py).
-FAVOURITE_SHARE = 0.1
-
-
-@dataclass(frozen=True)
-class ProductType:
-    name: str
-    subcategory: str
-    dimensions: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class DemoItem:
-    asin: str
-    ptype: int
-    brand: str
-    values: tuple[str, ...]
-    quality: float
-
-
-@cache
-def product_types(domain: str) -> tuple[ProductType, ...]:
-    types = []
-    for line in TYPES[domain].strip().splitlines():
-        name, sub, dims = (part.strip() for part in line.split("|"))
-        types.append(ProductType(name, sub, tuple(d.strip() for d in dims.split(","))))
-    return tuple(types)
-
-
-def _code(gen: np.random.Generator, prefix: str, length: int) -> str:
-    return prefix + "".join(gen.choice(_ALNUM, size=length))
-
-
-def type_sizes(n_types: int, per_type: int, gen: np.random.Generator) -> np.ndarray:
-    """Items per product type, heavy-tailed like real catalogs (a few kinds hold many
-    items, most hold few): lognormal shares with sd 1, at least three items each."""
-    shares = gen.lognormal(0.0, 1.0, size=n_types)
-    return np.maximum(3, np.round(per_type * n_types * shares / shares.sum())).astype(int)
-
-
-def make_items(domain: str, per_type: int, gen: np.random.Generator) -> list[DemoItem]:
-    items, seen = [], set()
-    types = product_types(domain)
-    for t, (ptype, size) in enumerate(
-        zip(types, type_sizes(len(types), per_type, gen), strict=True)
-    ):
-        for _ in range(size):
-            asin = _code(gen, "B0", 8)
-            while asin in seen:
-                asin = _code(gen, "B0", 8)
-            seen.add(asin)
-            values = tuple(str(gen.choice(ATTRIBUTES[d])) for d in ptype.dimensions)
-            brand = str(gen.choice(BRANDS[domain]))
-            items.append(DemoItem(asin, t, brand, values, float(gen.normal())))
-    return items
-
-
-def demo_title(domain: str, item: DemoItem, tier: str, gen: np.random.Generator) -> str:
-    """A listing title built the way real ones vary: brand, sometimes a line, a model code
-    or a selling word, the product type with some attributes in the head (mostly before
-    it, as in "Regular Slinky Nickel Wound Electric Guitar Strings"; sometimes after it,
-    so the kind a title seems to name varies as it does on Amazon), the remaining
-    attributes in segments with mixed separators, sometimes a use and a pack size."""
-    ptype = product_types(domain)[item.ptype]
-    head = [item.brand]
-    if gen.random() < 0.6:
-        head.append(tier)
-    if gen.random() < 0.5:
-        head.append(_code(gen, str(gen.choice(_ALNUM[:26])), 1) + "-" + str(gen.integers(10, 999)))
-    if gen.random() < 0.4:
-        head.append(str(gen.choice(SELLING_WORDS)))
-    values = list(item.values)
-    before, after = [], []
-    while values and gen.random() < 0.6:  # attributes in the head, mostly before the kind
-        value = values.pop(int(gen.integers(len(values)))).title()
-        (before if gen.random() < 0.8 else after).append(value)
-    head += [*before, ptype.name.title(), *after]
-    title = " ".join(head)
-    if values:
-        separator = str(gen.choice([", ", " - ", " | "], p=[0.6, 0.3, 0.1]))
-        title += separator + ", ".join(values)
-    if gen.random() < 0.5:
-        title += f" for {str(gen.choice(USES[domain])).title()}"
-    if gen.random() < 0.3:
-        title += f" ({gen.choice(PACKS).format(n=int(gen.integers(2, 7)))})"
-    return title
-
-
-def meta_record(domain: str, item: DemoItem, gen: np.random.Generator) -> dict[str, Any]:
-    ptype = product_types(domain)[item.ptype]
-    tier = str(gen.choice(TIERS))
-    title = demo_title(domain, item, tier, gen)
-    features = [
-        f"{d.capitalize()}: {v}" for d, v in zip(ptype.dimensions, item.values, strict=True)
-    ]
-    if gen.random() < 0.6:
-        features.append(f"Designed for {gen.choice(USES[domain])}")
-    description: list[str] = []
-    if gen.random() < 0.65:  # real descriptions are often empty
-        use = gen.choice(USES[domain])
-        description = [
-            f"The {item.brand} {tier} {ptype.name} is made for {use}.",
-            f"It comes in {item.values[0]} with {item.values[-1]} {ptype.dimensions[-1]}.",
-        ]
-    rating = float(np.clip(round(4.1 + 0.45 * item.quality + gen.normal(0, 0.15), 1), 1, 5))
-    categories = (
-        []
-        if gen.random() < 0.15
-        else [MAIN_CATEGORY[domain], ptype.subcategory, ptype.name.title()]
-    )
-    return {
-        "main_category": MAIN_CATEGORY[domain],
-        "title": title,
-        "average_rating": rating,
-        "rating_number": int(gen.lognormal(4.0, 1.2)) + 1,
-        "features": features,
-        "description": description,
-        "price": round(float(gen.lognormal(3.2, 0.6)), 2) if gen.random() < 0.8 else None,
-        "images": [],
-        "videos": [],
-        "store": item.brand,
-        "categories": categories,
-        "details": dict(zip((d.title() for d in ptype.dimensions), item.values, strict=True)),
-        "parent_asin": item.asin,
-        "bought_together": None,
-    }
-
+FAVOURITE_SHARE = 0.25
 
 # Review sentences by sentiment; a review draws an opening, an aspect, sometimes a use, a
 # time and a closing, so that texts vary the way real ones do (almost every real review
@@ -272,7 +143,7 @@ def review_record(
         "use": str(gen.choice(USES[domain])),
         "value": item.values[k],
         "dim": ptype.dimensions[k],
-        "name": ptype.name,
+        "name": item.kind(ptype),
     }
     return {
         "rating": rating,
@@ -322,7 +193,7 @@ def user_reviews(
     """One user's reviews, newest first: most purchases come from 1-3 favourite types, items
     are chosen by quality and by fit to the user's preferred attribute values, and ratings
     follow quality and fit."""
-    user_id = _code(gen, "A", 27)
+    user_id = random_code(gen, "A", 27)
     favourites = gen.choice(len(pools), size=int(gen.integers(1, 4)), replace=False)
     weights = gen.dirichlet(np.full(len(favourites), 1.5))
     taste = {int(t): pools[t].values[int(gen.integers(len(pools[t].index)))] for t in favourites}
