@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import tempfile
 from pathlib import Path
 
@@ -57,7 +58,7 @@ def row(label: str, directory: Path, name: str) -> str:
         f"{p.items:,}",
         f"{p.title_words_median:.0f} ({p.title_words_iqr[0]:.0f}-{p.title_words_iqr[1]:.0f})",
         f"{p.title_segments_mean:.1f}",
-        f"{p.distinct_review_texts:.0%}",
+        "(no texts)" if math.isnan(p.distinct_review_texts) else f"{p.distinct_review_texts:.0%}",
         f"{p.kinds:,}",
         f"{p.top_kind_share:.1%}",
         f"{p.kinds_with_one_item:.0%}",

@@ -53,10 +53,17 @@ def contrast(
 
 
 def rate(
-    rows: list[Row], value: Callable[[Row], float], *, draws: int = DRAWS, seed: int = 0
+    rows: list[Row],
+    value: Callable[[Row], float],
+    *,
+    unit: str | None = None,
+    draws: int = DRAWS,
+    seed: int = 0,
 ) -> Interval:
-    """One cell's macro rate of ``value`` with a 95% interval."""
-    return interval([rows], mean_of(value), level_of, unit_of(rows), draws=draws, seed=seed)
+    """One cell's macro rate of ``value`` with a 95% interval over ``unit`` (by default
+    users under reputation, requests otherwise; ``memory_unit`` reads it off a config)."""
+    unit = unit or unit_of(rows)
+    return interval([rows], mean_of(value), level_of, unit, draws=draws, seed=seed)
 
 
 def is_target_purchase(r: Row) -> float:

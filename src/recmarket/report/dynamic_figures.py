@@ -2,9 +2,9 @@
 adaptive platforms settle on, and whether a candid late entrant wins attention, under each
 reputation mechanism; with the user's target purchase and regret beside them.
 
-Rates carry 95% intervals from the bootstrap design of their condition (Appendix A.3):
-cluster-user under reputation, where a simulated user's episodes share records, and
-paired-request otherwise.
+Rates carry 95% intervals over seeds and the unit a cell's episodes depend on together
+(``recmarket.analysis.contrasts.memory_unit``): requests without reputation, the memory set
+under it, and the whole domain where platforms learn from every stream.
 """
 
 from __future__ import annotations
@@ -39,7 +39,14 @@ def _outcomes(axes: Any, cells: list[Cell]) -> list[dict[str, Any]]:
         (axes[0], "target_purchase", is_target_purchase, "target purchase"),
         (axes[1], "regret", _regret, "regret (utility of the best proposal minus the bought)"),
     ):
-        intervals = [rate([r for r in c.rows if r.get("regret") is not None], value) for c in cells]
+        intervals = [
+            rate(
+                [r for r in c.rows if r.get("regret") is not None],
+                value,
+                unit=memory_unit(c.config),
+            )
+            for c in cells
+        ]
         estimates = [i.estimate for i in intervals]
         errors = [
             [e - i.low for e, i in zip(estimates, intervals, strict=True)],

@@ -286,7 +286,15 @@ def parameter_table() -> list[tuple[str, str, str, str]]:
         for name, field in type(model).model_fields.items():
             extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
             value = getattr(model, name)
-            shown = "per profile" if isinstance(value, dict) else str(value)
+            if isinstance(value, dict):
+                per_profile = set(value) <= set(PROFILE_NAMES)
+                shown = (
+                    "per profile"
+                    if per_profile
+                    else ", ".join(f"{k} {v:g}" for k, v in value.items())
+                )
+            else:
+                shown = str(value)
             rows.append((f"{group}.{name}", shown, field.description or "", str(extra["source"])))
     return rows
 
