@@ -31,6 +31,8 @@ REPRODUCE = [
     "0.25",
     "--workers",
     "1",
+    "--seeds",  # one replicate: resuming is per run directory, whatever its seed
+    "1",
 ]
 
 
