@@ -29,9 +29,9 @@ REPRODUCE = [
     "shortlist-capacity",
     "--scale",
     "0.25",
-    "--workers",
-    "1",
     "--seeds",  # one replicate: resuming is per run directory, whatever its seed
+    "1",
+    "--workers",
     "1",
 ]
 
