@@ -10,6 +10,7 @@ from typing import Any
 
 from recmarket.analysis.bootstrap import (
     DRAWS,
+    SCOPE_UNITS,
     Interval,
     difference,
     interval,
@@ -35,7 +36,7 @@ def memory_unit(config: RunConfig) -> str:
         return "domain"
     if config.condition != "local-rep":
         return "request"
-    return {"local": "user", "style": "profile", "shared": "domain"}[config.reputation_scope]
+    return SCOPE_UNITS[config.reputation_scope]
 
 
 def contrast(

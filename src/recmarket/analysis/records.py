@@ -17,26 +17,22 @@ from typing import Any
 
 import numpy as np
 
+from recmarket.analysis.bootstrap import CLUSTERS, SCOPE_UNITS
 from recmarket.config import RunConfig
 from recmarket.market.policies import platform_ids
 
 Row = dict[str, Any]
-MEMORY_SETS = {  # the episode fields that name a history's owner under each scope
-    "local": ("sim_user",),
-    "style": ("profile",),
-    "shared": (),
-}
 
 
 def records_per_history(rows: Sequence[Row], config: RunConfig) -> np.ndarray:
     """Records each platform ended with in each memory set (replicate and domain apart),
     zeros included: one count per (memory set, platform)."""
-    owner = MEMORY_SETS[config.reputation_scope]
+    owner = CLUSTERS[SCOPE_UNITS[config.reputation_scope]]
     ids = platform_ids(config.market.n_platforms + len(config.market.entrants))
     counts: Counter[tuple[Any, ...]] = Counter()
     sets = set()
     for r in rows:
-        memory = (r.get("replicate"), r["domain"], *(r[k] for k in owner))
+        memory = (r.get("replicate"), r["domain"], owner(r))
         sets.add(memory)
         if r.get("rep_label") and r.get("rep_platform"):
             counts[(*memory, r["rep_platform"])] += 1
