@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
 
+from recmarket.agents.llm.attempts import input_digest, read_attempts
 from recmarket.run.store import RunStore
 
 
@@ -39,13 +41,16 @@ def episodes_frame(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
 
 def calls_frame(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
     """Every role call of the runs, one row each: which episode, which role, in what order,
-    and its typed input and output as JSON text, so queries, explanations, reasons, reviews
-    and labels can be audited with ordinary table tools."""
+    and its typed input and output as JSON text (output null where the role failed), and
+    for LLM calls every attempt (raw reply, validation error, re-ask), so queries,
+    explanations, reasons, reviews and labels can be audited with ordinary table tools."""
     rows = []
     for run_dir in run_dirs:
         with RunStore.read(Path(run_dir)) as store:
             episode_ids = {(e["domain"], e["ord"]): e["episode_id"] for e in store.episodes()}
+            attempts = read_attempts(store.db)
             for domain, order, call in store.all_calls():
+                tried = attempts.get((call.role, input_digest(call.input)), [])
                 rows.append(
                     {
                         "run_dir": str(run_dir),
@@ -56,7 +61,11 @@ def calls_frame(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
                         "role": call.role,
                         "input": json.dumps(call.input, ensure_ascii=False),
                         "output": json.dumps(call.output, ensure_ascii=False),
+                        "attempts": json.dumps([asdict(a) for a in tried], ensure_ascii=False),
                     }
                 )
-    columns = ["run_dir", "domain", "ord", "episode_id", "seq", "role", "input", "output"]
+    columns = [
+        *("run_dir", "domain", "ord", "episode_id", "seq", "role", "input", "output"),
+        "attempts",
+    ]
     return pd.DataFrame(rows, columns=columns)

@@ -147,7 +147,8 @@ def label(
 def _calls(run_dir: Path) -> Iterator[tuple[EpisodeKey, str, dict, dict]]:
     with RunStore.read(run_dir) as store:
         for domain, order, call in store.all_calls():
-            yield (str(run_dir), domain, order), call.role, call.input, call.output
+            if call.output is not None:  # a failed call shows no behaviour to fit
+                yield (str(run_dir), domain, order), call.role, call.input, call.output
 
 
 def read_observations(run_dirs: Iterable[Path], judge: Judge) -> Observations:

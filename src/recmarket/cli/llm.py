@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from recmarket.agents.llm import LLMBackend
-from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm import Checked, LLMBackend
 from recmarket.cli.app import fail, llm_app, out, user_errors
 from recmarket.cli.options import ConfigPath, LlmBaseUrl, LlmKeyEnv, LlmModel, llm_overrides
 from recmarket.config_file import build_config
@@ -18,7 +17,9 @@ def check(
     llm_base_url: LlmBaseUrl = None,
     llm_api_key_env: LlmKeyEnv = None,
 ) -> None:
-    """Send one tiny call to every model the roles use: checks key, URL and model name."""
+    """Send one tiny call to every model the roles use (checks key, URL and model name),
+    measure each endpoint's latency at 1, 2, 4, ... parallel calls (where the adaptive
+    concurrency limit starts), and find the structured-output form each model honours."""
     with user_errors():
         overrides = llm_overrides("llm", llm_model, llm_base_url, llm_api_key_env)
         cfg = build_config(config, overrides, {})
@@ -26,7 +27,7 @@ def check(
             fail("nothing to check: give --llm-model or a config file with an [llm] table")
         backend = LLMBackend(cfg.llm, cache_paths=[])
 
-        async def run_checks() -> list[tuple[ModelConfig, float]]:
+        async def run_checks() -> list[Checked]:
             try:
                 return await backend.check()
             finally:
@@ -34,5 +35,12 @@ def check(
 
         checked = asyncio.run(run_checks())
         backend.close()
-    for model, took in checked:
-        out.print(f"ok: {model.name} at {model.base_url} answered in {took:.2f} s")
+    for found in checked:
+        model = found.cfg
+        out.print(f"ok: {model.name} at {model.base_url} answered in {found.seconds:.2f} s")
+        levels = ", ".join(f"{level}: {seconds:.2f} s" for level, seconds in found.parallel)
+        out.print(f"  slowest of N parallel calls: {levels}")
+        out.print(
+            f"  concurrency limit starts at {found.start} (adaptive, at most "
+            f"{model.concurrency}); structured outputs: {found.reply_format}"
+        )

@@ -15,6 +15,7 @@ from rich.table import Table
 from recmarket.agents.llm.config import OFFLINE
 from recmarket.agents.llm.ledger import BudgetExceeded
 from recmarket.analysis.dynamics import entrant_top1_by_block, policy_mix_by_block
+from recmarket.analysis.failures import failure_warning
 from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, err, fail, out, user_errors
 from recmarket.cli.options import (
@@ -111,16 +112,24 @@ def run(
         ) as bar:
             task = bar.add_task(cfg.condition, total=cfg.episodes.requests * len(cfg.domains))
 
-            domain = {"name": ""}
+            shown = {"domain": "", "limit": "", "wait": ""}
+
+            def describe() -> None:
+                line = f"{cfg.condition} {shown['domain']}{shown['limit']}{shown['wait']}"
+                bar.update(task, description=escape(line))  # the bar reads markup
 
             def progress(name: str, done: int, total: int) -> None:
-                domain["name"] = name
-                line = escape(f"{cfg.condition} {name}")  # the bar reads markup
-                bar.update(task, completed=done, description=line)
+                shown["domain"] = name
+                bar.update(task, completed=done)
+                describe()
 
             def on_wait(notice: str) -> None:  # a long wait for an endpoint, or its end
-                line = f"{cfg.condition} {domain['name']}" + (f" ({notice})" if notice else "")
-                bar.update(task, description=escape(line))
+                shown["wait"] = f" ({notice})" if notice else ""
+                describe()
+
+            def on_limit(limit: int) -> None:  # the endpoint's adaptive concurrency limit
+                shown["limit"] = f" [limit {limit}]"
+                describe()
 
             try:
                 if executor == "ray":
@@ -137,6 +146,7 @@ def run(
                         budget=budget,
                         llm_cache=llm_cache,
                         on_wait=on_wait,
+                        on_limit=on_limit,
                     )
                 else:
                     fail(f"--executor: {executor!r} is not local or ray")
@@ -145,8 +155,11 @@ def run(
                 raise typer.Exit(3) from None
         rows = result.store.episodes()
         summary = funnel(rows)
+        warning = failure_warning(rows, result.store.db)
         result.store.close()
     failures = _failures(rows)
+    if warning:
+        err.print(f"warning: {escape(warning)}", style="yellow")
     if as_json:
         ledger = (
             [{"role": r, "model": m, **vars(u)} for (r, m), u in sorted(result.ledger.rows.items())]
@@ -160,6 +173,7 @@ def run(
                     "config": json.loads(cfg.model_dump_json()),
                     **summary,
                     "failures": failures,
+                    "warning": warning,
                     **dynamics(cfg, rows),
                     "ledger": ledger,
                     "spent_total": result.spent,

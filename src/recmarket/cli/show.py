@@ -8,7 +8,9 @@ from typing import Annotated, Any
 
 import pandas as pd
 import typer
+from rich.markup import escape
 
+from recmarket.agents.llm.attempts import Attempt, input_digest, read_attempts
 from recmarket.cli.app import app, fail, out, user_errors
 from recmarket.run.store import RunStore
 
@@ -28,6 +30,17 @@ def _find_episode(store: RunStore, episode: str | None) -> dict[str, Any]:
     )
 
 
+def _print_attempts(tried: list[Attempt]) -> None:
+    if not tried:
+        out.print("attempts: none stored (a run made before attempts were kept)", style="dim")
+    for a in tried:
+        verdict = "used" if a.error is None else f"refused: {a.error}"
+        out.print(f"attempt {a.attempt + 1} ({verdict}):", style="bold")
+        out.print(escape(a.reply) if a.reply else "(empty reply)", highlight=False)
+        if a.reask:
+            out.print(f"re-asked: {escape(a.reask)}", style="yellow", highlight=False)
+
+
 @app.command("show")
 def show(
     run_dir: Annotated[Path, typer.Argument(help="a run directory")],
@@ -38,10 +51,13 @@ def show(
         ),
     ] = None,
 ) -> None:
-    """One episode as the market saw it: every role's input and output, in order."""
+    """One episode as the market saw it: every role's input and output, in order; for a
+    failed or repaired LLM call, every attempt (what the model wrote, why it was refused,
+    what it was told)."""
     with user_errors(), RunStore.read(run_dir) as store:
         row = _find_episode(store, episode)
         calls = list(store.calls(row["domain"], row["ord"]))
+        attempts = read_attempts(store.db)
     out.rule(
         f"{row['episode_id']}  ({row['condition']}, {row['profile']}, "
         f"user {row['sim_user']}, round {row['round']})"
@@ -50,8 +66,14 @@ def show(
         out.rule(f"{call.seq + 1}. {call.role}", style="cyan")
         out.print("input:", style="bold")
         out.print_json(data=call.input)
+        tried = attempts.get((call.role, input_digest(call.input)), [])
+        if call.output is None or len(tried) > 1:  # failed or repaired: what the model wrote
+            _print_attempts(tried)
         out.print("output:", style="bold")
-        out.print_json(data=call.output)
+        if call.output is None:
+            out.print(f"none: {row['failed_role']} failed, which ended the episode", style="red")
+        else:
+            out.print_json(data=call.output)
     out.rule("metrics")
     out.print_json(data={k: v for k, v in row.items() if k not in ("domain", "ord")})
 

@@ -23,7 +23,7 @@ from recmarket.vocabulary import Condition, Policy
 class Call:
     role: str
     input: Contract
-    output: Contract
+    output: Contract | None  # None: the role failed (its attempts are in the LLM store)
 
 
 @dataclass(frozen=True)

@@ -91,8 +91,11 @@ class _Asker:
         self.calls.append(slot)
         try:
             out = await getattr(self.agents, role)(inp, seed)
+        except RoleFailure:
+            self.calls[self._place(slot)] = Call(role, inp, None)  # what it was asked
+            raise
         except BaseException:
-            del self.calls[self._place(slot)]  # a failed call leaves no entry
+            del self.calls[self._place(slot)]  # an interrupted call leaves no entry
             raise
         self.calls[self._place(slot)] = Call(role, inp, out)
         return out

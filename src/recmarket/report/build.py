@@ -99,7 +99,8 @@ def explorer(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
 
 
 def _explored(row: dict[str, Any], calls: list[Any], uses: list[dict[str, str]]) -> dict[str, Any]:
-    query = next((c.output.get("query_text", "") for c in calls if c.role == "query"), "")
+    answered = (c.output for c in calls if c.role == "query" and c.output)
+    query = next((out.get("query_text", "") for out in answered), "")
     if row["failed_role"]:
         outcome = "failed"
     elif row["target_purchased"]:

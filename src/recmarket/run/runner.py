@@ -21,6 +21,7 @@ import numpy as np
 
 from recmarket.agents.contracts import ReputationRecord
 from recmarket.agents.llm import LLMBackend
+from recmarket.agents.llm.adaptive import LimitNotice
 from recmarket.agents.llm.client import WaitNotice
 from recmarket.agents.llm.ledger import Ledger
 from recmarket.agents.roles import Agents
@@ -182,7 +183,10 @@ def as_record(outcome: Outcome) -> EpisodeRecord:
         identity,
         episode_metrics(outcome).model_dump(),
         (bought.platform_id if bought else None, outcome.record.note if outcome.record else None),
-        [(c.role, c.input.model_dump_json(), c.output.model_dump_json()) for c in outcome.calls],
+        [
+            (c.role, c.input.model_dump_json(), c.output.model_dump_json() if c.output else "null")
+            for c in outcome.calls
+        ],
         json.dumps(outcome.lessons) if outcome.lessons else None,
     )
 
@@ -295,6 +299,7 @@ def run(
     llm_cache: Path | None = None,
     spend: Path | None = None,
     on_wait: WaitNotice | None = None,
+    on_limit: LimitNotice | None = None,
 ) -> RunResult:
     """Run (or resume) a cell into ``out_dir``.
 
@@ -303,7 +308,8 @@ def run(
     call cache, so reruns, resumed runs and cells sharing requests make no repeated calls.
     Money spent is counted in the run's store, or in ``spend`` when several cells share
     one budget (its owner clears stale reservations before the cells start); ``on_wait``
-    hears of every long wait for an endpoint.
+    hears of every long wait for an endpoint, ``on_limit`` of every move of an endpoint's
+    adaptive concurrency limit.
     """
     store = RunStore.open(out_dir, cfg)
     cache = cache_dir or default_cache_dir()
@@ -319,6 +325,7 @@ def run(
             replay=replay,
             budget=budget,
             on_wait=on_wait,
+            on_limit=on_limit,
         )
         if spend is None:  # the run owns its account: no other process holds a reservation
             backend.ledger.account.clear_reservations()
@@ -329,7 +336,9 @@ def run(
     async def play_all() -> None:
         nonlocal count
         if backend is not None:  # a wrong key, URL or model stops here, before any episode
-            await backend.check()
+            for checked in await backend.check():
+                if on_limit is not None:
+                    on_limit(checked.start)
         for name in cfg.domains:
             prepared = prepare(cfg, name, embedder, cache)
 

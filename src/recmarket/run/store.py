@@ -47,7 +47,7 @@ class StoredCall:
     seq: int
     role: str
     input: dict[str, Any]
-    output: dict[str, Any]
+    output: dict[str, Any] | None  # None: the call whose role failed, ending the episode
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from recmarket.agents.llm.client import CHECK_MESSAGES
+from recmarket.agents.llm.formats import PROBE_MESSAGES
 from recmarket.agents.llm.prefixes import PrefixIndex, prompt_text
 
 ROLE_BY_SYSTEM = {
@@ -45,6 +46,7 @@ CONTENT_FAULTS = (
     "bad_label",
 )
 TRANSIENT_FAULTS = ("rate_limit", "server_error", "hang")
+PROBE_REPLY = {"answer": "yes", "note": "ok", "items": ["a"], "pick": None}
 
 
 @dataclass
@@ -193,11 +195,19 @@ class FakeLLM:
     # longest start any earlier prompt shares), in that provider's usage field
     prompt_cache: str | None = None
     attempts: Counter[str] = field(default_factory=Counter)
+    # Requests served at once (the others wait, as at a server with that many slots); None:
+    # unbounded. With slots set, latency applies to endpoint checks too.
+    slots: int | None = None
+    # The structured-output types it honours (constrains the structured-output check's
+    # reply); role calls' response_format types are counted in ``formats_seen``.
+    formats: tuple[str, ...] = ()
+    formats_seen: Counter[str] = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
     prefixes: PrefixIndex = field(default_factory=PrefixIndex)
 
     def __enter__(self) -> FakeLLM:
         fake = self
+        self.gate = threading.BoundedSemaphore(self.slots) if self.slots else None
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -220,10 +230,14 @@ class FakeLLM:
                 if fake.api_key and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
                     status, headers = 401, {}
                     payload = {"error": {"message": "invalid api key", "type": "auth"}}
+                elif fake.gate is not None:
+                    with fake.gate:
+                        time.sleep(fake.latency)
+                        status, headers, payload = fake.respond(body, slept=True)
                 else:
                     status, headers, payload = fake.respond(body)
                 data = json.dumps(payload).encode()
-                if fake.raw_reply is not None and body["messages"] != list(CHECK_MESSAGES):
+                if fake.raw_reply is not None and body["messages"][0] != CHECK_MESSAGES[0]:
                     content_type, data = fake.raw_reply
                 self.send_response(status)
                 for name, value in {
@@ -257,12 +271,16 @@ class FakeLLM:
     def total(self) -> int:
         return sum(self.requests.values())
 
-    def respond(self, body: dict[str, Any]) -> tuple[int, dict[str, str], dict[str, Any]]:
+    def respond(
+        self, body: dict[str, Any], slept: bool = False
+    ) -> tuple[int, dict[str, str], dict[str, Any]]:
         messages = body["messages"]
-        if messages == list(CHECK_MESSAGES):  # the endpoint check: answered, never faulted
+        form = (body.get("response_format") or {}).get("type")
+        if messages[0] in (CHECK_MESSAGES[0], PROBE_MESSAGES[0]):  # checks: never faulted
             with self.lock:
                 self.checks += 1
-            return 200, {}, completion(body, "OK", prompt_tokens=5)
+            text = json.dumps(PROBE_REPLY) if form in self.formats else "OK"
+            return 200, {}, completion(body, text, prompt_tokens=5)
         user = messages[1]["content"]  # the card, not a re-ask
         role = role_of(messages)
         key = hashlib.sha256(json.dumps([messages, body.get("seed")]).encode()).hexdigest()
@@ -271,9 +289,10 @@ class FakeLLM:
             attempt = self.attempts[key]
             self.attempts[key] += 1
             down = self.down_after is not None and self.total > self.down_after
+            self.formats_seen[form or "off"] += 1
         if down:
             return 503, {}, {"error": {"message": "service unavailable", "type": "outage"}}
-        if self.latency:
+        if self.latency and not slept:
             time.sleep(self.latency)
         transient = self.faults.pick("t" + key, TRANSIENT_FAULTS)
         if transient == "rate_limit" and attempt < self.faults.burst:
@@ -311,8 +330,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="fake OpenAI-compatible server")
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--prompt-cache", choices=("openai", "deepseek"), default=None)
+    parser.add_argument("--slots", type=int, default=None, help="requests served at once")
     args = parser.parse_args()
-    with FakeLLM(latency=args.latency, prompt_cache=args.prompt_cache) as server:
+    with FakeLLM(latency=args.latency, prompt_cache=args.prompt_cache, slots=args.slots) as server:
         print(server.base_url, flush=True)
         server.thread.join()
 

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from recmarket.agents.llm import wrappers
+from recmarket.agents.llm.adaptive import AdaptiveLimit
 from recmarket.agents.llm.cache import CallCache
 from recmarket.agents.llm.client import ChatModel, EndpointFailure
 from recmarket.agents.llm.config import ModelConfig
 from recmarket.agents.llm.ledger import Ledger, SpendAccount
 from recmarket.agents.llm.openai_api import OpenAIChatAPI
 from recmarket.agents.llm.transport import BoundedStream, ReplyTooLarge
-from recmarket.agents.llm.wrappers import PriorityLimit
 from recmarket.testing.fake_llm import FakeLLM, FaultPlan
 
 KEY_ENV = "RECMARKET_TEST_KEY"
@@ -36,7 +36,7 @@ def chat_model(server: FakeLLM, tmp_path: Path, notices: list[str] | None = None
         OpenAIChatAPI(config),
         CallCache([tmp_path / "calls.sqlite"]),
         Ledger(SpendAccount(None, None)),
-        PriorityLimit(config.concurrency),
+        AdaptiveLimit(config.concurrency, adaptive=False),
         on_wait=notices.append if notices is not None else None,
     )
 

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from recmarket.agents.llm.adaptive import AdaptiveLimit
 from recmarket.agents.llm.api import ChatRequest, ProviderError
 from recmarket.agents.llm.cache import CallCache
 from recmarket.agents.llm.client import ChatModel, ReplayMiss
@@ -14,7 +15,6 @@ from recmarket.agents.llm.wrappers import (
     Budgeted,
     EndpointFailure,
     Limited,
-    PriorityLimit,
     Retrying,
 )
 from recmarket.testing.fake_provider import FakeChatAPI
@@ -60,27 +60,6 @@ def test_failures_in_a_row_are_counted_across_calls_and_reset_by_a_success() -> 
         asyncio.run(retrying(request()))
 
 
-def test_the_priority_limit_serves_urgent_waiters_first() -> None:
-    order: list[str] = []
-
-    async def main() -> None:
-        limit = PriorityLimit(1)
-        await limit.acquire(1)  # the only slot is taken
-
-        async def wait(name: str, urgency: int) -> None:
-            await limit.acquire(urgency)
-            order.append(name)
-            limit.release()
-
-        tasks = [asyncio.create_task(wait("prepare", 1)), asyncio.create_task(wait("decide", 0))]
-        await asyncio.sleep(0)
-        limit.release()
-        await asyncio.gather(*tasks)
-
-    asyncio.run(main())
-    assert order == ["decide", "prepare"]
-
-
 def test_limited_holds_at_most_its_slots_in_flight() -> None:
     api = FakeChatAPI(latency=0.02)
     peak = {"now": 0, "max": 0}
@@ -93,7 +72,7 @@ def test_limited_holds_at_most_its_slots_in_flight() -> None:
         finally:
             peak["now"] -= 1
 
-    limited = Limited(counting, PriorityLimit(3))
+    limited = Limited(counting, AdaptiveLimit(3, adaptive=False))
 
     async def main() -> None:
         await asyncio.gather(*(limited(request(text=str(i))) for i in range(12)))
@@ -118,7 +97,7 @@ def test_budgeted_refuses_what_the_budget_cannot_cover_and_charges_what_was_used
 def model(tmp_path: Path, api: FakeChatAPI, replay: bool = False) -> ChatModel:
     cache = CallCache([tmp_path / "calls.sqlite"])
     ledger = Ledger(SpendAccount(None, None))
-    return ChatModel(CFG, api, cache, ledger, PriorityLimit(4), replay=replay)
+    return ChatModel(CFG, api, cache, ledger, AdaptiveLimit(4, adaptive=False), replay=replay)
 
 
 def test_the_call_store_answers_an_identical_request_without_the_provider(tmp_path) -> None:

@@ -6,18 +6,32 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from recmarket.agents.llm.adaptive import PROBE_LEVELS, AdaptiveLimit, LimitNotice, start_from
 from recmarket.agents.llm.api import ChatAPI
+from recmarket.agents.llm.attempts import AttemptLog
 from recmarket.agents.llm.cache import CallCache
 from recmarket.agents.llm.client import ChatModel, WaitNotice
 from recmarket.agents.llm.config import OFFLINE, LLMConfig, ModelConfig
 from recmarket.agents.llm.ledger import BudgetWithoutPrices, Ledger, SpendAccount
 from recmarket.agents.llm.openai_api import OpenAIChatAPI
 from recmarket.agents.llm.role import LLMRole
-from recmarket.agents.llm.wrappers import PriorityLimit
 from recmarket.agents.roles import Agents
 from recmarket.vocabulary import ROLES
 
-__all__ = ["LLMBackend", "LLMConfig", "ModelConfig"]
+__all__ = ["Checked", "LLMBackend", "LLMConfig", "ModelConfig"]
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What the check before a run found for one model: one call's latency, the endpoint's
+    latency at 1, 2, 4, ... parallel calls and the limit that starts from it (the first
+    model of each endpoint measures it), and the structured-output form in use."""
+
+    cfg: ModelConfig
+    seconds: float
+    parallel: list[tuple[int, float]]
+    start: int
+    reply_format: str
 
 
 def require_prices(config: LLMConfig, budget: float | None) -> None:
@@ -42,7 +56,8 @@ class LLMBackend:
     """Builds the role bundle for a run: LLM roles where configured, the given offline roles
     elsewhere; one ChatModel per model name, one concurrency limit per endpoint. Money is
     counted in the spend account at ``spend_path`` (the run's store unless a reproduce
-    shares one account between its cells)."""
+    shares one account between its cells); every attempt of every role call is logged in
+    the first of ``cache_paths`` (the run's store)."""
 
     config: LLMConfig
     cache_paths: list[Path]
@@ -50,24 +65,30 @@ class LLMBackend:
     replay: bool = False
     budget: float | None = None
     on_wait: WaitNotice | None = None
+    on_limit: LimitNotice | None = None  # told the endpoints' adaptive limit when it moves
     provider: Callable[[ModelConfig], ChatAPI] = OpenAIChatAPI  # a fake one in unit tests
     ledger: Ledger = field(init=False)
     cache: CallCache = field(init=False)
+    attempts: AttemptLog = field(init=False)
     roles: dict[str, LLMRole] = field(init=False)
 
     def __post_init__(self) -> None:
         require_prices(self.config, self.budget)
         self.ledger = Ledger(SpendAccount(self.spend_path, self.budget))
         self.cache = CallCache(self.cache_paths)
-        limits: dict[str, PriorityLimit] = {}
+        self.limits: dict[str, AdaptiveLimit] = {}
         models: dict[str, ChatModel] = {}
         for name, cfg in self.config.models.items():
-            limit = limits.setdefault(cfg.base_url, PriorityLimit(cfg.concurrency))
+            limit = self.limits.setdefault(
+                cfg.base_url,
+                AdaptiveLimit(cfg.concurrency, 1, cfg.adaptive_concurrency, self.on_limit),
+            )
             models[name] = ChatModel(
                 cfg, self.provider(cfg), self.cache, self.ledger, limit, self.replay, self.on_wait
             )
+        self.attempts = AttemptLog(self.cache_paths[0] if self.cache_paths else None)
         self.roles = {
-            role: LLMRole(role, models[name], self.config.repair_attempts)
+            role: LLMRole(role, models[name], self.config.repair_attempts, self.attempts)
             for role in ROLES
             if (name := self.config.model_for(role)) != OFFLINE
         }
@@ -80,12 +101,24 @@ class LLMBackend:
     def agents(self, offline: Agents) -> Agents:
         return replace(offline, **self.roles)
 
-    async def check(self) -> list[tuple[ModelConfig, float]]:
-        """Check every used model's endpoint with one cheap call (seconds each);
-        EndpointFailure names the first that fails. Under --replay nothing is called."""
+    async def check(self) -> list[Checked]:
+        """Check every used model's endpoint with one cheap call; EndpointFailure names the
+        first that fails. Then measure each endpoint's parallel latency once and start its
+        limit there, and settle each model's structured-output form. Under --replay nothing
+        is called."""
         if self.replay:
             return []
-        return [(m.cfg, await m.check()) for m in self.models]
+        checked, measured = [], {}
+        for model in self.models:
+            seconds = await model.check()
+            url = model.cfg.base_url
+            if url not in measured:
+                measured[url] = await model.measure_parallel(PROBE_LEVELS)
+                self.limits[url].begin_at(start_from(measured[url], model.cfg.concurrency))
+            start = self.limits[url].current
+            form = await model.reply_format()
+            checked.append(Checked(model.cfg, seconds, measured[url], start, form))
+        return checked
 
     async def aclose(self) -> None:
         """Close the endpoints' HTTP clients inside the loop that opened them."""
@@ -94,4 +127,5 @@ class LLMBackend:
 
     def close(self) -> None:
         self.cache.close()
+        self.attempts.close()
         self.ledger.account.close()

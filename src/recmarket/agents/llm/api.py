@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,8 @@ class ChatRequest:
     max_tokens: int
     temperature: float
     seed: int | None  # the call's sample index, where the endpoint accepts a seed
+    # The reply's JSON schema in the endpoint's structured-output form (``formats``).
+    response_format: dict[str, Any] | None = field(default=None, hash=False)
 
     @property
     def characters(self) -> int:
@@ -51,12 +53,15 @@ class ProviderError(Exception):
         retryable: bool,
         retry_after: float | None = None,
         rate_limited: bool = False,
+        overload: bool = False,
     ) -> None:
         super().__init__(cause)
         self.cause = cause
         self.retryable = retryable
         self.retry_after = retry_after
         self.rate_limited = rate_limited  # a 429: the endpoint working, asking to slow down
+        # A timeout, 429, 5xx or dropped connection: too many calls at once, perhaps.
+        self.overload = overload or rate_limited
 
 
 class ChatAPI(Protocol):

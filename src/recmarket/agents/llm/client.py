@@ -2,25 +2,37 @@
 wrapped in the budget, the endpoint's concurrency limit and the retries.
 
 ``ChatModel.complete`` serves an identical request from the call store (``replay`` forbids
-anything else), and otherwise sends it down the chain ``Budgeted -> Limited -> Retrying ->
-ChatAPI`` and stores the answer. The provider is any ``ChatAPI``: the OpenAI-compatible
-one for real endpoints, an in-process fake in unit tests.
+anything else), and otherwise sends it down the chain ``Budgeted -> Retrying -> Limited ->
+ChatAPI`` and stores the answer. A JSON role's reply schema goes with the request in the
+structured-output form the endpoint honours (``formats``). The provider is any
+``ChatAPI``: the OpenAI-compatible one for real endpoints, an in-process fake in unit
+tests.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
+from dataclasses import replace
 from typing import Any
 
-from recmarket.agents.llm.api import ChatAPI, ChatRequest, Reply
+from recmarket.agents.llm.adaptive import PROBE_FLOOR, PROBE_RISE, AdaptiveLimit
+from recmarket.agents.llm.api import ChatAPI, ChatRequest, ProviderError, Reply
 from recmarket.agents.llm.cache import CachedCall, CallCache, call_key
 from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm.formats import (
+    AUTO_ORDER,
+    FORMATS,
+    PROBE_MESSAGES,
+    PROBE_SCHEMA,
+    PROBE_TOKENS,
+    honoured,
+)
 from recmarket.agents.llm.ledger import Ledger
 from recmarket.agents.llm.wrappers import (
     Budgeted,
     EndpointFailure,
     Limited,
-    PriorityLimit,
     Retrying,
     WaitNotice,
 )
@@ -47,22 +59,40 @@ class ChatModel:
         api: ChatAPI,
         cache: CallCache,
         ledger: Ledger,
-        limit: PriorityLimit,
+        limit: AdaptiveLimit,
         replay: bool = False,
         on_wait: WaitNotice | None = None,
     ) -> None:
         self.cfg, self.api, self.cache, self.ledger, self.replay = cfg, api, cache, ledger, replay
-        unpaid = Limited(Retrying(api.generate, cfg, on_wait), limit)
+        self.limit = limit
+        unpaid = Retrying(Limited(api.generate, limit), cfg, on_wait)
         self._check = unpaid  # the endpoint check is never charged to a run
         self._send = Budgeted(unpaid, cfg, ledger.account)
+        self._format: str | None = None  # the structured-output form in use, once known
+        self._format_lock = asyncio.Lock()
 
     @property
     def params(self) -> dict[str, Any]:
-        return {"temperature": self.cfg.temperature, "max_tokens": self.cfg.max_tokens}
+        """What, besides the messages and the sample, determines an answer (the call key).
+        The structured-output setting is there unless it is off, so stores made before it
+        existed still serve the calls they hold."""
+        params: dict[str, Any] = {"temperature": self.cfg.temperature}
+        params["max_tokens"] = self.cfg.max_tokens
+        if self.cfg.structured != "off":
+            params["structured"] = self.cfg.structured
+        return params
 
-    def _request(self, role: str, messages: list[dict[str, str]], sample: int) -> ChatRequest:
+    def _request(
+        self,
+        role: str,
+        messages: list[dict[str, str]],
+        sample: int,
+        response_format: dict[str, Any] | None,
+    ) -> ChatRequest:
         seed = sample % 2**31 if self.cfg.send_seed else None
-        return ChatRequest(role, messages, self.cfg.max_tokens, self.cfg.temperature, seed)
+        return ChatRequest(
+            role, messages, self.cfg.max_tokens, self.cfg.temperature, seed, response_format
+        )
 
     async def check(self) -> float:
         """One tiny call, retried like any other: seconds it took, or EndpointFailure naming
@@ -72,7 +102,64 @@ class ChatModel:
         await self._check(request)
         return time.monotonic() - start
 
-    async def complete(self, role: str, messages: list[dict[str, str]], sample: int) -> str:
+    async def measure_parallel(self, levels: tuple[int, ...]) -> list[tuple[int, float]]:
+        """For each level, the slowest of that many tiny calls sent at once, in seconds;
+        stops after the first level that takes PROBE_RISE times one call alone. The calls
+        go straight to the provider: the limit they measure is not yet set."""
+        system, user = (dict(m) for m in CHECK_MESSAGES)
+
+        async def timed(call: int) -> float:
+            # Each call its own text, so no endpoint serves it from its prompt cache.
+            messages = [system, {**user, "content": f"{user['content']} ({call})"}]
+            start = time.monotonic()
+            try:
+                await self.api.generate(ChatRequest("check", messages, 1, 0.0, None))
+            except ProviderError as error:
+                raise EndpointFailure.at(self.cfg, error.cause) from error
+            return time.monotonic() - start
+
+        measured: list[tuple[int, float]] = []
+        for level in levels:
+            if level > self.cfg.concurrency:
+                break
+            slowest = max(await asyncio.gather(*(timed(call) for call in range(level))))
+            measured.append((level, slowest))
+            if slowest > PROBE_RISE * max(measured[0][1], PROBE_FLOOR):
+                break
+        return measured
+
+    async def reply_format(self) -> str:
+        """The structured-output form this model's calls use: the setting itself, or under
+        ``auto`` the first form the endpoint honours (``formats``), found once."""
+        async with self._format_lock:
+            if self._format is None and self.cfg.structured != "auto":
+                self._format = self.cfg.structured
+            if self._format is None:
+                self._format = "off"
+                for name in AUTO_ORDER:
+                    if await self._honours(name):
+                        self._format = name
+                        break
+            return self._format
+
+    async def _honours(self, name: str) -> bool:
+        form = FORMATS[name](PROBE_SCHEMA)
+        request = ChatRequest("check", [dict(m) for m in PROBE_MESSAGES], PROBE_TOKENS, 0.0, None)
+        try:
+            reply = await self._check(replace(request, response_format=form))
+        except EndpointFailure:  # refused (a 400 for an unknown form, say): not honoured
+            return False
+        return honoured(reply.text)
+
+    async def complete(
+        self,
+        role: str,
+        messages: list[dict[str, str]],
+        sample: int,
+        schema: dict[str, Any] | None = None,
+    ) -> str:
+        """The answer to ``messages``, from the store or the endpoint; ``schema`` is the
+        reply's JSON schema, sent in the structured-output form in use."""
         key = call_key(self.cfg.name, self.cfg.base_url, messages, self.params, sample)
         hit = self.cache.get(key)
         if hit is not None:
@@ -83,8 +170,9 @@ class ChatModel:
                 f"--replay: no stored answer for a {role} call to {self.cfg.name} "
                 f"(key {key[:12]}); run without --replay to make it"
             )
+        form = FORMATS[await self.reply_format()](schema) if schema is not None else None
         start = time.monotonic()
-        reply: Reply = await self._send(self._request(role, messages, sample))
+        reply: Reply = await self._send(self._request(role, messages, sample, form))
         call = CachedCall(
             reply.text,
             reply.prompt_tokens,

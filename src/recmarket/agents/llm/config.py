@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from recmarket.agents.llm.formats import Structured
 from recmarket.agents.llm.transport import DEFAULT_MAX_REPLY_BYTES
 from recmarket.vocabulary import ROLES
 
@@ -16,6 +17,7 @@ OFFLINE = "offline"
 # Settings that change how calls are made, not what they answer: left out of the run hash.
 OPERATIONAL = (
     "concurrency",
+    "adaptive_concurrency",
     "timeout",
     "max_retries",
     "retry_after_cap",
@@ -43,7 +45,20 @@ class ModelConfig(BaseModel):
         description="pass each call's sample index as `seed` "
         "(reproducible sampling where the endpoint supports it)",
     )
-    concurrency: int = Field(16, ge=1, description="calls in flight per endpoint")
+    concurrency: int = Field(
+        64,
+        ge=1,
+        description="most calls in flight per endpoint; the adaptive limit starts from what "
+        "the endpoint check measures and stays at or under this",
+    )
+    adaptive_concurrency: bool = Field(
+        True, description="adapt the limit to the endpoint (false: always `concurrency`)"
+    )
+    structured: Structured = Field(
+        "auto",
+        description="send each JSON role's reply schema: auto (probe the endpoint once, "
+        "fall back), json_schema, json_object (JSON mode with the schema) or off",
+    )
     timeout: float = Field(60.0, gt=0, description="seconds before a call is abandoned")
     max_retries: int = Field(6, ge=0, description="retries on 429, 5xx, timeouts, disconnects")
     retry_after_cap: float = Field(

@@ -18,6 +18,7 @@ from recmarket.agents.llm.config import ModelConfig
 from recmarket.agents.llm.transport import ReplyTooLarge, bounded_client
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+OVERLOAD_STATUS = {408, 429, 500, 502, 503, 504}
 
 
 def _retry_after(exc: Exception) -> float | None:
@@ -45,16 +46,18 @@ def provider_error(exc: Exception) -> ProviderError:
         cause = "not found (HTTP 404): check the base URL and the model name"
         return ProviderError(cause, retryable=False)
     if isinstance(exc, openai.APITimeoutError):
-        return ProviderError("no answer within the timeout", retryable=True)
+        return ProviderError("no answer within the timeout", retryable=True, overload=True)
     if isinstance(exc, openai.APIConnectionError):
         inner = exc.__cause__ or exc
-        return ProviderError(f"cannot connect ({type(inner).__name__}: {inner})", retryable=True)
+        cause = f"cannot connect ({type(inner).__name__}: {inner})"
+        return ProviderError(cause, retryable=True, overload=True)
     if isinstance(exc, openai.APIStatusError):
         return ProviderError(
             f"HTTP {exc.status_code}: {exc.message}",
             retryable=exc.status_code in RETRYABLE_STATUS,
             retry_after=_retry_after(exc),
             rate_limited=exc.status_code == 429,
+            overload=exc.status_code in OVERLOAD_STATUS,
         )
     if isinstance(exc, ReplyTooLarge | openai.APIResponseValidationError | ValueError):
         return _malformed(str(exc))
@@ -109,7 +112,9 @@ class OpenAIChatAPI:
         return self._client
 
     async def generate(self, request: ChatRequest) -> Reply:
-        extra = {"seed": request.seed} if request.seed is not None else {}
+        extra: dict[str, Any] = {"seed": request.seed} if request.seed is not None else {}
+        if request.response_format is not None:
+            extra["response_format"] = request.response_format
         try:
             response = await self.client().chat.completions.create(
                 model=self.cfg.name,

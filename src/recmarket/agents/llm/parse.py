@@ -29,6 +29,7 @@ from recmarket.agents.contracts import (
     ShortlistInput,
     StructuredNeed,
 )
+from recmarket.agents.llm.replies import CURRENT_WORDS, LONG_TERM_WORDS, QUERY_WORDS, REASON_WORDS
 
 MAX_SENTENCES = 3
 MAX_TEXT_WORDS = 120
@@ -97,7 +98,7 @@ def _shortlist(data: dict[str, Any], inp: ShortlistInput) -> Shortlist:
         ranked=tuple(
             RankedItem(
                 platform_id=i["platform_id"],
-                reason=_words(i.get("user_agent_reason"), "user_agent_reason", 80),
+                reason=_words(i.get("user_agent_reason"), "user_agent_reason", REASON_WORDS),
             )
             for i in items
         )
@@ -150,11 +151,13 @@ def parse(role: str, text: str, inp: Contract) -> Contract:
             return _record(text)
         data = extract_json(text)
         if role == "query":
-            return Query(query_text=_words(data.get("query_text"), "query_text", 60))
+            return Query(query_text=_words(data.get("query_text"), "query_text", QUERY_WORDS))
         if role == "need":
             return StructuredNeed(
-                long_term_need=_words(data.get("long_term_need"), "long_term_need", 30),
-                current_need=_words(data.get("current_need"), "current_need", 25),
+                long_term_need=_words(
+                    data.get("long_term_need"), "long_term_need", LONG_TERM_WORDS
+                ),
+                current_need=_words(data.get("current_need"), "current_need", CURRENT_WORDS),
             )
         if role == "shortlist":
             assert isinstance(inp, ShortlistInput)

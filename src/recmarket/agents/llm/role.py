@@ -1,14 +1,18 @@
-"""An LLM answering one role: render the prompt card, call, parse, and re-ask with the
-specific complaint when the answer breaks the contract."""
+"""An LLM answering one role: render the prompt card, call with the reply's schema, parse,
+and re-ask with the specific complaint when the answer breaks the contract. Every attempt
+(the reply, its complaint, the re-ask) goes to the attempt log."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from recmarket.agents.contracts import Contract, RoleFailure
+from recmarket.agents.llm.attempts import Attempt, AttemptLog, input_digest
 from recmarket.agents.llm.client import ChatModel
 from recmarket.agents.llm.parse import OutputError, parse
 from recmarket.agents.llm.prompts import render
+from recmarket.agents.llm.replies import reply_schema
 
 REASK = "Your answer could not be used: {error}. Answer again, following the output format exactly."
 EXCERPT_CHARS = 400  # of a bad answer quoted back in a re-ask: enough to see the fault
@@ -24,20 +28,32 @@ class LLMRole:
     role: str
     model: ChatModel
     repair_attempts: int = 2
+    log: AttemptLog | None = None
 
     async def __call__(self, inp: Contract, seed: int) -> Contract:
         messages = render(self.role, inp)
-        problem = ""
-        for _ in range(self.repair_attempts + 1):
-            # An EndpointFailure is not caught: it stops the run rather than this episode.
-            text = await self.model.complete(self.role, messages, sample=seed)
-            try:
-                return parse(self.role, text, inp)
-            except OutputError as exc:
-                problem = str(exc)
-                messages = [
-                    *messages,
-                    {"role": "assistant", "content": excerpt(text)},
-                    {"role": "user", "content": REASK.format(error=problem)},
-                ]
+        schema = reply_schema(self.role, inp)
+        tried: list[Attempt] = []
+        try:
+            for attempt in range(self.repair_attempts + 1):
+                # An EndpointFailure is not caught: it stops the run, not this episode.
+                text = await self.model.complete(self.role, messages, seed, schema)
+                try:
+                    answer = parse(self.role, text, inp)
+                except OutputError as exc:
+                    reask = REASK.format(error=exc) if attempt < self.repair_attempts else None
+                    tried.append(Attempt(attempt, text, str(exc), reask))
+                    messages = [
+                        *messages,
+                        {"role": "assistant", "content": excerpt(text)},
+                        {"role": "user", "content": REASK.format(error=exc)},
+                    ]
+                    continue
+                tried.append(Attempt(attempt, text, None, None))
+                return answer
+        finally:
+            if self.log is not None and tried:
+                digest = input_digest(json.loads(inp.model_dump_json()))
+                self.log.record(self.role, digest, seed, tried)
+        problem = tried[-1].error
         raise RoleFailure(self.role, f"invalid after {self.repair_attempts} re-asks: {problem}")

@@ -3,20 +3,22 @@ around its ``ModelAPI``): the budget, the concurrency limit, the retries. Each l
 the next one's ``generate`` and is tested on its own against a scripted provider.
 
 From the outside in: ``Budgeted`` reserves a call's worst-case cost before it waits for a
-slot; ``Limited`` holds one of the endpoint's slots, stage 3-4 calls first; ``Retrying``
-retries what may pass (capped Retry-After, backoff with full jitter) and turns the rest,
-and runs of failures, into ``EndpointFailure``.
+slot; ``Retrying`` retries what may pass (capped Retry-After, backoff with full jitter) and
+turns the rest, and runs of failures, into ``EndpointFailure``; ``Limited`` holds one of
+the endpoint's slots for each attempt, stage 3-4 calls first, and tells the adaptive limit
+(``adaptive``) how the attempt went. Retrying outside the limit means a retry waits for a
+slot under the limit its own failure may have cut, rather than keeping its slot.
 """
 
 from __future__ import annotations
 
 import asyncio
-import heapq
-import itertools
 import random
+import time
 from collections.abc import Callable
 from dataclasses import replace
 
+from recmarket.agents.llm.adaptive import AdaptiveLimit
 from recmarket.agents.llm.api import ChatRequest, Generate, ProviderError, Reply
 from recmarket.agents.llm.config import ModelConfig
 from recmarket.agents.llm.ledger import BudgetExceeded, SpendAccount, price, worst_case
@@ -86,55 +88,31 @@ class Retrying:
             self.on_wait("")
 
 
-class PriorityLimit:
-    """At most ``slots`` calls in flight; a freed slot goes to the most urgent waiter (then
-    the longest waiting). One per endpoint, shared by every model and role that uses it."""
-
-    def __init__(self, slots: int) -> None:
-        self.free = slots
-        self.waiting: list[tuple[int, int, asyncio.Future[None]]] = []
-        self.order = itertools.count()
-
-    async def acquire(self, urgency: int) -> None:
-        """Take a slot; a lower ``urgency`` number is served first."""
-        if self.free and not self.waiting:
-            self.free -= 1
-            return
-        future = asyncio.get_running_loop().create_future()
-        heapq.heappush(self.waiting, (urgency, next(self.order), future))
-        try:
-            await future
-        except asyncio.CancelledError:
-            if future.done() and not future.cancelled():
-                self.release()  # granted just as it was cancelled: pass the slot on
-            raise
-
-    def release(self) -> None:
-        while self.waiting:
-            _, _, future = heapq.heappop(self.waiting)
-            if not future.done():
-                future.set_result(None)
-                return
-        self.free += 1
-
-
 # Stage 3-4 calls (each user's chain of shortlist, decision, review, update) wait for
 # nothing but a slot; stage 1-2 calls are prepared ahead and can wait behind them.
 URGENT_ROLES = frozenset({"shortlist", "decide", "review", "update"})
 
 
 class Limited:
-    """One slot of the endpoint's limit per call, urgent roles first."""
+    """One slot of the endpoint's adaptive limit per attempt, urgent roles first; tells the
+    limit how each attempt went (its latency, or an overload)."""
 
-    def __init__(self, inner: Generate, limit: PriorityLimit) -> None:
+    def __init__(self, inner: Generate, limit: AdaptiveLimit) -> None:
         self.inner, self.limit = inner, limit
 
     async def __call__(self, request: ChatRequest) -> Reply:
-        await self.limit.acquire(0 if request.role in URGENT_ROLES else 1)
+        ticket = await self.limit.acquire(0 if request.role in URGENT_ROLES else 1)
+        start = time.monotonic()
         try:
-            return await self.inner(request)
-        finally:
-            self.limit.release()
+            reply = await self.inner(request)
+        except ProviderError as error:
+            (self.limit.overloaded if error.overload else self.limit.released)(ticket)
+            raise
+        except BaseException:
+            self.limit.released(ticket)
+            raise
+        self.limit.succeeded(ticket, request.role, time.monotonic() - start)
+        return reply
 
 
 class Budgeted:

@@ -1,0 +1,150 @@
+"""The adaptive concurrency limit: where it starts, how it moves, and what it does against
+loopback servers with one slot and with 64."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from recmarket.agents.llm.adaptive import PROBE_LEVELS, AdaptiveLimit, start_from
+from recmarket.agents.llm.cache import CallCache
+from recmarket.agents.llm.client import ChatModel
+from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm.ledger import Ledger, SpendAccount
+from recmarket.agents.llm.openai_api import OpenAIChatAPI
+from recmarket.testing.fake_llm import FakeLLM
+
+KEY_ENV = "RECMARKET_TEST_ADAPTIVE_KEY"
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-test")
+
+
+def test_the_start_is_the_last_level_that_kept_the_single_call_latency() -> None:
+    serial = [(1, 0.1), (2, 0.2)]  # one slot: two calls take twice as long
+    assert start_from(serial, maximum=64) == 1
+    flat = [(1, 0.1), (2, 0.11), (4, 0.1), (8, 0.12), (16, 0.13)]
+    assert start_from(flat, maximum=64) == 16
+    assert start_from(flat, maximum=6) == 6
+    assert start_from([(1, 0.1), (2, 0.1), (4, 0.1), (8, 0.4)], maximum=64) == 4
+
+
+def test_slots_go_to_the_most_urgent_waiter_first() -> None:
+    order: list[str] = []
+
+    async def main() -> None:
+        limit = AdaptiveLimit(1, adaptive=False)
+        held = await limit.acquire(1)  # the only slot is taken
+
+        async def wait(name: str, urgency: int) -> None:
+            ticket = await limit.acquire(urgency)
+            order.append(name)
+            limit.released(ticket)
+
+        tasks = [asyncio.create_task(wait("prepare", 1)), asyncio.create_task(wait("decide", 0))]
+        await asyncio.sleep(0)
+        limit.released(held)
+        await asyncio.gather(*tasks)
+
+    asyncio.run(main())
+    assert order == ["decide", "prepare"]
+
+
+def test_one_overload_cuts_the_limit_once_however_many_calls_it_fails() -> None:
+    async def main() -> AdaptiveLimit:
+        limit = AdaptiveLimit(64, start=16)
+        tickets = [await limit.acquire(1) for _ in range(8)]
+        for ticket in tickets:  # eight timeouts of calls sent before the cut
+            limit.overloaded(ticket)
+        return limit
+
+    limit = asyncio.run(main())
+    assert limit.current == 8 and limit.in_flight == 0
+
+
+def test_rising_latency_shrinks_the_limit_and_steady_latency_grows_it() -> None:
+    async def window(limit: AdaptiveLimit, seconds: float) -> None:
+        tickets = [await limit.acquire(1) for _ in range(limit.current)]
+        for ticket in tickets:
+            limit.succeeded(ticket, "decide", seconds)
+
+    async def main() -> tuple[int, int, int]:
+        limit = AdaptiveLimit(64, start=4)
+        await window(limit, 1.0)
+        grown = limit.current  # slow start: doubled
+        await window(limit, 5.0)  # five times the fastest: calls queue at the endpoint
+        shrunk = limit.current
+        await window(limit, 1.0)
+        return grown, shrunk, limit.current
+
+    grown, shrunk, after = asyncio.run(main())
+    assert grown == 8 and shrunk == 6 and after == 7  # additive once slow start ended
+
+
+def test_a_fixed_limit_never_moves() -> None:
+    async def main() -> int:
+        limit = AdaptiveLimit(5, start=1, adaptive=False)
+        for _ in range(3):
+            tickets = [await limit.acquire(1) for _ in range(5)]
+            for ticket in tickets:
+                limit.overloaded(ticket)
+        return limit.current
+
+    assert asyncio.run(main()) == 5
+
+
+def model_at(server: FakeLLM, tmp_path: Path, limits: list[int], **cfg) -> ChatModel:
+    config = ModelConfig(
+        name="fake-model", base_url=server.base_url, api_key_env=KEY_ENV, structured="off", **cfg
+    )
+    limit = AdaptiveLimit(
+        config.concurrency, adaptive=config.adaptive_concurrency, on_change=limits.append
+    )
+    tmp_path.mkdir(exist_ok=True)
+    return ChatModel(
+        config,
+        OpenAIChatAPI(config),
+        CallCache([tmp_path / "calls.sqlite"]),
+        Ledger(SpendAccount(None, None)),
+        limit,
+    )
+
+
+def drive(model: ChatModel, calls: int) -> None:
+    """The endpoint check's measurement, then ``calls`` distinct calls at once."""
+
+    async def go() -> None:
+        try:
+            measured = await model.measure_parallel(PROBE_LEVELS)
+            model.limit.begin_at(start_from(measured, model.cfg.concurrency))
+            card = {"role": "system", "content": "You simulate final user purchase decisions"}
+            messages = [[card, {"role": "user", "content": f"call {i}"}] for i in range(calls)]
+            await asyncio.gather(*(model.complete("decide", m, 0) for m in messages))
+        finally:
+            await model.aclose()
+
+    asyncio.run(go())
+
+
+def test_against_64_slots_the_limit_climbs_past_48(tmp_path: Path) -> None:
+    limits: list[int] = []
+    with FakeLLM(slots=64, latency=0.02) as server:
+        drive(model_at(server, tmp_path, limits), calls=400)
+    assert max(limits) >= 48, limits
+
+
+def test_against_one_slot_the_calls_finish_where_a_fixed_limit_times_out(tmp_path: Path) -> None:
+    from recmarket.agents.llm.wrappers import EndpointFailure
+
+    limits: list[int] = []
+    settings = {"timeout": 0.6, "max_retries": 1}
+    with FakeLLM(slots=1, latency=0.05) as server:
+        drive(model_at(server, tmp_path, limits, **settings), calls=40)
+    assert max(limits, default=1) <= 4  # it never went far from the one slot
+    with FakeLLM(slots=1, latency=0.05) as server, pytest.raises(EndpointFailure):
+        fixed = model_at(server, tmp_path / "fixed", [], adaptive_concurrency=False, **settings)
+        drive(fixed, calls=40)  # 16 and more at once: the last in line pass the timeout

@@ -1,0 +1,98 @@
+"""Failures you can read, and structured outputs, through HTTP against the loopback fake:
+every attempt of a role call is stored; show and export print them; a run that mostly
+failed says so; a reply schema goes to an endpoint that honours one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from recmarket.agents.llm.config import LLMConfig, ModelConfig
+from recmarket.analysis.failures import failure_warning
+from recmarket.cli import app
+from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.run.runner import run
+from recmarket.run.store import RunStore
+from recmarket.testing.fake_llm import FakeLLM, FaultPlan
+
+KEY_ENV = "RECMARKET_TEST_FAILURES_KEY"
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-test")
+
+
+def cell(server: FakeLLM, repair_attempts: int, requests: int = 4, **model) -> RunConfig:
+    spec = ModelConfig(name="fake-model", base_url=server.base_url, api_key_env=KEY_ENV, **model)
+    return RunConfig(
+        condition="no-rep",
+        domains=("Video_Games",),
+        episodes=EpisodeConfig(requests=requests),
+        llm=LLMConfig(models={"m": spec}, roles={"query": "m"}, repair_attempts=repair_attempts),
+    )
+
+
+def play(tmp_path: Path, server: FakeLLM, repair_attempts: int, **model) -> Path:
+    out = tmp_path / "run"
+    config = cell(server, repair_attempts, **model)
+    run(config, out, llm_cache=tmp_path / "shared.sqlite").store.close()
+    return out
+
+
+def test_a_failed_call_keeps_its_input_and_every_attempt(tmp_path: Path) -> None:
+    with FakeLLM(faults=FaultPlan({"invalid_json": 1.0})) as server:
+        out = play(tmp_path, server, repair_attempts=0)
+    with RunStore.read(out) as store:
+        rows = store.episodes()
+        calls = list(store.calls(rows[0]["domain"], rows[0]["ord"]))
+        warning = failure_warning(rows, store.db)
+    assert {r["failed_role"] for r in rows} == {"query"}
+    assert [(c.role, c.output) for c in calls] == [("query", None)]
+    assert warning is not None and "4 of 4 episodes (100%) failed: query 4" in warning
+    assert "no valid JSON object" in warning and "structured" in warning
+
+    shown = CliRunner().invoke(app, ["show", str(out)])
+    assert shown.exit_code == 0, shown.output
+    assert "attempt 1 (refused: the reply contains no valid JSON object" in shown.output
+    assert "query failed, which ended the episode" in shown.output
+
+    CliRunner().invoke(app, ["export", str(out), "--calls", "--format", "csv"])
+    frame = pd.read_csv(out / "calls.csv", keep_default_na=False)
+    attempts = json.loads(frame.loc[0, "attempts"])
+    assert frame.loc[0, "output"] == "null" and len(attempts) == 1
+    assert attempts[0]["error"].startswith("the reply contains no valid JSON object")
+
+
+def test_a_repaired_call_shows_the_refused_reply_and_the_reask(tmp_path: Path) -> None:
+    with FakeLLM(faults=FaultPlan({"invalid_json": 1.0})) as server:
+        out = play(tmp_path, server, repair_attempts=1)
+    with RunStore.read(out) as store:
+        rows = store.episodes()
+        assert not any(r["failed_role"] for r in rows)
+        assert failure_warning(rows, store.db) is None
+    shown = CliRunner().invoke(app, ["show", str(out)])
+    assert "attempt 1 (refused:" in shown.output and "attempt 2 (used):" in shown.output
+    assert "re-asked: Your answer could not be used" in shown.output
+
+
+@pytest.mark.parametrize(
+    ("honours", "setting", "sent"),
+    [
+        (("json_schema", "json_object"), "auto", "json_schema"),
+        (("json_object",), "auto", "json_object"),
+        ((), "auto", "off"),
+        (("json_schema",), "off", "off"),
+        ((), "json_object", "json_object"),  # a fixed setting is sent without a probe
+    ],
+)
+def test_the_reply_schema_goes_in_the_form_the_endpoint_honours(
+    tmp_path: Path, honours: tuple[str, ...], setting: str, sent: str
+) -> None:
+    with FakeLLM(formats=honours) as server:
+        play(tmp_path, server, repair_attempts=1, structured=setting)
+    assert dict(server.formats_seen) == {sent: 4}  # the four query calls
