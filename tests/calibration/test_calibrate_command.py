@@ -71,3 +71,37 @@ def test_reproduce_takes_the_calibrated_table_for_every_cell(simulated, tmp_path
     for store in out.glob("cells/*/run.sqlite"):
         with RunStore.read(store.parent) as opened:
             assert opened.config().agents.update.mixed_gap == 0.3  # the calibrated value
+
+
+def test_the_check_predicts_a_cell_of_the_same_agents_and_flags_other_agents(
+    simulated, tmp_path: Path
+) -> None:
+    from tests.calibration.conftest import DOMAINS, PROFILES, RANKER, UPDATE
+
+    def offline_cell(out: Path, outside: float | None) -> Path:
+        profiles = PROFILES
+        if outside is not None:  # agents that hardly ever buy: not what was calibrated
+            profiles = {name: {**p, "outside": outside} for name, p in PROFILES.items()}
+        cfg = RunConfig.model_validate(
+            {
+                "condition": "no-rep",
+                "domains": DOMAINS[:1],
+                "episodes": {"requests": 60},
+                "agents": {"ranker": RANKER, "decision": {"profiles": profiles}, "update": UPDATE},
+            }
+        )
+        run(cfg, out).store.close()
+        return out
+
+    same = offline_cell(tmp_path / "same", None)
+    other = offline_cell(tmp_path / "other", 40.0)
+    args = ["calibrate", str(simulated[0]), "--out", str(tmp_path / "p.toml")]
+    checks = ["--check", str(same), "--check", str(other), "--replicates", "8"]
+    result = runner.invoke(app, [*args, *checks])
+    assert result.exit_code == 0, result.output
+    cells = [[c.strip() for c in line.split("│")] for line in result.stdout.splitlines()]
+    rows = [(c[1].split()[0], c[2], c[-2]) for c in cells if len(c) > 6 and c[1]]
+    same = [inside for cell, _, inside in rows if cell == "same"]
+    assert len(same) == 12 and same.count("yes") >= 9, result.stdout  # a few miss by chance
+    assert ("other", "purchase_rate", "no") in rows, result.stdout
+    assert "model values inside their 95% prediction interval" in result.stdout

@@ -11,6 +11,27 @@ from rich.table import Table
 from recmarket.calibration.calibrate import Calibration, calibrate, write_params
 from recmarket.calibration.mle import Fitted
 from recmarket.cli.app import app, err, fail, out, user_errors
+from recmarket.report.prediction import REPLICATES, PredictionRow, check_predictions
+
+
+def prediction_table(rows: list[PredictionRow], replicates: int) -> Table:
+    table = Table(
+        title=f"Calibrated offline predictions against the model ({replicates} offline "
+        "replicates per cell; interval: 2.5th-97.5th percentile)"
+    )
+    for column in ("cell", "metric", "model", "offline prediction", "95% interval", "inside"):
+        table.add_column(column, justify="left" if column in ("cell", "metric") else "right")
+    for r in rows:
+        cell = f"{r.cell}, {r.episodes} episodes ({r.failed} failed)"
+        table.add_row(
+            cell,
+            r.metric,
+            f"{r.model:.3f}",
+            f"{r.predicted:.3f}",
+            f"[{r.low:.3f}, {r.high:.3f}]",
+            "yes" if r.inside else "no",
+        )
+    return table
 
 
 def _rows(table: Table, part: str, fitted: Fitted) -> None:
@@ -49,12 +70,25 @@ def calibrate_command(
     out_path: Annotated[
         Path, typer.Option("--out", help="where to write the [agents] tables (TOML)")
     ] = Path("calibrated.toml"),
+    check: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--check",
+            help="a finished model run in another cell: simulate it offline with the fitted "
+            "parameters and compare (repeat for more cells)",
+        ),
+    ] = None,
+    replicates: Annotated[
+        int, typer.Option("--replicates", min=2, help="offline runs per checked cell")
+    ] = REPLICATES,
 ) -> None:
     """Estimate the offline model's choice parameters (ranker, decision per profile,
     updater thresholds) from the stored role calls of finished runs, by maximum
-    likelihood; write them as a config file that run --config accepts."""
+    likelihood; write them as a config file that run --config accepts. With --check,
+    predict other cells' model runs with the fitted offline agents and say which metrics
+    fall inside the prediction intervals."""
     with user_errors():
-        for run_dir in run_dirs:
+        for run_dir in [*run_dirs, *(check or [])]:
             if not (run_dir / "run.sqlite").is_file():
                 fail(f"{run_dir}: no run store (run.sqlite) here")
         calibration = calibrate(run_dirs)
@@ -75,3 +109,9 @@ def calibrate_command(
     for warning in calibration.warnings:
         err.print(f"warning: {warning}", style="yellow")
     out.print(f"wrote {out_path} (use: recmarket run --config {out_path}) and {report}")
+    if check:
+        with user_errors():
+            rows = check_predictions(calibration.params, check, replicates)
+        out.print(prediction_table(rows, replicates))
+        inside = sum(r.inside for r in rows)
+        out.print(f"{inside} of {len(rows)} model values inside their 95% prediction interval")

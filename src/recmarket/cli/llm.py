@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
 
 from recmarket.agents.llm import Checked, LLMBackend
+from recmarket.agents.llm.local import DEFAULT_ALIAS, LocalServer, LocalServerError
 from recmarket.cli.app import fail, llm_app, out, user_errors
 from recmarket.cli.options import ConfigPath, LlmBaseUrl, LlmKeyEnv, LlmModel, llm_overrides
 from recmarket.config_file import build_config
@@ -44,3 +49,41 @@ def check(
             f"  concurrency limit starts at {found.start} (adaptive, at most "
             f"{model.concurrency}); structured outputs: {found.reply_format}"
         )
+
+
+@llm_app.command("serve")
+def serve(
+    model: Annotated[
+        Path | None,
+        typer.Option("--model", help="a GGUF file (default: SmolLM2-135M-Instruct, bundled)"),
+    ] = None,
+    alias: Annotated[
+        str, typer.Option("--alias", help="the model's name for --llm-model")
+    ] = DEFAULT_ALIAS,
+    port: Annotated[int, typer.Option("--port", help="loopback port (default: a free one)")] = 0,
+    threads: Annotated[int | None, typer.Option("--threads", min=1, help="CPU threads")] = None,
+    log: Annotated[Path | None, typer.Option("--log", help="the server's log file")] = None,
+) -> None:
+    """Serve a local model with llama.cpp's OpenAI-compatible server on loopback (needs
+    the local extra), print its base URL, and stop cleanly on Ctrl-C."""
+    server = LocalServer(model, alias, port, log=log)
+    if threads is not None:
+        server.threads = threads
+    with user_errors():
+        try:
+            server.start()
+        except LocalServerError as exc:
+            fail(str(exc))
+    out.print(f"serving {alias} at {server.base_url} (Ctrl-C stops it)")
+    out.print(
+        f"try: recmarket run --backend llm --llm-model {alias} --llm-base-url "
+        f"{server.base_url} --llm-api-key-env LOCAL_KEY  (with LOCAL_KEY=local set)"
+    )
+    try:
+        assert server.process is not None
+        server.process.wait()
+        fail(f"the server stopped by itself (code {server.process.returncode})")
+    except KeyboardInterrupt:
+        out.print("stopping")
+    finally:
+        server.stop()
