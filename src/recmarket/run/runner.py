@@ -333,9 +333,13 @@ def run(
     total = cfg.episodes.requests * len(cfg.domains)
     count = 0
 
+    finished = sum(len(store.done(name)) for name in cfg.domains) >= total
+
     async def play_all() -> None:
         nonlocal count
-        if backend is not None:  # a wrong key, URL or model stops here, before any episode
+        # A wrong key, URL or model stops here, before any episode; a finished run (rerun
+        # for its summary) needs no endpoint at all.
+        if backend is not None and not finished:
             for checked in await backend.check():
                 if on_limit is not None:
                     on_limit(checked.start)

@@ -70,7 +70,7 @@ def test_rising_latency_shrinks_the_limit_and_steady_latency_grows_it() -> None:
     async def window(limit: AdaptiveLimit, seconds: float) -> None:
         tickets = [await limit.acquire(1) for _ in range(limit.current)]
         for ticket in tickets:
-            limit.succeeded(ticket, "decide", seconds)
+            limit.succeeded(ticket, "decide", seconds, 80, 10)
 
     async def main() -> tuple[int, int, int]:
         limit = AdaptiveLimit(64, start=4)

@@ -15,8 +15,10 @@ large one idle. So the limit
 - halves on a timeout, a 429, a 5xx or a dropped connection (multiplicative decrease),
   once per window of calls sent before the cut, so a burst of failures from one overload
   is one cut; and shrinks by a fifth when the window's latencies rise (the median call
-  took more than ``RISE`` times the fastest call of its role: calls queueing at the
-  endpoint, the signal TCP Vegas reads);
+  took more than ``RISE`` times as long per unit of work as the fastest call of its role:
+  calls queueing at the endpoint, the signal TCP Vegas reads). A call's work is its
+  completion tokens plus its prompt tokens over ``PREFILL_FACTOR`` (every backend reads a
+  prompt several times faster than it writes), so a long answer is not taken for a queue;
 - stays between 1 and the configured maximum.
 
 A call that failed is retried only after its slot was given back and a slot under the
@@ -34,7 +36,8 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-RISE = 2.0  # median latency over the fastest seen, per role, that counts as queueing
+RISE = 1.6  # median seconds per unit of work over the role's fastest: calls are queueing
+PREFILL_FACTOR = 8.0  # prompt tokens that cost as much as one completion token, at least
 SHRINK = 0.8  # the limit's factor when latency rises
 BACKOFF = 0.5  # the limit's factor on a timeout, 429, 5xx or dropped connection
 FORGET = 1.02  # per window, the fastest latency seen drifts up: a slower endpoint is accepted
@@ -131,12 +134,14 @@ class AdaptiveLimit:
 
     # -- what calls teach ------------------------------------------------------------------
 
-    def succeeded(self, ticket: int, role: str, seconds: float) -> None:
+    def succeeded(
+        self, ticket: int, role: str, seconds: float, prompt_tokens: int, completion_tokens: int
+    ) -> None:
         """A call answered after ``seconds``."""
         del ticket
-        fastest = min(self.fastest.get(role, seconds), seconds)
-        self.fastest[role] = max(fastest, 1e-6)
-        self.window.ratios.append(seconds / self.fastest[role])
+        pace = seconds / (1 + completion_tokens + prompt_tokens / PREFILL_FACTOR)
+        self.fastest[role] = max(min(self.fastest.get(role, pace), pace), 1e-9)
+        self.window.ratios.append(pace / self.fastest[role])
         if len(self.window.ratios) >= max(MIN_WINDOW, self.current):
             self._judge()
         self._release()

@@ -145,9 +145,9 @@ class ChatModel:
     async def _honours(self, name: str) -> bool:
         form = FORMATS[name](PROBE_SCHEMA)
         request = ChatRequest("check", [dict(m) for m in PROBE_MESSAGES], PROBE_TOKENS, 0.0, None)
-        try:
-            reply = await self._check(replace(request, response_format=form))
-        except EndpointFailure:  # refused (a 400 for an unknown form, say): not honoured
+        try:  # once, past the retries and the limit: some servers refuse a form with a 500
+            reply = await self.api.generate(replace(request, response_format=form))
+        except ProviderError:  # refused: not honoured
             return False
         return honoured(reply.text)
 

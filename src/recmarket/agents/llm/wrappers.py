@@ -111,7 +111,10 @@ class Limited:
         except BaseException:
             self.limit.released(ticket)
             raise
-        self.limit.succeeded(ticket, request.role, time.monotonic() - start)
+        seconds = time.monotonic() - start
+        self.limit.succeeded(
+            ticket, request.role, seconds, reply.prompt_tokens, reply.completion_tokens
+        )
         return reply
 
 
