@@ -8,7 +8,10 @@ schema sent in the form the server honours: ``json_object`` with the schema, for
 llama-cpp-python); the share of each role's calls whose first reply passed the contract is
 read from the runs' attempt logs. Explain and review are plain text and get no schema.
 
-    python benchmarks/structured_outputs.py [--requests 4] [--threads 2]
+    python benchmarks/structured_outputs.py [--requests 4] [--threads 2] [--out DIR]
+
+``--out`` keeps the two runs (``DIR/off``, ``DIR/auto``) for ``show``, ``export`` or
+``calibrate --check``.
 """
 
 from __future__ import annotations
@@ -56,12 +59,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=4)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=None, help="keep the runs here")
     args = parser.parse_args()
     os.environ[KEY_ENV] = "local"
     results = {}
     with tempfile.TemporaryDirectory() as tmp, LocalServer(threads=args.threads) as server:
         for structured in ("off", "auto"):
-            out = Path(tmp) / structured
+            out = (args.out or Path(tmp)) / structured
             start = time.perf_counter()
             result = run(
                 cell(server.base_url, structured, args.requests),

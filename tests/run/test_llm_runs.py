@@ -3,6 +3,7 @@
 import hashlib
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -158,6 +159,7 @@ def test_the_api_key_never_reaches_disk_or_output(tmp_path: Path) -> None:
         )
     assert result.exit_code == 0, result.output
     assert "LLM calls, tokens and cost" in result.stdout
+    assert re.search(r"Video_Games, limit \d+", result.stderr)  # the adaptive limit, shown
     assert KEY not in result.output
     for path in tmp_path.rglob("*"):
         if path.is_file():

@@ -45,13 +45,28 @@ def recmarket(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[s
     )
 
 
-def run_args(base_url: str, out: Path, condition: str, cache: Path) -> list[str]:
+SETTINGS = """
+[llm]
+repair_attempts = 1
+[llm.models.smol]
+name = "smollm2"
+base_url = "{base_url}"
+api_key_env = "{key_env}"
+max_tokens = 160
+timeout = 120
+[llm.roles]
+default = "smol"
+"""
+
+
+def run_args(config: Path, out: Path, condition: str, cache: Path) -> list[str]:
+    """A small market (three platforms, shortlists of two) and short answers: the live
+    suite's minutes go to the protocol's every path, not to long explanations."""
     return [
-        *("run", "--backend", "llm", "--llm-model", "smollm2", "--llm-base-url", base_url),
-        *("--llm-api-key-env", KEY_ENV, "--llm-cache", str(cache)),
+        *("run", "--config", str(config), "--llm-cache", str(cache)),
         *("--condition", condition, "--domain", "Video_Games", "--seed", "3"),
-        *("--requests", str(REQUESTS), "--users-per-profile", "1", "--json"),
-        *("--out", str(out)),
+        *("--requests", str(REQUESTS), "--users-per-profile", "1", "--n", "3", "--k", "2"),
+        *("--json", "--out", str(out)),
     ]
 
 
@@ -60,10 +75,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     """A LocalRep pilot and a NoRep cell against the live server, then the server stopped."""
     root = tmp_path_factory.mktemp("live")
     made: dict[str, object] = {"root": root}
+    config = made["config"] = root / "smol.toml"
     with LocalServer(threads=2, log=root / "server.log") as server:
-        made["base_url"] = server.base_url
+        config.write_text(SETTINGS.format(base_url=server.base_url, key_env=KEY_ENV))
         for condition in ("local-rep", "no-rep"):
-            args = run_args(server.base_url, root / condition, condition, root / "calls.sqlite")
+            args = run_args(config, root / condition, condition, root / "calls.sqlite")
             made[condition] = recmarket(*args)
     return made
 
@@ -84,7 +100,7 @@ def test_a_local_rep_run_finishes_and_structured_outputs_hold_the_json_roles(run
 
 def test_the_finished_run_replays_from_its_store_with_the_server_stopped(runs) -> None:
     root = runs["root"]
-    args = run_args(runs["base_url"], root / "local-rep", "local-rep", root / "calls.sqlite")
+    args = run_args(runs["config"], root / "local-rep", "local-rep", root / "calls.sqlite")
     again = recmarket(*args, timeout=300)
     assert again.returncode == 0, again.stderr[-2000:]
     before = json.loads(runs["local-rep"].stdout[runs["local-rep"].stdout.find("{") :])

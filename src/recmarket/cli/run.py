@@ -128,7 +128,7 @@ def run(
                 describe()
 
             def on_limit(limit: int) -> None:  # the endpoint's adaptive concurrency limit
-                shown["limit"] = f" [limit {limit}]"
+                shown["limit"] = f", limit {limit}"
                 describe()
 
             try:

@@ -2,8 +2,8 @@
 
 The reply models mirror the output lines of the Appendix C cards (``ranked_items`` with
 ``user_agent_reason``, a decision with ``selected_platform_id``), and their limits are the
-ones ``parse`` enforces, so a schema-constrained model cannot write what the parser would
-send back. A schema is specialised to the call's own input where the contract depends on
+ones ``parse`` enforces, so a schema-constrained reply of ordinary words is never too long
+for the parser. A schema is specialised to the call's own input where the contract depends on
 it: a shortlist may only name the candidates it was shown, exactly K of them; a decision
 only a shown option. What a schema cannot say (unique ids, words rather than characters)
 ``parse`` still checks. The plain-text roles (explain, review) have no schema.
@@ -19,7 +19,9 @@ from recmarket.agents.contracts import NOTE_MAX_WORDS, Contract, DecisionInput, 
 
 # Word limits the parser enforces, per field.
 QUERY_WORDS, LONG_TERM_WORDS, CURRENT_WORDS, REASON_WORDS = 60, 30, 25, 80
-CHARS_PER_WORD = 7  # a character ceiling in a schema that keeps almost any text in its words
+# A schema bounds characters, the parser words: at five characters a word (English averages
+# about 4.7 and a space) text at the ceiling stays within the word limit.
+CHARS_PER_WORD = 5
 
 
 def _text(words: int) -> Any:
