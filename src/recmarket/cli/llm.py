@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -65,7 +66,7 @@ def serve(
     log: Annotated[Path | None, typer.Option("--log", help="the server's log file")] = None,
 ) -> None:
     """Serve a local model with llama.cpp's OpenAI-compatible server on loopback (needs
-    the local extra), print its base URL, and stop cleanly on Ctrl-C."""
+    the local extra), print its base URL, and stop it cleanly on Ctrl-C or SIGTERM."""
     server = LocalServer(model, alias, port, log=log)
     if threads is not None:
         server.threads = threads
@@ -79,6 +80,12 @@ def serve(
         f"try: recmarket run --backend llm --llm-model {alias} --llm-base-url "
         f"{server.base_url} --llm-api-key-env LOCAL_KEY  (with LOCAL_KEY=local set)"
     )
+
+    def stop_on(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt  # the server is this command's child: it goes with it
+
+    for signum in (signal.SIGINT, signal.SIGTERM):  # SIGINT too: a background job ignores it
+        signal.signal(signum, stop_on)
     try:
         assert server.process is not None
         server.process.wait()
