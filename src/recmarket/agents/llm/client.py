@@ -103,9 +103,10 @@ class ChatModel:
         return time.monotonic() - start
 
     async def measure_parallel(self, levels: tuple[int, ...]) -> list[tuple[int, float]]:
-        """For each level, the slowest of that many tiny calls sent at once, in seconds;
-        stops after the first level that takes PROBE_RISE times one call alone. The calls
-        go straight to the provider: the limit they measure is not yet set."""
+        """For each level, the slowest of that many tiny calls sent at once, in seconds,
+        after one call to warm the endpoint; stops after the first level that takes
+        PROBE_RISE times one call alone. The calls go straight to the provider: the limit
+        they measure is not yet set."""
         system, user = (dict(m) for m in CHECK_MESSAGES)
 
         async def timed(call: int) -> float:
@@ -118,6 +119,7 @@ class ChatModel:
                 raise EndpointFailure.at(self.cfg, error.cause) from error
             return time.monotonic() - start
 
+        await timed(-1)  # a cold endpoint's first call (loading, warming) is not its latency
         measured: list[tuple[int, float]] = []
         for level in levels:
             if level > self.cfg.concurrency:
