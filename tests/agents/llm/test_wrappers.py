@@ -60,6 +60,14 @@ def test_failures_in_a_row_are_counted_across_calls_and_reset_by_a_success() -> 
         asyncio.run(retrying(request()))
 
 
+def test_failures_in_a_row_count_against_the_limit_now_in_force() -> None:
+    """Under a limit cut to one call in flight, two rounds are two failed attempts."""
+    api = FakeChatAPI([busy(), busy(), busy(), "ok"])
+    retrying = Retrying(api.generate, CFG, None, in_flight=lambda: 1)
+    with pytest.raises(EndpointFailure, match="3 failed attempts in a row"):
+        asyncio.run(retrying(request()))
+
+
 def test_limited_holds_at_most_its_slots_in_flight() -> None:
     api = FakeChatAPI(latency=0.02)
     peak = {"now": 0, "max": 0}

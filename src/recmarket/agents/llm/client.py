@@ -65,7 +65,7 @@ class ChatModel:
     ) -> None:
         self.cfg, self.api, self.cache, self.ledger, self.replay = cfg, api, cache, ledger, replay
         self.limit = limit
-        unpaid = Retrying(Limited(api.generate, limit), cfg, on_wait)
+        unpaid = Retrying(Limited(api.generate, limit), cfg, on_wait, lambda: limit.current)
         self._check = unpaid  # the endpoint check is never charged to a run
         self._send = Budgeted(unpaid, cfg, ledger.account)
         self._format: str | None = None  # the structured-output form in use, once known

@@ -68,7 +68,8 @@ class ModelConfig(BaseModel):
         None,
         ge=1,
         description="failed attempts in a row across all calls (429s aside) that stop the "
-        "run; default twice the concurrency (two rounds of every call in flight failing)",
+        "run; default twice the current concurrency limit (two rounds of every call in "
+        "flight failing)",
     )
     max_reply_bytes: int = Field(
         DEFAULT_MAX_REPLY_BYTES, ge=1024, description="larger reply bodies are rejected"
@@ -82,9 +83,10 @@ class ModelConfig(BaseModel):
         "(default: the input price)",
     )
 
-    @property
-    def failure_limit(self) -> int:
-        return self.max_failures_in_a_row or 2 * self.concurrency
+    def failure_limit(self, in_flight: int) -> int:
+        """Failed attempts in a row that stop the run: the setting, or two rounds of the
+        ``in_flight`` calls the endpoint's limit now allows."""
+        return self.max_failures_in_a_row or 2 * in_flight
 
 
 class LLMConfig(BaseModel):

@@ -46,8 +46,17 @@ class Retrying:
     spent, and on too many failed attempts in a row across all calls (429s aside): a dead
     endpoint then costs two rounds of timeouts, not every call's retries."""
 
-    def __init__(self, inner: Generate, cfg: ModelConfig, on_wait: WaitNotice | None) -> None:
+    def __init__(
+        self,
+        inner: Generate,
+        cfg: ModelConfig,
+        on_wait: WaitNotice | None,
+        in_flight: Callable[[], int] | None = None,
+    ) -> None:
         self.inner, self.cfg, self.on_wait = inner, cfg, on_wait
+        # The calls the endpoint's limit allows now: a limit that shrank under a failing
+        # endpoint makes each round of failures smaller, so the stop comes no later.
+        self.in_flight = in_flight or (lambda: cfg.concurrency)
         self.failures_in_a_row = 0
 
     async def __call__(self, request: ChatRequest) -> Reply:
@@ -70,11 +79,12 @@ class Retrying:
             raise EndpointFailure.at(
                 self.cfg, f"{error.cause}, still after {attempt} retries"
             ) from error
-        if self.failures_in_a_row > self.cfg.failure_limit:
+        limit = self.cfg.failure_limit(self.in_flight())
+        if self.failures_in_a_row > limit:
             raise EndpointFailure.at(
                 self.cfg,
                 f"{error.cause}; {self.failures_in_a_row} failed attempts in a row "
-                f"(max_failures_in_a_row is {self.cfg.failure_limit})",
+                f"(max_failures_in_a_row is {limit})",
             ) from error
         delay = error.retry_after
         if delay is None:
