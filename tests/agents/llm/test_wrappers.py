@@ -61,11 +61,15 @@ def test_failures_in_a_row_are_counted_across_calls_and_reset_by_a_success() -> 
 
 
 def test_failures_in_a_row_count_against_the_limit_now_in_force() -> None:
-    """Under a limit cut to one call in flight, two rounds are two failed attempts."""
-    api = FakeChatAPI([busy(), busy(), busy(), "ok"])
-    retrying = Retrying(api.generate, CFG, None, in_flight=lambda: 1)
-    with pytest.raises(EndpointFailure, match="3 failed attempts in a row"):
-        asyncio.run(retrying(request()))
+    """Two rounds of the calls the limit now allows (5, not the configured 64), and at
+    least two rounds of four under a limit cut lower."""
+    cfg = CFG.model_copy(update={"max_retries": 20})
+    cut = Retrying(FakeChatAPI([busy()] * 12).generate, cfg, None, in_flight=lambda: 5)
+    with pytest.raises(EndpointFailure, match="11 failed attempts in a row"):
+        asyncio.run(cut(request()))
+    floor = Retrying(FakeChatAPI([busy()] * 12).generate, cfg, None, in_flight=lambda: 1)
+    with pytest.raises(EndpointFailure, match="9 failed attempts in a row"):
+        asyncio.run(floor(request()))
 
 
 def test_limited_holds_at_most_its_slots_in_flight() -> None:

@@ -14,6 +14,7 @@ GROUPS = {
     "evaluation": ("shortlist", "decide", "update"),
 }
 OFFLINE = "offline"
+MIN_ROUND = 4  # calls a round of failures counts at least (failure_limit)
 # Settings that change how calls are made, not what they answer: left out of the run hash.
 OPERATIONAL = (
     "concurrency",
@@ -68,8 +69,8 @@ class ModelConfig(BaseModel):
         None,
         ge=1,
         description="failed attempts in a row across all calls (429s aside) that stop the "
-        "run; default twice the current concurrency limit (two rounds of every call in "
-        "flight failing)",
+        "run; default twice the current concurrency limit, and at least 8 (two rounds of "
+        "every call in flight failing)",
     )
     max_reply_bytes: int = Field(
         DEFAULT_MAX_REPLY_BYTES, ge=1024, description="larger reply bodies are rejected"
@@ -85,8 +86,10 @@ class ModelConfig(BaseModel):
 
     def failure_limit(self, in_flight: int) -> int:
         """Failed attempts in a row that stop the run: the setting, or two rounds of the
-        ``in_flight`` calls the endpoint's limit now allows."""
-        return self.max_failures_in_a_row or 2 * in_flight
+        ``in_flight`` calls the endpoint's limit now allows, rounds of at least
+        MIN_ROUND (under a limit cut to one or two, a few transient faults in a row are
+        not yet an outage)."""
+        return self.max_failures_in_a_row or 2 * max(in_flight, MIN_ROUND)
 
 
 class LLMConfig(BaseModel):
