@@ -8,7 +8,7 @@ import sqlite3
 from collections import Counter
 from typing import Any
 
-from recmarket.agents.llm.attempts import common_errors, read_attempts
+from recmarket.agents.llm.attempts import common_errors
 
 WARN_ABOVE = 0.10  # share of failed episodes that a run summary warns about
 ADVICE = (
@@ -27,7 +27,7 @@ def failure_warning(rows: list[dict[str, Any]], store: sqlite3.Connection) -> st
     if not rows or total <= WARN_ABOVE * len(rows):
         return None
     roles = ", ".join(f"{role} {count}" for role, count in failed.most_common())
-    errors = common_errors(read_attempts(store))
+    errors = common_errors(store)
     lines = [f"{total} of {len(rows)} episodes ({total / len(rows):.0%}) failed: {roles}."]
     if errors:
         lines.append("Most common validation errors (of every attempt):")

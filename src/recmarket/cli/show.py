@@ -57,7 +57,8 @@ def show(
     with user_errors(), RunStore.read(run_dir) as store:
         row = _find_episode(store, episode)
         calls = list(store.calls(row["domain"], row["ord"]))
-        attempts = read_attempts(store.db)
+        keys = [(call.role, input_digest(call.input)) for call in calls]
+        attempts = {key: read_attempts(store.db, key).get(key, []) for key in keys}
     out.rule(
         f"{row['episode_id']}  ({row['condition']}, {row['profile']}, "
         f"user {row['sim_user']}, round {row['round']})"
@@ -66,7 +67,7 @@ def show(
         out.rule(f"{call.seq + 1}. {call.role}", style="cyan")
         out.print("input:", style="bold")
         out.print_json(data=call.input)
-        tried = attempts.get((call.role, input_digest(call.input)), [])
+        tried = attempts[(call.role, input_digest(call.input))]
         if call.output is None or len(tried) > 1:  # failed or repaired: what the model wrote
             _print_attempts(tried)
         out.print("output:", style="bold")

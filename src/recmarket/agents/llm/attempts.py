@@ -68,21 +68,28 @@ class AttemptLog:
             self.db.close()
 
 
-def read_attempts(db: sqlite3.Connection) -> dict[tuple[str, str], list[Attempt]]:
-    """Every stored call's attempts by (role, input digest), in order, from a run store's
-    connection; {} for a store that has none (an offline run, or one made before attempts
-    were kept)."""
-    present = db.execute(
+def _has_attempts(db: sqlite3.Connection) -> bool:
+    """Whether the store keeps attempts (not an offline run, nor one made before them)."""
+    found = db.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'llm_attempts'"
     ).fetchone()
-    rows = (
-        db.execute(
-            "SELECT role, input_digest, sample, attempt, reply, error, reask "
-            "FROM llm_attempts ORDER BY role, input_digest, sample, attempt"
-        ).fetchall()
-        if present
-        else []
-    )
+    return found is not None
+
+
+def read_attempts(
+    db: sqlite3.Connection, call: tuple[str, str] | None = None
+) -> dict[tuple[str, str], list[Attempt]]:
+    """Stored calls' attempts by (role, input digest), in order, from a run store's
+    connection: every call's, or only ``call``'s (a role and an input digest); {} for a
+    store that keeps none."""
+    if not _has_attempts(db):
+        return {}
+    where, params = ("WHERE role = ? AND input_digest = ? ", call) if call else ("", ())
+    rows = db.execute(
+        "SELECT role, input_digest, sample, attempt, reply, error, reask FROM llm_attempts "
+        f"{where}ORDER BY role, input_digest, sample, attempt",
+        params,
+    ).fetchall()
     found: dict[tuple[str, str], list[Attempt]] = {}
     sample_of: dict[tuple[str, str], int] = {}
     for role, digest, sample, attempt, reply, error, reask in rows:
@@ -99,7 +106,10 @@ def error_kind(error: str) -> str:
     return kind[:160]
 
 
-def common_errors(attempts: dict[tuple[str, str], list[Attempt]]) -> list[tuple[str, int]]:
-    """The most common kinds of validation error over every attempt, with their counts."""
-    kinds = Counter(error_kind(a.error) for tried in attempts.values() for a in tried if a.error)
-    return kinds.most_common(ERROR_KINDS)
+def common_errors(db: sqlite3.Connection) -> list[tuple[str, int]]:
+    """The most common kinds of validation error over every stored attempt, with their
+    counts (only the errors are read, not the replies)."""
+    if not _has_attempts(db):
+        return []
+    errors = db.execute("SELECT error FROM llm_attempts WHERE error IS NOT NULL")
+    return Counter(error_kind(error) for (error,) in errors).most_common(ERROR_KINDS)
