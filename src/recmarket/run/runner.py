@@ -340,9 +340,7 @@ def run(
         # A wrong key, URL or model stops here, before any episode; a finished run (rerun
         # for its summary) needs no endpoint at all.
         if backend is not None and not finished:
-            for checked in await backend.check():
-                if on_limit is not None:
-                    on_limit(checked.start)
+            await backend.check()
         for name in cfg.domains:
             prepared = prepare(cfg, name, embedder, cache)
 

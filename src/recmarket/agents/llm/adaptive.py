@@ -97,16 +97,20 @@ class AdaptiveLimit:
         return max(1, int(self.limit))
 
     def begin_at(self, start: int) -> None:
-        """Set the starting limit (from the check's measurement) before any call."""
+        """Set the starting limit (from the check's measurement) before any call, and
+        announce it, moved or not."""
         if self.adaptive:
             self._set(float(start))
+        if self.on_change is not None:
+            self.on_change(self.current)
 
     # -- slots ---------------------------------------------------------------------------
 
     async def acquire(self, urgency: int) -> int:
         """Take a slot (a lower ``urgency`` first); the call's ticket for ``release``."""
         if self.in_flight < self.current and not self.waiting:
-            return self._grant()
+            self._take()
+            return next(self.sent)
         future = asyncio.get_running_loop().create_future()
         heapq.heappush(self.waiting, (urgency, next(self.order), future))
         try:
@@ -118,18 +122,16 @@ class AdaptiveLimit:
             raise
         return next(self.sent)
 
-    def _grant(self) -> int:
+    def _take(self) -> None:
+        """One more call in flight; reaching the limit is what lets a window grow it."""
         self.in_flight += 1
-        if self.in_flight >= self.current:
-            self.window.saturated = True
-        return next(self.sent)
+        self.window.saturated |= self.in_flight >= self.current
 
     def _wake(self) -> None:
         while self.waiting and self.in_flight < self.current:
             _, _, future = heapq.heappop(self.waiting)
             if not future.done():
-                self.in_flight += 1
-                self.window.saturated |= self.in_flight >= self.current
+                self._take()
                 future.set_result(None)
 
     # -- what calls teach ------------------------------------------------------------------

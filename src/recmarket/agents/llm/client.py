@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import replace
 from typing import Any
 
 from recmarket.agents.llm.adaptive import PROBE_FLOOR, PROBE_RISE, AdaptiveLimit
@@ -145,10 +144,11 @@ class ChatModel:
             return self._format
 
     async def _honours(self, name: str) -> bool:
+        messages = [dict(m) for m in PROBE_MESSAGES]
         form = FORMATS[name](PROBE_SCHEMA)
-        request = ChatRequest("check", [dict(m) for m in PROBE_MESSAGES], PROBE_TOKENS, 0.0, None)
+        request = ChatRequest("check", messages, PROBE_TOKENS, 0.0, None, form)
         try:  # once, past the retries and the limit: some servers refuse a form with a 500
-            reply = await self.api.generate(replace(request, response_format=form))
+            reply = await self.api.generate(request)
         except ProviderError:  # refused: not honoured
             return False
         return honoured(reply.text)

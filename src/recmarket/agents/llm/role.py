@@ -41,12 +41,13 @@ class LLMRole:
                 try:
                     answer = parse(self.role, text, inp)
                 except OutputError as exc:
-                    reask = REASK.format(error=exc) if attempt < self.repair_attempts else None
-                    tried.append(Attempt(attempt, text, str(exc), reask))
+                    reask = REASK.format(error=exc)
+                    last = attempt == self.repair_attempts
+                    tried.append(Attempt(attempt, text, str(exc), None if last else reask))
                     messages = [
                         *messages,
                         {"role": "assistant", "content": excerpt(text)},
-                        {"role": "user", "content": REASK.format(error=exc)},
+                        {"role": "user", "content": reask},
                     ]
                     continue
                 tried.append(Attempt(attempt, text, None, None))
