@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from recmarket.agents.contracts import (
     CandidateView,
-    Contract,
     DecisionInput,
     ExplanationInput,
     HeldOutTarget,
@@ -46,13 +44,14 @@ from recmarket.agents.rules.judgement import Judge
 from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import visible_text
+from recmarket.market.asker import RoleAsker
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.metrics import regret
-from recmarket.market.outcome import Call, Outcome, Proposal
+from recmarket.market.outcome import Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
 from recmarket.market.strategy import Arm, Strategies, lessons
 from recmarket.profiles import PROFILE_BY_NAME
-from recmarket.streams import Stream, call_seed, rng
+from recmarket.streams import Stream, rng
 from recmarket.vocabulary import Condition
 
 
@@ -71,37 +70,6 @@ def _held_out(t: Interaction) -> HeldOutTarget:
     return HeldOutTarget(
         title=t.title, rating=t.rating, review_title=t.review_title, review_text=t.review_text
     )
-
-
-@dataclass
-class _Asker:
-    """Calls roles for one episode with per-call seeds, logging every call in the order the
-    calls were made (not the order concurrent ones finish), so identical runs store
-    identical call lists whatever the endpoint's timing."""
-
-    agents: Agents
-    seed: int
-    domain: str
-    episode_key: int
-    calls: list[Call]
-
-    async def __call__(self, role: str, inp: Contract, stream: Stream, *unit: int) -> Any:
-        seed = call_seed(self.seed, self.domain, stream, self.episode_key, *unit)
-        slot = Call(role, inp, inp)  # holds the call's place until its answer comes
-        self.calls.append(slot)
-        try:
-            out = await getattr(self.agents, role)(inp, seed)
-        except RoleFailure:
-            self.calls[self._place(slot)] = Call(role, inp, None)  # what it was asked
-            raise
-        except BaseException:
-            del self.calls[self._place(slot)]  # an interrupted call leaves no entry
-            raise
-        self.calls[self._place(slot)] = Call(role, inp, out)
-        return out
-
-    def _place(self, slot: Call) -> int:
-        return next(i for i, c in enumerate(self.calls) if c is slot)
 
 
 @dataclass
@@ -126,8 +94,8 @@ class Round:
         (prepared,) = await self.prepare([request])
         return await self.finish(prepared)
 
-    def _asker(self, outcome: Outcome) -> _Asker:
-        return _Asker(
+    def _asker(self, outcome: Outcome) -> RoleAsker:
+        return RoleAsker(
             self.agents,
             self.market.seed,
             self.market.domain.name,
@@ -258,7 +226,7 @@ class Round:
         return arm
 
     async def _explain(
-        self, ask: _Asker, o: Outcome, platform: int, item: int, forced: bool, unit: int
+        self, ask: RoleAsker, o: Outcome, platform: int, item: int, forced: bool, unit: int
     ) -> Proposal:
         assert o.need is not None
         arm = self.presentation(o, platform)
@@ -322,7 +290,7 @@ class Round:
         except RoleFailure as failure:
             o.fail(failure)
 
-    async def _shortlist(self, o: Outcome, ask: _Asker) -> None:
+    async def _shortlist(self, o: Outcome, ask: RoleAsker) -> None:
         assert o.query is not None and o.need is not None
         by_id = {p.platform_id: p for p in o.pool}
         order = rng(
@@ -350,7 +318,7 @@ class Round:
         o.shown = [by_id[r.platform_id] for r in ranked]
         o.reasons = {r.platform_id: r.reason for r in ranked}
 
-    async def _feedback(self, o: Outcome, ask: _Asker, bought: Proposal) -> None:
+    async def _feedback(self, o: Outcome, ask: RoleAsker, bought: Proposal) -> None:
         """Stage 4 under reputation: the review, then the purchased platform's record."""
         assert o.query is not None and o.need is not None and self.memory is not None
         evidence = self.market.domain.items[bought.item_index].evidence
