@@ -190,12 +190,19 @@ class Round:
                 )
                 if r.candidate >= 0
             ]
-        try:
-            explained = await asyncio.gather(*(self._explain(ask, o, *job) for job in jobs))
-        except RoleFailure as failure:
+        # Every explanation is awaited, failed or not, so no call is still in flight (and
+        # logged without its answer) when a failure ends the episode.
+        explained = await asyncio.gather(
+            *(self._explain(ask, o, *job) for job in jobs), return_exceptions=True
+        )
+        for result in explained:
+            if isinstance(result, BaseException) and not isinstance(result, RoleFailure):
+                raise result
+        failure = next((r for r in explained if isinstance(r, RoleFailure)), None)
+        if failure is not None:
             o.fail(failure)
             return
-        o.pool = list(explained)
+        o.pool = [p for p in explained if isinstance(p, Proposal)]
         o.target_best_fit = self.target_best_fit(o)
         if self.condition == "platform-centric":
             o.shown = list(explained)
