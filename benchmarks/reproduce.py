@@ -1,44 +1,114 @@
-"""The full Table 1 matrix at --scale 1.0 with the offline backend, every cell at --seeds
-seeds (goal <= 5 minutes a seed on 2 cores), then the report.
+"""The whole built-in plan with the offline backend, report included: where the time goes,
+its serial share, and the speed-up that share predicts for more workers (Amdahl).
 
-    python benchmarks/reproduce.py [--scale 1.0] [--seeds 3] [--workers 2] [--out DIR]
+    python benchmarks/reproduce.py [--scale 1.0] [--seeds 3] [--workers 1 2] [--cold]
+
+For each worker count the plan runs into a fresh directory (with --cold, a fresh embedding
+cache too) and the phases are printed: loading the embedder and the domains (paid once per
+worker), embedding, building markets, episode work (summed over the workers), and the
+driver's own planning, store writes and the report. Each count runs in a fresh process,
+so nothing one run loaded serves the next. From the run with the fewest workers:
+
+    T(w) = S + r + Q / w
+
+with S the serial part (planning, store writes, report: the driver does them alone; its
+writes overlap the workers in fact, so S is an upper bound), r what every worker repeats
+(loading the embedder and the domains) and Q the rest of the workers' time. Scheduling
+idle is the worker time a run with w workers left unused: w x (its wall time less
+planning and report) less the workers' busy time.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from recmarket.report.build import build_report
+from recmarket.run.phases import Phases
 from recmarket.run.reproduce import DEFAULT_SEEDS, plan, reproduce
+
+DRIVER = ("planning", "store writes", "driver waiting")
+REPEATED = ("loading the embedder", "domain data")
+PREDICTED_FOR = (4, 8, 16)
+
+
+def timed_run(workers: int, scale: float, seeds: int, cold: bool) -> tuple[float, float, Phases]:
+    """(seconds of reproduce, seconds of the report, phases) of one fresh run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        if cold:
+            os.environ["RECMARKET_CACHE"] = str(Path(tmp) / "cache")
+        phases = Phases()
+        start = time.perf_counter()
+        reproduce([], Path(tmp) / "out", scale=scale, workers=workers, seeds=seeds, phases=phases)
+        ran = time.perf_counter() - start
+        start = time.perf_counter()
+        build_report([Path(tmp) / "out"], Path(tmp) / "report")
+        return ran, time.perf_counter() - start, phases
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--seeds", type=int, default=DEFAULT_SEEDS)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--cold", action="store_true", help="a fresh embedding cache per run")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        out = args.out or Path(tmp)
-        cells, configs = plan([], out, args.scale, seeds=args.seeds)
-        episodes = sum(c.episodes.requests * len(c.domains) for c in configs.values())
-        start = time.perf_counter()
-        reproduce([], out, scale=args.scale, workers=args.workers, seeds=args.seeds)
-        ran = time.perf_counter() - start
-        start = time.perf_counter()
-        build_report([out], out / "report")
-        reported = time.perf_counter() - start
+        cells, configs = plan([], Path(tmp), args.scale, seeds=args.seeds)
+    episodes = sum(c.episodes.requests * len(c.domains) for c in configs.values())
     print(
         f"--scale {args.scale}, {args.seeds} seeds: {len(cells)} cells ({len(configs)} unique), "
-        f"{episodes:,} episodes in {ran:.0f} s with {args.workers} workers "
-        f"({episodes / ran:,.0f}/s); report in {reported:.1f} s; total {ran + reported:.0f} s, "
-        f"{(ran + reported) / args.seeds:.0f} s a seed (goal <= 300 s a seed)"
+        f"{episodes:,} episodes; {os.cpu_count()} cores"
     )
+    walls: dict[int, float] = {}
+    model: tuple[int, float, float, float] | None = None  # (workers, S, r, Q) of the fewest
+    for workers in args.workers:
+        spawn = multiprocessing.get_context("spawn")  # its process may start workers
+        with ProcessPoolExecutor(1, mp_context=spawn) as fresh:
+            job = fresh.submit(timed_run, workers, args.scale, args.seeds, args.cold)
+            ran, reported, phases = job.result()
+        walls[workers] = ran + reported
+        seconds = phases.seconds
+        busy = sum(s for p, s in seconds.items() if p not in DRIVER)
+        repeated = sum(seconds.get(p, 0) for p in REPEATED)
+        serial = seconds.get("planning", 0) + seconds.get("store writes", 0) + reported
+        idle = workers * (ran - seconds.get("planning", 0)) - busy
+        print(
+            f"\n{workers} workers: {ran + reported:.1f} s wall ({ran:.1f} s running, "
+            f"{reported:.1f} s report), {episodes / ran:,.0f} episodes/s"
+        )
+        for phase, spent in sorted(seconds.items(), key=lambda x: -x[1]):
+            print(f"  {phase:<22} {spent:8.1f} s")
+        print(f"  {'report':<22} {reported:8.1f} s")
+        print(
+            f"  serial share {serial / walls[workers]:.1%} (planning, store writes, report: "
+            f"{serial:.1f} s); scheduling idle {max(idle, 0):.1f} worker-seconds"
+        )
+        if model is None or workers < model[0]:
+            model = (workers, serial, repeated / workers, busy - repeated)
+        predict(model, walls)
+
+
+def predict(model: tuple[int, float, float, float], walls: dict[int, float]) -> None:
+    """T(w) = S + r + Q / w, from the run with the fewest workers so far."""
+    source, serial, repeated, work = model
+    one = serial + repeated + work
+    print(
+        f"Amdahl from the {source}-worker run: S {serial:.1f} s serial, r {repeated:.1f} s "
+        f"repeated per worker, Q {work:.1f} s of divisible work; serial share "
+        f"{serial / one:.1%} of one worker's {one:.1f} s"
+    )
+    for workers in sorted({*walls, *PREDICTED_FOR}):
+        predicted = serial + repeated + work / workers
+        measured = f"; measured {walls[workers]:.1f} s" if workers in walls else ""
+        print(
+            f"  {workers:>2} workers: predicted {predicted:.1f} s, {one / predicted:.2f}x{measured}"
+        )
 
 
 if __name__ == "__main__":

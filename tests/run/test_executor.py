@@ -1,4 +1,5 @@
-"""Work units give the in-process runner's records, in this process and on Ray."""
+"""Work units give the in-process runner's records, however split, in this process, in
+worker processes and on Ray."""
 
 import json
 import sqlite3
@@ -7,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from recmarket.config import EpisodeConfig, MarketConfig, RunConfig
-from recmarket.run.executor import LocalExecutor, RayExecutor, plan_units, run_distributed
+from recmarket.run.driver import run_distributed
+from recmarket.run.executor import (
+    MIN_PART,
+    LocalExecutor,
+    ProcessExecutor,
+    RayExecutor,
+    plan_units,
+)
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 
@@ -25,6 +33,12 @@ CELLS = {
     ),
     "no-rep": RunConfig(
         condition="no-rep", domains=("Video_Games",), episodes=EpisodeConfig(requests=130)
+    ),
+    # long enough to be cut into two parts of six simulated users each
+    "local-parts": RunConfig(
+        condition="local-rep",
+        domains=("Sports_and_Outdoors",),
+        episodes=EpisodeConfig(requests=150),
     ),
     # learners shared by every stream, updated every 5 rounds (the resume below cuts a period)
     "adaptive": RunConfig(
@@ -59,21 +73,26 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {name: root / name for name in CELLS}
 
 
-def test_units_follow_reputation_streams(tmp_path: Path) -> None:
+def test_a_domain_is_cut_into_parts_of_whole_streams(tmp_path: Path) -> None:
     store = RunStore.open(tmp_path / "r", CELLS["local"])
     units = plan_units(CELLS["local"], store, tmp_path / "cache")
-    assert len(units) == 2 * 12  # one per simulated user and domain
-    store = RunStore.open(tmp_path / "s", CELLS["style"])
-    assert len(plan_units(CELLS["style"], store, tmp_path / "cache")) == 6
-    store = RunStore.open(tmp_path / "n", CELLS["no-rep"])
-    assert [len(u.orders) for u in plan_units(CELLS["no-rep"], store, tmp_path / "cache")] == [
-        60,
-        60,
-        10,
+    assert [(u.domain, u.part, u.parts) for u in units] == [
+        ("Video_Games", 0, 1),
+        ("Musical_Instruments", 0, 1),
     ]
+    store = RunStore.open(tmp_path / "n", CELLS["no-rep"])
+    units = plan_units(CELLS["no-rep"], store, tmp_path / "cache", part_cost=1.0)
+    assert [u.part for u in units] == [0, 1]  # as many parts as MIN_PART allows
+    assert all(u.parts == 130 // MIN_PART for u in units)
+    assert sum(u.cost for u in units) == pytest.approx(units[0].cost * 2)
     store = RunStore.open(tmp_path / "a", CELLS["adaptive"])
-    units = plan_units(CELLS["adaptive"], store, tmp_path / "cache")
-    assert [u.orders for u in units] == [tuple(range(36))] * 2  # a domain, in schedule order
+    units = plan_units(CELLS["adaptive"], store, tmp_path / "cache", part_cost=1.0)
+    assert [u.parts for u in units] == [1, 1]  # learners couple a domain's streams
+
+
+def test_a_finished_domain_has_no_unit(reference: dict[str, Path]) -> None:
+    with RunStore.open(reference["local"], CELLS["local"]) as store:
+        assert plan_units(CELLS["local"], store, reference["local"]) == []
 
 
 @pytest.mark.parametrize("name", list(CELLS))
@@ -100,6 +119,14 @@ def test_adaptive_records_store_every_choice_and_reward(reference: dict[str, Pat
     assert all(value in (0.0, 0.5, 1.0) for x in lessons for _, value in x.values())
     assert not any("P8" in x for x in lessons)  # the strict entrant does not learn
     assert any(r["top1_platform"] == "P8" for r in rows if r["ord"] >= 20)
+
+
+def test_worker_processes_give_identical_records(
+    reference: dict[str, Path], tmp_path: Path
+) -> None:
+    for name in ("local-parts", "no-rep"):
+        run_distributed(CELLS[name], tmp_path / name, ProcessExecutor(2)).close()
+        assert dump(tmp_path / name) == dump(reference[name]), name
 
 
 def test_ray_gives_identical_records(reference: dict[str, Path], tmp_path: Path) -> None:

@@ -133,7 +133,8 @@ def run(
 
             try:
                 if executor == "ray":
-                    from recmarket.run.executor import RayExecutor, run_distributed
+                    from recmarket.run.driver import run_distributed
+                    from recmarket.run.executor import RayExecutor
 
                     store = run_distributed(cfg, target, RayExecutor(address), progress=progress)
                     result = RunResult(store, None)

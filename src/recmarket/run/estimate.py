@@ -18,26 +18,10 @@ from recmarket.agents.llm.config import OFFLINE
 from recmarket.agents.llm.prompts import render
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
-from recmarket.data import BUNDLED_DATA_DIR
-from recmarket.data.domain import Domain, domain_files, load_domain
-from recmarket.embedding import Embedder, load_embedder
+from recmarket.run.loaded import embedder_for
 from recmarket.run.reproduce import DEFAULT_SEEDS, plan
 from recmarket.run.runner import cell_round, prepare
 from recmarket.vocabulary import ROLES
-
-# Domains read once per process, however many cells an estimate of a plan prices.
-_DOMAINS: dict[tuple[str, str, int], Domain] = {}
-
-
-def _domain(cfg: RunConfig, name: str) -> Domain:
-    data = cfg.data or BUNDLED_DATA_DIR
-    key = (str(data), name, cfg.episodes.min_interactions)
-    if key not in _DOMAINS:
-        _DOMAINS[key] = load_domain(
-            domain_files(data, name), min_interactions=cfg.episodes.min_interactions
-        )
-    return _DOMAINS[key]
-
 
 CHARS_PER_TOKEN = 4
 COMPLETION_TOKENS = {
@@ -61,15 +45,13 @@ class RoleEstimate:
     cost: float
 
 
-def estimate(
-    cfg: RunConfig, cache_dir: Path, sample: int = 12, embedder: Embedder | None = None
-) -> list[RoleEstimate]:
-    embedder = embedder or load_embedder(cfg.embedder)
+def estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> list[RoleEstimate]:
+    embedder = embedder_for(cfg.embedder)
     calls: dict[str, int] = defaultdict(int)
     chars: dict[str, int] = defaultdict(int)
     played = 0
     for name in cfg.domains:
-        prepared = prepare(cfg, name, embedder, cache_dir, domain=_domain(cfg, name))
+        prepared = prepare(cfg, name, embedder, cache_dir)
         round_ = cell_round(cfg, prepared, offline_agents(embedder, cfg.agents), embedder)
         for request in prepared.requests[:sample]:
             outcome = asyncio.run(round_.play(request))
@@ -116,13 +98,9 @@ def estimate_plan(
     """Every planned cell of the experiments priced as ``estimate`` prices a run; a cell
     that several experiments share is priced once and listed under each."""
     cells, configs = plan(names, out, scale, overrides, seeds)
-    embedders: dict[str, Embedder] = {}
     priced: dict[str, CellCost] = {}
     for run_dir, cfg in configs.items():
-        key = cfg.embedder.model_dump_json()
-        if key not in embedders:
-            embedders[key] = load_embedder(cfg.embedder)
-        paid = [r for r in estimate(cfg, cache_dir, embedder=embedders[key]) if r.model != OFFLINE]
+        paid = [r for r in estimate(cfg, cache_dir) if r.model != OFFLINE]
         priced[run_dir] = CellCost(
             "",
             "",

@@ -1,123 +1,201 @@
-"""Executing a cell as independent work units, in this process or on a Ray cluster.
+"""Executing cells as independent work units: in this process, in worker processes, or on a
+Ray cluster.
 
-The unit of work is what can run alone: one domain's reputation stream of one cell. Under
-LocalRep a stream is one history set (Local-12: a simulated user; Style-6: a profile;
-Shared-1: the whole domain) and its episodes run in order; without reputation every
-episode stands alone and episodes are grouped into chunks. A unit carries the cell's
-configuration, the orders of its pending episodes and the stream's stored reputation
-records (for resume), and returns its episodes as plain records that the driver commits to
-the run store. Adaptive platforms couple every stream of a domain, so then a domain is one
-unit, played in schedule order with the stored lessons. Since every draw is keyed by the
-episode and learners update per period, the records equal those of the in-process runner,
-wherever the units run.
+A unit is a part of one domain of one cell: a set of whole reputation streams (under LocalRep
+a stream is one history set: Local-12 a simulated user, Style-6 a profile, Shared-1 the
+whole domain; without reputation every episode stands alone). A long domain is cut into
+several parts, so that no single cell sets the wall time of a plan, and the units run
+longest first. Adaptive platforms couple every stream of a domain, so then a domain is one
+part, played in schedule order with the stored lessons.
+
+A unit carries its cell's configuration, which part it is, and the domain's stored episodes
+(for resume); it returns its episodes as store rows, compressed where they were played, and
+the time its phases took. The driver is every store's only writer and commits each unit in
+one transaction. Since every draw is keyed by the episode and learners update per period,
+the records equal those of the in-process runner, wherever and however split the units run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
+import multiprocessing
+import signal
+from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
-from recmarket.embedding import Embedder, load_embedder
+from recmarket.market.outcome import Outcome
+from recmarket.run.loaded import embedder_for
+from recmarket.run.phases import Phases
 from recmarket.run.runner import (
     PreparedDomain,
-    StoredRecord,
     as_record,
-    cell_round,
+    play_pending,
     prepare,
-    restore_reputation,
-    restore_strategies,
-    stored_records,
+    restored_round,
     streams,
 )
-from recmarket.run.store import EpisodeRecord, RunStore
+from recmarket.run.store import EpisodeRows, RunStore, episode_rows
+from recmarket.run.threads import pin_native_threads, pinned_native_threads
 
-CHUNK = 60  # independent episodes per unit when there is no reputation
+PARTS_PER_WORKER = 4  # units per worker a plan is cut into at least, for an even finish
+MIN_PART = 60  # episodes a part of a domain holds at least: each part prepares the domain
+STORED_COLUMNS = ("ord", "rep_platform", "rep_label", "rep_note", "strategy")
 
 
 @dataclass(frozen=True)
 class WorkUnit:
+    run_dir: str  # the cell the unit belongs to (its store's directory)
     config_json: str
     domain: str
-    orders: tuple[int, ...]  # pending episodes, in schedule order
-    history: tuple[StoredRecord, ...]  # the stream's stored reputation records
+    part: int  # this unit plays streams part, part + parts, part + 2 * parts, ...
+    parts: int
+    stored: tuple[dict[str, Any], ...]  # the domain's stored episodes (STORED_COLUMNS)
     cache_dir: str
-    lessons: tuple[dict[str, Any], ...] = ()  # stored {ord, strategy} of adaptive cells
+    cost: float  # pending episodes weighted by their role calls: the schedule's sort key
 
 
-# Per worker process: embedders by their settings, prepared domains by cell and domain.
-_EMBEDDERS: dict[str, Embedder] = {}
-_PREPARED: dict[tuple[str, str], PreparedDomain] = {}
+@dataclass
+class UnitResult:
+    run_dir: str
+    rows: list[EpisodeRows]
+    phases: Phases = field(default_factory=Phases)
 
 
-def play_unit(unit: WorkUnit) -> list[EpisodeRecord]:
-    cfg = RunConfig.model_validate_json(unit.config_json)
-    settings = cfg.embedder.model_dump_json()
-    if settings not in _EMBEDDERS:
-        _EMBEDDERS[settings] = load_embedder(cfg.embedder)
-    embedder = _EMBEDDERS[settings]
+PREPARED_KEPT = 3  # a worker's prepared domains: the parts of one domain arrive together
+_prepared: OrderedDict[tuple[str, str], PreparedDomain] = OrderedDict()
+
+
+def _prepare(cfg: RunConfig, unit: WorkUnit, phases: Phases) -> PreparedDomain:
     key = (cfg.digest(), unit.domain)
-    if key not in _PREPARED:
-        _PREPARED[key] = prepare(cfg, unit.domain, embedder, Path(unit.cache_dir))
-    prepared = _PREPARED[key]
-    by_order = {r.order: r for r in prepared.requests}
-    round_ = cell_round(cfg, prepared, offline_agents(embedder, cfg.agents), embedder)
-    if round_.memory is not None:
-        restore_reputation(round_.memory, prepared.requests, unit.history)
-    if round_.strategies is not None:
-        restore_strategies(round_.strategies, unit.lessons)
-
-    async def play_all() -> list[EpisodeRecord]:
-        return [as_record(await round_.play(by_order[o])) for o in unit.orders]
-
-    return asyncio.run(play_all())
+    if key not in _prepared:
+        embedder = embedder_for(cfg.embedder)
+        _prepared[key] = prepare(cfg, unit.domain, embedder, Path(unit.cache_dir), phases=phases)
+        while len(_prepared) > PREPARED_KEPT:
+            _prepared.popitem(last=False)
+    return _prepared[key]
 
 
-def plan_units(cfg: RunConfig, store: RunStore, cache_dir: Path) -> list[WorkUnit]:
-    """The pending work of a cell, one unit per reputation stream (or chunk of episodes)."""
+def play_unit(unit: WorkUnit) -> UnitResult:
+    """Play a unit's pending episodes (in whatever process runs it)."""
+    result = UnitResult(unit.run_dir, [])
+    phases = result.phases
+    with pinned_native_threads():
+        cfg = RunConfig.model_validate_json(unit.config_json)
+        with phases.timed("loading the embedder"):
+            embedder = embedder_for(cfg.embedder)
+        prepared = _prepare(cfg, unit, phases)
+        done = {row["ord"] for row in unit.stored}
+        mine = streams(cfg, prepared.requests)[unit.part :: unit.parts]
+        pending = sorted(
+            (r for stream in mine for r in stream if r.order not in done), key=lambda r: r.order
+        )
+        with phases.timed("episodes"):
+            agents = offline_agents(embedder, cfg.agents)
+            round_ = restored_round(cfg, prepared, agents, embedder, unit.stored)
+
+            def commit(outcome: Outcome) -> None:
+                result.rows.append(episode_rows(as_record(outcome)))
+
+            asyncio.run(play_pending(cfg, round_, pending, commit))
+    return result
+
+
+def unit_cost(cfg: RunConfig, episodes: int) -> float:
+    """An episode's time grows with its role calls: about five, and one per platform."""
+    return episodes * (5 + cfg.market.n_platforms + len(cfg.market.entrants))
+
+
+def plan_units(
+    cfg: RunConfig, store: RunStore, cache_dir: Path, part_cost: float = math.inf
+) -> list[WorkUnit]:
+    """The pending work of a cell: each domain cut into parts of about ``part_cost`` (at
+    least MIN_PART episodes each; one part when the platforms learn)."""
     units = []
     config_json = cfg.model_dump_json()
-    embedder = load_embedder(cfg.embedder)
     for domain in cfg.domains:
-        prepared = prepare(cfg, domain, embedder, cache_dir)
-        stored = {r["ord"]: r for r in store.episodes(domain)}
-        if cfg.market.adaptive:  # the whole domain, in schedule order
-            pending = tuple(r.order for r in prepared.requests if r.order not in stored)
-            lessons = tuple({"ord": o, "strategy": r["strategy"]} for o, r in stored.items())
-            history = tuple(stored_records(list(stored.values())))
-            if pending:
-                units.append(
-                    WorkUnit(config_json, domain, pending, history, str(cache_dir), lessons)
-                )
+        rows = store.episodes(domain)
+        stored = tuple({c: row[c] for c in STORED_COLUMNS} for row in rows)
+        pending = cfg.episodes.requests - len(rows)
+        if pending <= 0:
             continue
-        for stream in streams(cfg, prepared.requests):
-            pending = tuple(r.order for r in stream if r.order not in stored)
-            history = tuple(stored_records([stored[r.order] for r in stream if r.order in stored]))
-            if pending:
-                units.append(WorkUnit(config_json, domain, pending, history, str(cache_dir)))
-    if cfg.condition != "local-rep" and not cfg.market.adaptive:  # singletons: regroup
-        units = [
+        cost = unit_cost(cfg, pending)
+        parts = 1 if cfg.market.adaptive else math.ceil(cost / part_cost)
+        parts = max(1, min(parts, pending // MIN_PART))
+        units += [
             WorkUnit(
-                config_json, u[0].domain, tuple(o for x in u for o in x.orders), (), str(cache_dir)
+                str(store.path.parent),
+                config_json,
+                domain,
+                part,
+                parts,
+                stored,
+                str(cache_dir),
+                cost / parts,
             )
-            for u in (units[i : i + CHUNK] for i in range(0, len(units), CHUNK))
+            for part in range(parts)
         ]
     return units
 
 
 class Executor(Protocol):
-    def map(self, units: list[WorkUnit]) -> Iterator[list[EpisodeRecord]]: ...
+    workers: int  # units that run at once: the plan is cut into enough parts for them
+
+    def map(self, units: list[WorkUnit]) -> Iterator[UnitResult]: ...
 
 
 class LocalExecutor:
     """Units one after the other in this process."""
 
-    def map(self, units: list[WorkUnit]) -> Iterator[list[EpisodeRecord]]:
+    workers = 1
+
+    def map(self, units: list[WorkUnit]) -> Iterator[UnitResult]:
         return (play_unit(u) for u in units)
+
+
+def worker_start() -> None:
+    """Workers leave signals to the parent, which stops them (a Ctrl-C reaches the whole
+    process group; only the parent should act on it), and run one native thread each."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    pin_native_threads()
+
+
+class ProcessExecutor:
+    """Units in a pool of worker processes, in the order given, results as they complete.
+    Any stop of the consumer (an interrupt, an error) terminates the pool, so no worker is
+    left behind."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+
+    def map(self, units: list[WorkUnit]) -> Iterator[UnitResult]:
+        if not units:  # no pool at all: one terminated while starting can hang on its lock
+            return
+        processes = min(self.workers, len(units))
+        pool = multiprocessing.get_context().Pool(processes, initializer=worker_start)
+        finished = False
+        try:
+            results = pool.imap_unordered(play_unit, units, chunksize=1)
+            for _ in units:
+                while True:
+                    try:  # a short wait, so that a signal handler runs promptly
+                        yield results.next(timeout=0.2)
+                        break
+                    except multiprocessing.TimeoutError:
+                        continue
+            finished = True
+        finally:
+            if finished:
+                pool.close()
+            else:
+                pool.terminate()
+            pool.join()
 
 
 class RayExecutor:
@@ -134,38 +212,10 @@ class RayExecutor:
         if not ray.is_initialized():
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
         self.task = ray.remote(play_unit)
+        self.workers = max(int(ray.cluster_resources().get("CPU", 1)), 1)
 
-    def map(self, units: list[WorkUnit]) -> Iterator[list[EpisodeRecord]]:
+    def map(self, units: list[WorkUnit]) -> Iterator[UnitResult]:
         pending = [self.task.remote(u) for u in units]
         while pending:
             ready, pending = self.ray.wait(pending, num_returns=1)
             yield from (self.ray.get(r) for r in ready)
-
-
-def run_distributed(
-    cfg: RunConfig,
-    out_dir: Path,
-    executor: Executor,
-    *,
-    cache_dir: Path | None = None,
-    progress: Any = None,
-) -> RunStore:
-    """Run (or resume) a cell through an executor; the driver is the store's only writer."""
-    from recmarket.embedding.cache import default_cache_dir
-
-    if cfg.llm is not None and cfg.llm.models:
-        raise RuntimeError(
-            "work units run the offline backend; run LLM cells with the local "
-            "executor (their calls are concurrent already)"
-        )
-    store = RunStore.open(out_dir, cfg)
-    cache = cache_dir or default_cache_dir()
-    total = cfg.episodes.requests * len(cfg.domains)
-    done = sum(len(store.done(d)) for d in cfg.domains)
-    for records in executor.map(plan_units(cfg, store, cache)):
-        for record in records:
-            store.write_episode(record)
-        done += len(records)
-        if progress:
-            progress(records[0].identity["domain"] if records else "", done, total)
-    return store

@@ -20,6 +20,9 @@ from recmarket.agents.llm import require_prices
 from recmarket.agents.llm.ledger import SpendAccount
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import builtin_names, load_spec
+from recmarket.run.driver import run_cells
+from recmarket.run.executor import LocalExecutor, ProcessExecutor, worker_start
+from recmarket.run.phases import Phases
 from recmarket.run.runner import run
 
 PLAN = "plan.json"
@@ -105,12 +108,11 @@ _events: Any = None  # in a worker process: the queue its cell reports progress 
 
 
 def _worker_init(events: Any) -> None:
-    """Workers leave signals to the parent, which stops them (a Ctrl-C reaches the whole
-    process group; only the parent should act on it)."""
+    """A worker of LLM cells: signals and threads as every worker's (executor.py), and a
+    queue for its cell's progress."""
     global _events
     _events = events
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    worker_start()
 
 
 def _run_cell(job: tuple[str, str, dict[str, Any]]) -> str:
@@ -139,13 +141,16 @@ def reproduce(
     on_wait: Callable[[str], None] | None = None,
     workers: int = 1,
     seeds: int = DEFAULT_SEEDS,
+    phases: Phases | None = None,
     **run_options: Any,
 ) -> list[PlannedCell]:
-    """Run every unique cell (in ``workers`` processes; cells are independent).
+    """Run every unique cell, in ``workers`` processes.
 
-    Every cell's LLM spend is counted in one account in ``out``, so ``--budget`` holds for
-    the whole reproduce. SIGTERM and SIGINT stop the workers and raise Interrupted; what
-    finished is kept and the same command resumes.
+    Offline cells are cut into work units (parts of a domain), run longest first, and this
+    process writes every store. LLM cells run whole, one per worker. Every cell's LLM spend
+    is counted in one account in ``out``, so ``--budget`` holds for the whole reproduce.
+    SIGTERM and SIGINT stop the workers and raise Interrupted; what finished is kept and the
+    same command resumes. ``phases`` gains where the time went (see run/phases.py).
     """
     cells, configs = plan(names, out, scale, overrides, seeds)
     for cfg in configs.values():
@@ -154,15 +159,13 @@ def reproduce(
     out.mkdir(parents=True, exist_ok=True)
     write_plan(out, cells)
     spend = out / SPEND
-    if any(cfg.llm is not None and cfg.llm.models for cfg in configs.values()):
+    answered = {d: c for d, c in configs.items() if c.llm is not None and c.llm.models}
+    offline = {d: c for d, c in configs.items() if d not in answered}
+    if answered:
         account = SpendAccount(spend, None)
         account.clear_reservations()  # no cell runs yet: only a killed run's are left
         account.close()
     total = sum(cfg.episodes.requests * len(cfg.domains) for cfg in configs.values())
-    jobs = [
-        (cfg.model_dump_json(), run_dir, {**run_options, "spend": spend})
-        for run_dir, cfg in configs.items()
-    ]
     done: dict[str, int] = {}
 
     def report(kind: str, run_dir: str, value: Any) -> None:
@@ -175,6 +178,19 @@ def reproduce(
 
     previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
+        if offline:
+            executor = ProcessExecutor(workers) if workers > 1 else LocalExecutor()
+            run_cells(
+                offline,
+                executor,
+                cache_dir=run_options.get("cache_dir"),
+                progress=lambda n, _total: report("done", "offline cells", n),
+                phases=phases,
+            )
+        jobs = [
+            (cfg.model_dump_json(), run_dir, {**run_options, "spend": spend})
+            for run_dir, cfg in answered.items()
+        ]
         if workers <= 1:
             for config_json, run_dir, options in jobs:
                 callbacks = {
@@ -182,7 +198,7 @@ def reproduce(
                     "on_wait": lambda notice, r=run_dir: report("wait", r, notice),
                 }
                 _run_cell((config_json, run_dir, {**options, **callbacks}))
-        else:
+        elif jobs:
             _run_in_workers(jobs, workers, report)
     finally:
         for sig, handler in previous.items():
@@ -195,8 +211,8 @@ def _run_in_workers(
     workers: int,
     report: Callable[[str, str, Any], None],
 ) -> None:
-    """Cells in a process pool, relaying their progress; on any stop (Interrupted, a cell's
-    error) the pool is terminated, so no worker is left behind blocked."""
+    """LLM cells in a process pool, relaying their progress; on any stop (Interrupted, a
+    cell's error) the pool is terminated, so no worker is left behind blocked."""
     context = multiprocessing.get_context()
     events = context.Queue()
     pool = context.Pool(workers, initializer=_worker_init, initargs=(events,))

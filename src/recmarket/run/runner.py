@@ -29,9 +29,9 @@ from recmarket.agents.rules import offline_agents
 from recmarket.agents.rules.judgement import Judge
 from recmarket.config import RunConfig
 from recmarket.data import BUNDLED_DATA_DIR
-from recmarket.data.domain import Domain, domain_files, load_domain
+from recmarket.data.domain import Domain
 from recmarket.data.episodes import Request, sample_requests
-from recmarket.embedding import Embedder, load_embedder
+from recmarket.embedding import Embedder
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.build import DomainMarket, build_market, item_vectors
@@ -40,7 +40,10 @@ from recmarket.market.outcome import Outcome
 from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory, scope_key
 from recmarket.market.strategy import Strategies
-from recmarket.run.store import EpisodeRecord, RunStore
+from recmarket.run.loaded import domain_for, embedder_for
+from recmarket.run.phases import Phases
+from recmarket.run.store import EpisodeRecord, EpisodeRows, RunStore, episode_rows
+from recmarket.run.threads import pinned_native_threads
 
 # progress(domain, episodes done in this run so far, episodes in the whole run)
 Progress = Callable[[str, int, int], None]
@@ -58,22 +61,21 @@ def prepare(
     embedder: Embedder,
     cache_dir: Path | None,
     strict: bool = False,
-    domain: Domain | None = None,
+    phases: Phases | None = None,
 ) -> PreparedDomain:
-    """A domain loaded (unless given, as one estimate of many cells reuses it), its
-    requests sampled, its items embedded, its market built."""
-    if domain is None:
-        domain = load_domain(
-            domain_files(cfg.data or BUNDLED_DATA_DIR, name),
-            min_interactions=cfg.episodes.min_interactions,
-            strict=strict,
-        )
-    requests = sample_requests(domain, cfg.episodes, cfg.seed)
-    vectors = item_vectors(domain, embedder, cache_dir)
-    warm_similarity(domain, embedder, vectors)
-    prepared = PreparedDomain(
-        build_market(domain, requests, vectors, cfg.market, cfg.seed), requests
-    )
+    """A domain loaded (once per process: see run/loaded.py), its requests sampled, its
+    items embedded, its market built; each step's time added to ``phases``."""
+    phases = phases or Phases()
+    data = cfg.data or BUNDLED_DATA_DIR
+    with phases.timed("domain data"):
+        domain = domain_for(data, name, cfg.episodes.min_interactions, strict)
+    with phases.timed("embedding"):
+        vectors = item_vectors(domain, embedder, cache_dir)
+        warm_similarity(domain, embedder, vectors)
+    with phases.timed("market"):
+        requests = sample_requests(domain, cfg.episodes, cfg.seed)
+        market = build_market(domain, requests, vectors, cfg.market, cfg.seed)
+    prepared = PreparedDomain(market, requests)
     # The domain, its market and the caches live as long as the run: exempt them from the
     # cyclic collector's full passes, which otherwise rescan them every few hundred
     # episodes (a fifth of an offline run's time). Later objects are collected as usual.
@@ -162,11 +164,6 @@ class RunResult:
     spent: float | None = None  # USD in the spend account: this run and the earlier ones
 
 
-def record(store: RunStore, outcome: Outcome) -> None:
-    """Commit one finished episode: identity, metrics, reputation record, every call."""
-    store.write_episode(as_record(outcome))
-
-
 def as_record(outcome: Outcome) -> EpisodeRecord:
     request = outcome.request
     identity = {
@@ -202,6 +199,53 @@ def streams(cfg: RunConfig, requests: list[Request]) -> list[list[Request]]:
     return list(grouped.values())
 
 
+def restored_round(
+    cfg: RunConfig,
+    prepared: PreparedDomain,
+    agents: Agents,
+    embedder: Embedder,
+    stored: Iterable[dict[str, Any]],
+) -> Round:
+    """The round of a domain with the memory and learners its stored episodes left (their
+    rows, or the columns ``ord``, ``rep_*`` and ``strategy`` of them, in schedule order)."""
+    stored = list(stored)
+    round_ = cell_round(cfg, prepared, agents, embedder)
+    if round_.memory is not None:
+        restore_reputation(round_.memory, prepared.requests, stored_records(stored))
+    if round_.strategies is not None:
+        restore_strategies(round_.strategies, stored)
+    return round_
+
+
+# What happens to an episode once it is finished: it is written (or sent to the writer).
+Commit = Callable[[Outcome], None]
+
+
+class BatchedWrites:
+    """Finished episodes written ``size`` at a time, one transaction a batch: a commit per
+    episode was a tenth of an offline run's time. What is finished is flushed at the end,
+    also when the run stops on an error; a kill loses at most one batch, which the rerun
+    plays again with the same draws."""
+
+    def __init__(self, store: RunStore, size: int, tick: Callable[[], None]) -> None:
+        self.store, self.size, self.tick = store, size, tick
+        self.rows: list[EpisodeRows] = []
+
+    def __call__(self, outcome: Outcome) -> None:
+        self.rows.append(episode_rows(as_record(outcome)))
+        if len(self.rows) >= self.size:
+            self.flush()
+        self.tick()
+
+    def flush(self) -> None:
+        rows, self.rows = self.rows, []
+        if rows:
+            self.store.write_rows(rows)
+
+
+WRITE_BATCH = 32  # offline episodes per transaction; LLM episodes, paid for, go one by one
+
+
 async def play_domain(
     cfg: RunConfig,
     store: RunStore,
@@ -211,7 +255,25 @@ async def play_domain(
     tick: Callable[[], None],
     offline: bool = True,
 ) -> None:
-    """Play the domain's unfinished episodes, committing each as it finishes.
+    """Play the domain's unfinished episodes into the store, resuming its stored ones."""
+    rows = store.episodes(prepared.market.domain.name)
+    round_ = restored_round(cfg, prepared, agents, embedder, rows)
+    done = {row["ord"] for row in rows}
+    for _ in done:
+        tick()
+    pending = [r for r in prepared.requests if r.order not in done]
+    writes = BatchedWrites(store, WRITE_BATCH if offline else 1, tick)
+    try:
+        await play_pending(cfg, round_, pending, writes, offline)
+    finally:
+        writes.flush()
+
+
+async def play_pending(
+    cfg: RunConfig, round_: Round, pending: list[Request], commit: Commit, offline: bool = True
+) -> None:
+    """Play ``pending`` episodes (in schedule order), handing each to ``commit`` as it
+    finishes.
 
     Stages 1-2 of every pending request are prepared in batches as concurrent tasks; each
     reputation stream then finishes its episodes in schedule order as their preparation
@@ -220,19 +282,8 @@ async def play_domain(
     platforms are state all streams share, updated once per learning period, so with them
     the periods are played one after the other (concurrently within each).
     """
-    name = prepared.market.domain.name
-    round_ = cell_round(cfg, prepared, agents, embedder)
-    rows = store.episodes(name)
-    if round_.memory is not None:
-        restore_reputation(round_.memory, prepared.requests, stored_records(rows))
-    if round_.strategies is not None:
-        restore_strategies(round_.strategies, rows)
-    done = {row["ord"] for row in rows}
-    for _ in done:
-        tick()
-    pending = [r for r in prepared.requests if r.order not in done]
     if round_.strategies is None:
-        await play_concurrently(cfg, store, round_, pending, tick, offline)
+        await play_concurrently(cfg, round_, pending, commit, offline)
         return
     period = cfg.market.learning_period
     ahead = OFFLINE_BATCH if offline else period  # needs asked for ahead of the proposals
@@ -244,15 +295,14 @@ async def play_domain(
             return await round_.propose([staged.pop(r.order) for r in batch])
 
         for _, phase in itertools.groupby(chunk, key=lambda r: r.order // period):
-            await play_concurrently(cfg, store, round_, list(phase), tick, offline, propose)
+            await play_concurrently(cfg, round_, list(phase), commit, offline, propose)
 
 
 async def play_concurrently(
     cfg: RunConfig,
-    store: RunStore,
     round_: Round,
     pending: list[Request],
-    tick: Callable[[], None],
+    commit: Commit,
     offline: bool,
     stage: Callable[[list[Request]], Awaitable[list[Outcome]]] | None = None,
 ) -> None:
@@ -278,8 +328,7 @@ async def play_concurrently(
         for request in stream:
             outcome = await ready[request.order]
             del ready[request.order]  # a recorded episode is freed, not kept to the run's end
-            record(store, await round_.finish(outcome))
-            tick()
+            commit(await round_.finish(outcome))
 
     await asyncio.gather(
         *(prepare_batch(pending[i : i + size]) for i in range(0, len(pending), size)),
@@ -314,7 +363,7 @@ def run(
     store = RunStore.open(out_dir, cfg)
     cache = cache_dir or default_cache_dir()
     backend = None
-    embedder = load_embedder(cfg.embedder)
+    embedder = embedder_for(cfg.embedder)
     agents = agents or offline_agents(embedder, cfg.agents)
     if cfg.llm is not None and cfg.llm.models:
         shared = llm_cache if llm_cache is not None else cache / "llm-calls.sqlite"
@@ -361,7 +410,8 @@ def run(
 
     spent = None
     try:
-        asyncio.run(main())
+        with pinned_native_threads():
+            asyncio.run(main())
     finally:
         if backend is not None:
             spent = backend.ledger.account.spent

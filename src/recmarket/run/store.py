@@ -68,6 +68,21 @@ def _pack_calls(record: EpisodeRecord) -> bytes:
     return zlib.compress(f"[{body}]".encode(), 1)
 
 
+# An episode as the rows it becomes: the episodes row and the (domain, ord, packed calls) row.
+EpisodeRows = tuple[list[Any], tuple[str, int, bytes]]
+INSERT_EPISODE = (
+    f"INSERT INTO episodes ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+)
+
+
+def episode_rows(record: EpisodeRecord) -> EpisodeRows:
+    """The rows of an episode, made where it was played (a worker compresses its own calls,
+    so the process that writes the store only inserts them)."""
+    row = [record.identity[c] for c in IDENTITY] + [record.metrics[m] for m in METRICS]
+    row += [*record.reputation, record.strategy]
+    return row, (record.identity["domain"], record.identity["ord"], _pack_calls(record))
+
+
 def _unpack_calls(blob: bytes) -> list[StoredCall]:
     return [
         StoredCall(seq, r, i, o) for seq, (r, i, o) in enumerate(json.loads(zlib.decompress(blob)))
@@ -241,13 +256,14 @@ class RunStore:
 
     def write_episode(self, record: EpisodeRecord) -> None:
         """One episode and its calls, in one transaction."""
-        row = [record.identity[c] for c in IDENTITY] + [record.metrics[m] for m in METRICS]
-        row += [*record.reputation, record.strategy]
-        marks = ", ".join("?" * len(row))
-        domain, order = record.identity["domain"], record.identity["ord"]
+        self.write_rows([episode_rows(record)])
+
+    def write_rows(self, rows: list[EpisodeRows]) -> None:
+        """Several episodes in one transaction: all of them or none survive a kill, and a
+        batch costs one commit instead of one per episode."""
         with _named(self.path), self.transaction() as db:
-            db.execute(f"INSERT INTO episodes ({', '.join(COLUMNS)}) VALUES ({marks})", row)
-            db.execute("INSERT INTO calls VALUES (?, ?, ?)", (domain, order, _pack_calls(record)))
+            db.executemany(INSERT_EPISODE, [episode for episode, _ in rows])
+            db.executemany("INSERT INTO calls VALUES (?, ?, ?)", [calls for _, calls in rows])
 
     def done(self, domain: str) -> set[int]:
         with _named(self.path):
