@@ -47,7 +47,7 @@ def timed_run(workers: int, scale: float, seeds: int, cold: bool) -> tuple[float
         reproduce([], Path(tmp) / "out", scale=scale, workers=workers, seeds=seeds, phases=phases)
         ran = time.perf_counter() - start
         start = time.perf_counter()
-        build_report([Path(tmp) / "out"], Path(tmp) / "report")
+        build_report([Path(tmp) / "out"], Path(tmp) / "report", workers)
         return ran, time.perf_counter() - start, phases
 
 

@@ -71,6 +71,21 @@ def test_report_regenerates_from_the_stores_alone(report: Path) -> None:
     assert (report / "report" / "tables" / "cells.csv").read_text().count("\n") == 3
 
 
+def test_sections_drawn_in_workers_equal_those_drawn_here(report: Path, tmp_path: Path) -> None:
+    from recmarket.report.build import build_report
+
+    here = build_report([report], tmp_path / "here", workers=1)
+    forked = build_report([report], tmp_path / "forked", workers=3)
+    assert forked.comparison == here.comparison and forked.notes == here.notes
+    assert forked.path.read_text() == here.path.read_text()
+    tables = sorted(p.name for p in (tmp_path / "here" / "tables").iterdir())
+    assert tables == sorted(p.name for p in (tmp_path / "forked" / "tables").iterdir())
+    for name in tables:
+        assert (tmp_path / "forked" / "tables" / name).read_bytes() == (
+            tmp_path / "here" / "tables" / name
+        ).read_bytes()
+
+
 def test_every_paper_figure_is_drawn_from_a_small_reproduce(tmp_path: Path) -> None:
     """The paper's ten figures, and the two of the dynamic-market experiments."""
     args = ["reproduce", "--scale", "0.02", "--seeds", "1", "--out", str(tmp_path)]

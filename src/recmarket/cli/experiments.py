@@ -233,7 +233,7 @@ def reproduce(
                 )
     out.print(table)
     with user_errors():
-        write_report([out_dir], out_dir / "report")
+        write_report([out_dir], out_dir / "report", workers or os.cpu_count() or 1)
 
 
 @app.command("report")
@@ -243,19 +243,26 @@ def report(
         Path | None,
         typer.Option("--out", help="where to write (default: the first directory's report/)"),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers", min=0, help="processes drawing the figures (default 0: one per core)"
+        ),
+    ] = 0,
 ) -> None:
     """Regenerate every figure and table, and the HTML report, from the run stores alone;
     print the paper's numbers beside the measured ones."""
     with user_errors():
-        write_report(out_dirs, target or out_dirs[0] / "report")
+        write_report(out_dirs, target or out_dirs[0] / "report", workers or os.cpu_count() or 1)
 
 
-def write_report(out_dirs: list[Path], target: Path) -> None:
-    """Build the report, print the paper comparison for what was run, and the path."""
+def write_report(out_dirs: list[Path], target: Path, workers: int = 1) -> None:
+    """Build the report (its sections in ``workers`` processes), print the paper comparison
+    for what was run, and the path."""
     from recmarket.report.build import build_report
     from recmarket.report.paper import summary
 
-    built = build_report(out_dirs, target)
+    built = build_report(out_dirs, target, workers)
     measured = [r for r in built.comparison if r["verdict"] not in ("not run", "no counterpart")]
     if measured:
         table = Table(

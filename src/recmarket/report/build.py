@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import csv
 import html
+import multiprocessing
 from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from recmarket.report.html import figure_html, page, table_html
 from recmarket.report.paper import compare
 from recmarket.report.paper import summary as summary_line
 from recmarket.run.store import RunStore
+from recmarket.run.threads import pin_native_threads
 
 EXPLORER_PER_DOMAIN = 3  # episodes per domain and run whose role calls the page embeds
 
@@ -178,27 +181,67 @@ def _drawn(stem: str, draw: Any, cells: list[Cell], figures: Path, tables: Path)
     return figure_html(title, figures / f"{stem}.png", rows)
 
 
-def build_report(out_dirs: list[Path], target: Path) -> BuiltReport:
-    """Write figures (PNG, PDF), tables (CSV, Markdown) and report.html under ``target``."""
-    cells = load_cells(out_dirs)
+# The cells of the report being built: forked section workers read them from here rather
+# than receiving them (a whole plan's episode rows would be pickled once per section).
+_cells: dict[str, dict[str, Cell]] = {}
+
+
+def _by_figure() -> dict[str, list[Cell]]:
+    by_figure: dict[str, list[Cell]] = defaultdict(list)
+    for members in _cells.values():
+        for cell in members.values():
+            by_figure[cell.figure].append(cell)
+    return by_figure
+
+
+def _figure(kind: str, stem: str, draw: Any, figures: Path, tables: Path) -> str:
+    return _drawn(stem, draw, _by_figure()[kind], figures, tables)
+
+
+def _on_cells(section: Any) -> Any:
+    return section(_cells)
+
+
+def _sections(tasks: list[tuple[Any, tuple]], workers: int) -> list[Any]:
+    """The report's sections, each a (function, arguments), in order. With several workers
+    they are computed in forked processes, one native thread each: the figures' bootstraps
+    and drawing were most of a reproduce's serial time."""
+    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [task(*args) for task, args in tasks]
+    fork = multiprocessing.get_context("fork")
+    size = min(workers, len(tasks))
+    with ProcessPoolExecutor(size, mp_context=fork, initializer=pin_native_threads) as pool:
+        futures = [pool.submit(task, *args) for task, args in tasks]
+        return [future.result() for future in futures]
+
+
+def build_report(out_dirs: list[Path], target: Path, workers: int = 1) -> BuiltReport:
+    """Write figures (PNG, PDF), tables (CSV, Markdown) and report.html under ``target``,
+    the sections computed in ``workers`` processes."""
+    global _cells
+    _cells = cells = load_cells(out_dirs)
     figures, tables = target / "figures", target / "tables"
     figures.mkdir(parents=True, exist_ok=True)
     tables.mkdir(parents=True, exist_ok=True)
+    by_figure = _by_figure()
+    drawn = [
+        (_figure, (kind, stem, draw, figures, tables))
+        for kind, figures_of_kind in FIGURES.items()
+        for stem, draw in (figures_of_kind if by_figure[kind] else ())
+    ]
+    rest = [(_on_cells, (section,)) for section in SECTIONS]
+    try:
+        results = _sections(rest + drawn, workers)
+    finally:
+        _cells = {}
+    access, comparison, records, notes, every, episodes = results[: len(rest)]
     body = []
-    access = access_rows(cells)
     write_table(access, tables / "access_check")
     if access:
         body.append(
             "<h2>Appendix A.2: analytic vs empirical forced inclusion</h2>" + table_html(access)
         )
-    by_figure: dict[str, list[Cell]] = defaultdict(list)
-    for members in cells.values():
-        for cell in members.values():
-            by_figure[cell.figure].append(cell)
-    for kind, figures_of_kind in FIGURES.items():
-        for stem, draw in figures_of_kind if by_figure[kind] else ():
-            body.append(_drawn(stem, draw, by_figure[kind], figures, tables))
-    comparison = compare(cells)
+    body += results[len(rest) :]
     write_table(comparison, tables / "paper_comparison")
     body.append(
         "<h2>The paper's numbers beside this run's</h2><p>"
@@ -211,7 +254,6 @@ def build_report(out_dirs: list[Path], target: Path) -> BuiltReport:
         "design assumption of the offline agents, or neither (emergent). A level is a single "
         "cell's value, set beside the paper's without a verdict.</p>" + table_html(comparison)
     )
-    records, notes = record_rows(cells), identical_notes(cells)
     write_table(records, tables / "records_per_history")
     if records or notes:
         body.append(
@@ -222,10 +264,8 @@ def build_report(out_dirs: list[Path], target: Path) -> BuiltReport:
             + "".join(f"<p><strong>{html.escape(n)}.</strong></p>" for n in notes)
             + (table_html(records) if records else "")
         )
-    every = cell_rows(cells)
     write_table(every, tables / "cells")
     body.append("<h2>Every cell (macro over domains)</h2>" + table_html(every))
-    episodes = explorer(cells)
     summary = (
         f"{sum(len(m) for m in cells.values())} cells of {len(cells)} experiments, "
         f"{sum(r['episodes'] for r in every):,} episodes; built from {len(out_dirs)} "
@@ -238,3 +278,7 @@ def build_report(out_dirs: list[Path], target: Path) -> BuiltReport:
     path = target / "report.html"
     path.write_text(page(summary, "\n".join(body), episodes, note), encoding="utf-8")
     return BuiltReport(path, comparison, notes)
+
+
+# The sections besides the figures, in the order build_report unpacks them.
+SECTIONS = (access_rows, compare, record_rows, identical_notes, cell_rows, explorer)
