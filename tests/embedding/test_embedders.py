@@ -1,3 +1,5 @@
+import multiprocessing
+import time
 from pathlib import Path
 
 import numpy as np
@@ -74,6 +76,35 @@ def test_a_damaged_cache_file_is_rebuilt_not_served(tmp_path: Path, damage: str)
     rebuilt = embed_items(model, ["a", "b", "c"], tmp_path)
     assert model.calls == 2 and np.array_equal(rebuilt, clean)
     assert embed_items(model, ["a", "b", "c"], tmp_path) is not None and model.calls == 2
+
+
+class SlowLoggingEmbedder:
+    """Encodes slowly and notes each encoding in a file, which every process appends to."""
+
+    fingerprint = "slow:1"
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        with self.log.open("a") as fh:
+            fh.write("encoded\n")
+        time.sleep(0.5)
+        return np.eye(len(texts), 4, dtype=np.float32)
+
+
+def _embed_in_a_worker(log: Path, cache: Path) -> np.ndarray:
+    return embed_items(SlowLoggingEmbedder(log), ["a", "b"], cache)
+
+
+def test_processes_missing_the_same_matrix_at_once_embed_it_once(tmp_path: Path) -> None:
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("needs fork")
+    log, cache = tmp_path / "log", tmp_path / "cache"
+    with multiprocessing.get_context("fork").Pool(3) as pool:
+        results = pool.starmap(_embed_in_a_worker, [(log, cache)] * 3)
+    assert log.read_text().count("encoded") == 1
+    assert all(np.array_equal(r, results[0]) for r in results)
 
 
 def test_bge_without_its_extra_or_weights_says_what_is_missing() -> None:

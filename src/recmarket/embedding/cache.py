@@ -14,6 +14,7 @@ import hashlib
 import logging
 import os
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -58,15 +59,47 @@ def _load_checked(path: Path, rows: int) -> np.ndarray | None:
     return vectors
 
 
+@contextlib.contextmanager
+def _alone(lock: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the (empty) file ``lock`` while the body runs: the workers of
+    one reproduce asking for the same uncached matrix at once embed it once, the others
+    wait and read it (16 workers on a cold cache embedded every domain 16 times). Where
+    locks are unavailable (no fcntl, a read-only cache) the body runs unguarded."""
+    try:
+        import fcntl
+
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        handle = lock.open("a")
+    except (ImportError, OSError):
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def embed_items(embedder: Embedder, texts: list[str], cache_dir: Path | None) -> np.ndarray:
     """The unit-normalised vectors of ``texts``, from the cache when present and sound."""
     if cache_dir is None:
         return embedder.encode(texts)
-    path = cache_dir / "embeddings" / f"{cache_key(embedder, texts)}.npz"
+    key = cache_key(embedder, texts)
+    path = cache_dir / "embeddings" / f"{key}.npz"
     if path.is_file():
         cached = _load_checked(path, len(texts))
         if cached is not None:
             return cached
+    with _alone(cache_dir / "locks" / f"{key}.lock"):
+        if path.is_file():  # made while this process waited for the lock
+            cached = _load_checked(path, len(texts))
+            if cached is not None:
+                return cached
+        return _embed_and_keep(embedder, texts, path)
+
+
+def _embed_and_keep(embedder: Embedder, texts: list[str], path: Path) -> np.ndarray:
     vectors = embedder.encode(texts)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     try:

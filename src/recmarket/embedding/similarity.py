@@ -22,10 +22,14 @@ class Similarity:
         self.embedder = embedder
         self._vectors: dict[str, np.ndarray] = {}
 
+    def unknown(self, texts: list[str]) -> list[str]:
+        """The texts not encoded yet, each once, in order."""
+        return list(dict.fromkeys(t for t in texts if t not in self._vectors))
+
     def vectors(self, texts: list[str]) -> np.ndarray:
         """Unit vectors of the texts, encoding only those not seen before (in one batch)."""
         known = self._vectors
-        new = list(dict.fromkeys(t for t in texts if t not in known))
+        new = self.unknown(texts)
         if new:
             if len(known) + len(new) > CACHE_LIMIT:
                 known.clear()

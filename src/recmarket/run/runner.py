@@ -32,7 +32,7 @@ from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import Domain
 from recmarket.data.episodes import Request, sample_requests
 from recmarket.embedding import Embedder
-from recmarket.embedding.cache import default_cache_dir
+from recmarket.embedding.cache import default_cache_dir, embed_items
 from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.build import DomainMarket, build_market, item_vectors
 from recmarket.market.metrics import episode_metrics
@@ -71,7 +71,7 @@ def prepare(
         domain = domain_for(data, name, cfg.episodes.min_interactions, strict)
     with phases.timed("embedding"):
         vectors = item_vectors(domain, embedder, cache_dir)
-        warm_similarity(domain, embedder, vectors)
+        warm_similarity(domain, embedder, vectors, cache_dir)
     with phases.timed("market"):
         requests = sample_requests(domain, cfg.episodes, cfg.seed)
         market = build_market(domain, requests, vectors, cfg.market, cfg.seed)
@@ -83,16 +83,21 @@ def prepare(
     return prepared
 
 
-def warm_similarity(domain: Domain, embedder: Embedder, vectors: np.ndarray) -> None:
+def warm_similarity(
+    domain: Domain, embedder: Embedder, vectors: np.ndarray, cache_dir: Path | None = None
+) -> None:
     """Fill the process's similarity cache with the texts the offline roles and the
     target_best_fit measure read about items: the retrieval vectors of the evidence texts,
-    and the titles and visible fields in one batch (far cheaper than one by one)."""
+    and the titles and visible fields, embedded in one batch (far cheaper than one by one)
+    and kept in the embedding cache beside the items' vectors, so that each worker of a
+    reproduce reads them rather than encoding them again."""
     similarity = similarity_for(embedder)
     evidence = [item.evidence for item in domain.items]
     similarity.remember([e.text() for e in evidence], vectors)
-    similarity.vectors(
-        [e.title for e in evidence] + [visible_text(e.title, e.category) for e in evidence]
-    )
+    shown = [e.title for e in evidence] + [visible_text(e.title, e.category) for e in evidence]
+    new = similarity.unknown(shown)
+    if new:
+        similarity.remember(new, embed_items(embedder, new, cache_dir))
 
 
 def cell_round(
