@@ -334,6 +334,7 @@ def episodes(out: Path) -> list[tuple]:
         return db.execute("SELECT * FROM episodes ORDER BY domain, ord").fetchall()
 
 
+@pytest.mark.slow  # end to end: runs in .ci/run with -m slow
 def test_killed_llm_run_resumes_without_repeating_calls_and_replays_offline(tmp_path: Path) -> None:
     env = dict(os.environ)
     with FakeLLM(latency=0.01) as server:
@@ -437,6 +438,7 @@ def reproduce_args(spec: Path, tmp_path: Path, workers: int = 1) -> list[str]:
     ]
 
 
+@pytest.mark.slow  # end to end: runs in .ci/run with -m slow
 def test_a_small_experiment_with_twenty_percent_llm_faults(tmp_path: Path) -> None:
     """429s, 500s, hangs past the timeout and invalid JSON, each on 5% of calls, over every
     cell of an experiment: it completes, every episode is stored, failures are counted."""

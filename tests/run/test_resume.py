@@ -110,10 +110,12 @@ def kill_and_resume(args: list[str], tmp_path: Path, thresholds: tuple[int, ...]
     assert dump(killed) == dump(clean)
 
 
+@pytest.mark.slow  # end to end: runs in .ci/run with -m slow
 def test_run_killed_at_six_points_resumes_to_the_clean_records(tmp_path: Path) -> None:
     kill_and_resume(RUN, tmp_path, (1, 80, 170, 260, 350, 440))
 
 
+@pytest.mark.slow  # end to end: runs in .ci/run with -m slow
 def test_adaptive_run_killed_at_six_points_resumes_to_the_clean_records(tmp_path: Path) -> None:
     """Learners shared across streams, rebuilt from the stored lessons, choose as before."""
     adaptive = ["--platform-strategy", "adaptive", "--learning-period", "7", "--entrants"]
@@ -121,6 +123,7 @@ def test_adaptive_run_killed_at_six_points_resumes_to_the_clean_records(tmp_path
     kill_and_resume(args, tmp_path, (1, 40, 90, 140, 190, 240))
 
 
+@pytest.mark.slow  # end to end: runs in .ci/run with -m slow
 def test_reproduce_killed_at_five_points_resumes_to_the_clean_records(tmp_path: Path) -> None:
     kill_and_resume(REPRODUCE, tmp_path, (1, 200, 400, 600, 800))
 
@@ -138,6 +141,7 @@ def alive(pid: int) -> bool:
     return True
 
 
+@pytest.mark.slow  # end to end: runs in .ci/run with -m slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_stops_reproduce_and_its_workers_and_the_rerun_finishes(
     tmp_path: Path, signum: int

@@ -32,9 +32,9 @@ from recmarket.config import RunConfig
 from recmarket.market.outcome import Outcome
 from recmarket.run.loaded import embedder_for
 from recmarket.run.phases import Phases
+from recmarket.run.records import as_record
 from recmarket.run.runner import (
     PreparedDomain,
-    as_record,
     play_pending,
     prepare,
     restored_round,

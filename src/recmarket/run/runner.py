@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import itertools
-import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from recmarket.agents.contracts import ReputationRecord
 from recmarket.agents.llm import LLMBackend
 from recmarket.agents.llm.adaptive import LimitNotice
 from recmarket.agents.llm.client import WaitNotice
@@ -35,14 +33,21 @@ from recmarket.embedding import Embedder
 from recmarket.embedding.cache import default_cache_dir, embed_items
 from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.build import DomainMarket, build_market, item_vectors
-from recmarket.market.metrics import episode_metrics
 from recmarket.market.outcome import Outcome
 from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory, scope_key
 from recmarket.market.strategy import Strategies
 from recmarket.run.loaded import domain_for, embedder_for
 from recmarket.run.phases import Phases
-from recmarket.run.store import EpisodeRecord, EpisodeRows, RunStore, episode_rows
+from recmarket.run.records import (
+    WRITE_BATCH,
+    BatchedWrites,
+    Commit,
+    restore_reputation,
+    restore_strategies,
+    stored_records,
+)
+from recmarket.run.store import RunStore
 from recmarket.run.threads import pinned_native_threads
 
 # progress(domain, episodes done in this run so far, episodes in the whole run)
@@ -125,41 +130,9 @@ def cell_round(
     )
 
 
-# (order, platform, label, note): a stored episode's reputation record, as resume needs it
-StoredRecord = tuple[int, str, str, str]
-
-
-def stored_records(rows: list[dict[str, Any]]) -> list[StoredRecord]:
-    """The reputation records of stored episodes, in the rows' order."""
-    return [
-        (r["ord"], r["rep_platform"], r["rep_label"], r["rep_note"])
-        for r in rows
-        if r["rep_label"] is not None
-    ]
-
-
-def restore_reputation(
-    memory: ReputationMemory, requests: list[Request], records: Iterable[StoredRecord]
-) -> None:
-    """Rebuild a memory from stored records (in schedule order), as a resumed run or a
-    work unit needs it: the same appends the episodes made when they first ran."""
-    by_order = {r.order: r for r in requests}
-    for order, platform, label, note in records:
-        memory.append(
-            by_order[order], platform, ReputationRecord(claim_reliability=label, note=note)
-        )
-
-
-def restore_strategies(strategies: Strategies, rows: Iterable[dict[str, Any]]) -> None:
-    """Hand the learners the lessons of stored episodes; they apply them period by period
-    as the run goes on, exactly as when the episodes first ran."""
-    for row in rows:
-        lessons = json.loads(row["strategy"]) if row.get("strategy") else {}
-        strategies.observe(row["ord"], {p: (arm, value) for p, (arm, value) in lessons.items()})
-
-
 OFFLINE_BATCH = 256  # requests prepared together: their needs are embedded in one batch
-PREFETCH = 3  # prepared batches allowed ahead of the episodes that use them (LLM runs)
+PREFETCH = 3  # batches prepared at once in LLM runs
+OFFLINE_AHEAD = 4  # offline batches prepared and not yet finished: bounds a long run's memory
 
 
 @dataclass
@@ -167,30 +140,6 @@ class RunResult:
     store: RunStore
     ledger: Ledger | None  # tokens and cost per role and model, when an LLM answered
     spent: float | None = None  # USD in the spend account: this run and the earlier ones
-
-
-def as_record(outcome: Outcome) -> EpisodeRecord:
-    request = outcome.request
-    identity = {
-        "domain": request.episode.domain,
-        "ord": request.order,
-        "episode_id": request.episode.episode_id,
-        "sim_user": request.sim_user,
-        "round": request.round,
-        "profile": request.profile,
-        "condition": outcome.condition,
-    }
-    bought = outcome.purchased if outcome.record else None
-    return EpisodeRecord(
-        identity,
-        episode_metrics(outcome).model_dump(),
-        (bought.platform_id if bought else None, outcome.record.note if outcome.record else None),
-        [
-            (c.role, c.input.model_dump_json(), c.output.model_dump_json() if c.output else "null")
-            for c in outcome.calls
-        ],
-        json.dumps(outcome.lessons) if outcome.lessons else None,
-    )
 
 
 def streams(cfg: RunConfig, requests: list[Request]) -> list[list[Request]]:
@@ -220,35 +169,6 @@ def restored_round(
     if round_.strategies is not None:
         restore_strategies(round_.strategies, stored)
     return round_
-
-
-# What happens to an episode once it is finished: it is written (or sent to the writer).
-Commit = Callable[[Outcome], None]
-
-
-class BatchedWrites:
-    """Finished episodes written ``size`` at a time, one transaction a batch: a commit per
-    episode was a tenth of an offline run's time. What is finished is flushed at the end,
-    also when the run stops on an error; a kill loses at most one batch, which the rerun
-    plays again with the same draws."""
-
-    def __init__(self, store: RunStore, size: int, tick: Callable[[], None]) -> None:
-        self.store, self.size, self.tick = store, size, tick
-        self.rows: list[EpisodeRows] = []
-
-    def __call__(self, outcome: Outcome) -> None:
-        self.rows.append(episode_rows(as_record(outcome)))
-        if len(self.rows) >= self.size:
-            self.flush()
-        self.tick()
-
-    def flush(self) -> None:
-        rows, self.rows = self.rows, []
-        if rows:
-            self.store.write_rows(rows)
-
-
-WRITE_BATCH = 32  # offline episodes per transaction; LLM episodes, paid for, go one by one
 
 
 async def play_domain(
@@ -318,27 +238,46 @@ async def play_concurrently(
     ready: dict[int, asyncio.Future[Outcome]] = {r.order: loop.create_future() for r in pending}
 
     lanes = streams(cfg, pending)
-    # Offline, large batches make embedding cheap. With LLMs, a batch is one round of every
-    # stream and only a few run ahead, so the episodes' own calls never queue behind a long
+    # Offline, large batches make embedding cheap, and a batch holds its slot until its last
+    # episode is finished, so at most OFFLINE_AHEAD batches of prepared episodes are held at
+    # once (however long the domain). With LLMs, a batch is one round of every stream and
+    # only a few are prepared at once, so the episodes' own calls never queue behind a long
     # backlog of preparation calls at the endpoint's concurrency limit.
     size = OFFLINE_BATCH if offline else max(len(lanes), 1)
-    ahead = asyncio.Semaphore(len(pending) if offline else PREFETCH)
+    batches = [pending[i : i + size] for i in range(0, len(pending), size)]
+    ahead = asyncio.Semaphore(OFFLINE_AHEAD if offline else PREFETCH)
+    unfinished: dict[int, int] = {}  # offline: episodes of each batch not finished yet
+    batch_of = {r.order: i // size for i, r in enumerate(pending)}
+
+    def publish(outcomes: list[Outcome]) -> None:
+        for outcome in outcomes:
+            ready[outcome.request.order].set_result(outcome)
+
+    async def prepare_in_order() -> None:
+        """Offline: one batch after another, strictly in schedule order (so the earliest
+        unfinished batch is always prepared and the streams can always go on)."""
+        for number, batch in enumerate(batches):
+            await ahead.acquire()  # freed when the batch's last episode is finished
+            unfinished[number] = len(batch)
+            publish(await stage(batch))
 
     async def prepare_batch(batch: list[Request]) -> None:
         async with ahead:
-            for outcome in await stage(batch):
-                ready[outcome.request.order].set_result(outcome)
+            publish(await stage(batch))
 
     async def finish_stream(stream: list[Request]) -> None:
         for request in stream:
             outcome = await ready[request.order]
             del ready[request.order]  # a recorded episode is freed, not kept to the run's end
             commit(await round_.finish(outcome))
+            if offline:
+                number = batch_of[request.order]
+                unfinished[number] -= 1
+                if not unfinished[number]:
+                    ahead.release()
 
-    await asyncio.gather(
-        *(prepare_batch(pending[i : i + size]) for i in range(0, len(pending), size)),
-        *(finish_stream(s) for s in lanes),
-    )
+    preparing = [prepare_in_order()] if offline else [prepare_batch(b) for b in batches]
+    await asyncio.gather(*preparing, *(finish_stream(s) for s in lanes))
 
 
 def run(

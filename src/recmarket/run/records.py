@@ -1,0 +1,104 @@
+"""Episodes as records: the plain record a finished episode becomes, how records reach the
+store in batches, and how stored records give a resumed domain back its reputation memory
+and its platforms' lessons (the same appends and updates the episodes made when they ran).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from recmarket.agents.contracts import ReputationRecord
+from recmarket.data.episodes import Request
+from recmarket.market.metrics import episode_metrics
+from recmarket.market.outcome import Outcome
+from recmarket.market.reputation import ReputationMemory
+from recmarket.market.strategy import Strategies
+from recmarket.run.store import EpisodeRecord, EpisodeRows, RunStore, episode_rows
+
+
+def as_record(outcome: Outcome) -> EpisodeRecord:
+    request = outcome.request
+    identity = {
+        "domain": request.episode.domain,
+        "ord": request.order,
+        "episode_id": request.episode.episode_id,
+        "sim_user": request.sim_user,
+        "round": request.round,
+        "profile": request.profile,
+        "condition": outcome.condition,
+    }
+    bought = outcome.purchased if outcome.record else None
+    return EpisodeRecord(
+        identity,
+        episode_metrics(outcome).model_dump(),
+        (bought.platform_id if bought else None, outcome.record.note if outcome.record else None),
+        [
+            (c.role, c.input.model_dump_json(), c.output.model_dump_json() if c.output else "null")
+            for c in outcome.calls
+        ],
+        json.dumps(outcome.lessons) if outcome.lessons else None,
+    )
+
+
+# What happens to an episode once it is finished: it is written (or sent to the writer).
+Commit = Callable[[Outcome], None]
+
+
+class BatchedWrites:
+    """Finished episodes written ``size`` at a time, one transaction a batch: a commit per
+    episode was a tenth of an offline run's time. What is finished is flushed at the end,
+    also when the run stops on an error; a kill loses at most one batch, which the rerun
+    plays again with the same draws."""
+
+    def __init__(self, store: RunStore, size: int, tick: Callable[[], None]) -> None:
+        self.store, self.size, self.tick = store, size, tick
+        self.rows: list[EpisodeRows] = []
+
+    def __call__(self, outcome: Outcome) -> None:
+        self.rows.append(episode_rows(as_record(outcome)))
+        if len(self.rows) >= self.size:
+            self.flush()
+        self.tick()
+
+    def flush(self) -> None:
+        rows, self.rows = self.rows, []
+        if rows:
+            self.store.write_rows(rows)
+
+
+WRITE_BATCH = 32  # offline episodes per transaction; LLM episodes, paid for, go one by one
+
+
+# (order, platform, label, note): a stored episode's reputation record, as resume needs it
+StoredRecord = tuple[int, str, str, str]
+
+
+def stored_records(rows: list[dict[str, Any]]) -> list[StoredRecord]:
+    """The reputation records of stored episodes, in the rows' order."""
+    return [
+        (r["ord"], r["rep_platform"], r["rep_label"], r["rep_note"])
+        for r in rows
+        if r["rep_label"] is not None
+    ]
+
+
+def restore_reputation(
+    memory: ReputationMemory, requests: list[Request], records: Iterable[StoredRecord]
+) -> None:
+    """Rebuild a memory from stored records (in schedule order), as a resumed run or a
+    work unit needs it: the same appends the episodes made when they first ran."""
+    by_order = {r.order: r for r in requests}
+    for order, platform, label, note in records:
+        memory.append(
+            by_order[order], platform, ReputationRecord(claim_reliability=label, note=note)
+        )
+
+
+def restore_strategies(strategies: Strategies, rows: Iterable[dict[str, Any]]) -> None:
+    """Hand the learners the lessons of stored episodes; they apply them period by period
+    as the run goes on, exactly as when the episodes first ran."""
+    for row in rows:
+        lessons = json.loads(row["strategy"]) if row.get("strategy") else {}
+        strategies.observe(row["ord"], {p: (arm, value) for p, (arm, value) in lessons.items()})
