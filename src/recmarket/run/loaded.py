@@ -1,26 +1,37 @@
-"""What a process loads once and lends to every cell it runs: the embedder of each setting
-and each domain's data.
+"""What a process loads once and lends to every cell it runs: the embedder of each setting,
+each domain's data, and the requests sampled from it for each episode setting and seed.
 
-A reproduce worker runs dozens of cells over the same three domains. Reading a domain's
-files costs about as much as a few hundred of its episodes and loading the embedder a few
-hundred more, so loading them per cell was a third of the work of the whole plan; per process
-they are paid once. A domain is keyed by its files' paths, sizes and modification times,
-so data rewritten in place is read again.
+A reproduce worker runs dozens of cells over the same three domains, most of them on the
+same requests. Reading a domain's files costs about as much as a few hundred of its
+episodes, loading the embedder a few hundred more, and sampling requests (which reads the
+review texts again) another two hundred, so per cell they were a third of the work of the
+whole plan; per process they are paid once. A domain is keyed by its files' paths, sizes
+and modification times, so data rewritten in place is read again. What is lent is shared:
+callers never change it.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from recmarket.data.domain import Domain, DomainFiles, domain_files, load_domain
+from recmarket.data.episodes import Request, sample_requests
+from recmarket.data.settings import EpisodeConfig
 from recmarket.embedding import Embedder, load_embedder
 from recmarket.embedding.settings import EmbedderConfig
 
+T = TypeVar("T")
+
 DOMAINS_KEPT = 6  # the three built-in domains and some to spare; older ones are dropped
+REQUESTS_KEPT = 12  # request samples: a plan's episode settings and seeds, per domain
 
 _embedders: dict[str, Embedder] = {}
 _domains: OrderedDict[tuple, Domain] = OrderedDict()
+_requests: OrderedDict[tuple, list[Request]] = OrderedDict()
 
 
 def embedder_for(settings: EmbedderConfig) -> Embedder:
@@ -35,14 +46,32 @@ def _stamp(path: Path) -> tuple[str, int, int]:
     return str(path.resolve()), status.st_size, status.st_mtime_ns
 
 
+def _kept(memo: OrderedDict, key: tuple, size: int, load: Callable[[], T]) -> T:
+    if key in memo:
+        memo.move_to_end(key)
+        return memo[key]
+    memo[key] = value = load()
+    while len(memo) > size:
+        memo.popitem(last=False)
+    return value
+
+
+def _key(files: DomainFiles, min_interactions: int, strict: bool) -> tuple:
+    return (_stamp(files.reviews), _stamp(files.meta), min_interactions, strict)
+
+
 def domain_for(directory: Path, name: str, min_interactions: int, strict: bool = False) -> Domain:
-    files: DomainFiles = domain_files(directory, name)
-    key = (_stamp(files.reviews), _stamp(files.meta), min_interactions, strict)
-    if key in _domains:
-        _domains.move_to_end(key)
-        return _domains[key]
-    domain = load_domain(files, min_interactions=min_interactions, strict=strict)
-    _domains[key] = domain
-    while len(_domains) > DOMAINS_KEPT:
-        _domains.popitem(last=False)
-    return domain
+    files = domain_files(directory, name)
+    load = partial(load_domain, files, min_interactions=min_interactions, strict=strict)
+    return _kept(_domains, _key(files, min_interactions, strict), DOMAINS_KEPT, load)
+
+
+def requests_for(
+    directory: Path, name: str, episodes: EpisodeConfig, seed: int, strict: bool = False
+) -> tuple[Domain, list[Request]]:
+    """The domain and its requests for these episode settings and seed."""
+    domain = domain_for(directory, name, episodes.min_interactions, strict)
+    files = domain_files(directory, name)
+    key = (*_key(files, episodes.min_interactions, strict), episodes, seed)
+    sample = partial(sample_requests, domain, episodes, seed)
+    return domain, _kept(_requests, key, REQUESTS_KEPT, sample)

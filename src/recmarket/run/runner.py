@@ -28,7 +28,7 @@ from recmarket.agents.rules.judgement import Judge
 from recmarket.config import RunConfig
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import Domain
-from recmarket.data.episodes import Request, sample_requests
+from recmarket.data.episodes import Request
 from recmarket.embedding import Embedder
 from recmarket.embedding.cache import default_cache_dir, embed_items
 from recmarket.embedding.similarity import similarity_for, visible_text
@@ -37,7 +37,7 @@ from recmarket.market.outcome import Outcome
 from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory, scope_key
 from recmarket.market.strategy import Strategies
-from recmarket.run.loaded import domain_for, embedder_for
+from recmarket.run.loaded import embedder_for, requests_for
 from recmarket.run.phases import Phases
 from recmarket.run.records import (
     WRITE_BATCH,
@@ -68,17 +68,16 @@ def prepare(
     strict: bool = False,
     phases: Phases | None = None,
 ) -> PreparedDomain:
-    """A domain loaded (once per process: see run/loaded.py), its requests sampled, its
+    """A domain loaded and its requests sampled (once per process: see run/loaded.py), its
     items embedded, its market built; each step's time added to ``phases``."""
     phases = phases or Phases()
     data = cfg.data or BUNDLED_DATA_DIR
     with phases.timed("domain data"):
-        domain = domain_for(data, name, cfg.episodes.min_interactions, strict)
+        domain, requests = requests_for(data, name, cfg.episodes, cfg.seed, strict)
     with phases.timed("embedding"):
         vectors = item_vectors(domain, embedder, cache_dir)
         warm_similarity(domain, embedder, vectors, cache_dir)
     with phases.timed("market"):
-        requests = sample_requests(domain, cfg.episodes, cfg.seed)
         market = build_market(domain, requests, vectors, cfg.market, cfg.seed)
     prepared = PreparedDomain(market, requests)
     # The domain, its market and the caches live as long as the run: exempt them from the
