@@ -71,6 +71,7 @@ def test_cells_that_differ_in_policies_share_catalogs_and_candidates(parts) -> N
 
 SCRIPT = textwrap.dedent("""
     import hashlib
+    from dataclasses import asdict
     from recmarket.config import EpisodeConfig, MarketConfig
     from recmarket.data import BUNDLED_DATA_DIR
     from recmarket.data.domain import domain_files, load_domain
@@ -84,7 +85,7 @@ SCRIPT = textwrap.dedent("""
     market = build_market(domain, requests, item_vectors(domain, embedder, None),
                           MarketConfig(n_platforms=12), seed=5)
     digest = hashlib.sha256()
-    digest.update(str([r.model_dump() for r in requests]).encode())
+    digest.update(str([asdict(r) for r in requests]).encode())
     digest.update(market.catalogs.membership.tobytes())
     digest.update(str(candidates(market, embedder, requests)).encode())
     print(digest.hexdigest())

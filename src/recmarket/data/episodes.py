@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
 from recmarket.data.domain import Domain
 from recmarket.data.raw import DataError
@@ -26,11 +25,12 @@ from recmarket.profiles import PROFILE_NAMES
 from recmarket.streams import Stream, rng
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Interaction(_Record):
+# Requests are plain frozen records with slots, not pydantic models: a long run holds
+# a hundred thousand of them with ten interactions each, and a model instance cost a
+# kilobyte before its texts (its field set alone 728 bytes); they are built here from data
+# the loader has validated, and never read from outside.
+@dataclass(frozen=True, slots=True)
+class Interaction:
     parent_asin: str
     item_index: int
     title: str
@@ -40,7 +40,8 @@ class Interaction(_Record):
     review_text: str
 
 
-class Episode(_Record):
+@dataclass(frozen=True, slots=True)
+class Episode:
     episode_id: str
     domain: str
     user_id: str
@@ -48,7 +49,8 @@ class Episode(_Record):
     target: Interaction
 
 
-class Request(_Record):
+@dataclass(frozen=True, slots=True)
+class Request:
     """One episode as issued by a simulated user."""
 
     episode: Episode
@@ -107,7 +109,8 @@ def sample_requests(domain: Domain, cfg: EpisodeConfig, seed: int) -> list[Reque
     chosen = chosen[: cfg.requests]
     rows = domain.interactions
     spans = [index.order[index.window_start[e] : index.target[e] + 1] for e in chosen]
-    texts = read_review_lines(domain.files.reviews, {int(rows.line[r]) for s in spans for r in s})
+    lines = {int(rows.line[r]) for s in spans for r in s}
+    texts = read_review_lines(domain.files.reviews, lines, ("user_id", "title", "text"))
 
     def interaction(row: int) -> Interaction:
         record = texts[int(rows.line[row])]

@@ -137,8 +137,12 @@ def drop_duplicate_lines(
     return table.select(keep)
 
 
-def read_review_lines(path: Path, wanted: Collection[int]) -> dict[int, dict[str, Any]]:
-    """Pass two: the parsed records at the given line numbers (which pass one validated)."""
+def read_review_lines(
+    path: Path, wanted: Collection[int], fields: tuple[str, ...] | None = None
+) -> dict[int, dict[str, Any]]:
+    """Pass two: the parsed records at the given line numbers (which pass one validated),
+    with only ``fields`` kept when given: a long run reads a million lines here, and whole
+    records (images, votes, ...) held at once were most of its peak memory."""
     wanted = set(wanted)
     found: dict[int, dict[str, Any]] = {}
     if not wanted:
@@ -147,7 +151,8 @@ def read_review_lines(path: Path, wanted: Collection[int]) -> dict[int, dict[str
     with open_bytes(path) as fh:  # bytes: a bad line elsewhere is not decoded at all
         for lineno, line in enumerate(fh, start=1):
             if lineno in wanted:
-                found[lineno] = json.loads(line)
+                record = json.loads(line)
+                found[lineno] = {f: record.get(f) for f in fields} if fields else record
             if lineno >= last:
                 break
     missing = wanted - found.keys()
