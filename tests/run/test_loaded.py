@@ -34,3 +34,24 @@ def test_requests_are_sampled_once_per_setting_and_seed(make_domain: Callable[..
     assert requests_for(directory, "Tiny", episodes, 42)[1] is requests
     assert requests_for(directory, "Tiny", episodes, 43)[1] is not requests
     assert requests_for(directory, "Tiny", EpisodeConfig(requests=3), 42)[1] is not requests
+
+
+def test_what_is_kept_is_bounded_by_weight() -> None:
+    from collections import OrderedDict
+
+    from recmarket.run.loaded import kept
+
+    memo: OrderedDict = OrderedDict()
+    loads = []
+
+    def load(value: int):
+        return lambda: loads.append(value) or [0] * value
+
+    kept(memo, "a", load(4), len, 10)
+    kept(memo, "b", load(5), len, 10)
+    kept(memo, "a", load(4), len, 10)  # served, and now the most recently used
+    assert loads == [4, 5] and list(memo) == ["b", "a"]
+    kept(memo, "c", load(3), len, 10)  # 12 > 10: the least recently used ("b") goes
+    assert list(memo) == ["a", "c"]
+    assert len(kept(memo, "huge", load(11), len, 10)) == 11  # handed out, not kept
+    assert list(memo) == ["a", "c"]

@@ -24,13 +24,14 @@ import signal
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.market.outcome import Outcome
-from recmarket.run.loaded import embedder_for
+from recmarket.run.loaded import embedder_for, kept
 from recmarket.run.phases import Phases
 from recmarket.run.records import as_record
 from recmarket.run.runner import (
@@ -67,18 +68,20 @@ class UnitResult:
     phases: Phases = field(default_factory=Phases)
 
 
-PREPARED_KEPT = 3  # a worker's prepared domains: the parts of one domain arrive together
+# A worker's prepared domains, by their requests: the parts of one domain arrive together,
+# so even one of a long run (100,000 requests, about 0.8 GB) is kept for its other parts.
+PREPARED_KEPT = 120_000
 _prepared: OrderedDict[tuple[str, str], PreparedDomain] = OrderedDict()
 
 
 def _prepare(cfg: RunConfig, unit: WorkUnit, phases: Phases) -> PreparedDomain:
-    key = (cfg.digest(), unit.domain)
-    if key not in _prepared:
-        embedder = embedder_for(cfg.embedder)
-        _prepared[key] = prepare(cfg, unit.domain, embedder, Path(unit.cache_dir), phases=phases)
-        while len(_prepared) > PREPARED_KEPT:
-            _prepared.popitem(last=False)
-    return _prepared[key]
+    embedder = embedder_for(cfg.embedder)
+    load = partial(prepare, cfg, unit.domain, embedder, Path(unit.cache_dir), phases=phases)
+    return kept(_prepared, (cfg.digest(), unit.domain), load, _requests_in, PREPARED_KEPT)
+
+
+def _requests_in(prepared: PreparedDomain) -> int:
+    return len(prepared.requests)
 
 
 def play_unit(unit: WorkUnit) -> UnitResult:

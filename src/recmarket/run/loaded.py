@@ -26,8 +26,11 @@ from recmarket.embedding.settings import EmbedderConfig
 
 T = TypeVar("T")
 
-DOMAINS_KEPT = 6  # the three built-in domains and some to spare; older ones are dropped
-REQUESTS_KEPT = 12  # request samples: a plan's episode settings and seeds, per domain
+# What a process keeps, by weight: the oldest entries are dropped past it. Every built-in
+# domain and request sample fits many times over; a long run's samples (100,000 requests
+# hold about 0.8 GB) are not kept at all, so a run over several such domains holds one.
+DOMAIN_ROWS_KEPT = 2_000_000  # reviews of the domains kept (about 110 MB a million)
+REQUESTS_KEPT = 60_000  # requests of the samples kept (about 8 KB each with their texts)
 
 _embedders: dict[str, Embedder] = {}
 _domains: OrderedDict[tuple, Domain] = OrderedDict()
@@ -46,13 +49,20 @@ def _stamp(path: Path) -> tuple[str, int, int]:
     return str(path.resolve()), status.st_size, status.st_mtime_ns
 
 
-def _kept(memo: OrderedDict, key: tuple, size: int, load: Callable[[], T]) -> T:
+def kept(
+    memo: OrderedDict, key: object, load: Callable[[], T], weight: Callable[[T], int], most: int
+) -> T:
+    """``memo[key]``, loaded when missing. An entry heavier than ``most`` on its own is
+    handed out but not kept (its run holds it while it needs it); otherwise the least
+    recently used entries are dropped while the entries weigh more than ``most`` in all."""
     if key in memo:
         memo.move_to_end(key)
         return memo[key]
-    memo[key] = value = load()
-    while len(memo) > size:
-        memo.popitem(last=False)
+    value = load()
+    if weight(value) <= most:
+        memo[key] = value
+        while sum(weight(v) for v in memo.values()) > most:
+            memo.popitem(last=False)
     return value
 
 
@@ -63,7 +73,8 @@ def _key(files: DomainFiles, min_interactions: int, strict: bool) -> tuple:
 def domain_for(directory: Path, name: str, min_interactions: int, strict: bool = False) -> Domain:
     files = domain_files(directory, name)
     load = partial(load_domain, files, min_interactions=min_interactions, strict=strict)
-    return _kept(_domains, _key(files, min_interactions, strict), DOMAINS_KEPT, load)
+    key = _key(files, min_interactions, strict)
+    return kept(_domains, key, load, lambda d: len(d.interactions), DOMAIN_ROWS_KEPT)
 
 
 def requests_for(
@@ -74,4 +85,4 @@ def requests_for(
     files = domain_files(directory, name)
     key = (*_key(files, episodes.min_interactions, strict), episodes, seed)
     sample = partial(sample_requests, domain, episodes, seed)
-    return domain, _kept(_requests, key, REQUESTS_KEPT, sample)
+    return domain, kept(_requests, key, sample, len, REQUESTS_KEPT)

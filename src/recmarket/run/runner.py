@@ -343,6 +343,7 @@ def run(
                     progress(name, count, total)
 
             await play_domain(cfg, store, prepared, agents, embedder, tick, offline=backend is None)
+            del prepared  # a long domain's requests are freed before the next is sampled
 
     async def main() -> None:
         try:
