@@ -10,6 +10,7 @@ import pytest
 from recmarket.config import EpisodeConfig, MarketConfig, RunConfig
 from recmarket.run.driver import run_distributed
 from recmarket.run.executor import (
+    MAX_PART,
     MIN_PART,
     LocalExecutor,
     ProcessExecutor,
@@ -88,6 +89,30 @@ def test_a_domain_is_cut_into_parts_of_whole_streams(tmp_path: Path) -> None:
     store = RunStore.open(tmp_path / "a", CELLS["adaptive"])
     units = plan_units(CELLS["adaptive"], store, tmp_path / "cache", part_cost=1.0)
     assert [u.parts for u in units] == [1, 1]  # learners couple a domain's streams
+
+
+@pytest.mark.parametrize(
+    ("condition", "scope", "parts"),
+    [
+        ("local-rep", "local", 12),  # twelve simulated users
+        ("local-rep", "style", 6),  # six profiles
+        ("local-rep", "shared", 1),
+        ("no-rep", "local", -(-60_001 // MAX_PART)),  # every episode stands alone
+    ],
+)
+def test_a_long_domain_is_cut_into_parts_no_larger_than_streams_allow(
+    condition: str, scope: str, parts: int, tmp_path: Path
+) -> None:
+    """60,001 requests: MAX_PART asks for 13 parts; the streams may allow fewer."""
+    cfg = RunConfig(
+        condition=condition,
+        reputation_scope=scope,
+        domains=("Video_Games",),
+        episodes=EpisodeConfig(requests=60_001),
+    )
+    units = plan_units(cfg, RunStore.open(tmp_path / "r", cfg), tmp_path / "cache")
+    assert [u.parts for u in units] == [parts] * parts
+    assert [u.part for u in units] == list(range(parts))
 
 
 def test_a_finished_domain_has_no_unit(reference: dict[str, Path]) -> None:

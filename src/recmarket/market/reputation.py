@@ -20,6 +20,7 @@ from collections import defaultdict, deque
 
 from recmarket.agents.contracts import ReputationRecord, WeightedRecord
 from recmarket.data.episodes import Request
+from recmarket.profiles import PROFILE_NAMES
 from recmarket.vocabulary import Mechanism, Scope
 
 
@@ -29,6 +30,16 @@ def scope_key(request: Request, scope: Scope) -> str:
     if scope == "style":
         return f"profile-{request.profile}"
     return "shared"
+
+
+def history_sets(scope: Scope, users_per_profile: int) -> int:
+    """How many memory sets a domain's requests fall into under ``scope`` (scope_key's
+    values), known before any request is drawn."""
+    if scope == "local":
+        return len(PROFILE_NAMES) * users_per_profile
+    if scope == "style":
+        return len(PROFILE_NAMES)
+    return 1
 
 
 FORGOTTEN = 1e-3  # under decay, a record weighing less than this is dropped

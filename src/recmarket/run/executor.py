@@ -31,6 +31,7 @@ from typing import Any, Protocol
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.market.outcome import Outcome
+from recmarket.market.reputation import history_sets
 from recmarket.run.loaded import embedder_for, kept
 from recmarket.run.phases import Phases
 from recmarket.run.records import as_record
@@ -46,6 +47,7 @@ from recmarket.run.threads import pin_native_threads, pinned_native_threads
 
 PARTS_PER_WORKER = 4  # units per worker a plan is cut into at least, for an even finish
 MIN_PART = 60  # episodes a part of a domain holds at least: each part prepares the domain
+MAX_PART = 5_000  # episodes a part holds at most where streams allow: its rows travel whole
 STORED_COLUMNS = ("ord", "rep_platform", "rep_label", "rep_note", "strategy")
 
 
@@ -117,8 +119,9 @@ def unit_cost(cfg: RunConfig, episodes: int) -> float:
 def plan_units(
     cfg: RunConfig, store: RunStore, cache_dir: Path, part_cost: float = math.inf
 ) -> list[WorkUnit]:
-    """The pending work of a cell: each domain cut into parts of about ``part_cost`` (at
-    least MIN_PART episodes each; one part when the platforms learn)."""
+    """The pending work of a cell: each domain cut into parts of about ``part_cost`` and at
+    most MAX_PART episodes (at least MIN_PART each, and no more parts than streams; one
+    part when the platforms learn)."""
     units = []
     config_json = cfg.model_dump_json()
     for domain in cfg.domains:
@@ -128,8 +131,13 @@ def plan_units(
         if pending <= 0:
             continue
         cost = unit_cost(cfg, pending)
-        parts = 1 if cfg.market.adaptive else math.ceil(cost / part_cost)
-        parts = max(1, min(parts, pending // MIN_PART))
+        parts = max(math.ceil(cost / part_cost), math.ceil(pending / MAX_PART))
+        lanes = pending
+        if cfg.condition == "local-rep":
+            lanes = history_sets(cfg.reputation_scope, cfg.episodes.users_per_profile)
+        if cfg.market.adaptive:
+            lanes = 1
+        parts = max(1, min(parts, lanes, pending // MIN_PART))
         units += [
             WorkUnit(
                 str(store.path.parent),
