@@ -55,3 +55,11 @@ def test_what_is_kept_is_bounded_by_weight() -> None:
     assert list(memo) == ["a", "c"]
     assert len(kept(memo, "huge", load(11), len, 10)) == 11  # handed out, not kept
     assert list(memo) == ["a", "c"]
+    held_while_loading = []
+
+    def heavy() -> list:
+        held_while_loading.extend(memo)
+        return [0] * 8
+
+    kept(memo, "d", heavy, len, 10, expected=8)  # room made before it is loaded
+    assert held_while_loading == [] and list(memo) == ["d"]

@@ -79,7 +79,8 @@ _prepared: OrderedDict[tuple[str, str], PreparedDomain] = OrderedDict()
 def _prepare(cfg: RunConfig, unit: WorkUnit, phases: Phases) -> PreparedDomain:
     embedder = embedder_for(cfg.embedder)
     load = partial(prepare, cfg, unit.domain, embedder, Path(unit.cache_dir), phases=phases)
-    return kept(_prepared, (cfg.digest(), unit.domain), load, _requests_in, PREPARED_KEPT)
+    key, expected = (cfg.digest(), unit.domain), cfg.episodes.requests
+    return kept(_prepared, key, load, _requests_in, PREPARED_KEPT, expected)
 
 
 def _requests_in(prepared: PreparedDomain) -> int:

@@ -50,14 +50,23 @@ def _stamp(path: Path) -> tuple[str, int, int]:
 
 
 def kept(
-    memo: OrderedDict, key: object, load: Callable[[], T], weight: Callable[[T], int], most: int
+    memo: OrderedDict,
+    key: object,
+    load: Callable[[], T],
+    weight: Callable[[T], int],
+    most: int,
+    expected: int = 0,
 ) -> T:
     """``memo[key]``, loaded when missing. An entry heavier than ``most`` on its own is
     handed out but not kept (its run holds it while it needs it); otherwise the least
-    recently used entries are dropped while the entries weigh more than ``most`` in all."""
+    recently used entries are dropped while the entries weigh more than ``most`` in all,
+    before loading as far as the ``expected`` weight of the new entry says (so two heavy
+    entries are not held at once)."""
     if key in memo:
         memo.move_to_end(key)
         return memo[key]
+    while memo and sum(weight(v) for v in memo.values()) + min(expected, most) > most:
+        memo.popitem(last=False)
     value = load()
     if weight(value) <= most:
         memo[key] = value
@@ -85,4 +94,4 @@ def requests_for(
     files = domain_files(directory, name)
     key = (*_key(files, episodes.min_interactions, strict), episodes, seed)
     sample = partial(sample_requests, domain, episodes, seed)
-    return domain, kept(_requests, key, sample, len, REQUESTS_KEPT)
+    return domain, kept(_requests, key, sample, len, REQUESTS_KEPT, episodes.requests)
