@@ -31,8 +31,9 @@ class Similarity:
         known = self._vectors
         new = self.unknown(texts)
         if new:
-            if len(known) + len(new) > CACHE_LIMIT:
+            if len(known) + len(new) > CACHE_LIMIT:  # start afresh, with all of these texts
                 known.clear()
+                new = self.unknown(texts)
             known.update(zip(new, self.embedder.encode(new), strict=True))
         return np.array([known[t] for t in texts])
 
