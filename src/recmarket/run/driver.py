@@ -47,10 +47,9 @@ def run_cells(
     cache = cache_dir or default_cache_dir()
     with phases.timed("planning"):
         stores = {run_dir: RunStore.open(Path(run_dir), cfg) for run_dir, cfg in configs.items()}
-        pending = sum(
-            unit_cost(cfg, cfg.episodes.requests * len(cfg.domains)) for cfg in configs.values()
-        )
-        part_cost = max(pending / (PARTS_PER_WORKER * executor.workers), 1.0)
+        episodes = {d: cfg.episodes.requests * len(cfg.domains) for d, cfg in configs.items()}
+        whole = sum(unit_cost(cfg, episodes[d]) for d, cfg in configs.items())
+        part_cost = max(whole / (PARTS_PER_WORKER * executor.workers), 1.0)
         units = [
             unit
             for run_dir, cfg in configs.items()
@@ -58,7 +57,7 @@ def run_cells(
         ]
         units.sort(key=lambda u: (-u.cost, u.run_dir, u.domain, u.part))
     left = Counter(u.run_dir for u in units)
-    total = sum(cfg.episodes.requests * len(cfg.domains) for cfg in configs.values())
+    total = sum(episodes.values())
     done = sum(len(stores[r].done(d)) for r, cfg in configs.items() for d in cfg.domains)
     for run_dir in [d for d in stores if not left[d]]:
         stores.pop(run_dir).close()

@@ -22,14 +22,17 @@ import math
 import multiprocessing
 import signal
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
+from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import Any, Protocol
 
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
+from recmarket.embedding import Embedder
 from recmarket.market.outcome import Outcome
 from recmarket.market.reputation import history_sets
 from recmarket.run.loaded import embedder_for, kept
@@ -76,8 +79,7 @@ PREPARED_KEPT = 120_000
 _prepared: OrderedDict[tuple[str, str], PreparedDomain] = OrderedDict()
 
 
-def _prepare(cfg: RunConfig, unit: WorkUnit, phases: Phases) -> PreparedDomain:
-    embedder = embedder_for(cfg.embedder)
+def _prepare(cfg: RunConfig, unit: WorkUnit, embedder: Embedder, phases: Phases) -> PreparedDomain:
     load = partial(prepare, cfg, unit.domain, embedder, Path(unit.cache_dir), phases=phases)
     key, expected = (cfg.digest(), unit.domain), cfg.episodes.requests
     return kept(_prepared, key, load, _requests_in, PREPARED_KEPT, expected)
@@ -95,7 +97,7 @@ def play_unit(unit: WorkUnit) -> UnitResult:
         cfg = RunConfig.model_validate_json(unit.config_json)
         with phases.timed("loading the embedder"):
             embedder = embedder_for(cfg.embedder)
-        prepared = _prepare(cfg, unit, phases)
+        prepared = _prepare(cfg, unit, embedder, phases)
         done = {row["ord"] for row in unit.stored}
         mine = streams(cfg, prepared.requests)[unit.part :: unit.parts]
         pending = sorted(
@@ -178,21 +180,36 @@ def worker_start() -> None:
     pin_native_threads()
 
 
+@contextmanager
+def worker_pool(
+    workers: int, initializer: Callable[..., None] = worker_start, initargs: tuple = ()
+) -> Iterator[Pool]:
+    """A pool of worker processes, closed and joined when the body finishes, terminated on
+    any other way out (an interrupt, an error), so no worker is left behind. Closing and
+    then terminating a pool whose workers were still starting hung on its task lock."""
+    pool = multiprocessing.get_context().Pool(workers, initializer, initargs)
+    finished = False
+    try:
+        yield pool
+        finished = True
+    finally:
+        if finished:
+            pool.close()
+        else:
+            pool.terminate()
+        pool.join()
+
+
 class ProcessExecutor:
-    """Units in a pool of worker processes, in the order given, results as they complete.
-    Any stop of the consumer (an interrupt, an error) terminates the pool, so no worker is
-    left behind."""
+    """Units in a pool of worker processes, in the order given, results as they complete."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
 
     def map(self, units: list[WorkUnit]) -> Iterator[UnitResult]:
-        if not units:  # no pool at all: one terminated while starting can hang on its lock
+        if not units:  # no pool at all for nothing to do
             return
-        processes = min(self.workers, len(units))
-        pool = multiprocessing.get_context().Pool(processes, initializer=worker_start)
-        finished = False
-        try:
+        with worker_pool(min(self.workers, len(units))) as pool:
             results = pool.imap_unordered(play_unit, units, chunksize=1)
             for _ in units:
                 while True:
@@ -201,13 +218,6 @@ class ProcessExecutor:
                         break
                     except multiprocessing.TimeoutError:
                         continue
-            finished = True
-        finally:
-            if finished:
-                pool.close()
-            else:
-                pool.terminate()
-            pool.join()
 
 
 class RayExecutor:

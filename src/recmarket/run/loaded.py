@@ -80,7 +80,10 @@ def _key(files: DomainFiles, min_interactions: int, strict: bool) -> tuple:
 
 
 def domain_for(directory: Path, name: str, min_interactions: int, strict: bool = False) -> Domain:
-    files = domain_files(directory, name)
+    return _domain(domain_files(directory, name), min_interactions, strict)
+
+
+def _domain(files: DomainFiles, min_interactions: int, strict: bool) -> Domain:
     load = partial(load_domain, files, min_interactions=min_interactions, strict=strict)
     key = _key(files, min_interactions, strict)
     return kept(_domains, key, load, lambda d: len(d.interactions), DOMAIN_ROWS_KEPT)
@@ -90,8 +93,8 @@ def requests_for(
     directory: Path, name: str, episodes: EpisodeConfig, seed: int, strict: bool = False
 ) -> tuple[Domain, list[Request]]:
     """The domain and its requests for these episode settings and seed."""
-    domain = domain_for(directory, name, episodes.min_interactions, strict)
     files = domain_files(directory, name)
+    domain = _domain(files, episodes.min_interactions, strict)
     key = (*_key(files, episodes.min_interactions, strict), episodes, seed)
     sample = partial(sample_requests, domain, episodes, seed)
     return domain, kept(_requests, key, sample, len, REQUESTS_KEPT, episodes.requests)

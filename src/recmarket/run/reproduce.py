@@ -21,7 +21,7 @@ from recmarket.agents.llm.ledger import SpendAccount
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.run.driver import run_cells
-from recmarket.run.executor import LocalExecutor, ProcessExecutor, worker_start
+from recmarket.run.executor import LocalExecutor, ProcessExecutor, worker_pool, worker_start
 from recmarket.run.phases import Phases
 from recmarket.run.runner import run
 
@@ -211,12 +211,9 @@ def _run_in_workers(
     workers: int,
     report: Callable[[str, str, Any], None],
 ) -> None:
-    """LLM cells in a process pool, relaying their progress; on any stop (Interrupted, a
-    cell's error) the pool is terminated, so no worker is left behind blocked."""
-    context = multiprocessing.get_context()
-    events = context.Queue()
-    pool = context.Pool(workers, initializer=_worker_init, initargs=(events,))
-    try:
+    """LLM cells in a process pool, relaying their progress."""
+    events = multiprocessing.get_context().Queue()
+    with worker_pool(workers, _worker_init, (events,)) as pool:
         pending = pool.map_async(_run_cell, jobs, chunksize=1)
         while not pending.ready() or not events.empty():
             try:
@@ -224,7 +221,3 @@ def _run_in_workers(
             except queue.Empty:
                 continue
         pending.get()  # a cell's exception is raised here
-        pool.close()
-    finally:
-        pool.terminate()
-        pool.join()
