@@ -38,14 +38,17 @@ def test_slots_go_to_the_most_urgent_waiter_first() -> None:
 
     async def main() -> None:
         limit = AdaptiveLimit(1, adaptive=False)
-        held = await limit.acquire(1)  # the only slot is taken
+        held = await limit.acquire((1,))  # the only slot is taken
 
-        async def wait(name: str, urgency: int) -> None:
+        async def wait(name: str, urgency: tuple[int, ...]) -> None:
             ticket = await limit.acquire(urgency)
             order.append(name)
             limit.released(ticket)
 
-        tasks = [asyncio.create_task(wait("prepare", 1)), asyncio.create_task(wait("decide", 0))]
+        tasks = [
+            asyncio.create_task(wait("prepare", (1,))),
+            asyncio.create_task(wait("decide", (0,))),
+        ]
         await asyncio.sleep(0)
         limit.released(held)
         await asyncio.gather(*tasks)
@@ -57,7 +60,7 @@ def test_slots_go_to_the_most_urgent_waiter_first() -> None:
 def test_one_overload_cuts_the_limit_once_however_many_calls_it_fails() -> None:
     async def main() -> AdaptiveLimit:
         limit = AdaptiveLimit(64, start=16)
-        tickets = [await limit.acquire(1) for _ in range(8)]
+        tickets = [await limit.acquire((1,)) for _ in range(8)]
         for ticket in tickets:  # eight timeouts of calls sent before the cut
             limit.overloaded(ticket)
         return limit
@@ -68,7 +71,7 @@ def test_one_overload_cuts_the_limit_once_however_many_calls_it_fails() -> None:
 
 def test_rising_latency_shrinks_the_limit_and_steady_latency_grows_it() -> None:
     async def window(limit: AdaptiveLimit, seconds: float) -> None:
-        tickets = [await limit.acquire(1) for _ in range(limit.current)]
+        tickets = [await limit.acquire((1,)) for _ in range(limit.current)]
         for ticket in tickets:
             limit.succeeded(ticket, "decide", seconds, 80, 10)
 
@@ -76,7 +79,7 @@ def test_rising_latency_shrinks_the_limit_and_steady_latency_grows_it() -> None:
         limit = AdaptiveLimit(64, start=4)
         await window(limit, 1.0)
         grown = limit.current  # slow start: doubled
-        await window(limit, 5.0)  # five times the fastest: calls queue at the endpoint
+        await window(limit, 5.0)  # five times the typical pace: calls queue at the endpoint
         shrunk = limit.current
         await window(limit, 1.0)
         return grown, shrunk, limit.current
@@ -85,11 +88,29 @@ def test_rising_latency_shrinks_the_limit_and_steady_latency_grows_it() -> None:
     assert grown == 8 and shrunk == 6 and after == 7  # additive once slow start ended
 
 
+def test_calls_of_unequal_length_at_a_steady_endpoint_do_not_shrink_it() -> None:
+    """An endpoint that answers every call in one second, whatever its length: per unit of
+    work the short calls look several times slower than the long ones, which is spread,
+    not a queue, so the limit keeps growing while it is reached."""
+
+    async def main() -> list[int]:
+        limit = AdaptiveLimit(64, start=4)
+        seen = []
+        for _ in range(6):
+            tickets = [await limit.acquire((1,)) for _ in range(limit.current)]
+            for number, ticket in enumerate(tickets):
+                limit.succeeded(ticket, "query", 1.0, 80 + 160 * (number % 5), 10)
+            seen.append(limit.current)
+        return seen
+
+    assert asyncio.run(main()) == [8, 16, 32, 64, 64, 64]
+
+
 def test_a_fixed_limit_never_moves() -> None:
     async def main() -> int:
         limit = AdaptiveLimit(5, start=1, adaptive=False)
         for _ in range(3):
-            tickets = [await limit.acquire(1) for _ in range(5)]
+            tickets = [await limit.acquire((1,)) for _ in range(5)]
             for ticket in tickets:
                 limit.overloaded(ticket)
         return limit.current

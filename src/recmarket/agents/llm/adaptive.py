@@ -15,10 +15,17 @@ large one idle. So the limit
 - halves on a timeout, a 429, a 5xx or a dropped connection (multiplicative decrease),
   once per window of calls sent before the cut, so a burst of failures from one overload
   is one cut; and shrinks by a fifth when the window's latencies rise (the median call
-  took more than ``RISE`` times as long per unit of work as the fastest call of its role:
-  calls queueing at the endpoint, the signal TCP Vegas reads). A call's work is its
-  completion tokens plus its prompt tokens over ``PREFILL_FACTOR`` (every backend reads a
-  prompt several times faster than it writes), so a long answer is not taken for a queue;
+  took more than ``RISE`` times as long per unit of work as its role's typical call: calls
+  queueing at the endpoint, the signal TCP Vegas reads). A call's work is its completion
+  tokens plus its prompt tokens over ``PREFILL_FACTOR`` (every backend reads a prompt
+  several times faster than it writes), so a long answer is not taken for a queue. A role's
+  typical pace is the median of its first window, then follows the window's median by at
+  most ``DRIFT`` per window: the baseline is a median, not the fastest call, because the
+  pace of calls of one role spreads (a fixed cost per call weighs more on a short one: at
+  an endpoint that answers every call in one second, the shortest queries took 2.3 times
+  the longest's pace), and a spread wider than ``RISE`` read against the fastest call
+  would hold the limit down at an endpoint that never queues; yet it drifts slowly enough
+  that a sudden queue stands out for the windows it takes to shrink it;
 - stays between 1 and the configured maximum.
 
 A call that failed is retried only after its slot was given back and a slot under the
@@ -40,7 +47,7 @@ RISE = 1.6  # median seconds per unit of work over the role's fastest: calls are
 PREFILL_FACTOR = 8.0  # prompt tokens that cost as much as one completion token, at least
 SHRINK = 0.8  # the limit's factor when latency rises
 BACKOFF = 0.5  # the limit's factor on a timeout, 429, 5xx or dropped connection
-FORGET = 1.02  # per window, the fastest latency seen drifts up: a slower endpoint is accepted
+DRIFT = 1.05  # per window, the most a role's typical pace moves toward the window's median
 MIN_WINDOW = 4  # completions judged together
 PROBE_LEVELS = (1, 2, 4, 8, 16)  # parallel tiny calls that llm check measures
 PROBE_RISE = 1.4  # slowest call of a level over the single call's latency: too many
@@ -65,9 +72,10 @@ def start_from(latencies: Sequence[tuple[int, float]], maximum: int) -> int:
 
 @dataclass
 class Window:
-    """The completions judged together, and whether the limit was reached meanwhile."""
+    """The completions judged together (each one's role and pace: seconds per unit of
+    work), and whether the limit was reached meanwhile."""
 
-    ratios: list[float] = field(default_factory=list)
+    paces: list[tuple[str, float]] = field(default_factory=list)
     saturated: bool = False
 
 
@@ -85,11 +93,11 @@ class AdaptiveLimit:
         self.limit = float(min(start, maximum) if adaptive else maximum)
         self.in_flight = 0
         self.slow_start = True
-        self.fastest: dict[str, float] = {}
+        self.typical: dict[str, float] = {}  # seconds per unit of work, by role
         self.window = Window()
         self.sent = itertools.count(1)
         self.cut_before = 0  # calls sent before this one do not cut the limit again
-        self.waiting: list[tuple[int, int, asyncio.Future[None]]] = []
+        self.waiting: list[tuple[tuple[int, ...], int, asyncio.Future[None]]] = []
         self.order = itertools.count()
 
     @property
@@ -106,8 +114,8 @@ class AdaptiveLimit:
 
     # -- slots ---------------------------------------------------------------------------
 
-    async def acquire(self, urgency: int) -> int:
-        """Take a slot (a lower ``urgency`` first); the call's ticket for ``release``."""
+    async def acquire(self, urgency: tuple[int, ...]) -> int:
+        """Take a slot (the lowest ``urgency`` first); the call's ticket for ``release``."""
         if self.in_flight < self.current and not self.waiting:
             self._take()
             return next(self.sent)
@@ -142,9 +150,8 @@ class AdaptiveLimit:
         """A call answered after ``seconds``."""
         del ticket
         pace = seconds / (1 + completion_tokens + prompt_tokens / PREFILL_FACTOR)
-        self.fastest[role] = max(min(self.fastest.get(role, pace), pace), 1e-9)
-        self.window.ratios.append(pace / self.fastest[role])
-        if len(self.window.ratios) >= max(MIN_WINDOW, self.current):
+        self.window.paces.append((role, max(pace, 1e-9)))
+        if len(self.window.paces) >= max(MIN_WINDOW, self.current):
             self._judge()
         self._release()
 
@@ -168,10 +175,19 @@ class AdaptiveLimit:
 
     def _judge(self) -> None:
         window, self.window = self.window, Window()
-        self.fastest = {role: t * FORGET for role, t in self.fastest.items()}
+        by_role: dict[str, list[float]] = {}
+        for role, pace in window.paces:
+            by_role.setdefault(role, []).append(pace)
+        medians = {role: statistics.median(paces) for role, paces in by_role.items()}
+        for role, median in medians.items():
+            self.typical.setdefault(role, median)
+        rise = statistics.median(pace / self.typical[role] for role, pace in window.paces)
+        for role, median in medians.items():
+            typical = self.typical[role]
+            self.typical[role] = min(max(median, typical / DRIFT), typical * DRIFT)
         if not self.adaptive:
             return
-        if statistics.median(window.ratios) > RISE:
+        if rise > RISE:
             self.slow_start = False
             self._set(self.limit * SHRINK)
         elif window.saturated:
