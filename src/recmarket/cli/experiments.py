@@ -143,7 +143,12 @@ def reproduce(
     budget: Budget = None,
     workers: Annotated[
         int,
-        typer.Option("--workers", min=0, help="processes running cells (default 0: one per core)"),
+        typer.Option(
+            "--workers",
+            min=0,
+            help="processes running offline cells (default 0: one per core); LLM cells "
+            "all play in one process, sharing each endpoint's concurrency limit",
+        ),
     ] = 0,
     config: Annotated[
         Path | None,

@@ -7,23 +7,23 @@ cell each run directory serves, is written to ``plan.json`` for the report.
 
 from __future__ import annotations
 
+import asyncio
 import json
-import multiprocessing
-import queue
 import signal
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from recmarket.agents.llm import require_prices
+from recmarket.agents.llm import Endpoints, require_prices
 from recmarket.agents.llm.ledger import SpendAccount
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.run.driver import run_cells
-from recmarket.run.executor import LocalExecutor, ProcessExecutor, worker_pool, worker_start
+from recmarket.run.executor import LocalExecutor, ProcessExecutor
 from recmarket.run.phases import Phases
-from recmarket.run.runner import run
+from recmarket.run.runner import gather_or_cancel, play_cell
+from recmarket.run.threads import pinned_native_threads
 
 PLAN = "plan.json"
 DEFAULT_SEEDS = 3  # replicates of every cell: verdicts rest on intervals over seeds
@@ -97,38 +97,11 @@ def plan(
 
 
 class Interrupted(RuntimeError):
-    """SIGTERM or SIGINT reached reproduce: its workers are stopped, finished episodes kept."""
+    """SIGTERM or SIGINT reached reproduce: its cells are stopped, finished episodes kept."""
 
 
 def _stop(signum: int, _frame: object) -> None:
     raise Interrupted(f"stopped by {signal.Signals(signum).name}; rerun the same command to resume")
-
-
-_events: Any = None  # in a worker process: the queue its cell reports progress through
-
-
-def _worker_init(events: Any) -> None:
-    """A worker of LLM cells: signals and threads as every worker's (executor.py), and a
-    queue for its cell's progress."""
-    global _events
-    _events = events
-    worker_start()
-
-
-def _run_cell(job: tuple[str, str, dict[str, Any]]) -> str:
-    """One cell, in a worker process or in this one (configs travel as JSON). Progress and
-    long waits go to the parent through the worker's queue, or straight to the callbacks."""
-    config_json, run_dir, options = job
-    cfg = RunConfig.model_validate_json(config_json)
-    events = _events
-    if events is not None:
-        options = {
-            **options,
-            "progress": lambda _domain, done, _total: events.put(("done", run_dir, done)),
-            "on_wait": lambda notice: events.put(("wait", run_dir, notice)),
-        }
-    run(cfg, Path(run_dir), **options).store.close()
-    return run_dir
 
 
 def reproduce(
@@ -144,10 +117,11 @@ def reproduce(
     phases: Phases | None = None,
     **run_options: Any,
 ) -> list[PlannedCell]:
-    """Run every unique cell, in ``workers`` processes.
+    """Run every unique cell: the offline ones in ``workers`` processes, the LLM ones here.
 
     Offline cells are cut into work units (parts of a domain), run longest first, and this
-    process writes every store. LLM cells run whole, one per worker. Every cell's LLM spend
+    process writes every store. LLM cells all play at once in this process, sharing one
+    concurrency limit per endpoint (the work is waiting, not computing). Every cell's LLM spend
     is counted in one account in ``out``, so ``--budget`` holds for the whole reproduce.
     SIGTERM and SIGINT stop the workers and raise Interrupted; what finished is kept and the
     same command resumes. ``phases`` gains where the time went (see run/phases.py).
@@ -187,37 +161,35 @@ def reproduce(
                 progress=lambda n, _total: report("done", "offline cells", n),
                 phases=phases,
             )
-        jobs = [
-            (cfg.model_dump_json(), run_dir, {**run_options, "spend": spend})
-            for run_dir, cfg in answered.items()
-        ]
-        if workers <= 1:
-            for config_json, run_dir, options in jobs:
-                callbacks = {
-                    "progress": lambda _d, n, _t, r=run_dir: report("done", r, n),
-                    "on_wait": lambda notice, r=run_dir: report("wait", r, notice),
-                }
-                _run_cell((config_json, run_dir, {**options, **callbacks}))
-        elif jobs:
-            _run_in_workers(jobs, workers, report)
+        if answered:
+            with pinned_native_threads():
+                asyncio.run(_answer_cells(answered, {**run_options, "spend": spend}, report))
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return cells
 
 
-def _run_in_workers(
-    jobs: list[tuple[str, str, dict[str, Any]]],
-    workers: int,
+async def _answer_cells(
+    cells: dict[str, RunConfig],
+    options: dict[str, Any],
     report: Callable[[str, str, Any], None],
 ) -> None:
-    """LLM cells in a process pool, relaying their progress."""
-    events = multiprocessing.get_context().Queue()
-    with worker_pool(workers, _worker_init, (events,)) as pool:
-        pending = pool.map_async(_run_cell, jobs, chunksize=1)
-        while not pending.ready() or not events.empty():
-            try:
-                report(*events.get(timeout=0.1))
-            except queue.Empty:
-                continue
-        pending.get()  # a cell's exception is raised here
+    """Play every LLM cell at once in this event loop, their calls meeting at one limit per
+    endpoint: a cell alone (a dozen sequential user streams) cannot keep an endpoint busy,
+    all of them together can. The first cell that fails stops the others, whose finished
+    episodes are kept, and its exception is raised as it is."""
+    endpoints = Endpoints()
+
+    async def play(run_dir: str, cfg: RunConfig) -> None:
+        result = await play_cell(
+            cfg,
+            Path(run_dir),
+            endpoints=endpoints,
+            progress=lambda _domain, done, _total: report("done", run_dir, done),
+            on_wait=lambda notice: report("wait", run_dir, notice),
+            **options,
+        )
+        result.store.close()
+
+    await gather_or_cancel(*(play(run_dir, cfg) for run_dir, cfg in cells.items()))

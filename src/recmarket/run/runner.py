@@ -21,7 +21,9 @@ import numpy as np
 from recmarket.agents.llm import LLMBackend
 from recmarket.agents.llm.adaptive import LimitNotice
 from recmarket.agents.llm.client import WaitNotice
+from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import Ledger
+from recmarket.agents.llm.wrappers import STREAM_LEFT
 from recmarket.agents.roles import Agents
 from recmarket.agents.rules import offline_agents
 from recmarket.agents.rules.judgement import Judge
@@ -265,7 +267,8 @@ async def play_concurrently(
             publish(await stage(batch))
 
     async def finish_stream(stream: list[Request]) -> None:
-        for request in stream:
+        for left, request in zip(range(len(stream), 0, -1), stream, strict=True):
+            STREAM_LEFT.set(left)  # this stream's task only: its calls' place in the queue
             outcome = await ready[request.order]
             del ready[request.order]  # a recorded episode is freed, not kept to the run's end
             commit(await round_.finish(outcome))
@@ -279,7 +282,27 @@ async def play_concurrently(
     await asyncio.gather(*preparing, *(finish_stream(s) for s in lanes))
 
 
-def run(
+async def gather_or_cancel(*coroutines: Awaitable[Any]) -> list[Any]:
+    """Await the coroutines as concurrent tasks; when one fails, cancel the others, let them
+    finish their cleanup, and raise its exception as it is (not as an ExceptionGroup)."""
+    tasks = [asyncio.ensure_future(c) for c in coroutines]
+    try:
+        return await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+def run(cfg: RunConfig, out_dir: Path, **options: Any) -> RunResult:
+    """Run (or resume) a cell into ``out_dir``: ``play_cell`` in an event loop of its own,
+    with the native thread pools pinned."""
+    with pinned_native_threads():
+        return asyncio.run(play_cell(cfg, out_dir, **options))
+
+
+async def play_cell(
     cfg: RunConfig,
     out_dir: Path,
     *,
@@ -292,6 +315,7 @@ def run(
     spend: Path | None = None,
     on_wait: WaitNotice | None = None,
     on_limit: LimitNotice | None = None,
+    endpoints: Endpoints | None = None,
 ) -> RunResult:
     """Run (or resume) a cell into ``out_dir``.
 
@@ -301,7 +325,8 @@ def run(
     Money spent is counted in the run's store, or in ``spend`` when several cells share
     one budget (its owner clears stale reservations before the cells start); ``on_wait``
     hears of every long wait for an endpoint, ``on_limit`` of every move of an endpoint's
-    adaptive concurrency limit.
+    adaptive concurrency limit. Cells played at once in one loop share their endpoints'
+    limits through ``endpoints`` (see agents/llm/endpoints.py).
     """
     store = RunStore.open(out_dir, cfg)
     cache = cache_dir or default_cache_dir()
@@ -318,46 +343,46 @@ def run(
             budget=budget,
             on_wait=on_wait,
             on_limit=on_limit,
+            endpoints=endpoints,
         )
         if spend is None:  # the run owns its account: no other process holds a reservation
             backend.ledger.account.clear_reservations()
         agents = backend.agents(agents)
     total = cfg.episodes.requests * len(cfg.domains)
     count = 0
-
     finished = sum(len(store.done(name)) for name in cfg.domains) >= total
 
+    async def play(name: str) -> None:
+        prepared = prepare(cfg, name, embedder, cache)
+
+        def tick() -> None:
+            nonlocal count
+            count += 1
+            if progress:
+                progress(name, count, total)
+
+        await play_domain(cfg, store, prepared, agents, embedder, tick, offline=backend is None)
+
     async def play_all() -> None:
-        nonlocal count
+        if backend is None:  # one domain after another: a long domain's requests are freed
+            for name in cfg.domains:  # before the next is sampled
+                await play(name)
+            return
         # A wrong key, URL or model stops here, before any episode; a finished run (rerun
         # for its summary) needs no endpoint at all.
-        if backend is not None and not finished:
+        if not finished:
             await backend.check()
-        for name in cfg.domains:
-            prepared = prepare(cfg, name, embedder, cache)
-
-            def tick(name: str = name) -> None:
-                nonlocal count
-                count += 1
-                if progress:
-                    progress(name, count, total)
-
-            await play_domain(cfg, store, prepared, agents, embedder, tick, offline=backend is None)
-            del prepared  # a long domain's requests are freed before the next is sampled
-
-    async def main() -> None:
-        try:
-            await play_all()
-        finally:
-            if backend is not None:
-                await backend.aclose()
+        # The domains share nothing but the endpoint: their streams wait on it together.
+        await gather_or_cancel(*(play(name) for name in cfg.domains))
 
     spent = None
     try:
-        with pinned_native_threads():
-            asyncio.run(main())
+        await play_all()
     finally:
         if backend is not None:
-            spent = backend.ledger.account.spent
-            backend.close()
+            try:
+                await backend.aclose()  # the HTTP clients, inside the loop that opened them
+            finally:
+                spent = backend.ledger.account.spent
+                backend.close()
     return RunResult(store, backend.ledger if backend else None, spent)

@@ -12,6 +12,7 @@ from recmarket.agents.llm.client import ChatModel, ReplayMiss
 from recmarket.agents.llm.config import ModelConfig
 from recmarket.agents.llm.ledger import BudgetExceeded, Ledger, SpendAccount
 from recmarket.agents.llm.wrappers import (
+    STREAM_LEFT,
     Budgeted,
     EndpointFailure,
     Limited,
@@ -91,6 +92,39 @@ def test_limited_holds_at_most_its_slots_in_flight() -> None:
 
     asyncio.run(main())
     assert peak["max"] == 3 and len(api.requests) == 12
+
+
+def test_limited_serves_urgent_roles_first_then_the_longest_remaining_stream() -> None:
+    """With the one slot taken, waiters get it by role class, then by the episodes left
+    in their stream (more first), then in the order they came."""
+    api = FakeChatAPI(latency=0.01)
+    served: list[str] = []
+
+    async def record(req: ChatRequest):
+        served.append(req.messages[0]["content"])
+        return await api.generate(req)
+
+    limit = AdaptiveLimit(1, adaptive=False)
+    limited = Limited(record, limit)
+
+    async def call(role: str, left: int, name: str) -> None:
+        STREAM_LEFT.set(left)  # this task's own context, as each stream's task has
+        await limited(request(role, name))
+
+    async def main() -> None:
+        held = await limit.acquire((0, 0))
+        waiting = [
+            asyncio.create_task(call("explain", 9, "prepare")),
+            asyncio.create_task(call("decide", 2, "short")),
+            asyncio.create_task(call("review", 7, "long")),
+            asyncio.create_task(call("shortlist", 2, "short-later")),
+        ]
+        await asyncio.sleep(0.01)
+        limit.released(held)
+        await asyncio.gather(*waiting)
+
+    asyncio.run(main())
+    assert served == ["long", "short", "short-later", "prepare"]
 
 
 def test_budgeted_refuses_what_the_budget_cannot_cover_and_charges_what_was_used() -> None:

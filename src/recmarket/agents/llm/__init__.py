@@ -6,26 +6,27 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from recmarket.agents.llm.adaptive import PROBE_LEVELS, AdaptiveLimit, LimitNotice, start_from
+from recmarket.agents.llm.adaptive import LimitNotice
 from recmarket.agents.llm.api import ChatAPI
 from recmarket.agents.llm.attempts import AttemptLog
 from recmarket.agents.llm.cache import CallCache
 from recmarket.agents.llm.client import ChatModel, WaitNotice
 from recmarket.agents.llm.config import OFFLINE, LLMConfig, ModelConfig
+from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import BudgetWithoutPrices, Ledger, SpendAccount
 from recmarket.agents.llm.openai_api import OpenAIChatAPI
 from recmarket.agents.llm.role import LLMRole
 from recmarket.agents.roles import Agents
 from recmarket.vocabulary import ROLES
 
-__all__ = ["Checked", "LLMBackend", "LLMConfig", "ModelConfig"]
+__all__ = ["Checked", "Endpoints", "LLMBackend", "LLMConfig", "ModelConfig"]
 
 
 @dataclass(frozen=True)
 class Checked:
     """What the check before a run found for one model: one call's latency, the endpoint's
-    latency at 1, 2, 4, ... parallel calls and the limit that starts from it (the first
-    model of each endpoint measures it), and the structured-output form in use."""
+    latency at 1, 2, 4, ... parallel calls and the limit that starts from it (measured
+    once per endpoint: see endpoints.py), and the structured-output form in use."""
 
     cfg: ModelConfig
     seconds: float
@@ -57,7 +58,8 @@ class LLMBackend:
     elsewhere; one ChatModel per model name, one concurrency limit per endpoint. Money is
     counted in the spend account at ``spend_path`` (the run's store unless a reproduce
     shares one account between its cells); every attempt of every role call is logged in
-    the first of ``cache_paths`` (the run's store)."""
+    the first of ``cache_paths`` (the run's store). The endpoints' limits are the backend's
+    own unless ``endpoints`` shares them with other backends (the cells of a reproduce)."""
 
     config: LLMConfig
     cache_paths: list[Path]
@@ -66,6 +68,7 @@ class LLMBackend:
     budget: float | None = None
     on_wait: WaitNotice | None = None
     on_limit: LimitNotice | None = None  # told the endpoints' adaptive limit when it moves
+    endpoints: Endpoints | None = None  # shared limits; by default the backend's own
     provider: Callable[[ModelConfig], ChatAPI] = OpenAIChatAPI  # a fake one in unit tests
     ledger: Ledger = field(init=False)
     cache: CallCache = field(init=False)
@@ -76,13 +79,11 @@ class LLMBackend:
         require_prices(self.config, self.budget)
         self.ledger = Ledger(SpendAccount(self.spend_path, self.budget))
         self.cache = CallCache(self.cache_paths)
-        self.limits: dict[str, AdaptiveLimit] = {}
+        if self.endpoints is None:
+            self.endpoints = Endpoints(self.on_limit)
         models: dict[str, ChatModel] = {}
         for name, cfg in self.config.models.items():
-            limit = self.limits.setdefault(
-                cfg.base_url,
-                AdaptiveLimit(cfg.concurrency, 1, cfg.adaptive_concurrency, self.on_limit),
-            )
+            limit = self.endpoints.limit_for(cfg)
             models[name] = ChatModel(
                 cfg, self.provider(cfg), self.cache, self.ledger, limit, self.replay, self.on_wait
             )
@@ -108,16 +109,14 @@ class LLMBackend:
         is called."""
         if self.replay:
             return []
-        checked, measured = [], {}
+        assert self.endpoints is not None  # set in __post_init__
+        checked = []
         for model in self.models:
             seconds = await model.check()
-            url = model.cfg.base_url
-            if url not in measured:
-                measured[url] = await model.measure_parallel(PROBE_LEVELS)
-                self.limits[url].begin_at(start_from(measured[url], model.cfg.concurrency))
-            start = self.limits[url].current
+            measured = await self.endpoints.measure(model)
+            start = model.limit.current
             form = await model.reply_format()
-            checked.append(Checked(model.cfg, seconds, measured[url], start, form))
+            checked.append(Checked(model.cfg, seconds, measured, start, form))
         return checked
 
     async def aclose(self) -> None:

@@ -5,7 +5,8 @@ the next one's ``generate`` and is tested on its own against a scripted provider
 From the outside in: ``Budgeted`` reserves a call's worst-case cost before it waits for a
 slot; ``Retrying`` retries what may pass (capped Retry-After, backoff with full jitter) and
 turns the rest, and runs of failures, into ``EndpointFailure``; ``Limited`` holds one of
-the endpoint's slots for each attempt, stage 3-4 calls first, and tells the adaptive limit
+the endpoint's slots for each attempt, stage 3-4 calls first (and among them those of the
+longest remaining stream), and tells the adaptive limit
 (``adaptive``) how the attempt went. Retrying outside the limit means a retry waits for a
 slot under the limit its own failure may have cut, rather than keeping its slot.
 """
@@ -13,6 +14,7 @@ slot under the limit its own failure may have cut, rather than keeping its slot.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import random
 import time
 from collections.abc import Callable
@@ -102,16 +104,23 @@ class Retrying:
 # nothing but a slot; stage 1-2 calls are prepared ahead and can wait behind them.
 URGENT_ROLES = frozenset({"shortlist", "decide", "review", "update"})
 
+# Episodes left in the stream (a simulated user's, under LocalRep) whose calls the current
+# task makes, counting the one in play; set by the runner for each episode it finishes. The
+# longest stream decides when the last cell finishes, so its calls take a slot first.
+STREAM_LEFT: contextvars.ContextVar[int] = contextvars.ContextVar("stream_left", default=0)
+
 
 class Limited:
-    """One slot of the endpoint's adaptive limit per attempt, urgent roles first; tells the
-    limit how each attempt went (its latency, or an overload)."""
+    """One slot of the endpoint's adaptive limit per attempt, urgent roles first, then the
+    longest remaining stream's; tells the limit how each attempt went (its latency, or an
+    overload)."""
 
     def __init__(self, inner: Generate, limit: AdaptiveLimit) -> None:
         self.inner, self.limit = inner, limit
 
     async def __call__(self, request: ChatRequest) -> Reply:
-        ticket = await self.limit.acquire(0 if request.role in URGENT_ROLES else 1)
+        urgency = (0 if request.role in URGENT_ROLES else 1, -STREAM_LEFT.get())
+        ticket = await self.limit.acquire(urgency)
         start = time.monotonic()
         try:
             reply = await self.inner(request)

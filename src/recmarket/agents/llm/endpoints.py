@@ -1,0 +1,50 @@
+"""The endpoints a process calls, each with one adaptive concurrency limit that every backend
+of the process shares.
+
+One cell alone cannot keep a fast endpoint busy: under LocalRep its dozen simulated users
+are a dozen sequential streams of calls. A reproduce therefore plays all its LLM cells in
+one process, each cell with its own backend (its store, its call log, its ledger), and
+their calls meet here, at one limit per endpoint, measured once by the first check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from recmarket.agents.llm.adaptive import PROBE_LEVELS, AdaptiveLimit, LimitNotice, start_from
+from recmarket.agents.llm.client import ChatModel
+from recmarket.agents.llm.config import ModelConfig
+
+Latencies = list[tuple[int, float]]  # (parallel calls, the slowest one's seconds)
+
+
+class Endpoints:
+    """Limits by base URL; ``on_limit`` hears every move of any of them."""
+
+    def __init__(self, on_limit: LimitNotice | None = None) -> None:
+        self.on_limit = on_limit
+        self.limits: dict[str, AdaptiveLimit] = {}
+        self._measured: dict[str, Latencies] = {}
+        self._measuring: dict[str, asyncio.Lock] = {}
+
+    def limit_for(self, cfg: ModelConfig) -> AdaptiveLimit:
+        """The endpoint's limit; the first model configured for it sets its maximum."""
+        url = cfg.base_url
+        if url not in self.limits:
+            self.limits[url] = AdaptiveLimit(
+                cfg.concurrency, 1, cfg.adaptive_concurrency, self.on_limit
+            )
+        return self.limits[url]
+
+    async def measure(self, model: ChatModel) -> Latencies:
+        """The endpoint's latency at 1, 2, 4, ... parallel calls, measured through
+        ``model`` the first time any backend asks (the limit then starts from it), and the
+        same figures after: cells that check at once wait for one measurement."""
+        url = model.cfg.base_url
+        async with self._measuring.setdefault(url, asyncio.Lock()):
+            if url not in self._measured:
+                self._measured[url] = await model.measure_parallel(PROBE_LEVELS)
+                self.limit_for(model.cfg).begin_at(
+                    start_from(self._measured[url], model.cfg.concurrency)
+                )
+        return self._measured[url]

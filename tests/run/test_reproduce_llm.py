@@ -1,0 +1,79 @@
+"""A reproduce's LLM cells play at once in one process, against one limit per endpoint."""
+
+import asyncio
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from recmarket.agents.llm.wrappers import EndpointFailure
+from recmarket.run import reproduce as reproducing
+from recmarket.run.reproduce import plan, reproduce
+from recmarket.run.runner import run
+from recmarket.testing.fake_llm import FakeLLM
+from tests.run.records import records
+from tests.run.test_llm_runs import KEY, KEY_ENV, experiment
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY)
+
+
+def test_llm_cells_make_the_same_records_as_cell_by_cell(tmp_path: Path) -> None:
+    with FakeLLM() as server:
+        spec = experiment(tmp_path, server)
+        reproduce([str(spec)], tmp_path / "r", seeds=1, llm_cache=tmp_path / "together.sqlite")
+        _, configs = plan([str(spec)], tmp_path / "r", seeds=1)
+        for number, (run_dir, cfg) in enumerate(configs.items()):
+            alone = tmp_path / f"alone-{number}"
+            run(cfg, alone, llm_cache=tmp_path / f"alone-{number}.sqlite").store.close()
+            assert records(alone) == records(Path(run_dir)), run_dir
+    assert len(configs) == 2
+
+
+class Closed:
+    def close(self) -> None:
+        pass
+
+
+def test_llm_cells_play_at_once_and_share_the_endpoints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each cell waits until every cell has started: played one after another, the first
+    would wait for ever (here: a timeout)."""
+    started: list[object] = []
+    everyone = asyncio.Event()
+
+    async def play_cell(cfg, out_dir, *, endpoints, **options):
+        started.append(endpoints)
+        if len(started) == 2:
+            everyone.set()
+        await asyncio.wait_for(everyone.wait(), timeout=5)
+        return SimpleNamespace(store=Closed())
+
+    monkeypatch.setattr(reproducing, "play_cell", play_cell)
+    with FakeLLM() as server:
+        reproduce([str(experiment(tmp_path, server))], tmp_path / "r", seeds=1)
+    assert len(started) == 2 and started[0] is started[1]
+
+
+def test_a_failing_cell_stops_the_others_and_its_error_is_raised_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stopped: list[str] = []
+
+    async def play_cell(cfg, out_dir, **options):
+        if cfg.condition == "no-rep":
+            await asyncio.sleep(0.05)
+            raise EndpointFailure("endpoint http://x/v1, model m: gone")
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            stopped.append(cfg.condition)
+            raise
+
+    monkeypatch.setattr(reproducing, "play_cell", play_cell)
+    with FakeLLM() as server, pytest.raises(EndpointFailure, match="gone"):
+        reproduce([str(experiment(tmp_path, server))], tmp_path / "r", seeds=1)
+    assert stopped == ["local-rep"]
