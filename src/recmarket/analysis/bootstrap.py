@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +31,7 @@ import numpy as np
 
 DRAWS = 50_000
 CHUNK = 5_000  # draws per block (bounds memory when clusters are many and distinct)
-Row = dict[str, Any]
+Row = Mapping[str, Any]  # an episode row: a dict, or the report's CompactRow
 
 
 @dataclass(frozen=True)

@@ -6,20 +6,18 @@ pooled over seeds resample the seeds too (``recmarket.analysis.bootstrap``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from recmarket.analysis.bootstrap import (
     DRAWS,
     SCOPE_UNITS,
     Interval,
+    Row,
     difference,
     interval,
     level_of,
     mean_of,
 )
 from recmarket.config import RunConfig
-
-Row = dict[str, Any]
 
 
 def unit_of(*arms: list[Row]) -> str:

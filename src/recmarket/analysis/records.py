@@ -17,11 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from recmarket.analysis.bootstrap import CLUSTERS, SCOPE_UNITS
+from recmarket.analysis.bootstrap import CLUSTERS, SCOPE_UNITS, Row
 from recmarket.config import RunConfig
 from recmarket.market.policies import platform_ids
-
-Row = dict[str, Any]
 
 
 def records_per_history(rows: Sequence[Row], config: RunConfig) -> np.ndarray:
@@ -64,7 +62,7 @@ def fingerprint(rows: Sequence[Row]) -> str:
     cell's name and settings, so two cells compare equal exactly when their episodes do."""
     digest = hashlib.sha256()
     for r in sorted(rows, key=lambda r: (str(r.get("replicate")), r["domain"], r["ord"])):
-        digest.update(json.dumps(r, sort_keys=True, default=str).encode())
+        digest.update(json.dumps(dict(r), sort_keys=True, default=str).encode())
     return digest.hexdigest()
 
 

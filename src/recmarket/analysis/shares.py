@@ -9,14 +9,12 @@ over no episodes is NaN, and a domain without any is left out of the mean.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
-from recmarket.analysis.bootstrap import Metric, point, ratio
+from recmarket.analysis.bootstrap import Metric, Row, point, ratio
 from recmarket.vocabulary import Policy
 
-Row = dict[str, Any]
 LABELS = ("high", "mixed", "low")
 FAMILIES = tuple(p.value for p in Policy)
 
