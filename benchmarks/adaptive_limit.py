@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from recmarket.agents.llm.adaptive import PROBE_LEVELS, AdaptiveLimit, start_from
+from recmarket.agents.llm.adaptive import PROBE_LEVELS, AdaptiveLimit
 from recmarket.agents.llm.cache import CallCache
 from recmarket.agents.llm.client import ChatModel
 from recmarket.agents.llm.config import ModelConfig
@@ -75,7 +75,7 @@ def drive(base_url: str, name: str, calls: int, max_tokens: int, tmp: Path) -> d
     async def go() -> tuple[int, float]:
         try:
             measured = await model.measure_parallel(PROBE_LEVELS)
-            limit.begin_at(start_from(measured, cfg.concurrency))
+            limit.begin_from(measured)
             first = limit.current
             start = time.perf_counter()
             await asyncio.gather(*(one(i) for i in range(calls)))

@@ -196,7 +196,7 @@ class FakeLLM:
     prompt_cache: str | None = None
     attempts: Counter[str] = field(default_factory=Counter)
     # Requests served at once (the others wait, as at a server with that many slots); None:
-    # unbounded. With slots set, latency applies to endpoint checks too.
+    # unbounded. ``latency`` is every request's, checks included.
     slots: int | None = None
     # The structured-output types it honours (constrains the structured-output check's
     # reply); role calls' response_format types are counted in ``formats_seen``.
@@ -276,6 +276,8 @@ class FakeLLM:
     ) -> tuple[int, dict[str, str], dict[str, Any]]:
         messages = body["messages"]
         form = (body.get("response_format") or {}).get("type")
+        if self.latency and not slept:  # every request, checks too, as at a real endpoint
+            time.sleep(self.latency)
         if messages[0] in (CHECK_MESSAGES[0], PROBE_MESSAGES[0]):  # checks: never faulted
             with self.lock:
                 self.checks += 1
@@ -292,8 +294,6 @@ class FakeLLM:
             self.formats_seen[form or "off"] += 1
         if down:
             return 503, {}, {"error": {"message": "service unavailable", "type": "outage"}}
-        if self.latency and not slept:
-            time.sleep(self.latency)
         transient = self.faults.pick("t" + key, TRANSIENT_FAULTS)
         if transient == "rate_limit" and attempt < self.faults.burst:
             return (

@@ -15,17 +15,15 @@ large one idle. So the limit
 - halves on a timeout, a 429, a 5xx or a dropped connection (multiplicative decrease),
   once per window of calls sent before the cut, so a burst of failures from one overload
   is one cut; and shrinks by a fifth when the window's latencies rise (the median call
-  took more than ``RISE`` times as long per unit of work as its role's typical call: calls
-  queueing at the endpoint, the signal TCP Vegas reads). A call's work is its completion
-  tokens plus its prompt tokens over ``PREFILL_FACTOR`` (every backend reads a prompt
-  several times faster than it writes), so a long answer is not taken for a queue. A role's
-  typical pace is the median of its first window, then follows the window's median by at
-  most ``DRIFT`` per window: the baseline is a median, not the fastest call, because the
-  pace of calls of one role spreads (a fixed cost per call weighs more on a short one: at
-  an endpoint that answers every call in one second, the shortest queries took 2.3 times
-  the longest's pace), and a spread wider than ``RISE`` read against the fastest call
-  would hold the limit down at an endpoint that never queues; yet it drifts slowly enough
-  that a sudden queue stands out for the windows it takes to shrink it;
+  took more than ``RISE`` times the latency expected of it without a queue: calls queueing
+  at the endpoint, the signal TCP Vegas reads). A call is expected to take the endpoint's
+  fixed cost (the latency of one tiny call alone, which the check measured: connection,
+  scheduling, the first token) plus its work at the fastest pace seen for its role, where
+  work is its completion tokens plus its prompt tokens over ``PREFILL_FACTOR`` (every
+  backend reads a prompt several times faster than it writes). So a long answer is not
+  taken for a queue, nor a short one: at an endpoint that answers every call in one second,
+  pace alone (seconds over work) made the shortest calls of a role look up to 2.3 times
+  slower than the longest, and that spread held the limit between 3 and 9 of 64;
 - stays between 1 and the configured maximum.
 
 A call that failed is retried only after its slot was given back and a slot under the
@@ -43,11 +41,11 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-RISE = 1.6  # median seconds per unit of work over the role's fastest: calls are queueing
+RISE = 1.6  # median latency over the latency expected without a queue: calls are queueing
 PREFILL_FACTOR = 8.0  # prompt tokens that cost as much as one completion token, at least
 SHRINK = 0.8  # the limit's factor when latency rises
 BACKOFF = 0.5  # the limit's factor on a timeout, 429, 5xx or dropped connection
-DRIFT = 1.05  # per window, the most a role's typical pace moves toward the window's median
+FORGET = 1.02  # per window, the fastest pace seen drifts up: a slower endpoint is accepted
 MIN_WINDOW = 4  # completions judged together
 PROBE_LEVELS = (1, 2, 4, 8, 16)  # parallel tiny calls that llm check measures
 PROBE_RISE = 1.4  # slowest call of a level over the single call's latency: too many
@@ -72,10 +70,9 @@ def start_from(latencies: Sequence[tuple[int, float]], maximum: int) -> int:
 
 @dataclass
 class Window:
-    """The completions judged together (each one's role and pace: seconds per unit of
-    work), and whether the limit was reached meanwhile."""
+    """The completions judged together, and whether the limit was reached meanwhile."""
 
-    paces: list[tuple[str, float]] = field(default_factory=list)
+    ratios: list[float] = field(default_factory=list)
     saturated: bool = False
 
 
@@ -93,7 +90,8 @@ class AdaptiveLimit:
         self.limit = float(min(start, maximum) if adaptive else maximum)
         self.in_flight = 0
         self.slow_start = True
-        self.typical: dict[str, float] = {}  # seconds per unit of work, by role
+        self.fixed = 0.0  # seconds any call takes, however small (see begin_from)
+        self.fastest: dict[str, float] = {}  # seconds per unit of work beyond the fixed cost
         self.window = Window()
         self.sent = itertools.count(1)
         self.cut_before = 0  # calls sent before this one do not cut the limit again
@@ -104,11 +102,14 @@ class AdaptiveLimit:
     def current(self) -> int:
         return max(1, int(self.limit))
 
-    def begin_at(self, start: int) -> None:
-        """Set the starting limit (from the check's measurement) before any call, and
-        announce it, moved or not."""
+    def begin_from(self, latencies: Sequence[tuple[int, float]]) -> None:
+        """Start from the check's measurement (``start_from``), with the latency of one
+        tiny call alone as every call's fixed cost, before any call; announce the start,
+        moved or not."""
+        if latencies:
+            self.fixed = latencies[0][1]
         if self.adaptive:
-            self._set(float(start))
+            self._set(float(start_from(latencies, self.maximum)))
         if self.on_change is not None:
             self.on_change(self.current)
 
@@ -149,9 +150,12 @@ class AdaptiveLimit:
     ) -> None:
         """A call answered after ``seconds``."""
         del ticket
-        pace = seconds / (1 + completion_tokens + prompt_tokens / PREFILL_FACTOR)
-        self.window.paces.append((role, max(pace, 1e-9)))
-        if len(self.window.paces) >= max(MIN_WINDOW, self.current):
+        work = 1 + completion_tokens + prompt_tokens / PREFILL_FACTOR
+        pace = max(seconds - self.fixed, 0.0) / work
+        self.fastest[role] = max(min(self.fastest.get(role, pace), pace), 1e-9)
+        expected = self.fixed + self.fastest[role] * work
+        self.window.ratios.append(seconds / expected)
+        if len(self.window.ratios) >= max(MIN_WINDOW, self.current):
             self._judge()
         self._release()
 
@@ -175,19 +179,10 @@ class AdaptiveLimit:
 
     def _judge(self) -> None:
         window, self.window = self.window, Window()
-        by_role: dict[str, list[float]] = {}
-        for role, pace in window.paces:
-            by_role.setdefault(role, []).append(pace)
-        medians = {role: statistics.median(paces) for role, paces in by_role.items()}
-        for role, median in medians.items():
-            self.typical.setdefault(role, median)
-        rise = statistics.median(pace / self.typical[role] for role, pace in window.paces)
-        for role, median in medians.items():
-            typical = self.typical[role]
-            self.typical[role] = min(max(median, typical / DRIFT), typical * DRIFT)
+        self.fastest = {role: t * FORGET for role, t in self.fastest.items()}
         if not self.adaptive:
             return
-        if rise > RISE:
+        if statistics.median(window.ratios) > RISE:
             self.slow_start = False
             self._set(self.limit * SHRINK)
         elif window.saturated:

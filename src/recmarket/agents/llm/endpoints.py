@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
-from recmarket.agents.llm.adaptive import PROBE_LEVELS, AdaptiveLimit, LimitNotice, start_from
+from recmarket.agents.llm.adaptive import PROBE_LEVELS, AdaptiveLimit, LimitNotice
 from recmarket.agents.llm.client import ChatModel
 from recmarket.agents.llm.config import ModelConfig
 
@@ -44,7 +44,5 @@ class Endpoints:
         async with self._measuring.setdefault(url, asyncio.Lock()):
             if url not in self._measured:
                 self._measured[url] = await model.measure_parallel(PROBE_LEVELS)
-                self.limit_for(model.cfg).begin_at(
-                    start_from(self._measured[url], model.cfg.concurrency)
-                )
+                self.limit_for(model.cfg).begin_from(self._measured[url])
         return self._measured[url]
