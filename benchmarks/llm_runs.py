@@ -1,9 +1,10 @@
 """LLM-backed runs against the loopback fake server with a fixed latency per call.
 
 The server runs in its own process, as a real endpoint would. Reports (a) the wall time of
-a ``local-rep`` cell over 12 simulated users against its critical-path bound (stages 1-2 are
-three dependent calls per request, all concurrent; then each user's episodes are
-sequential: shortlist, decision and, after a purchase, review and update), goal <= 1.2x;
+a ``local-rep`` cell over 12 simulated users against its critical-path bound (the check
+before the run, nine calls one after another; stages 1-2 are three dependent calls per
+request, all concurrent; then each user's episodes are sequential: shortlist, decision
+and, after a purchase, review and update), goal <= 1.2x;
 (b) the calls issued for ``no-rep`` plus ``local-rep`` on the same requests against twice
 one cell; (c) the speed-up of ``--replay`` over the original run, goal >= 50x; (d) the share
 of prompt characters that repeat the start of an earlier prompt: what a provider's prefix
@@ -25,7 +26,9 @@ import time
 import urllib.request
 from pathlib import Path
 
+from recmarket.agents.llm.adaptive import PROBE_LEVELS
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
+from recmarket.agents.llm.formats import AUTO_ORDER
 from recmarket.agents.llm.prefixes import prompt_text, repeated_prefix_share
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.run.runner import run
@@ -50,14 +53,19 @@ def calls_served(base_url: str) -> int:
         return sum(json.loads(r.read()).values())
 
 
+CHECK_ROUNDS = 1 + 1 + len(PROBE_LEVELS) + len(AUTO_ORDER)  # check, warm-up, probe, formats
+
+
 def critical_path(out: Path, latency: float) -> float:
-    """3 latencies for stages 1-2, then the longest user's chain of dependent calls."""
+    """The check before the run (one call, a warm-up, the parallel-latency probe's levels
+    and the structured-output probes, one after another), 3 latencies for stages 1-2, then
+    the longest user's chain of dependent calls."""
     with sqlite3.connect(out / "run.sqlite") as db:
         rows = db.execute("SELECT sim_user, any_purchase FROM episodes").fetchall()
     chains: dict[int, int] = {}
     for user, bought in rows:
         chains[user] = chains.get(user, 0) + 2 + 2 * bool(bought)
-    return latency * (3 + max(chains.values()))
+    return latency * (CHECK_ROUNDS + 3 + max(chains.values()))
 
 
 def prefix_shares(store: Path) -> tuple[float, dict[str, float]]:
