@@ -89,6 +89,11 @@ class RunConfig(BaseModel):
             )
         return self
 
+    @property
+    def total_episodes(self) -> int:
+        """Episodes the cell plays: its requests in every domain."""
+        return self.episodes.requests * len(self.domains)
+
     def digest(self) -> str:
         """Hash of everything that determines the records (not how calls are made). Settings
         added after runs were stored are left out at their defaults, so those runs keep

@@ -77,3 +77,31 @@ def test_a_failing_cell_stops_the_others_and_its_error_is_raised_as_it_is(
     with FakeLLM() as server, pytest.raises(EndpointFailure, match="gone"):
         reproduce([str(experiment(tmp_path, server))], tmp_path / "r", seeds=1)
     assert stopped == ["local-rep"]
+
+
+def test_at_most_cells_at_once_play_together_the_longest_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    playing: list[int] = []
+    started: list[int] = []
+    most = 0
+
+    async def play_cell(cfg, out_dir, **options):
+        nonlocal most
+        playing.append(cfg.episodes.requests)
+        started.append(cfg.episodes.requests)
+        most = max(most, len(playing))
+        await asyncio.sleep(0.01)
+        playing.remove(cfg.episodes.requests)
+        return SimpleNamespace(store=Closed())
+
+    monkeypatch.setattr(reproducing, "play_cell", play_cell)
+    monkeypatch.setattr(reproducing, "CELLS_AT_ONCE", 2)
+    with FakeLLM() as server:
+        spec = experiment(tmp_path, server)
+        longer = 'name = "long"\nrequests = 30'
+        text = spec.read_text().replace('name = "rho=1.0/local-rep"', longer)
+        mid = '[[cells]]\nname = "mid"\nrequests = 20\nsettings = { condition = "no-rep" }\n'
+        spec.write_text(text + mid)
+        reproduce([str(spec)], tmp_path / "r", seeds=1)
+    assert started == [30, 20, 12] and most == 2

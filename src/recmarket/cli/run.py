@@ -110,7 +110,7 @@ def run(
             console=err,
             transient=as_json,
         ) as bar:
-            task = bar.add_task(cfg.condition, total=cfg.episodes.requests * len(cfg.domains))
+            task = bar.add_task(cfg.condition, total=cfg.total_episodes)
 
             shown = {"domain": "", "limit": "", "wait": ""}
 

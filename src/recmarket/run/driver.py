@@ -47,7 +47,7 @@ def run_cells(
     cache = cache_dir or default_cache_dir()
     with phases.timed("planning"):
         stores = {run_dir: RunStore.open(Path(run_dir), cfg) for run_dir, cfg in configs.items()}
-        episodes = {d: cfg.episodes.requests * len(cfg.domains) for d, cfg in configs.items()}
+        episodes = {d: cfg.total_episodes for d, cfg in configs.items()}
         whole = sum(unit_cost(cfg, episodes[d]) for d, cfg in configs.items())
         part_cost = max(whole / (PARTS_PER_WORKER * executor.workers), 1.0)
         units = [

@@ -59,7 +59,7 @@ def estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> list[RoleEsti
             for call in outcome.calls:
                 calls[call.role] += 1
                 chars[call.role] += sum(len(m["content"]) for m in render(call.role, call.input))
-    scale = cfg.episodes.requests * len(cfg.domains) / max(played, 1)
+    scale = cfg.total_episodes / max(played, 1)
     rows = []
     for role in ROLES:
         model = cfg.llm.model_for(role) if cfg.llm is not None else OFFLINE
@@ -105,7 +105,7 @@ def estimate_plan(
             "",
             "",
             run_dir,
-            cfg.episodes.requests * len(cfg.domains),
+            cfg.total_episodes,
             sum(r.calls for r in paid),
             sum(r.prompt_tokens for r in paid),
             sum(r.completion_tokens for r in paid),

@@ -139,7 +139,7 @@ def reproduce(
         account = SpendAccount(spend, None)
         account.clear_reservations()  # no cell runs yet: only a killed run's are left
         account.close()
-    total = sum(cfg.episodes.requests * len(cfg.domains) for cfg in configs.values())
+    total = sum(cfg.total_episodes for cfg in configs.values())
     done: dict[str, int] = {}
 
     def report(kind: str, run_dir: str, value: Any) -> None:
@@ -170,26 +170,37 @@ def reproduce(
     return cells
 
 
+# LLM cells played at once. Enough that their streams outnumber any endpoint's slots (16
+# LocalRep cells hold 16 x 3 domains x 12 users = 576 streams; a concurrency limit is 64 by
+# default), few enough that their prepared domains stay small (about 6 MB each at full
+# scale, measured: all 129 cells of the plan at once would hold over 2 GB).
+CELLS_AT_ONCE = 16
+
+
 async def _answer_cells(
     cells: dict[str, RunConfig],
     options: dict[str, Any],
     report: Callable[[str, str, Any], None],
 ) -> None:
-    """Play every LLM cell at once in this event loop, their calls meeting at one limit per
-    endpoint: a cell alone (a dozen sequential user streams) cannot keep an endpoint busy,
-    all of them together can. The first cell that fails stops the others, whose finished
-    episodes are kept, and its exception is raised as it is."""
+    """Play the LLM cells together in this event loop, up to CELLS_AT_ONCE at a time and
+    the longest first, their calls meeting at one limit per endpoint: a cell alone (a dozen
+    sequential user streams) cannot keep an endpoint busy, many together can. The first
+    cell that fails stops the others, whose finished episodes are kept, and its exception
+    is raised as it is."""
     endpoints = Endpoints()
+    at_once = asyncio.Semaphore(CELLS_AT_ONCE)
 
     async def play(run_dir: str, cfg: RunConfig) -> None:
-        result = await play_cell(
-            cfg,
-            Path(run_dir),
-            endpoints=endpoints,
-            progress=lambda _domain, done, _total: report("done", run_dir, done),
-            on_wait=lambda notice: report("wait", run_dir, notice),
-            **options,
-        )
-        result.store.close()
+        async with at_once:
+            result = await play_cell(
+                cfg,
+                Path(run_dir),
+                endpoints=endpoints,
+                progress=lambda _domain, done, _total: report("done", run_dir, done),
+                on_wait=lambda notice: report("wait", run_dir, notice),
+                **options,
+            )
+            result.store.close()
 
-    await gather_or_cancel(*(play(run_dir, cfg) for run_dir, cfg in cells.items()))
+    longest_first = sorted(cells.items(), key=lambda cell: -cell[1].total_episodes)
+    await gather_or_cancel(*(play(run_dir, cfg) for run_dir, cfg in longest_first))

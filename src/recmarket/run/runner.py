@@ -348,7 +348,7 @@ async def play_cell(
         if spend is None:  # the run owns its account: no other process holds a reservation
             backend.ledger.account.clear_reservations()
         agents = backend.agents(agents)
-    total = cfg.episodes.requests * len(cfg.domains)
+    total = cfg.total_episodes
     count = 0
     finished = sum(len(store.done(name)) for name in cfg.domains) >= total
 
