@@ -111,7 +111,7 @@ def main() -> None:
             wall = time.perf_counter() - start
             calls = calls_served(url)
         _, configs = plan([EXPERIMENT], root / "together", args.scale, settings, 1)
-        episodes = sum(c.episodes.requests * len(c.domains) for c in configs.values())
+        episodes = sum(c.total_episodes for c in configs.values())
         ceiling = args.concurrency / args.latency
         print(
             f"{EXPERIMENT} at --scale {args.scale:g}, one seed: {len(configs)} cells, "

@@ -60,7 +60,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         cells, configs = plan([], Path(tmp), args.scale, seeds=args.seeds)
-    episodes = sum(c.episodes.requests * len(c.domains) for c in configs.values())
+    episodes = sum(c.total_episodes for c in configs.values())
     print(
         f"--scale {args.scale}, {args.seeds} seeds: {len(cells)} cells ({len(configs)} unique), "
         f"{episodes:,} episodes; {os.cpu_count()} cores"
