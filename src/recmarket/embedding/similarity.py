@@ -50,8 +50,11 @@ class Similarity:
         return vectors[1:] @ vectors[0]
 
     def pair(self, a: str, b: str) -> float:
-        first, second = self.vectors([a, b])
-        return float(first @ second)
+        known = self._vectors
+        if a not in known or b not in known:  # the rare miss; known pairs skip the stacking
+            first, second = self.vectors([a, b])
+            return float(first @ second)
+        return float(known[a] @ known[b])
 
 
 @lru_cache(maxsize=8)

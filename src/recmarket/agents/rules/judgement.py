@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from recmarket.agents.rules.lexicon import clamp
 from recmarket.agents.rules.params import ScaleParams
 from recmarket.agents.rules.text import terms
 from recmarket.embedding import Embedder
@@ -58,9 +59,7 @@ class Judge:
         """How close one item is to another (titles), 1 for the same item."""
         s = self.scale
         cosine = self.similarity.pair(a, b)
-        return float(
-            np.clip((cosine - s.closeness_zero) / (s.closeness_one - s.closeness_zero), 0, 1)
-        )
+        return clamp((cosine - s.closeness_zero) / (s.closeness_one - s.closeness_zero))
 
     def quality(self, rating: float | None) -> float:
         return (min(max(rating if rating is not None else self.scale.unknown_rating, 1), 5) - 1) / 4

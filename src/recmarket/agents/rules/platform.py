@@ -77,7 +77,7 @@ def claimed_level(
         level = reading
     else:
         level = reading + intensity * gen.uniform(*p.exaggeration_lift)
-    return float(np.clip(level, 0.0, 1.0))
+    return lexicon.clamp(level)
 
 
 @dataclass(frozen=True)

@@ -113,7 +113,7 @@ class RuleReview:
     def experience(self, inp: ReviewInput, gen: np.random.Generator) -> float:
         closeness = self.judge.closeness(inp.target.title, inp.item.title)
         level = self.judge.merit(closeness, inp.item.average_rating)
-        return float(np.clip(level + gen.normal(0, self.params.experience_noise), 0, 1))
+        return lexicon.clamp(level + gen.normal(0, self.params.experience_noise))
 
     def expectation(self, explanation: str, experienced: float) -> float:
         claim = lexicon.CLAIM.read(explanation)
