@@ -1,6 +1,9 @@
 """A reproduce's LLM cells play at once in one process, against one limit per endpoint."""
 
 import asyncio
+import signal
+import subprocess
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -13,6 +16,7 @@ from recmarket.run.runner import run
 from recmarket.testing.fake_llm import FakeLLM
 from tests.run.records import records
 from tests.run.test_llm_runs import KEY, KEY_ENV, experiment
+from tests.run.test_resume import command, finished_episodes
 
 
 @pytest.fixture(autouse=True)
@@ -105,3 +109,32 @@ def test_at_most_cells_at_once_play_together_the_longest_first(
         spec.write_text(text + mid)
         reproduce([str(spec)], tmp_path / "r", seeds=1)
     assert started == [30, 20, 12] and most == 2
+
+
+@pytest.mark.slow  # end to end: runs in .ci/run with -m slow
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_the_llm_cells_and_the_rerun_finishes_them(
+    tmp_path: Path, signum: int
+) -> None:
+    """A signal while the LLM cells play in one process: one line, no traceback, the
+    finished episodes kept; the same command then finishes every cell. (Raised from a
+    signal handler inside the HTTP client's cancel scopes, it once hung the process.)"""
+    out, cache = tmp_path / "r", tmp_path / "calls.sqlite"
+    with FakeLLM(latency=0.05) as server:
+        spec = experiment(tmp_path, server)
+        args = [*command(["reproduce", str(spec), "--seeds", "1"], out), "--llm-cache", str(cache)]
+        proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while finished_episodes(out) < 5 and proc.poll() is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        proc.send_signal(signum)
+        _, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 130, stderr
+        assert f"stopped by {signal.Signals(signum).name}" in stderr
+        assert "Traceback" not in stderr
+        stopped_at = finished_episodes(out)
+        assert 5 <= stopped_at < 72
+        rerun = subprocess.run(args, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr
+    assert finished_episodes(out) == 72  # two cells of 12 requests in three domains

@@ -8,9 +8,10 @@ cell each run directory serves, is written to ``plan.json`` for the report.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -100,8 +101,15 @@ class Interrupted(RuntimeError):
     """SIGTERM or SIGINT reached reproduce: its cells are stopped, finished episodes kept."""
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def _stopped(signum: int) -> str:
+    return f"stopped by {signal.Signals(signum).name}; rerun the same command to resume"
+
+
 def _stop(signum: int, _frame: object) -> None:
-    raise Interrupted(f"stopped by {signal.Signals(signum).name}; rerun the same command to resume")
+    raise Interrupted(_stopped(signum))
 
 
 def reproduce(
@@ -150,7 +158,7 @@ def reproduce(
         elif on_wait:
             on_wait(value)
 
-    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    previous = {sig: signal.signal(sig, _stop) for sig in STOP_SIGNALS}
     try:
         if offline:
             executor = ProcessExecutor(workers) if workers > 1 else LocalExecutor()
@@ -203,4 +211,34 @@ async def _answer_cells(
             result.store.close()
 
     longest_first = sorted(cells.items(), key=lambda cell: -cell[1].total_episodes)
-    await gather_or_cancel(*(play(run_dir, cfg) for run_dir, cfg in longest_first))
+    with _signals_cancel(asyncio.current_task()) as stopped_by:
+        try:
+            await gather_or_cancel(*(play(run_dir, cfg) for run_dir, cfg in longest_first))
+        except asyncio.CancelledError:
+            if stopped_by:
+                raise Interrupted(_stopped(stopped_by[0])) from None
+            raise
+
+
+@contextlib.contextmanager
+def _signals_cancel(task: asyncio.Task[Any] | None) -> Iterator[list[int]]:
+    """While the event loop runs, SIGTERM and SIGINT cancel ``task`` (the list names the
+    signal). Raised from a signal handler, as elsewhere, an exception lands wherever the
+    loop happens to be, and inside the HTTP client's own cancel scopes it left the loop
+    unable to cancel its tasks and the process hanging; a cancellation is delivered where
+    every task can clean up."""
+    loop, stopped_by = asyncio.get_running_loop(), []
+
+    def stop(signum: int) -> None:
+        stopped_by.append(signum)
+        if task is not None:
+            task.cancel()
+
+    for signum in STOP_SIGNALS:
+        loop.add_signal_handler(signum, stop, signum)
+    try:
+        yield stopped_by
+    finally:
+        for signum in STOP_SIGNALS:
+            loop.remove_signal_handler(signum)
+            signal.signal(signum, _stop)  # back to this module's handler until reproduce ends
