@@ -460,7 +460,7 @@ def test_a_small_experiment_with_twenty_percent_llm_faults(tmp_path: Path) -> No
             assert db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 36
 
 
-def test_one_budget_holds_across_the_cells_and_workers_of_a_reproduce(tmp_path: Path) -> None:
+def test_one_budget_holds_across_the_cells_of_a_reproduce(tmp_path: Path) -> None:
     with FakeLLM() as server:
         spec = experiment(tmp_path, server, model_extra="input_price = 200.0")
         args = [*reproduce_args(spec, tmp_path, workers=2), "--budget", "3"]
@@ -469,7 +469,7 @@ def test_one_budget_holds_across_the_cells_and_workers_of_a_reproduce(tmp_path: 
     assert "budget of $3.00 reached" in stopped.stderr
     with sqlite3.connect(tmp_path / "r" / "llm-spend.sqlite") as db:
         spent = db.execute("SELECT spent FROM llm_spend").fetchone()[0]
-    assert 0 < spent <= 3.0  # both cells' processes drew on one account, never past it
+    assert 0 < spent <= 3.0  # both cells drew on one account, never past it
 
 
 @pytest.mark.parametrize(
