@@ -118,8 +118,12 @@ def run(
                 line = f"{cfg.condition} {shown['domain']}{shown['limit']}{shown['wait']}"
                 bar.update(task, description=escape(line))  # the bar reads markup
 
+            # With models answering, a cell's domains play at once (runner.play_cell): the
+            # line then names them all rather than whichever finished an episode last.
+            together = cfg.llm is not None and bool(cfg.llm.models) and len(cfg.domains) > 1
+
             def progress(name: str, done: int, total: int) -> None:
-                shown["domain"] = name
+                shown["domain"] = f"{len(cfg.domains)} domains" if together else name
                 bar.update(task, completed=done)
                 describe()
 
