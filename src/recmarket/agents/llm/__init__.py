@@ -115,7 +115,7 @@ class LLMBackend:
             seconds = await model.check()
             measured = await self.endpoints.measure(model)
             start = model.limit.current
-            form = await model.reply_format()
+            form = await self.endpoints.reply_format(model)
             checked.append(Checked(model.cfg, seconds, measured, start, form))
         return checked
 

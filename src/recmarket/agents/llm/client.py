@@ -143,6 +143,10 @@ class ChatModel:
                         break
             return self._format
 
+    def adopt_format(self, name: str) -> None:
+        """Use the form another model of the same name, endpoint and setting found."""
+        self._format = name
+
     async def _honours(self, name: str) -> bool:
         messages = [dict(m) for m in PROBE_MESSAGES]
         form = FORMATS[name](PROBE_SCHEMA)

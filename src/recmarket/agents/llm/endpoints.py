@@ -4,7 +4,8 @@ of the process shares.
 One cell alone cannot keep a fast endpoint busy: under LocalRep its dozen simulated users
 are a dozen sequential streams of calls. A reproduce therefore plays all its LLM cells in
 one process, each cell with its own backend (its store, its call log, its ledger), and
-their calls meet here, at one limit per endpoint, measured once by the first check.
+their calls meet here, at one limit per endpoint, measured once by the first check, as is
+each model's structured-output form.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ class Endpoints:
         self.on_limit = on_limit
         self.limits: dict[str, AdaptiveLimit] = {}
         self._measured: dict[str, Latencies] = {}
-        self._measuring: dict[str, asyncio.Lock] = {}
+        self._forms: dict[tuple[str, str, str], str] = {}
+        self._locks: dict[object, asyncio.Lock] = {}
 
     def limit_for(self, cfg: ModelConfig) -> AdaptiveLimit:
         """The endpoint's limit; the first model configured for it sets its maximum."""
@@ -41,8 +43,19 @@ class Endpoints:
         ``model`` the first time any backend asks (the limit then starts from it), and the
         same figures after: cells that check at once wait for one measurement."""
         url = model.cfg.base_url
-        async with self._measuring.setdefault(url, asyncio.Lock()):
+        async with self._locks.setdefault(url, asyncio.Lock()):
             if url not in self._measured:
                 self._measured[url] = await model.measure_parallel(PROBE_LEVELS)
                 self.limit_for(model.cfg).begin_from(self._measured[url])
         return self._measured[url]
+
+    async def reply_format(self, model: ChatModel) -> str:
+        """The structured-output form of ``model`` (its setting, or under ``auto`` the first
+        form its endpoint honours), probed by the first backend that asks and adopted by
+        the others' models of the same name, endpoint and setting."""
+        key = (model.cfg.base_url, model.cfg.name, model.cfg.structured)
+        async with self._locks.setdefault(key, asyncio.Lock()):
+            if key not in self._forms:
+                self._forms[key] = await model.reply_format()
+        model.adopt_format(self._forms[key])
+        return self._forms[key]
