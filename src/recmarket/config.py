@@ -90,6 +90,11 @@ class RunConfig(BaseModel):
         return self
 
     @property
+    def uses_llm(self) -> bool:
+        """Whether a model answers some role (an [llm] table with models)."""
+        return self.llm is not None and bool(self.llm.models)
+
+    @property
     def total_episodes(self) -> int:
         """Episodes the cell plays: its requests in every domain."""
         return self.episodes.requests * len(self.domains)

@@ -41,14 +41,14 @@ from recmarket.run.runner import run as run_cell
 def _config(config: Path | None, settings: dict[str, Any], llm: LLMChoice) -> RunConfig:
     """The settings of a run: the config file, overridden by the flags that were given."""
     cfg = build_config(config, merge(settings, llm.settings), FLAG_OF_PATH)
-    if llm.required and (cfg.llm is None or not cfg.llm.models):
+    if llm.required and not cfg.uses_llm:
         fail("--backend llm needs --llm-model (or an [llm] table in the config file)")
     return cfg
 
 
 def _refuse_what_does_not_apply(cfg: RunConfig, params: dict[str, Any]) -> None:
     """Options that would be silently ignored with these settings are refused instead."""
-    uses_llm = cfg.llm is not None and bool(cfg.llm.models)
+    uses_llm = cfg.uses_llm
     llm_only = {"--replay": params["replay"], "--budget": params["budget"] is not None}
     llm_only["--llm-cache"] = params["llm_cache"] is not None
     given = [flag for flag, on in llm_only.items() if on]
@@ -120,7 +120,7 @@ def run(
 
             # With models answering, a cell's domains play at once (runner.play_cell): the
             # line then names them all rather than whichever finished an episode last.
-            together = cfg.llm is not None and bool(cfg.llm.models) and len(cfg.domains) > 1
+            together = cfg.uses_llm and len(cfg.domains) > 1
 
             def progress(name: str, done: int, total: int) -> None:
                 shown["domain"] = f"{len(cfg.domains)} domains" if together else name

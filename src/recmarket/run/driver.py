@@ -38,7 +38,7 @@ def run_cells(
     per worker of the executor; ``phases`` gains the workers' phases and the driver's own
     (planning, store writes, and the time it waited for results)."""
     for cfg in configs.values():
-        if cfg.llm is not None and cfg.llm.models:
+        if cfg.uses_llm:
             raise RuntimeError(
                 "work units run the offline backend; run LLM cells with the local "
                 "executor (their calls are concurrent already)"

@@ -128,11 +128,12 @@ def reproduce(
     """Run every unique cell: the offline ones in ``workers`` processes, the LLM ones here.
 
     Offline cells are cut into work units (parts of a domain), run longest first, and this
-    process writes every store. LLM cells all play at once in this process, sharing one
-    concurrency limit per endpoint (the work is waiting, not computing). Every cell's LLM spend
-    is counted in one account in ``out``, so ``--budget`` holds for the whole reproduce.
-    SIGTERM and SIGINT stop the workers and raise Interrupted; what finished is kept and the
-    same command resumes. ``phases`` gains where the time went (see run/phases.py).
+    process writes every store. LLM cells play together in this process (CELLS_AT_ONCE at a
+    time), sharing one concurrency limit per endpoint (the work is waiting, not computing).
+    Every cell's LLM spend is counted in one account in ``out``, so ``--budget`` holds for
+    the whole reproduce. SIGTERM and SIGINT stop the workers or the LLM cells and raise
+    Interrupted; what finished is kept and the same command resumes. ``phases`` gains where
+    the time went (see run/phases.py).
     """
     cells, configs = plan(names, out, scale, overrides, seeds)
     for cfg in configs.values():
@@ -141,7 +142,7 @@ def reproduce(
     out.mkdir(parents=True, exist_ok=True)
     write_plan(out, cells)
     spend = out / SPEND
-    answered = {d: c for d, c in configs.items() if c.llm is not None and c.llm.models}
+    answered = {d: c for d, c in configs.items() if c.uses_llm}
     offline = {d: c for d, c in configs.items() if d not in answered}
     if answered:
         account = SpendAccount(spend, None)
@@ -211,7 +212,7 @@ async def _answer_cells(
             result.store.close()
 
     longest_first = sorted(cells.items(), key=lambda cell: -cell[1].total_episodes)
-    with _signals_cancel(asyncio.current_task()) as stopped_by:
+    with _signals_cancel() as stopped_by:
         try:
             await gather_or_cancel(*(play(run_dir, cfg) for run_dir, cfg in longest_first))
         except asyncio.CancelledError:
@@ -221,18 +222,18 @@ async def _answer_cells(
 
 
 @contextlib.contextmanager
-def _signals_cancel(task: asyncio.Task[Any] | None) -> Iterator[list[int]]:
-    """While the event loop runs, SIGTERM and SIGINT cancel ``task`` (the list names the
-    signal). Raised from a signal handler, as elsewhere, an exception lands wherever the
+def _signals_cancel() -> Iterator[list[int]]:
+    """While the event loop runs, SIGTERM and SIGINT cancel the current task (the list names
+    the signal). Raised from a signal handler, as elsewhere, an exception lands wherever the
     loop happens to be, and inside the HTTP client's own cancel scopes it left the loop
     unable to cancel its tasks and the process hanging; a cancellation is delivered where
     every task can clean up."""
-    loop, stopped_by = asyncio.get_running_loop(), []
+    loop, task, stopped_by = asyncio.get_running_loop(), asyncio.current_task(), []
+    assert task is not None  # entered from a coroutine
 
     def stop(signum: int) -> None:
         stopped_by.append(signum)
-        if task is not None:
-            task.cancel()
+        task.cancel()
 
     for signum in STOP_SIGNALS:
         loop.add_signal_handler(signum, stop, signum)

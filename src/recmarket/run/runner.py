@@ -333,7 +333,8 @@ async def play_cell(
     backend = None
     embedder = embedder_for(cfg.embedder)
     agents = agents or offline_agents(embedder, cfg.agents)
-    if cfg.llm is not None and cfg.llm.models:
+    if cfg.uses_llm:
+        assert cfg.llm is not None
         shared = llm_cache if llm_cache is not None else cache / "llm-calls.sqlite"
         backend = LLMBackend(
             cfg.llm,

@@ -2,8 +2,8 @@
 of the process shares.
 
 One cell alone cannot keep a fast endpoint busy: under LocalRep its dozen simulated users
-are a dozen sequential streams of calls. A reproduce therefore plays all its LLM cells in
-one process, each cell with its own backend (its store, its call log, its ledger), and
+are a dozen sequential streams of calls. A reproduce therefore plays its LLM cells together
+in one process, each cell with its own backend (its store, its call log, its ledger), and
 their calls meet here, at one limit per endpoint, measured once by the first check, as is
 each model's structured-output form.
 """
@@ -11,6 +11,8 @@ each model's structured-output form.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from recmarket.agents.llm.adaptive import PROBE_LEVELS, AdaptiveLimit, LimitNotice
 from recmarket.agents.llm.client import ChatModel
@@ -25,8 +27,7 @@ class Endpoints:
     def __init__(self, on_limit: LimitNotice | None = None) -> None:
         self.on_limit = on_limit
         self.limits: dict[str, AdaptiveLimit] = {}
-        self._measured: dict[str, Latencies] = {}
-        self._forms: dict[tuple[str, str, str], str] = {}
+        self._found: dict[object, Any] = {}
         self._locks: dict[object, asyncio.Lock] = {}
 
     def limit_for(self, cfg: ModelConfig) -> AdaptiveLimit:
@@ -42,20 +43,27 @@ class Endpoints:
         """The endpoint's latency at 1, 2, 4, ... parallel calls, measured through
         ``model`` the first time any backend asks (the limit then starts from it), and the
         same figures after: cells that check at once wait for one measurement."""
-        url = model.cfg.base_url
-        async with self._locks.setdefault(url, asyncio.Lock()):
-            if url not in self._measured:
-                self._measured[url] = await model.measure_parallel(PROBE_LEVELS)
-                self.limit_for(model.cfg).begin_from(self._measured[url])
-        return self._measured[url]
+
+        async def measure() -> Latencies:
+            latencies = await model.measure_parallel(PROBE_LEVELS)
+            self.limit_for(model.cfg).begin_from(latencies)
+            return latencies
+
+        return await self._once(("latencies", model.cfg.base_url), measure)
 
     async def reply_format(self, model: ChatModel) -> str:
         """The structured-output form of ``model`` (its setting, or under ``auto`` the first
         form its endpoint honours), probed by the first backend that asks and adopted by
         the others' models of the same name, endpoint and setting."""
-        key = (model.cfg.base_url, model.cfg.name, model.cfg.structured)
+        key = ("form", model.cfg.base_url, model.cfg.name, model.cfg.structured)
+        form = await self._once(key, model.reply_format)
+        model.adopt_format(form)
+        return form
+
+    async def _once(self, key: object, find: Callable[[], Awaitable[Any]]) -> Any:
+        """What ``find`` found for ``key`` the first time; callers that ask meanwhile wait
+        for it rather than finding it again."""
         async with self._locks.setdefault(key, asyncio.Lock()):
-            if key not in self._forms:
-                self._forms[key] = await model.reply_format()
-        model.adopt_format(self._forms[key])
-        return self._forms[key]
+            if key not in self._found:
+                self._found[key] = await find()
+        return self._found[key]
