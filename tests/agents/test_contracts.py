@@ -1,5 +1,6 @@
 """Information boundaries (Sections 3.1, B.3, Appendix C): a leak must be a type error."""
 
+import json
 import typing
 
 import pytest
@@ -115,3 +116,30 @@ def test_a_stored_shortlist_input_reads_back_its_weighted_records() -> None:
     again = ShortlistInput.model_validate_json(stored)
     assert [type(r) for r in again.histories["P1"]] == [WeightedRecord, ReputationRecord]
     assert [r.counted for r in again.histories["P1"]] == [0.5, 1.0]
+
+
+def test_settings_added_later_are_absent_from_the_json_at_their_default() -> None:
+    """Stored calls and call keys of runs made before a setting existed must stay the same:
+    the field appears in the JSON only when set, exactly as a wrapping serializer wrote it."""
+    from recmarket.agents.contracts import ExplanationInput, ShortlistInput, StructuredNeed
+    from recmarket.data.items import ItemEvidence
+
+    need = StructuredNeed(long_term_need="tents", current_need="a tent")
+    item = ItemEvidence(
+        title="Tent", category="Camping", description="", description_source="none", features=()
+    )
+    plain = ExplanationInput(platform_id="P1", policy="strict", need=need, item=item)
+    assert plain.model_dump_json().startswith('{"platform_id":"P1","policy":"strict","need":')
+    assert "intensity" not in plain.model_dump()
+    lifted = plain.model_copy(update={"intensity": 0.5})
+    assert '"policy":"strict","intensity":0.5,"need"' in lifted.model_dump_json()
+    shortlist = ShortlistInput(query_text="tent", need=need, candidates=(), k=1)
+    assert json.loads(shortlist.model_dump_json()) == {
+        "query_text": "tent",
+        "need": need.model_dump(),
+        "candidates": [],
+        "k": 1,
+        "histories": None,
+    }
+    decayed = shortlist.model_copy(update={"mechanism": "decay"}).model_dump_json()
+    assert decayed.endswith('"histories":null,"mechanism":"decay"}')

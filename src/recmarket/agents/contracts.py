@@ -13,17 +13,9 @@ one answers.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializeAsAny,
-    SerializerFunctionWrapHandler,
-    field_validator,
-    model_serializer,
-)
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
 from recmarket.data.items import ItemEvidence
 from recmarket.profiles import Profile
@@ -31,6 +23,14 @@ from recmarket.vocabulary import Mechanism, Policy
 
 ClaimReliability = Literal["high", "mixed", "low"]
 NOTE_MAX_WORDS = 30
+
+
+def _absent(value: object) -> bool:
+    """Whether an optional field is left out of the serialized input: one that new settings
+    added is absent at its default, so inputs made without it serialize as they always did
+    (stored calls and call keys hold). Excluded by pydantic-core itself: a wrapping
+    serializer that popped the key made every dump of the input go through Python."""
+    return value is None
 
 
 class Contract(BaseModel):
@@ -116,18 +116,9 @@ class ExplanationInput(Contract):
     # A multiple of the policy's calibrated distance between claim and reading (offline
     # platforms only); absent at the calibrated 1, so such inputs serialize as they always
     # did and stored calls and call keys hold.
-    intensity: float | None = None
+    intensity: float | None = Field(default=None, exclude_if=_absent)
     need: StructuredNeed
     item: ItemEvidence
-
-    @model_serializer(mode="wrap")
-    def _without_calibrated_intensity(
-        self, handler: SerializerFunctionWrapHandler
-    ) -> dict[str, Any]:
-        data = handler(self)
-        if self.intensity is None:
-            data.pop("intensity", None)
-        return data
 
 
 class Explanation(Contract):
@@ -157,14 +148,7 @@ class ShortlistInput(Contract):
     )
     # How the memory weighs the records, when not the paper's window (absent then, so the
     # inputs of window runs serialize as they always did: stored calls and call keys hold).
-    mechanism: Mechanism | None = None
-
-    @model_serializer(mode="wrap")
-    def _without_window_mechanism(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data = handler(self)
-        if self.mechanism is None:
-            data.pop("mechanism", None)
-        return data
+    mechanism: Mechanism | None = Field(default=None, exclude_if=_absent)
 
 
 class RankedItem(Contract):
