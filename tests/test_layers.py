@@ -18,7 +18,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "recmarket"
 LAYERS = (
     ("recmarket",),  # the version
-    ("vocabulary", "profiles", "streams", "sqlite_files"),
+    ("registry",),  # named variants and their entry points
+    ("vocabulary", "profiles", "streams", "sqlite_files", "policies"),
     ("data", "embedding"),
     ("agents",),
     ("market",),
@@ -102,8 +103,10 @@ def test_no_import_cycle() -> None:
     assert not cycles, "\n".join(cycles)
 
 
-@pytest.mark.parametrize("module", ["recmarket.data.episodes", "recmarket.data.domain"])
-def test_the_data_layer_loads_neither_the_llm_sdk_nor_plotting(module: str) -> None:
+@pytest.mark.parametrize(
+    "module", ["recmarket.data.episodes", "recmarket.data.domain", "recmarket.config"]
+)
+def test_data_and_settings_load_neither_the_llm_sdk_nor_plotting(module: str) -> None:
     code = (
         f"import sys, {module}; "
         "print(sorted(m for m in ('openai', 'matplotlib', 'httpx') if m in sys.modules))"

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from recmarket.agents.llm import Checked, LLMBackend
+from recmarket.agents.llm.backend import Checked, LLMBackend
 from recmarket.agents.llm.local import DEFAULT_ALIAS, LocalServer, LocalServerError
 from recmarket.cli.app import fail, llm_app, out, user_errors
 from recmarket.cli.options import ConfigPath, LlmBaseUrl, LlmKeyEnv, LlmModel, llm_overrides

@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from recmarket.agents.llm import Endpoints, require_prices
+from recmarket.agents.llm.backend import require_prices
+from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import SpendAccount
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import builtin_names, load_spec

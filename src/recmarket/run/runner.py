@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from recmarket.agents.llm import LLMBackend
 from recmarket.agents.llm.adaptive import LimitNotice
+from recmarket.agents.llm.backend import LLMBackend
 from recmarket.agents.llm.client import WaitNotice
 from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import Ledger

@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from recmarket.agents.llm import Endpoints, LLMBackend
+from recmarket.agents.llm.backend import LLMBackend
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
+from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.testing.fake_llm import FakeLLM
 
 KEY_ENV = "RECMARKET_TEST_KEY"

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from recmarket.agents.llm.formats import Structured
-from recmarket.agents.llm.transport import DEFAULT_MAX_REPLY_BYTES
 from recmarket.vocabulary import ROLES
+
+DEFAULT_MAX_REPLY_BYTES = 1_000_000  # a reply body larger than this is refused
 
 # The paper's evaluation side (A.4): ranking, decision and the review-based update.
 GROUPS = {

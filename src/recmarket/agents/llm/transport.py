@@ -16,8 +16,6 @@ from typing import Any
 
 import openai
 
-DEFAULT_MAX_REPLY_BYTES = 1_000_000
-
 
 class ReplyTooLarge(openai.OpenAIError):
     """A reply body passed the configured size; treated like any malformed reply.

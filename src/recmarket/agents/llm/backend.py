@@ -1,0 +1,129 @@
+"""The LLM backend: Appendix C prompt cards, any OpenAI-compatible model per role, checked
+before a run and wrapped in the call store, ledger and limits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from recmarket.agents.llm.adaptive import LimitNotice
+from recmarket.agents.llm.api import ChatAPI
+from recmarket.agents.llm.attempts import AttemptLog
+from recmarket.agents.llm.cache import CallCache
+from recmarket.agents.llm.client import ChatModel, WaitNotice
+from recmarket.agents.llm.config import OFFLINE, LLMConfig, ModelConfig
+from recmarket.agents.llm.endpoints import Endpoints
+from recmarket.agents.llm.ledger import BudgetWithoutPrices, Ledger, SpendAccount
+from recmarket.agents.llm.openai_api import OpenAIChatAPI
+from recmarket.agents.llm.role import LLMRole
+from recmarket.agents.roles import Agents
+from recmarket.vocabulary import ROLES
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What the check before a run found for one model: one call's latency, the endpoint's
+    latency at 1, 2, 4, ... parallel calls and the limit that starts from it (measured
+    once per endpoint: see endpoints.py), and the structured-output form in use."""
+
+    cfg: ModelConfig
+    seconds: float
+    parallel: list[tuple[int, float]]
+    start: int
+    reply_format: str
+
+
+def require_prices(config: LLMConfig, budget: float | None) -> None:
+    """BudgetWithoutPrices when a budget is set and a model some role uses has no prices:
+    its spend could not be counted, so the budget could never stop anything."""
+    used = {config.model_for(role) for role in ROLES} - {OFFLINE}
+    unpriced = sorted(
+        config.models[name].name
+        for name in used
+        if not (config.models[name].input_price or config.models[name].output_price)
+    )
+    if budget is not None and unpriced:
+        raise BudgetWithoutPrices(
+            f"--budget {budget:g}: no prices for {', '.join(unpriced)}, so spend "
+            "cannot be counted; set input_price and output_price (USD per million tokens) "
+            "under [llm.models.NAME] in the config, or --llm-input-price/--llm-output-price"
+        )
+
+
+@dataclass
+class LLMBackend:
+    """Builds the role bundle for a run: LLM roles where configured, the given offline roles
+    elsewhere; one ChatModel per model name, one concurrency limit per endpoint. Money is
+    counted in the spend account at ``spend_path`` (the run's store unless a reproduce
+    shares one account between its cells); every attempt of every role call is logged in
+    the first of ``cache_paths`` (the run's store). The endpoints' limits are the backend's
+    own unless ``endpoints`` shares them with other backends (the cells of a reproduce)."""
+
+    config: LLMConfig
+    cache_paths: list[Path]
+    spend_path: Path | None = None
+    replay: bool = False
+    budget: float | None = None
+    on_wait: WaitNotice | None = None
+    on_limit: LimitNotice | None = None  # told the endpoints' adaptive limit when it moves
+    endpoints: Endpoints | None = None  # shared limits; by default the backend's own
+    provider: Callable[[ModelConfig], ChatAPI] = OpenAIChatAPI  # a fake one in unit tests
+    ledger: Ledger = field(init=False)
+    cache: CallCache = field(init=False)
+    attempts: AttemptLog = field(init=False)
+    roles: dict[str, LLMRole] = field(init=False)
+
+    def __post_init__(self) -> None:
+        require_prices(self.config, self.budget)
+        self.ledger = Ledger(SpendAccount(self.spend_path, self.budget))
+        self.cache = CallCache(self.cache_paths)
+        if self.endpoints is None:
+            self.endpoints = Endpoints(self.on_limit)
+        models: dict[str, ChatModel] = {}
+        for name, cfg in self.config.models.items():
+            limit = self.endpoints.limit_for(cfg)
+            models[name] = ChatModel(
+                cfg, self.provider(cfg), self.cache, self.ledger, limit, self.replay, self.on_wait
+            )
+        self.attempts = AttemptLog(self.cache_paths[0] if self.cache_paths else None)
+        self.roles = {
+            role: LLMRole(role, models[name], self.config.repair_attempts, self.attempts)
+            for role in ROLES
+            if (name := self.config.model_for(role)) != OFFLINE
+        }
+
+    @property
+    def models(self) -> list[ChatModel]:
+        """The models some role uses, once each."""
+        return list({id(r.model): r.model for r in self.roles.values()}.values())
+
+    def agents(self, offline: Agents) -> Agents:
+        return replace(offline, **self.roles)
+
+    async def check(self) -> list[Checked]:
+        """Check every used model's endpoint with one cheap call; EndpointFailure names the
+        first that fails. Then measure each endpoint's parallel latency once and start its
+        limit there, and settle each model's structured-output form. Under --replay nothing
+        is called."""
+        if self.replay:
+            return []
+        assert self.endpoints is not None  # set in __post_init__
+        checked = []
+        for model in self.models:
+            seconds = await model.check()
+            measured = await self.endpoints.measure(model)
+            start = model.limit.current
+            form = await self.endpoints.reply_format(model)
+            checked.append(Checked(model.cfg, seconds, measured, start, form))
+        return checked
+
+    async def aclose(self) -> None:
+        """Close the endpoints' HTTP clients inside the loop that opened them."""
+        for model in self.models:
+            await model.aclose()
+
+    def close(self) -> None:
+        self.cache.close()
+        self.attempts.close()
+        self.ledger.account.close()
