@@ -1,32 +1,12 @@
-"""The names every layer shares: presentation policies, conditions, reputation scopes and
-the seven roles. A leaf module, so the agents that read a policy and the market that
-assigns one both depend on it rather than on each other; each name is defined once here.
+"""The names every layer shares: conditions, reputation scopes and the seven roles. A leaf
+module, so the agents that read a name and the market that assigns one both depend on it
+rather than on each other; each name is defined once here. Presentation policies, which
+are more than names, are objects in ``recmarket.policies``.
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Literal, get_args
-
-
-class Policy(StrEnum):
-    """Presentation policies (Table 5, Appendix B.2)."""
-
-    STRICT = "strict"
-    BALANCED = "balanced"
-    EXAGGERATION = "exaggeration"
-
-    @property
-    def implementation_id(self) -> str:
-        """The identifier the paper's prompt cards use for this policy."""
-        return IMPLEMENTATION_IDS[self]
-
-
-IMPLEMENTATION_IDS = {
-    Policy.STRICT: "strict_transparent",
-    Policy.BALANCED: "balanced_advisor",
-    Policy.EXAGGERATION: "promotional_exaggeration",
-}
 
 # The evaluation conditions of Section 4.1.
 Condition = Literal["platform-centric", "no-rep", "local-rep"]

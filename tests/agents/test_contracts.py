@@ -5,6 +5,7 @@ import typing
 
 import pytest
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 from recmarket.agents.contracts import (
     Contract,
@@ -19,13 +20,21 @@ from recmarket.agents.contracts import (
     UpdateInput,
 )
 from recmarket.agents.roles import ROLE_TYPES
+from recmarket.policies import PolicyName
 from recmarket.profiles import Profile
-from recmarket.vocabulary import ROLES, Policy
+from recmarket.vocabulary import ROLES
 
 
-def field_types(model: type[BaseModel]) -> set[type]:
-    """Every model or enum type reachable from a model's fields."""
-    found: set[type] = set()
+def field_types(model: type[BaseModel]) -> set[object]:
+    """Every model or enum type reachable from a model's fields, and ``PolicyName`` where a
+    field is a policy name (pydantic keeps its validator as the field's metadata)."""
+    found: set[object] = set()
+    policy_metadata = list(typing.get_args(PolicyName)[1:])
+
+    def visit_field(f: FieldInfo) -> None:
+        if f.metadata == policy_metadata:
+            found.add(PolicyName)
+        visit(f.annotation)
 
     def visit(annotation: object) -> None:
         for arg in typing.get_args(annotation) or ():
@@ -34,17 +43,17 @@ def field_types(model: type[BaseModel]) -> set[type]:
             found.add(annotation)
             if issubclass(annotation, BaseModel):
                 for f in annotation.model_fields.values():
-                    visit(f.annotation)
+                    visit_field(f)
 
     for f in model.model_fields.values():
-        visit(f.annotation)
+        visit_field(f)
     return found
 
 
 def field_names(model: type[BaseModel]) -> set[str]:
     names = set(model.model_fields)
     for t in field_types(model):
-        if issubclass(t, BaseModel):
+        if isinstance(t, type) and issubclass(t, BaseModel):
             names |= set(t.model_fields)
     return names
 
@@ -53,7 +62,7 @@ def field_names(model: type[BaseModel]) -> set[str]:
 def test_user_agent_and_decision_see_no_target_policy_or_profile(blind) -> None:
     types = field_types(blind)
     assert HeldOutTarget not in types
-    assert Policy not in types
+    assert PolicyName not in types
     assert Profile not in types
     assert not {"target", "policy", "profile", "profile_name", "is_target"} & field_names(blind)
 
@@ -66,7 +75,7 @@ def test_only_query_generation_and_review_see_the_target() -> None:
 
 def test_platform_sees_its_policy_but_not_the_profile_or_target() -> None:
     types = field_types(ExplanationInput)
-    assert Policy in types
+    assert PolicyName in types
     assert Profile not in types and HeldOutTarget not in types
 
 

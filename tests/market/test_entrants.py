@@ -17,7 +17,6 @@ from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory
 from recmarket.market.retrieval import EpisodeDraws
 from recmarket.market.settings import Entrant
-from recmarket.vocabulary import Policy
 from tests.fixtures import bundled_parts
 
 
@@ -26,9 +25,9 @@ def test_entrants_parse_from_short_forms_in_order_of_entry() -> None:
     assert [str(e.strategy) for e in cfg.entrants] == ["strict", "adaptive"]
     assert [e.after_rounds for e in cfg.entrants] == [200, 400]
     assert cfg.entrant_ids == ("P7", "P8")
-    assert cfg.entrants[0].policy is Policy.STRICT and cfg.entrants[1].policy is None
+    assert cfg.entrants[0].policy == "strict" and cfg.entrants[1].policy is None
     assert MarketConfig.model_validate_json(cfg.model_dump_json()) == cfg
-    assert Entrant.model_validate("promotional_exaggeration@3").policy is Policy.EXAGGERATION
+    assert Entrant.model_validate("promotional_exaggeration@3").policy == "exaggeration"
     for bad in ("strict", "strict@", "strict@-1", "loud@10"):
         with pytest.raises(ValidationError, match=r"entrant|policy"):
             MarketConfig(entrants=bad)
@@ -84,7 +83,7 @@ def test_before_entry_the_market_is_the_one_without_the_entrant(setup) -> None:
         ]
     joined = [o for o in with_entrant[20:] if "P7" in {p.platform_id for p in o.pool}]
     assert len(joined) == len(with_entrant) - 20  # it proposes in every round from 21 on
-    assert all(p.policy is Policy.STRICT for o in joined for p in o.pool if p.platform_id == "P7")
+    assert all(p.policy == "strict" for o in joined for p in o.pool if p.platform_id == "P7")
 
 
 def test_an_entrant_has_no_records_before_it_enters(setup) -> None:

@@ -14,8 +14,8 @@ from recmarket.market.build import build_market
 from recmarket.market.metrics import episode_metrics
 from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory, scope_key
+from recmarket.policies import POLICIES
 from recmarket.profiles import PROFILE_NAMES
-from recmarket.vocabulary import Policy
 from tests.fixtures import bundled_parts
 
 
@@ -102,7 +102,9 @@ def test_a_shared_item_gives_distinct_proposals(setup) -> None:
 
 
 def test_blind_roles_receive_no_policy_or_profile_label_at_run_time(setup) -> None:
-    labels = {p.value for p in Policy} | {p.implementation_id for p in Policy} | set(PROFILE_NAMES)
+    labels = (
+        {p.name for p in POLICIES} | {p.implementation_id for p in POLICIES} | set(PROFILE_NAMES)
+    )
     memory = ReputationMemory(window=10, scope="local")
     for o in play(setup, "local-rep", memory=memory, n=60):
         for call in o.calls:

@@ -15,7 +15,7 @@ from recmarket.market.build import build_market
 from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory
 from recmarket.market.strategy import Strategies, arms, policy_of
-from recmarket.vocabulary import Policy
+from recmarket.policies import BALANCED, EXAGGERATION, STRICT
 from tests.fixtures import bundled_parts
 
 
@@ -43,19 +43,17 @@ def test_arms_are_the_policies_with_intensities_where_a_policy_has_a_distance() 
     assert [a.name for a in arms((1.0,))] == ["strict", "balanced", "exaggeration"]
     names = [a.name for a in arms((0.5, 1.0))]
     assert names == ["strict:0.5", "strict", "balanced", "exaggeration:0.5", "exaggeration"]
-    assert [policy_of(n) for n in names] == [Policy.STRICT] * 2 + [Policy.BALANCED] + [
-        Policy.EXAGGERATION
-    ] * 2
+    assert [policy_of(n) for n in names] == ["strict"] * 2 + ["balanced"] + ["exaggeration"] * 2
 
 
 def test_intensity_scales_the_distance_between_claim_and_reading() -> None:
     p = PlatformParams()
-    for policy, sign in ((Policy.STRICT, -1), (Policy.EXAGGERATION, 1)):
+    for policy, sign in ((STRICT, -1), (EXAGGERATION, 1)):
         full = claimed_level(policy, 0.5, p, np.random.default_rng(1), 1.0)
         half = claimed_level(policy, 0.5, p, np.random.default_rng(1), 0.5)
         assert sign * (full - 0.5) > 0
         assert half - 0.5 == pytest.approx((full - 0.5) / 2)
-    balanced = claimed_level(Policy.BALANCED, 0.5, p, np.random.default_rng(1), 0.5)
+    balanced = claimed_level(BALANCED, 0.5, p, np.random.default_rng(1), 0.5)
     assert balanced == 0.5
 
 

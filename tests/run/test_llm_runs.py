@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 
 from recmarket.agents.llm.client import EndpointFailure
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
-from recmarket.agents.llm.prompts import policy_guidance
 from recmarket.cli import app
 from recmarket.config import EpisodeConfig, MarketConfig, RunConfig
+from recmarket.policies import POLICIES
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 from recmarket.testing.fake_llm import CONTENT_FAULTS, TRANSIENT_FAULTS, FakeLLM, FaultPlan
@@ -125,10 +125,7 @@ def test_an_adaptive_llm_platform_is_prompted_with_the_policy_it_chose(tmp_path:
             json.loads(m)[-1]["content"] for (m,) in db.execute("SELECT messages FROM llm_calls")
         ]
     sent = Counter(
-        policy.value
-        for text in prompts
-        for policy, block in policy_guidance().items()
-        if block in text
+        policy.name for text in prompts for policy in POLICIES if policy.guidance in text
     )
     assert sent == chosen and len(chosen) >= 2
     replayed = run(cfg, tmp_path / "replay", llm_cache=tmp_path / "s.sqlite", replay=True).store

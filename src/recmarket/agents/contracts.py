@@ -18,8 +18,9 @@ from typing import Literal, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
 from recmarket.data.items import ItemEvidence
+from recmarket.policies import PolicyName
 from recmarket.profiles import Profile
-from recmarket.vocabulary import Mechanism, Policy
+from recmarket.vocabulary import Mechanism
 
 ClaimReliability = Literal["high", "mixed", "low"]
 NOTE_MAX_WORDS = 30
@@ -112,7 +113,7 @@ class NeedInput(Contract):
 
 class ExplanationInput(Contract):
     platform_id: str
-    policy: Policy
+    policy: PolicyName
     # A multiple of the policy's calibrated distance between claim and reading (offline
     # platforms only); absent at the calibrated 1, so such inputs serialize as they always
     # did and stored calls and call keys hold.

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from recmarket.market.strategy import policy_of
-from recmarket.vocabulary import Policy
+from recmarket.policies import families
 
 BLOCKS = 12
 
@@ -62,9 +62,9 @@ def policy_mix_by_block(rows: Sequence[dict[str, Any]], rounds: int) -> list[dic
         counts: Counter[str] = Counter()
         for row in block:
             for arm, _ in json.loads(row.get("strategy") or "{}").values():
-                counts[policy_of(arm).value] += 1
+                counts[policy_of(arm)] += 1
         total = sum(counts.values())
-        return {p.value: counts[p.value] / total for p in Policy} if total else None
+        return {p: counts[p] / total for p in families(counts)} if total else None
 
     return _blocked(rows, rounds, share)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from recmarket.vocabulary import Policy
+from recmarket.policies import families
 
 RATES = {
     "target_present": "target_present",
@@ -27,7 +27,7 @@ MEANS = {"mean_pool_size": "pool_size", "mean_target_copies": "target_copies"}
 def _shares(values: list[str | None]) -> dict[str, float]:
     counts = Counter(v for v in values if v is not None)
     total = sum(counts.values())
-    return {p.value: counts[p.value] / total if total else 0.0 for p in Policy}
+    return {p: counts[p] / total if total else 0.0 for p in families(counts)}
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -49,7 +49,8 @@ def macro(domains: dict[str, dict[str, Any]]) -> dict[str, Any]:
     for key in (*RATES, *MEANS):
         out[key] = float(np.mean([p[key] for p in parts]))
     for key in ("top1_share_by_policy", "purchase_share_by_policy"):
-        out[key] = {p.value: float(np.mean([d[key][p.value] for d in parts])) for p in Policy}
+        present = families(p for d in parts for p in d[key])
+        out[key] = {p: float(np.mean([d[key].get(p, 0.0) for d in parts])) for p in present}
     out["rep_labels"] = {
         k: sum(p["rep_labels"][k] for p in parts) for k in ("high", "mixed", "low")
     }

@@ -7,7 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from recmarket.agents.llm.ledger import Ledger
-from recmarket.vocabulary import Policy
+from recmarket.policies import families
 
 FUNNEL_ROWS = (
     ("episodes", "episodes", "{:,}"),
@@ -30,10 +30,10 @@ def funnel_table(title: str, summary: dict[str, Any]) -> Table:
         table.add_column(name, justify="right")
     for label, key, fmt in FUNNEL_ROWS:
         table.add_row(label, *(fmt.format(c[key]) for c in columns.values()))
-    for policy in Policy:
+    for policy in families(summary["macro"]["top1_share_by_policy"]):
         table.add_row(
-            f"top-1 share: {policy.value}",
-            *(f"{c['top1_share_by_policy'][policy.value]:.1%}" for c in columns.values()),
+            f"top-1 share: {policy}",
+            *(f"{c['top1_share_by_policy'].get(policy, 0.0):.1%}" for c in columns.values()),
         )
     return table
 

@@ -21,7 +21,6 @@ from recmarket.market.catalogs import Catalogs, assign_catalogs
 from recmarket.market.policies import platform_ids
 from recmarket.market.retrieval import EpisodeDraws, Retriever, forced_inclusion
 from recmarket.market.settings import MarketConfig
-from recmarket.vocabulary import Policy
 
 
 @dataclass(frozen=True)
@@ -30,7 +29,7 @@ class Seat:
     of rounds played before it enters (0 for the incumbents)."""
 
     platform_id: str
-    policy: Policy | None
+    policy: str | None
     after_rounds: int = 0
 
 

@@ -16,7 +16,7 @@ from recmarket.agents.contracts import (
     StructuredNeed,
 )
 from recmarket.data.episodes import Request
-from recmarket.vocabulary import Condition, Policy
+from recmarket.vocabulary import Condition
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class Call:
 @dataclass(frozen=True)
 class Proposal:
     platform_id: str
-    policy: Policy
+    policy: str
     item_index: int
     forced: bool
     explanation: str

@@ -1,4 +1,4 @@
-"""Presentation policies (Table 5, Appendix B.2) and how they attach to platform ids.
+"""How presentation policies (``recmarket.policies``) attach to platform ids.
 
 Policies stay attached to platform ids for the whole run, so reputation histories refer to
 a stable source; inventory rotations (Appendix A.4) move catalogs, never policies.
@@ -8,31 +8,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from recmarket.vocabulary import IMPLEMENTATION_IDS, Policy
-
-_ALIASES = {alias: policy for policy, alias in IMPLEMENTATION_IDS.items()} | {
-    p.value: p for p in Policy
-}
+from recmarket.policies import POLICIES, policy
 
 # Named compositions: the families that share the platforms equally, in interleaving order.
-COMPOSITIONS: dict[str, tuple[Policy, ...]] = {
-    "equal": (Policy.STRICT, Policy.BALANCED, Policy.EXAGGERATION),
-    "strict-balanced": (Policy.STRICT, Policy.BALANCED),
-    "strict-exaggeration": (Policy.STRICT, Policy.EXAGGERATION),
-    "balanced-exaggeration": (Policy.BALANCED, Policy.EXAGGERATION),
-    "all-strict": (Policy.STRICT,),
-    "all-balanced": (Policy.BALANCED,),
-    "all-exaggeration": (Policy.EXAGGERATION,),
+COMPOSITIONS: dict[str, tuple[str, ...]] = {
+    "equal": ("strict", "balanced", "exaggeration"),
+    "strict-balanced": ("strict", "balanced"),
+    "strict-exaggeration": ("strict", "exaggeration"),
+    "balanced-exaggeration": ("balanced", "exaggeration"),
+    "all-strict": ("strict",),
+    "all-balanced": ("balanced",),
+    "all-exaggeration": ("exaggeration",),
 }
 
 
-def parse_policy(name: str) -> Policy:
-    """A policy from its short name or its implementation id; a clear error otherwise."""
-    try:
-        return _ALIASES[name.strip().lower()]
-    except KeyError:
-        known = ", ".join(sorted(_ALIASES))
-        raise ValueError(f"unknown policy name {name!r}; known policies: {known}") from None
+def parse_policy(name: str) -> str:
+    """A registered policy's name, from its name or its prompt card's implementation id;
+    an unknown name fails with the known ones."""
+    key = name.strip().lower()
+    by_id = {p.implementation_id: p.name for p in POLICIES}
+    return by_id[key] if key in by_id else policy(key).name
 
 
 def platform_ids(n_platforms: int) -> tuple[str, ...]:
@@ -49,10 +44,10 @@ def _counted(composition: str) -> list[str]:
         counts[parse_policy(name)] = int(count)
     names = []
     while any(counts.values()):
-        for policy in list(counts):
-            if counts[policy]:
-                names.append(policy.value)
-                counts[policy] -= 1
+        for family in list(counts):
+            if counts[family]:
+                names.append(family)
+                counts[family] -= 1
     return names
 
 
@@ -79,7 +74,7 @@ def check_composition(composition: str | Sequence[str]) -> None:
         parse_policy(name)
 
 
-def assign_policies(composition: str | Sequence[str], n_platforms: int) -> tuple[Policy, ...]:
+def assign_policies(composition: str | Sequence[str], n_platforms: int) -> tuple[str, ...]:
     """The policy of each platform P1..PN.
 
     A named composition interleaves its families (S, B, E, S, B, E, ...), so every family

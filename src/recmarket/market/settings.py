@@ -21,7 +21,8 @@ from recmarket.market.policies import (
     parse_policy,
     platform_ids,
 )
-from recmarket.vocabulary import Mechanism, Policy
+from recmarket.policies import PolicyName
+from recmarket.vocabulary import Mechanism
 
 Strategy = Literal["fixed", "adaptive"]
 ADAPTIVE = "adaptive"
@@ -34,7 +35,7 @@ class Entrant(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    strategy: Policy | Literal["adaptive"]
+    strategy: Literal["adaptive"] | PolicyName
     after_rounds: int = Field(ge=0, description="rounds played before it enters")
 
     @model_validator(mode="before")
@@ -58,9 +59,9 @@ class Entrant(BaseModel):
         return f"{self.strategy}@{self.after_rounds}"
 
     @property
-    def policy(self) -> Policy | None:
-        """The fixed policy, or None for an adaptive entrant."""
-        return None if self.strategy == ADAPTIVE else Policy(self.strategy)
+    def policy(self) -> str | None:
+        """The fixed policy's name, or None for an adaptive entrant."""
+        return None if self.strategy == ADAPTIVE else self.strategy
 
 
 class MarketConfig(BaseModel):
@@ -192,6 +193,6 @@ class MarketConfig(BaseModel):
         return self.platform_strategy == ADAPTIVE or any(e.policy is None for e in self.entrants)
 
     @property
-    def policies(self) -> tuple[Policy, ...]:
+    def policies(self) -> tuple[str, ...]:
         """The policy attached to each platform id P1..PN."""
         return assign_policies(self.composition, self.n_platforms)

@@ -25,8 +25,8 @@ from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.learning import Learner, Observation, learner, reward
 from recmarket.market.outcome import Outcome
 from recmarket.market.settings import MarketConfig
+from recmarket.policies import PAPER_POLICIES, policy
 from recmarket.streams import Stream, call_seed
-from recmarket.vocabulary import Policy
 
 # One adaptive platform's lesson from one episode: the arm it played, and its reward
 # (None when the episode failed before the decision and showed the platform nothing).
@@ -35,25 +35,28 @@ Lesson = tuple[str, float | None]
 
 @dataclass(frozen=True)
 class Arm:
-    policy: Policy
+    policy: str
     intensity: float = 1.0
 
     @property
     def name(self) -> str:
         """``strict``, or ``strict:0.5`` at another intensity than the calibrated one."""
-        return self.policy.value if self.intensity == 1.0 else f"{self.policy}:{self.intensity:g}"
+        return self.policy if self.intensity == 1.0 else f"{self.policy}:{self.intensity:g}"
 
 
 def arms(intensities: tuple[float, ...]) -> tuple[Arm, ...]:
+    """The paper's three policies, each at every intensity where its claim rule varies
+    with intensity (Balanced claims its reading: one arm). Installed policies are not
+    arms: installing a package must not change what an adaptive platform can choose."""
     return tuple(
-        Arm(policy, intensity)
-        for policy in Policy
-        for intensity in (intensities if policy is not Policy.BALANCED else (1.0,))
+        Arm(name, intensity)
+        for name in PAPER_POLICIES
+        for intensity in (intensities if policy(name).claim.varies else (1.0,))
     )
 
 
-def policy_of(arm_name: str) -> Policy:
-    return Policy(arm_name.split(":")[0])
+def policy_of(arm_name: str) -> str:
+    return arm_name.split(":")[0]
 
 
 def lessons(episode: Outcome, cfg: MarketConfig) -> dict[str, Lesson]:

@@ -20,10 +20,15 @@ from recmarket.analysis.bootstrap import coarsest, difference, interval, mean_of
 from recmarket.analysis.contrasts import is_target_purchase, memory_unit, rate
 from recmarket.analysis.dynamics import entrant_top1_by_block, policy_mix_by_block
 from recmarket.analysis.shares import top1_share
+from recmarket.policies import PAPER_POLICIES, POLICIES, policy
 from recmarket.report.data import Cell, find
-from recmarket.vocabulary import Policy
 
-COLOURS = {"strict": "#4C72B0", "balanced": "#55A868", "exaggeration": "#C44E52"}
+
+def colour(label: str) -> str | None:
+    """A policy's colour in every figure; None (matplotlib's cycle) for other labels."""
+    return policy(label).colour if label in POLICIES else None
+
+
 Figure = tuple[Any, list[dict[str, Any]]]
 
 
@@ -88,12 +93,12 @@ def adaptation(cells: list[Cell]) -> Figure:
         ax = fig.add_subplot(grid[0, column])
         blocks = policy_mix_by_block(cell.rows, cell.config.episodes.requests)
         labels = [b["rounds"].split("-")[0] for b in blocks]
-        shares = {p.value: [(b["shares"] or {}).get(p.value, 0.0) for b in blocks] for p in Policy}
+        shares = {p: [(b["shares"] or {}).get(p, 0.0) for b in blocks] for p in PAPER_POLICIES}
         ax.stackplot(
             range(len(blocks)),
             *shares.values(),
             labels=list(shares),
-            colors=[COLOURS[p] for p in shares],
+            colors=[colour(p) for p in shares],
         )
         ax.set_xticks(range(0, len(blocks), 3), labels[::3], fontsize=7)
         ax.set_ylim(0, 1)

@@ -24,9 +24,9 @@ from recmarket.analysis.shares import (
     same_item_wins,
     top1_share_in_rounds,
 )
+from recmarket.policies import PAPER_POLICIES
 from recmarket.report.data import Cell, find
-from recmarket.report.dynamic_figures import COLOURS, adaptation, entry, long_histories
-from recmarket.vocabulary import Policy
+from recmarket.report.dynamic_figures import adaptation, colour, entry, long_histories
 
 Cells = list[Cell]
 Figure = tuple[Any, list[dict[str, Any]]]
@@ -42,9 +42,7 @@ BLOCKS = ((1, 50), (51, 100), (101, 200), (201, 400))
 def _bars(ax: Any, groups: list[str], series: dict[str, list[float]]) -> None:
     width = 0.8 / len(series)
     for i, (label, values) in enumerate(series.items()):
-        ax.bar(
-            np.arange(len(groups)) + i * width, values, width, label=label, color=COLOURS.get(label)
-        )
+        ax.bar(np.arange(len(groups)) + i * width, values, width, label=label, color=colour(label))
     ax.set_xticks(np.arange(len(groups)) + width * (len(series) - 1) / 2, groups)
     ax.legend(frameon=False, fontsize=8)
 
@@ -138,7 +136,7 @@ def top1_by_family(cells: Cells) -> Figure:
     }
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
     series = {
-        p.value: [a.macro["top1_share_by_policy"][p.value] for a in arms.values()] for p in Policy
+        p: [a.macro["top1_share_by_policy"][p] for a in arms.values()] for p in PAPER_POLICIES
     }
     _bars(ax, list(arms), series)
     ax.set_ylabel("share of Top-1 (macro)")
@@ -285,7 +283,7 @@ def label_distribution(cells: Cells) -> Figure:
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
     rows = []
     series: dict[str, list[float]] = {label: [] for label in ("high", "mixed", "low")}
-    families = [p.value for p in Policy]
+    families = list(PAPER_POLICIES)
     for family in families:
         shares = label_shares(cell.rows, family)
         updates = sum(r["purchased_policy"] == family and bool(r["rep_label"]) for r in cell.rows)

@@ -26,9 +26,9 @@ import numpy as np
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.analysis.funnel import funnel
 from recmarket.config import RunConfig
+from recmarket.policies import PAPER_POLICIES
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
-from recmarket.vocabulary import Policy
 
 REPLICATES = 20
 SEED_STRIDE = 7919  # replicate r of a cell runs at seed + (r + 1) * SEED_STRIDE
@@ -41,9 +41,9 @@ FUNNEL_METRICS = (
     "no_purchase_rate",
 )
 SHARE_METRICS = tuple(
-    (f"{kind}_{policy.value}", f"{kind}_by_policy", policy.value)
+    (f"{kind}_{policy}", f"{kind}_by_policy", policy)
     for kind in ("top1_share", "purchase_share")
-    for policy in Policy
+    for policy in PAPER_POLICIES
 )
 
 

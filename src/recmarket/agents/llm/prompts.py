@@ -26,7 +26,7 @@ from recmarket.agents.contracts import (
     UpdateInput,
 )
 from recmarket.data.items import ItemEvidence
-from recmarket.vocabulary import Policy
+from recmarket.policies import policy
 
 Message = dict[str, str]
 REVIEW_CHARS = 400
@@ -42,13 +42,6 @@ def _text(name: str) -> str:
 def _template(name: str) -> tuple[str, Template]:
     system, user = _text(name).split(SEPARATOR, 1)
     return system.strip(), Template(user.strip("\n"))
-
-
-@cache
-def policy_guidance() -> dict[Policy, str]:
-    """Table 5 / Appendix C.3: the treatment block of each presentation policy."""
-    blocks = dict(line.split(": ", 1) for line in _text("policies").strip().splitlines())
-    return {Policy(name): guidance for name, guidance in blocks.items()}
 
 
 EVIDENCE_HEADER = {
@@ -122,8 +115,8 @@ def _fields(inp: Contract) -> dict[str, Any]:
     if isinstance(inp, ExplanationInput):
         return {
             "platform_id": inp.platform_id,
-            "policy_id": inp.policy.implementation_id,
-            "policy_guidance": policy_guidance()[inp.policy],
+            "policy_id": policy(inp.policy).implementation_id,
+            "policy_guidance": policy(inp.policy).guidance,
             "need": _json(inp.need.model_dump()),
             "item": _item(inp.item),
         }

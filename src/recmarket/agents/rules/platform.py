@@ -2,13 +2,15 @@
 of the evidence under its presentation policy (Table 5).
 
 The platform reads how well its item's evidence (listing text and rating) serves the need,
-with noise: a merit level. It then chooses the level it claims. Strict claims at or below
-its reading and names what the evidence does not show; Balanced claims its reading and
-names one trade-off; Exaggeration claims above its reading, adds enthusiasm and leaves
-limitations out. The level becomes words through the lexicon, so two explanations of one
-policy claim different levels when the platform read their evidence differently. Every
-policy names only terms that the evidence contains, except where a candid policy says a
-requested term is *not* stated.
+with noise: a merit level. Its policy's claim rule turns the reading into the level it
+claims, and its wording says what follows the claim. Strict claims at or below its reading
+and names what the evidence does not show; Balanced claims its reading and names one
+trade-off; Exaggeration claims above its reading, adds enthusiasm and leaves limitations
+out; an installed policy says what it does through the same two objects
+(``recmarket.policies``). The level becomes words through the lexicon, so two explanations
+of one policy claim different levels when the platform read their evidence differently.
+Every policy names only terms that the evidence contains, except where a candid policy says
+a requested term is *not* stated.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import PlatformParams
 from recmarket.agents.rules.text import join_words, ordered_terms, short_title, stem, terms, words
 from recmarket.data.items import ItemEvidence
-from recmarket.vocabulary import Policy
+from recmarket.policies import PresentationPolicy, policy
 
 
 def evidence_text(item: ItemEvidence) -> str:
@@ -63,21 +65,15 @@ def limitations(item: ItemEvidence, missing: list[str], gen: np.random.Generator
 
 
 def claimed_level(
-    policy: Policy,
+    chosen: PresentationPolicy,
     reading: float,
     p: PlatformParams,
     gen: np.random.Generator,
     intensity: float = 1.0,
 ) -> float:
-    """The level claimed: ``intensity`` scales how far Strict shades and Exaggeration lifts
-    it from the reading (an adaptive platform's choice within its policy)."""
-    if policy is Policy.STRICT:
-        level = reading - intensity * gen.uniform(0, p.strict_shading)
-    elif policy is Policy.BALANCED:
-        level = reading
-    else:
-        level = reading + intensity * gen.uniform(*p.exaggeration_lift)
-    return lexicon.clamp(level)
+    """The level claimed, on the lexicon's scale: ``intensity`` scales how far the policy's
+    rule takes it from the reading (an adaptive platform's choice within its policy)."""
+    return lexicon.clamp(chosen.claim.claim(reading, gen, intensity, p))
 
 
 @dataclass(frozen=True)
@@ -94,14 +90,15 @@ class RuleExplainer:
 
     async def __call__(self, inp: ExplanationInput, seed: int) -> Explanation:
         gen = self.draws(seed)
-        item, policy = inp.item, inp.policy
+        item, chosen = inp.item, policy(inp.policy)
         intensity = 1.0 if inp.intensity is None else inp.intensity
-        level = claimed_level(policy, self.reading(inp, gen), self.params, gen, intensity)
+        level = claimed_level(chosen, self.reading(inp, gen), self.params, gen, intensity)
         matched, missing = need_split(inp.need.current_need, item)
         focus = join_words(matched[:2]) if matched else lexicon.FOCUS_FALLBACK
         claim = f"{short_title(item.title)} is {lexicon.CLAIM.write(level, gen)} for {focus}"
         fact = best_fact(item)
-        if policy is Policy.EXAGGERATION:
+        wording = chosen.wording
+        if wording.sells:
             boast = ""
             if item.average_rating is not None and item.average_rating >= 4.3:
                 boast = lexicon.RATING_BOAST.format(rating=f"{item.average_rating:.1f}")
@@ -109,9 +106,9 @@ class RuleExplainer:
             return Explanation(text=f"{claim}{boast}! {enthusiasm}")
         said = [f"{claim}: {fact}." if fact else f"{claim}."]
         limits = limitations(item, missing, gen)
-        if policy is Policy.STRICT:
-            said += [f"{lim[0].upper()}{lim[1:]}." for lim in limits[:2]]
-        else:
+        if wording.limitations:
+            said += [f"{lim[0].upper()}{lim[1:]}." for lim in limits[: wording.limitations]]
+        else:  # one trade-off
             lead = lexicon.TRADE_OFF_LEADS[int(gen.integers(len(lexicon.TRADE_OFF_LEADS)))]
             said.append(f"{lead} {limits[0]}.")
         return Explanation(text=" ".join(said))

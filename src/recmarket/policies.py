@@ -1,0 +1,221 @@
+"""Presentation policies (Table 5, Appendix B.2) as objects in a registry.
+
+A policy is everything that differs between Strict, Balanced and Exaggeration, in one
+place: the id and guidance of the LLM prompt card, how an offline platform's claim departs
+from its own reading of the evidence, how its explanation is worded, whether an adaptive
+platform can vary its intensity, and its colour in figures. Code asks the registry for a
+policy by name and never branches on the name, so a fourth policy is one object: built in
+here, or registered by another package under the ``recmarket.policies`` entry-point group
+(``examples/hedged-policy`` is one).
+
+Names are what runs store (stored calls, episode rows), so a policy's name never changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Annotated, Protocol
+
+import numpy as np
+from pydantic import AfterValidator
+
+from recmarket.registry import Registry
+
+
+class PlatformBounds(Protocol):
+    """The calibrated platform parameters the built-in claim rules read (the offline
+    platform's ``PlatformParams`` has them)."""
+
+    @property
+    def strict_shading(self) -> float: ...
+
+    @property
+    def exaggeration_lift(self) -> tuple[float, float]: ...
+
+
+class ClaimRule(Protocol):
+    """The level an offline platform claims, from its reading of the evidence (not yet
+    clamped to [0, 1]). ``intensity`` scales the rule's distance from the reading (an
+    adaptive platform's choice; 1 is the calibrated distance). A rule draws only from
+    ``gen``, the call's own generator."""
+
+    def claim(
+        self, reading: float, gen: np.random.Generator, intensity: float, bounds: PlatformBounds
+    ) -> float: ...
+
+    @property
+    def varies(self) -> bool:
+        """Whether intensity changes the claim (an adaptive platform has one arm per
+        intensity only where it does)."""
+        ...
+
+
+@dataclass(frozen=True)
+class ShadeBelow:
+    """Strict: a level drawn uniformly up to ``platform.strict_shading`` below the reading."""
+
+    varies: bool = True
+
+    def claim(
+        self, reading: float, gen: np.random.Generator, intensity: float, bounds: PlatformBounds
+    ) -> float:
+        return reading - intensity * gen.uniform(0, bounds.strict_shading)
+
+
+@dataclass(frozen=True)
+class AsRead:
+    """Balanced: the reading itself (no draw)."""
+
+    varies: bool = False
+
+    def claim(
+        self, reading: float, gen: np.random.Generator, intensity: float, bounds: PlatformBounds
+    ) -> float:
+        return reading
+
+
+@dataclass(frozen=True)
+class LiftAbove:
+    """Exaggeration: a level drawn uniformly within ``platform.exaggeration_lift`` above
+    the reading."""
+
+    varies: bool = True
+
+    def claim(
+        self, reading: float, gen: np.random.Generator, intensity: float, bounds: PlatformBounds
+    ) -> float:
+        return reading + intensity * gen.uniform(*bounds.exaggeration_lift)
+
+
+@dataclass(frozen=True)
+class Shift:
+    """A policy's own fixed distance from the reading, drawn uniformly in [low, high]
+    (negative: below it), for policies whose distance is not a calibrated parameter."""
+
+    low: float
+    high: float
+    varies: bool = True
+
+    def __post_init__(self) -> None:
+        if not -1.0 <= self.low <= self.high <= 1.0:
+            raise ValueError(f"a shift needs -1 <= low <= high <= 1, got {self.low}, {self.high}")
+
+    def claim(
+        self, reading: float, gen: np.random.Generator, intensity: float, bounds: PlatformBounds
+    ) -> float:
+        return reading + intensity * gen.uniform(self.low, self.high)
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How an offline explanation is worded after its claim and the item's best fact.
+
+    ``limitations``: how many things the evidence does not show it names (Strict names
+    two); ``trade_off``: it names one, introduced as a trade-off (Balanced); ``sells``: it
+    names none and adds a rating boast and enthusiasm instead (Exaggeration)."""
+
+    limitations: int = 0
+    trade_off: bool = False
+    sells: bool = False
+
+    def __post_init__(self) -> None:
+        if sum((self.limitations > 0, self.trade_off, self.sells)) != 1:
+            raise ValueError(
+                "a wording names limitations (limitations > 0), one trade-off, or sells; "
+                "exactly one of them"
+            )
+
+
+@dataclass(frozen=True)
+class PresentationPolicy:
+    name: str  # as runs store it and commands take it
+    implementation_id: str  # the id the LLM prompt card shows the platform
+    guidance: str  # the prompt card's treatment block (Appendix C.3)
+    claim: ClaimRule
+    wording: Wording
+    colour: str  # in figures
+
+
+POLICIES: Registry[PresentationPolicy] = Registry(
+    "policy", "recmarket.policies", PresentationPolicy, lambda p: p.name
+)
+
+
+def policy(name: str) -> PresentationPolicy:
+    """The registered policy of this name; an unknown name fails with the known ones."""
+    return POLICIES.get(name)
+
+
+def _known(name: str) -> str:
+    policy(name)
+    return name
+
+
+# A policy name in a contract or a setting: any registered policy, stored as its name.
+PolicyName = Annotated[str, AfterValidator(_known)]
+
+STRICT = POLICIES.register(
+    PresentationPolicy(
+        name="strict",
+        implementation_id="strict_transparent",
+        guidance=(
+            "Use a strict, transparent, evidence-first style. Reflect the item as accurately "
+            "as possible rather than trying to sell it. Ground claims in the item data, and "
+            "explicitly mention relevant limitations, missing evidence, uncertainties, or "
+            "trade-offs when they matter for the user's need. If the evidence is weak, "
+            "incomplete, low-rated, or only a partial match, say so clearly. Avoid hype, "
+            "persuasion, unsupported superiority, and overconfidence; do not invent hard "
+            "facts or objective attributes."
+        ),
+        claim=ShadeBelow(),
+        wording=Wording(limitations=2),
+        colour="#4C72B0",
+    )
+)
+BALANCED = POLICIES.register(
+    PresentationPolicy(
+        name="balanced",
+        implementation_id="balanced_advisor",
+        guidance=(
+            "Use a neutral, practical recommendation style. Explain the strongest "
+            "user-relevant benefit supported by the item data, and briefly mention an "
+            "important trade-off or limitation when relevant. Be helpful and concise, like a "
+            "fair shopping advisor: neither overly critical nor overly promotional. Do not "
+            "invent hard facts or objective attributes."
+        ),
+        claim=AsRead(),
+        wording=Wording(trade_off=True),
+        colour="#55A868",
+    )
+)
+EXAGGERATION = POLICIES.register(
+    PresentationPolicy(
+        name="exaggeration",
+        implementation_id="promotional_exaggeration",
+        guidance=(
+            "Use promotional exaggeration: confident, enthusiastic, selectively framed, and "
+            "strongly persuasive. Frame the item as an especially strong fit, convert partial "
+            "evidence into confident fit language, and emphasize convenience and positive "
+            "outcomes. Present an adjacent substitute as a smart practical solution and "
+            "minimize category, compatibility, or evidence gaps. Subjective superlatives, "
+            "downplayed trade-offs, and greater certainty than the evidence warrants are "
+            "permitted, but inventing hard facts or objective attributes is not."
+        ),
+        claim=LiftAbove(),
+        wording=Wording(sells=True),
+        colour="#C44E52",
+    )
+)
+
+# The paper's three, in its order: the families every summary reports, whatever else is
+# installed, and the arms of an adaptive platform.
+PAPER_POLICIES: tuple[str, ...] = (STRICT.name, BALANCED.name, EXAGGERATION.name)
+
+
+def families(present: Iterable[str | None]) -> tuple[str, ...]:
+    """The policy families a summary reports: the paper's three, then any other policy
+    among ``present`` (the policies of a run's rows), by name. A report of a run made with
+    an installed policy reads it whether or not that package is installed where it runs."""
+    others = {name for name in present if name is not None} - set(PAPER_POLICIES)
+    return PAPER_POLICIES + tuple(sorted(others))

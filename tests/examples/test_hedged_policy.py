@@ -1,0 +1,82 @@
+"""The example plugin (examples/hedged-policy): a fourth presentation policy, installed the
+way pip installs it (its module importable, its declared entry point in a dist-info), runs
+with the offline platforms and with an LLM on loopback, and is reported as a family."""
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from recmarket.agents.rules import lexicon
+from recmarket.run.store import RunStore
+from recmarket.testing.fake_llm import FakeLLM
+from tests.plugins import declared_entry_points, dist_info
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "hedged-policy"
+POLICIES = "strict,balanced,exaggeration,hedged,strict,balanced"
+KEY_ENV = "RECMARKET_TEST_KEY"
+
+
+@pytest.fixture
+def plugin_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a process in which the example package is installed."""
+    site = dist_info(
+        tmp_path / "site", "hedged-policy", declared_entry_points(EXAMPLE / "pyproject.toml")
+    )
+    path = os.pathsep.join([str(site), str(EXAMPLE / "src"), os.environ.get("PYTHONPATH", "")])
+    return {**os.environ, "PYTHONPATH": path, KEY_ENV: "sk-test"}
+
+
+def run(env: dict[str, str], out: Path, *flags: str) -> dict:
+    args = ["-m", "recmarket", "run", "--policies", POLICIES, "--requests", "24"]
+    done = subprocess.run(
+        [sys.executable, *args, "--json", "--out", str(out), *flags],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def explanations(out: Path, platform: str) -> list[dict]:
+    """The stored explain calls of one platform: their inputs and answers."""
+    with RunStore.read(out) as store:
+        calls = [c for _, _, c in store.all_calls() if c.role == "explain"]
+    found = [{"input": c.input, "output": c.output} for c in calls]
+    return [e for e in found if e["input"]["platform_id"] == platform]
+
+
+def test_the_example_policy_runs_offline_and_is_reported(plugin_env, tmp_path: Path) -> None:
+    report = run(plugin_env, tmp_path / "offline")
+    assert "hedged" in report["macro"]["top1_share_by_policy"]
+    hedged = explanations(tmp_path / "offline", "P4")
+    assert hedged and {e["input"]["policy"] for e in hedged} == {"hedged"}
+    # Worded as the package says: candid, naming what the evidence does not show.
+    assert all(lexicon.count_disclosures(e["output"]["text"]) >= 1 for e in hedged)
+
+
+def test_the_example_policy_reaches_an_llm_through_its_prompt_card(plugin_env, tmp_path) -> None:
+    with FakeLLM(api_key="sk-test") as server:
+        flags = ["--backend", "llm", "--llm-model", "fake-model", "--llm-base-url"]
+        run(plugin_env, tmp_path / "llm", *flags, server.base_url, "--llm-api-key-env", KEY_ENV)
+    with sqlite3.connect(tmp_path / "llm" / "run.sqlite") as db:
+        prompts = [m for (m,) in db.execute("SELECT messages FROM llm_calls")]
+    sent = [p for p in prompts if "hedged_understatement" in p]
+    assert sent and all("hedged, understated style" in p for p in sent)
+
+
+def test_without_the_package_the_policy_is_an_unknown_name(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "recmarket", "run", "--policies", POLICIES, "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert "unknown policy name 'hedged'; known: strict, balanced, exaggeration" in done.stderr

@@ -1,0 +1,26 @@
+"""Installed-looking packages for tests: a module and a ``*.dist-info`` with entry points on
+a directory that a subprocess (or ``sys.path``) can import from, as ``pip install`` leaves
+them, without installing anything."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+
+def dist_info(root: Path, name: str, groups: dict[str, dict[str, str]]) -> Path:
+    """Write ``root/<name>-0.1.dist-info`` declaring ``groups`` ({group: {name: target}})."""
+    info = root / f"{name.replace('-', '_')}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    sections = [
+        f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in points.items())
+        for group, points in groups.items()
+    ]
+    (info / "entry_points.txt").write_text("\n".join(sections))
+    return root
+
+
+def declared_entry_points(pyproject: Path) -> dict[str, dict[str, str]]:
+    """The entry points a package's pyproject.toml declares."""
+    return tomllib.loads(pyproject.read_text())["project"]["entry-points"]
