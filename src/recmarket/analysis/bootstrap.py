@@ -21,6 +21,7 @@ makes 50,000 draws of a 0/1 contrast cheap.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -107,7 +108,7 @@ def _episode(row: Row) -> tuple[Any, ...]:
     return row.get("replicate"), row["domain"], row["ord"], row["episode_id"]
 
 
-def _check_same_episodes(arms: Sequence[list[Row]]) -> None:
+def _check_same_episodes(arms: Sequence[Sequence[Row]]) -> None:
     first = {_episode(r) for r in arms[0]}
     for rows in arms[1:]:
         if {_episode(r) for r in rows} != first or len(rows) != len(arms[0]):
@@ -118,7 +119,7 @@ def _check_same_episodes(arms: Sequence[list[Row]]) -> None:
 
 
 def _strata(
-    arms: Sequence[list[Row]], metric: Metric, cluster: str
+    arms: Sequence[Sequence[Row]], metric: Metric, cluster: str
 ) -> dict[tuple[Any, str], np.ndarray]:
     """(replicate, domain) -> each cluster's summed parts, shape (clusters, arms, parts)."""
     key = CLUSTERS[cluster]
@@ -136,14 +137,14 @@ def _strata(
 def _values(by_domain: dict[str, np.ndarray], metric: Metric) -> np.ndarray:
     """Per-arm values from per-domain sums (each (..., arms, parts)): shape (..., arms)."""
     if metric.pooled:
-        return metric.finish(sum(by_domain.values()))
+        return metric.finish(functools.reduce(np.add, by_domain.values()))
     finished = np.stack([metric.finish(s) for s in by_domain.values()])
     with warnings.catch_warnings():  # a domain where nobody was counted is left out
         warnings.simplefilter("ignore", RuntimeWarning)
         return np.nanmean(finished, axis=0)
 
 
-def point(rows: list[Row], metric: Metric) -> float:
+def point(rows: Sequence[Row], metric: Metric) -> float:
     """One cell's value of the metric, without an interval."""
     by_domain: dict[str, np.ndarray] = {}
     for r in rows:
@@ -155,7 +156,7 @@ def point(rows: list[Row], metric: Metric) -> float:
 
 
 def interval(
-    arms: Sequence[list[Row]],
+    arms: Sequence[Sequence[Row]],
     metric: Metric,
     statistic: Callable[[np.ndarray], np.ndarray],
     cluster: str,

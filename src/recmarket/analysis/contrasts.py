@@ -5,7 +5,7 @@ pooled over seeds resample the seeds too (``recmarket.analysis.bootstrap``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from recmarket.analysis.bootstrap import (
     DRAWS,
@@ -20,7 +20,7 @@ from recmarket.analysis.bootstrap import (
 from recmarket.config import RunConfig
 
 
-def unit_of(*arms: list[Row]) -> str:
+def unit_of(*arms: Sequence[Row]) -> str:
     """Users when any arm kept reputation, requests otherwise."""
     stateful = any(rows and rows[0]["condition"] == "local-rep" for rows in arms)
     return "user" if stateful else "request"
@@ -38,8 +38,8 @@ def memory_unit(config: RunConfig) -> str:
 
 
 def contrast(
-    rows_a: list[Row],
-    rows_b: list[Row],
+    rows_a: Sequence[Row],
+    rows_b: Sequence[Row],
     value: Callable[[Row], float],
     *,
     draws: int = DRAWS,
@@ -52,7 +52,7 @@ def contrast(
 
 
 def rate(
-    rows: list[Row],
+    rows: Sequence[Row],
     value: Callable[[Row], float],
     *,
     unit: str | None = None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from recmarket.market.strategy import policy_of
@@ -28,8 +28,8 @@ def round_blocks(rounds: int) -> list[tuple[int, int]]:
     return [(lo + 1, min(lo + size, rounds)) for lo in range(0, rounds, size)]
 
 
-def _by_domain(rows: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    grouped: dict[str, list[dict[str, Any]]] = {}
+def _by_domain(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
+    grouped: dict[str, list[Mapping[str, Any]]] = {}
     for row in rows:
         grouped.setdefault(row["domain"], []).append(row)
     return grouped
@@ -44,7 +44,7 @@ def _pooled(per_domain: list[dict[str, float] | None]) -> dict[str, float] | Non
     return {k: sum(d.get(k, 0.0) for d in present) / len(present) for k in keys}
 
 
-def _blocked(rows: Sequence[dict[str, Any]], rounds: int, share: Any) -> list[dict[str, Any]]:
+def _blocked(rows: Sequence[Mapping[str, Any]], rounds: int, share: Any) -> list[dict[str, Any]]:
     out = []
     domains = _by_domain(rows)
     for first, last in round_blocks(rounds):
@@ -55,10 +55,10 @@ def _blocked(rows: Sequence[dict[str, Any]], rounds: int, share: Any) -> list[di
     return out
 
 
-def policy_mix_by_block(rows: Sequence[dict[str, Any]], rounds: int) -> list[dict[str, Any]]:
+def policy_mix_by_block(rows: Sequence[Mapping[str, Any]], rounds: int) -> list[dict[str, Any]]:
     """Per block, the share of adaptive platforms' proposals made under each policy."""
 
-    def share(block: list[dict[str, Any]]) -> dict[str, float] | None:
+    def share(block: list[Mapping[str, Any]]) -> dict[str, float] | None:
         counts: Counter[str] = Counter()
         for row in block:
             for arm, _ in json.loads(row.get("strategy") or "{}").values():
@@ -70,12 +70,12 @@ def policy_mix_by_block(rows: Sequence[dict[str, Any]], rounds: int) -> list[dic
 
 
 def entrant_top1_by_block(
-    rows: Sequence[dict[str, Any]], rounds: int, entrants: Sequence[str]
+    rows: Sequence[Mapping[str, Any]], rounds: int, entrants: Sequence[str]
 ) -> list[dict[str, Any]]:
     """Per block, each entrant's share of the Top-1 positions awarded (none before it
     could enter, where it is 0 by construction)."""
 
-    def share(block: list[dict[str, Any]]) -> dict[str, float] | None:
+    def share(block: list[Mapping[str, Any]]) -> dict[str, float] | None:
         awarded = [r["top1_platform"] for r in block if r.get("top1_platform")]
         return {e: awarded.count(e) / len(awarded) for e in entrants} if awarded else None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,7 @@ def _shares(values: list[str | None]) -> dict[str, float]:
     return {p: counts[p] / total if total else 0.0 for p in families(counts)}
 
 
-def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The funnel of one domain's episode rows."""
     summary: dict[str, Any] = {"episodes": len(rows)}
     for name, column in {**RATES, **MEANS}.items():
@@ -57,7 +58,7 @@ def macro(domains: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def funnel(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def funnel(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """{"domains": {name: summary}, "macro": summary} for a run's episode rows."""
     names = sorted({r["domain"] for r in rows})
     domains = {n: summarise([r for r in rows if r["domain"] == n]) for n in names}

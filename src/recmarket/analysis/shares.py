@@ -8,7 +8,7 @@ over no episodes is NaN, and a domain without any is left out of the mean.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -82,21 +82,21 @@ def target_pool_share() -> Metric:
     return Metric(lambda r: (r["target_copies"] / r["pool_size"], 1.0), lambda s: ratio(s, 100.0))
 
 
-def top1_share_in_rounds(rows: list[Row], policy: str, first: int, last: int) -> float:
+def top1_share_in_rounds(rows: Sequence[Row], policy: str, first: int, last: int) -> float:
     return point(rows, top1_in_rounds(policy, first, last))
 
 
-def label_shares(rows: list[Row], policy: str) -> dict[str, float]:
+def label_shares(rows: Sequence[Row], policy: str) -> dict[str, float]:
     return {label: point(rows, label_share(policy, label)) for label in LABELS}
 
 
-def same_item_rate(rows: list[Row]) -> float:
+def same_item_rate(rows: Sequence[Row]) -> float:
     return point(rows, same_item_share())
 
 
-def same_item_wins(rows: list[Row], policy: str) -> float:
+def same_item_wins(rows: Sequence[Row], policy: str) -> float:
     return point(rows, same_item_win_share(policy))
 
 
-def target_copy_share(rows: list[Row]) -> float:
+def target_copy_share(rows: Sequence[Row]) -> float:
     return point(rows, target_pool_share())

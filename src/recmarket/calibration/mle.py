@@ -8,7 +8,7 @@ standard error and is flagged instead).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -110,7 +110,7 @@ def fit_parameters(
     observations: int,
     names: Sequence[str],
     prior: dict[str, float],
-    bounds: dict[str, tuple[float | None, float | None]],
+    bounds: Mapping[str, tuple[float | None, float | None]],
 ) -> Fitted:
     """Maximise the likelihood of ``data`` over the identified parameters among ``names``,
     holding the others at their ``prior`` values (started from the prior, within bounds)."""

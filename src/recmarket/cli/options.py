@@ -108,7 +108,7 @@ def _cli_type(annotation: Any) -> tuple[Any, str]:
         item = get_args(annotation)[0]
         if _is_model(item):  # the model parses its short form (entrants: strict@200,...)
             return str, ""
-        return list[item], ""
+        return list[item], ""  # type: ignore[valid-type]  # a type built at run time for typer
     return annotation, ""
 
 
@@ -135,7 +135,7 @@ def option(flag: SettingFlag) -> inspect.Parameter:
     words = [flag.help, info.description or "", f"one of {choices}" if choices else ""]
     limits = "; ".join(x for x in (_bounds(info), f"default: {_default(info)}") if x)
     help_text = " ".join(w for w in words if w) + f" ({limits})"
-    annotation = Annotated[kind | None, typer.Option(flag.flag, help=help_text)]
+    annotation = Annotated[kind | None, typer.Option(flag.flag, help=help_text)]  # type: ignore[valid-type]
     return inspect.Parameter(
         flag.parameter, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation
     )

@@ -222,14 +222,14 @@ def estimate(*, settings: dict[str, Any], llm: LLMChoice, config: ConfigPath = N
     before anything is spent."""
     with user_errors():
         cfg = _config(config, settings, llm)
-        rows = estimate_run(cfg, default_cache_dir())
+        estimates = estimate_run(cfg, default_cache_dir())
     table = Table(
         title=f"Estimate for {cfg.condition}: {cfg.episodes.requests} requests x "
         f"{len(cfg.domains)} domains (prompt tokens ~ characters / 4)"
     )
     for col in ("role", "answered by", "calls", "prompt tokens", "completion tokens", "USD"):
         table.add_column(col, justify="left" if col in ("role", "answered by") else "right")
-    for r in rows:
+    for r in estimates:
         table.add_row(
             r.role,
             r.model,
@@ -238,13 +238,13 @@ def estimate(*, settings: dict[str, Any], llm: LLMChoice, config: ConfigPath = N
             f"{r.completion_tokens:,.0f}",
             f"{r.cost:.2f}",
         )
-    llm = [r for r in rows if r.model != OFFLINE]
+    answered = [r for r in estimates if r.model != OFFLINE]
     table.add_row(
         "total (LLM)",
         "",
-        f"{sum(r.calls for r in llm):,.0f}",
-        f"{sum(r.prompt_tokens for r in llm):,.0f}",
-        f"{sum(r.completion_tokens for r in llm):,.0f}",
-        f"{sum(r.cost for r in llm):.2f}",
+        f"{sum(r.calls for r in answered):,.0f}",
+        f"{sum(r.prompt_tokens for r in answered):,.0f}",
+        f"{sum(r.completion_tokens for r in answered):,.0f}",
+        f"{sum(r.cost for r in answered):.2f}",
     )
     out.print(table)

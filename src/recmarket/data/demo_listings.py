@@ -169,7 +169,9 @@ def demo_title(domain: str, item: DemoItem, tier: str) -> str:
     if gen.random() < 0.4:
         head.append(str(gen.choice(SELLING_WORDS)))
     order = [int(k) for k in gen.permutation(len(item.values))]
-    before, after, rest = [], [], []
+    before: list[str] = []
+    after: list[str] = []
+    rest: list[str] = []
     placing = True
     for k in order:  # attributes in the head, mostly before the kind
         placing = placing and gen.random() < 0.6

@@ -148,8 +148,8 @@ def read_meta(path: Path, wanted: Collection[int] | None, issues: LoadIssues) ->
         if key is not None and wanted is not None and key not in wanted:
             continue
         item = parse_item(record)
-        if isinstance(item, str):
-            issues.skip(lineno, item)
+        if isinstance(item, str) or key is None:  # parse_item names a missing parent_asin
+            issues.skip(lineno, item if isinstance(item, str) else "missing parent_asin")
         elif key in items:
             issues.skip(lineno, f"duplicate parent_asin: {asin}")
         else:

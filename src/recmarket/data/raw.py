@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 GZIP_MAGIC = b"\x1f\x8b"
 MAX_REPORTED = 5
@@ -33,7 +33,9 @@ def open_bytes(path: Path) -> IO[bytes]:
     """Open a raw file as bytes, decompressing when its first bytes say gzip."""
     if not path.is_file():
         raise DataError(f"{path}: no such file")
-    return gzip.open(path, "rb") if is_gzip(path) else path.open("rb")
+    if is_gzip(path):
+        return cast(IO[bytes], gzip.open(path, "rb"))
+    return path.open("rb")
 
 
 @dataclass

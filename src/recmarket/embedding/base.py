@@ -26,6 +26,10 @@ class EmbedderUnavailable(RuntimeError):
 
 @runtime_checkable
 class Embedder(Protocol):
+    def __hash__(self) -> int:
+        """Embedders key per-process caches (one similarity cache per embedder)."""
+        ...
+
     @property
     def fingerprint(self) -> str:
         """Identifies the model exactly, for cache keys."""

@@ -205,7 +205,7 @@ class Round:
         o.pool = [p for p in explained if isinstance(p, Proposal)]
         o.target_best_fit = self.target_best_fit(o)
         if self.condition == "platform-centric":
-            o.shown = list(explained)
+            o.shown = list(o.pool)
 
     def target_best_fit(self, o: Outcome) -> bool:
         """Whether the target is in the pool and strictly the closest item to the need by

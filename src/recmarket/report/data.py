@@ -122,7 +122,7 @@ def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
     become one Cell: their episode rows together, each marked with its seed, so rates
     average over the seeds and intervals resample users within each replicate."""
     found: dict[str, dict[str, list[tuple[str, Cell]]]] = defaultdict(lambda: defaultdict(list))
-    loaded: dict[str, tuple[list[Row], Any]] = {}
+    loaded: dict[str, tuple[list[CompactRow], Any]] = {}
     for out in out_dirs:
         for entry in read_plan(out):
             run_dir = str(out / entry.run_dir)

@@ -9,6 +9,7 @@ under it, and the whole domain where platforms learn from every stream.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import matplotlib
@@ -32,7 +33,7 @@ def colour(label: str) -> str | None:
 Figure = tuple[Any, list[dict[str, Any]]]
 
 
-def _regret(row: dict[str, Any]) -> float:
+def _regret(row: Mapping[str, Any]) -> float:
     return float(row["regret"])
 
 
@@ -98,7 +99,7 @@ def adaptation(cells: list[Cell]) -> Figure:
             range(len(blocks)),
             *shares.values(),
             labels=list(shares),
-            colors=[colour(p) for p in shares],
+            colors=[policy(p).colour for p in shares],
         )
         ax.set_xticks(range(0, len(blocks), 3), labels[::3], fontsize=7)
         ax.set_ylim(0, 1)

@@ -17,6 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
+from recmarket.analysis.bootstrap import Row
 from recmarket.analysis.contrasts import contrast, is_target_purchase, rate
 from recmarket.analysis.shares import (
     label_shares,
@@ -61,13 +62,18 @@ def funnel_by_condition(cells: Cells) -> Figure:
     return fig, rows
 
 
+def _column(name: str) -> Callable[[Row], float]:
+    """A row's value of one 0/1 column, as a number."""
+    return lambda r: float(r[name])
+
+
 def _sweep(cells: Cells, key: Callable[[Cell], int], axis: str) -> Figure:
     ordered = sorted(cells, key=key)
     xs = [key(c) for c in ordered]
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
     rows = []
     for stage, label in STAGES:
-        intervals = [rate(c.rows, lambda r, s=stage: float(r[s])) for c in ordered]
+        intervals = [rate(c.rows, _column(stage)) for c in ordered]
         y = [i.estimate for i in intervals]
         err = [
             [v - i.low for v, i in zip(y, intervals, strict=True)],
@@ -300,7 +306,7 @@ def label_distribution(cells: Cells) -> Figure:
 def same_item(cells: Cells) -> Figure:
     """Fig. 12: same-item comparisons at Top-1 and who wins them, rho 0.1 vs 1.0."""
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
-    rows = []
+    rows: list[dict[str, Any]] = []
     for cell in cells:
         wins = same_item_wins(cell.rows, "exaggeration")
         rows.append(

@@ -92,7 +92,9 @@ def restore_reputation(
     by_order = {r.order: r for r in requests}
     for order, platform, label, note in records:
         memory.append(
-            by_order[order], platform, ReputationRecord(claim_reliability=label, note=note)
+            by_order[order],
+            platform,
+            ReputationRecord.model_validate({"claim_reliability": label, "note": note}),
         )
 
 

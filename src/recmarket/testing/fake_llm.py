@@ -228,7 +228,7 @@ class FakeLLM:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 content_type = "application/json"
                 if fake.api_key and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
-                    status, headers = 401, {}
+                    status, headers = 401, dict[str, str]()
                     payload = {"error": {"message": "invalid api key", "type": "auth"}}
                 elif fake.gate is not None:
                     with fake.gate:

@@ -49,13 +49,14 @@ class AttemptLog:
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
-        self.db = connect(path, timeout=30) if path else None
-        if self.db is not None:
+        self.db = None
+        if path is not None:
+            self.db = connect(path, timeout=30)
             with named_errors(path):
                 self.db.execute(SCHEMA)
 
     def record(self, role: str, digest: str, sample: int, attempts: list[Attempt]) -> None:
-        if self.db is None:
+        if self.db is None or self.path is None:
             return
         rows = [(role, digest, sample, a.attempt, a.reply, a.error, a.reask) for a in attempts]
         with named_errors(self.path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from recmarket.agents.llm.adaptive import LimitNotice
 from recmarket.agents.llm.api import ChatAPI
@@ -72,7 +73,7 @@ class LLMBackend:
     ledger: Ledger = field(init=False)
     cache: CallCache = field(init=False)
     attempts: AttemptLog = field(init=False)
-    roles: dict[str, LLMRole] = field(init=False)
+    roles: dict[str, LLMRole[Any, Any]] = field(init=False)
 
     def __post_init__(self) -> None:
         require_prices(self.config, self.budget)

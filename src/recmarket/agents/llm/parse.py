@@ -137,7 +137,8 @@ def _record(text: str) -> ReputationRecord:
     label = str(label or "").strip().lower()
     if label not in ("high", "mixed", "low"):
         raise OutputError(f"claim_reliability {label!r} is not one of high, mixed, low")
-    return ReputationRecord(claim_reliability=label, note=_words(note, "note", NOTE_MAX_WORDS))
+    note = _words(note, "note", NOTE_MAX_WORDS)
+    return ReputationRecord.model_validate({"claim_reliability": label, "note": note})
 
 
 def parse(role: str, text: str, inp: Contract) -> Contract:

@@ -166,7 +166,7 @@ def _fields(inp: Contract) -> dict[str, Any]:
         )
         options = []
         for o in inp.options:
-            shown = {
+            option = {
                 "rank": o.rank,
                 "platform_id": o.option_id,
                 "item_title": o.title,
@@ -174,8 +174,8 @@ def _fields(inp: Contract) -> dict[str, Any]:
                 "merchant_pitch": o.explanation,
             }
             if o.reason is not None:
-                shown["user_agent_reason"] = o.reason
-            options.append(_json(shown))
+                option["user_agent_reason"] = o.reason
+            options.append(_json(option))
         return {
             "setting": setting,
             "query_text": inp.query_text,

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Generic, cast
 
-from recmarket.agents.contracts import Contract, RoleFailure
+from recmarket.agents.contracts import In, Out, RoleFailure
 from recmarket.agents.llm.attempts import Attempt, AttemptLog, input_digest
 from recmarket.agents.llm.client import ChatModel
 from recmarket.agents.llm.parse import OutputError, parse
@@ -24,13 +25,17 @@ def excerpt(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class LLMRole:
+class LLMRole(Generic[In, Out]):
+    """One role answered by a model: the role's prompt card, its reply parsed into the
+    role's output contract, re-asked on a bad answer. Typed per contract, so an LLM role
+    fills the same ``Role[In, Out]`` slot as the offline one."""
+
     role: str
     model: ChatModel
     repair_attempts: int = 2
     log: AttemptLog | None = None
 
-    async def __call__(self, inp: Contract, seed: int) -> Contract:
+    async def __call__(self, inp: In, seed: int) -> Out:
         messages = render(self.role, inp)
         schema = reply_schema(self.role, inp)
         tried: list[Attempt] = []
@@ -51,7 +56,7 @@ class LLMRole:
                     ]
                     continue
                 tried.append(Attempt(attempt, text, None, None))
-                return answer
+                return cast(Out, answer)  # parse validated it against the role's contract
         finally:
             if self.log is not None and tried:
                 digest = input_digest(json.loads(inp.model_dump_json()))

@@ -38,7 +38,7 @@ def _too_large(limit: int) -> ReplyTooLarge:
     return ReplyTooLarge(f"a reply larger than {limit:,} bytes (the max_reply_bytes limit)")
 
 
-class BoundedStream(http.AsyncByteStream):  # type: ignore[misc, name-defined]
+class BoundedStream(http.AsyncByteStream):  # type: ignore[name-defined]
     """A reply body that raises ReplyTooLarge once more than ``limit`` bytes arrived."""
 
     def __init__(self, inner: Any, limit: int) -> None:
@@ -56,7 +56,7 @@ class BoundedStream(http.AsyncByteStream):  # type: ignore[misc, name-defined]
         await self.inner.aclose()
 
 
-class BoundedTransport(http.AsyncBaseTransport):  # type: ignore[misc, name-defined]
+class BoundedTransport(http.AsyncBaseTransport):  # type: ignore[name-defined]
     """The library's own transport, with every reply body bounded; a declared length over
     the limit is refused before any of the body is read."""
 

@@ -92,12 +92,12 @@ class Retrying:
         if delay is None:
             delay = random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt))
         delay = min(delay, self.cfg.retry_after_cap)
-        visible = self.on_wait is not None and delay > VISIBLE_WAIT
-        if visible:
-            self.on_wait(f"{self.cfg.name}: waiting {delay:.0f} s after {error.cause}")
+        notice = self.on_wait if delay > VISIBLE_WAIT else None
+        if notice is not None:
+            notice(f"{self.cfg.name}: waiting {delay:.0f} s after {error.cause}")
         await asyncio.sleep(delay)
-        if visible:
-            self.on_wait("")
+        if notice is not None:
+            notice("")
 
 
 # Stage 3-4 calls (each user's chain of shortlist, decision, review, update) wait for

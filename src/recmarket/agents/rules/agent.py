@@ -14,6 +14,7 @@ import numpy as np
 
 from recmarket.agents.contracts import (
     CandidateView,
+    ClaimReliability,
     NeedInput,
     RankedItem,
     ReputationRecord,
@@ -121,7 +122,8 @@ class RuleRanker:
         gen = self.draws(seed)
         judged = sorted(self.judged(inp, gen), key=lambda j: -j.value)
         seen: set[tuple[str, str]] = set()
-        firsts, copies = [], []
+        firsts: list[Judged] = []
+        copies: list[Judged] = []
         for j in judged:
             product = (j.candidate.title, j.candidate.category)
             (copies if product in seen else firsts).append(j)
@@ -165,7 +167,9 @@ class RuleUpdater:
             gap = round(expected - experience, 6)  # band midpoints: keep 0.2 exactly 0.2
         else:  # no level stated on one side: take the review's own word on the gap
             gap = lexicon.read_gap(inp.review) or 0.0
-        label = "low" if gap >= p.low_gap else "mixed" if gap >= p.mixed_gap else "high"
+        label: ClaimReliability = (
+            "low" if gap >= p.low_gap else "mixed" if gap >= p.mixed_gap else "high"
+        )
         direction = "over" if gap >= p.mixed_gap else "under" if gap <= -p.mixed_gap else "fair"
         gen = self.draws(seed)
         note = f"{short_title(inp.item_title, 6)}: {lexicon.write_direction(direction, gen)}."

@@ -84,7 +84,7 @@ def use_phrase(text: str) -> str | None:
     match = _USE.search(text.lower())
     if not match:
         return None
-    kept = []
+    kept: list[str] = []
     for word in match.group(1).split()[:4]:
         if kept and word in FUNCTION_WORDS:
             break
