@@ -129,6 +129,10 @@ class Wording:
 
 @dataclass(frozen=True)
 class PresentationPolicy:
+    """One presentation policy: what an LLM platform is told, what an offline platform
+    does, and how figures show it. Register it in ``POLICIES`` (built in) or under the
+    ``recmarket.policies`` entry-point group (a package of its own)."""
+
     name: str  # as runs store it and commands take it
     implementation_id: str  # the id the LLM prompt card shows the platform
     guidance: str  # the prompt card's treatment block (Appendix C.3)

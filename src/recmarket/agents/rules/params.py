@@ -5,8 +5,8 @@ A default has one of three sources, stated beside it: *first principles* (a scal
 a property a sensible reader has, argued in a sentence), *the real samples* (measured on the
 Amazon Reviews'23 rows in ``../shared/data/amazon23`` by ``scripts/measure_offline_scales.py``),
 or *a cited measurement*. None was set by looking at the outcomes the model produces, and
-none comes from the paper's results. ``parameter_table()`` renders them for the README;
-change any of them in a config file's ``[agents]`` table.
+none comes from the paper's results. ``parameter_table()`` renders them for the docs
+(docs/running.md); change any of them in a config file's ``[agents]`` table.
 
 Levels (fit, claims, experience) share one scale, [0, 1], split by the lexicon into five
 bands of 0.2: "one band" is the smallest difference a reader can tell in words.
@@ -278,7 +278,7 @@ class OfflineParams(_Params):
 
 
 def parameter_table() -> list[tuple[str, str, str, str]]:
-    """(name, default, meaning, source) of every parameter, for the README."""
+    """(name, default, meaning, source) of every parameter, for the docs."""
     rows = []
     defaults = OfflineParams()
     for group in OfflineParams.model_fields:
