@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -17,24 +16,9 @@ from recmarket.agents.llm.config import OFFLINE, OPERATIONAL, LLMConfig
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.data.settings import EpisodeConfig
 from recmarket.embedding.settings import EmbedderConfig
+from recmarket.hashing import unset_later
 from recmarket.market.settings import MarketConfig
 from recmarket.vocabulary import Condition, Scope
-
-# Settings introduced after the first stored runs, by section path (see RunConfig.digest).
-ADDED_LATER: dict[str, tuple[str, ...]] = {
-    "market": (
-        "reputation_mechanism",
-        "reputation_decay",
-        "platform_strategy",
-        "learning_rule",
-        "reward",
-        "reward_top1_weight",
-        "learning_period",
-        "claim_intensities",
-        "entrants",
-    ),
-    "agents.ranker": ("noise", "disclosure_weight", "position_weight"),
-}
 
 DEFAULT_DOMAINS = ("Musical_Instruments", "Video_Games", "Sports_and_Outdoors")
 
@@ -101,20 +85,11 @@ class RunConfig(BaseModel):
 
     def digest(self) -> str:
         """Hash of everything that determines the records (not how calls are made). Settings
-        added after runs were stored are left out at their defaults, so those runs keep
-        their directories and resume under a newer version."""
-        exclude: dict[str, Any] = {}
+        added after runs were stored (marked ADDED_LATER where they are declared) are left
+        out at their defaults, so those runs keep their directories and resume under a newer
+        version."""
+        exclude = unset_later(self)
         if self.llm is not None:
+            assert "llm" not in exclude  # no LLM setting is marked: nothing to merge
             exclude["llm"] = {"models": {name: set(OPERATIONAL) for name in self.llm.models}}
-        for section, names in ADDED_LATER.items():
-            model: Any = self
-            for part in section.split("."):
-                model = getattr(model, part)
-            unset = {n for n in names if getattr(model, n) == type(model).model_fields[n].default}
-            if unset:
-                node = exclude
-                *parents, leaf = section.split(".")
-                for part in parents:
-                    node = node.setdefault(part, {})
-                node[leaf] = unset
         return hashlib.sha256(self.model_dump_json(exclude=exclude).encode()).hexdigest()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -14,6 +14,7 @@ from pydantic import (
     model_validator,
 )
 
+from recmarket.hashing import ADDED_LATER
 from recmarket.market.learning import LearningRule, RewardKind
 from recmarket.market.policies import (
     assign_policies,
@@ -86,12 +87,12 @@ class MarketConfig(BaseModel):
         description="Gumbel temperature (below 0.001 the draw is an argmax, above 1000 uniform)",
     )
     memory_window: int = Field(10, ge=1, description="W: reputation records per platform")
-    reputation_mechanism: Mechanism = Field(
+    reputation_mechanism: Annotated[Mechanism, ADDED_LATER] = Field(
         "window",
         description="how records are weighed: the last W alike, all alike (beta), or "
         "discounted by age (decay)",
     )
-    reputation_decay: float = Field(
+    reputation_decay: Annotated[float, ADDED_LATER] = Field(
         0.8,
         gt=0.0,
         lt=1.0,
@@ -104,29 +105,31 @@ class MarketConfig(BaseModel):
     long_term_weight: float = Field(
         0.25, ge=0.0, le=1.0, description="weight of the long-term need in the search vector"
     )
-    platform_strategy: Strategy = Field(
+    platform_strategy: Annotated[Strategy, ADDED_LATER] = Field(
         "fixed",
         description="fixed: each platform keeps its composition's policy; adaptive: each "
         "learns which presentation to use from its own proposals' fate",
     )
-    learning_rule: LearningRule = Field("thompson", description="adaptive platforms' bandit rule")
-    reward: RewardKind = Field(
+    learning_rule: Annotated[LearningRule, ADDED_LATER] = Field(
+        "thompson", description="adaptive platforms' bandit rule"
+    )
+    reward: Annotated[RewardKind, ADDED_LATER] = Field(
         "top1",
         description="what an adaptive platform learns from: ranked first, bought, or a mix",
     )
-    reward_top1_weight: float = Field(
+    reward_top1_weight: Annotated[float, ADDED_LATER] = Field(
         0.5, ge=0.0, le=1.0, description="mix: the weight of being ranked first"
     )
-    learning_period: int = Field(
+    learning_period: Annotated[int, ADDED_LATER] = Field(
         12, ge=1, description="rounds between adaptive platforms' updates (one batch)"
     )
-    claim_intensities: tuple[float, ...] = Field(
+    claim_intensities: Annotated[tuple[float, ...], ADDED_LATER] = Field(
         (1.0,),
         min_length=1,
         description="offline platforms: how far Strict shades and Exaggeration lifts a "
         "claim, as a multiple of the calibrated distance; adaptive ones choose among them",
     )
-    entrants: tuple[Entrant, ...] = Field(
+    entrants: Annotated[tuple[Entrant, ...], ADDED_LATER] = Field(
         (),
         description="platforms that join late, comma-separated POLICY@ROUNDS or "
         "adaptive@ROUNDS (strict@200 proposes from round 201)",

@@ -14,10 +14,11 @@ bands of 0.2: "one band" is the smallest difference a reader can tell in words.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from recmarket.hashing import ADDED_LATER
 from recmarket.profiles import PROFILE_NAMES
 
 REAL = "the real samples"
@@ -164,20 +165,20 @@ class RankerParams(_Params):
         "the prior, a Low one never raises it, and Mixed lies strictly between)",
         FIRST,
     )
-    noise: Literal["normal", "gumbel"] = param(
+    noise: Annotated[Literal["normal", "gumbel"], ADDED_LATER] = param(
         "normal",
         "where judgement noise enters: normal on the reading of fit (the claim's distance is "
         "then taken from the noisy reading), or Gumbel on the whole value, the logit ranker "
         "that `recmarket calibrate` estimates",
         FIRST,
     )
-    disclosure_weight: float = param(
+    disclosure_weight: Annotated[float, ADDED_LATER] = param(
         0.0,
         "value added per limitation an explanation discloses (0: a disclosure matters only "
         "through what the claim then promises)",
         FIRST,
     )
-    position_weight: float = param(
+    position_weight: Annotated[float, ADDED_LATER] = param(
         0.0,
         "value added from the first to the last place in the candidate list (0: the shuffled "
         "order does not matter to a careful reader)",
