@@ -53,15 +53,25 @@ def imports() -> dict[str, set[str]]:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            elif isinstance(node, ast.ImportFrom):
+                base = absolute(name, path, node.level, node.module)
                 targets = [
-                    f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in known else node.module
-                    for a in node.names
+                    f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
                 ]
             else:
                 continue
             graph[name] |= {t for t in targets if t.split(".")[0] == "recmarket"}
     return graph
+
+
+def absolute(module: str, path: Path, level: int, target: str | None) -> str:
+    """The module a ``from ... import`` names, relative ones (``from .x import y``) resolved
+    against the importing module's package."""
+    if level == 0:
+        return target or ""
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    base = package[: len(package) - (level - 1)]
+    return ".".join([*base, target] if target else base)
 
 
 def layer(module: str) -> str:
@@ -114,3 +124,36 @@ def test_data_and_settings_load_neither_the_llm_sdk_nor_plotting(module: str) ->
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert loaded.returncode == 0, loaded.stderr
     assert loaded.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("source", "forbidden"),
+    [
+        ("recmarket.agents.llm", "recmarket.agents.rules"),
+        ("recmarket.agents.rules", "recmarket.agents.llm"),
+        ("recmarket.market", "recmarket.agents.rules"),
+        ("recmarket.market", "recmarket.agents.llm"),
+    ],
+)
+def test_the_backends_stand_apart_and_the_market_knows_neither(source: str, forbidden: str) -> None:
+    """The offline and LLM backends implement the same contracts without reading each
+    other, and the market calls roles and measures episodes (agents.judgement) without
+    knowing which backend answers."""
+    wrong = sorted(
+        f"{m} imports {t}"
+        for m, targets in imports().items()
+        if m == source or m.startswith(source + ".")
+        for t in targets
+        if t == forbidden or t.startswith(forbidden + ".")
+    )
+    assert not wrong, "\n".join(wrong)
+
+
+def test_relative_imports_are_resolved_like_absolute_ones() -> None:
+    init, module = PACKAGE / "agents" / "__init__.py", PACKAGE / "agents" / "roles.py"
+    assert absolute("recmarket.agents", init, 1, "contracts") == "recmarket.agents.contracts"
+    assert (
+        absolute("recmarket.agents.roles", module, 1, "contracts") == "recmarket.agents.contracts"
+    )
+    assert absolute("recmarket.agents.roles", module, 2, "policies") == "recmarket.policies"
+    assert absolute("recmarket.agents.roles", module, 0, "recmarket.streams") == "recmarket.streams"

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from recmarket.agents.rules.judgement import Judge
+from recmarket.agents.judgement import Judge
 from recmarket.calibration.observations import Observations, read_observations
 from recmarket.config import RunConfig
 from recmarket.embedding import load_embedder

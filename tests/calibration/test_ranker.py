@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from recmarket.agents.rules.judgement import Judge
+from recmarket.agents.judgement import Judge
 from recmarket.agents.rules.params import RankerParams
 from recmarket.calibration.observations import read_observations
 from recmarket.calibration.ranker import fit_ranker, ranker_params, top1_agreement

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import offline_agents
-from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import ScaleParams
 from recmarket.cli import app
 from recmarket.cli.show import csv_safe

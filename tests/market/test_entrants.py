@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
+from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import offline_agents
-from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import ScaleParams
 from recmarket.config import MarketConfig
 from recmarket.market.build import build_market

@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
+from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import offline_agents
-from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import ScaleParams
 from recmarket.config import MarketConfig
 from recmarket.market.build import build_market

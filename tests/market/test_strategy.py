@@ -6,8 +6,8 @@ import asyncio
 import numpy as np
 import pytest
 
+from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import offline_agents
-from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import PlatformParams, ScaleParams
 from recmarket.agents.rules.platform import claimed_level
 from recmarket.config import MarketConfig

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from recmarket.agents.rules.judgement import Judge
+from recmarket.agents.judgement import Judge
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.calibration.decision import choice_agreement, decision_params, fit_decisions
 from recmarket.calibration.labels import FittedLabels, fit_labels, label_agreement, updater_params

@@ -22,8 +22,8 @@ from recmarket.agents.contracts import (
     ShortlistInput,
     UpdateInput,
 )
+from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import lexicon
-from recmarket.agents.rules.judgement import Judge
 from recmarket.embedding.similarity import visible_text
 from recmarket.profiles import PROFILE_BY_INSTRUCTION
 from recmarket.run.store import RunStore

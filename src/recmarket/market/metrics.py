@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from recmarket.agents.contracts import Contract
-from recmarket.agents.rules.judgement import Judge
+from recmarket.agents.judgement import Judge
 from recmarket.data.domain import Domain
 from recmarket.market.outcome import Outcome
 

@@ -39,8 +39,8 @@ from recmarket.agents.contracts import (
     StructuredNeed,
     UpdateInput,
 )
+from recmarket.agents.judgement import Judge
 from recmarket.agents.roles import Agents
-from recmarket.agents.rules.judgement import Judge
 from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import visible_text

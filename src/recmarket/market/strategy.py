@@ -19,14 +19,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recmarket.agents.rules.draws import Draws
 from recmarket.data.episodes import Request
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.learning import Learner, Observation, learner, reward
 from recmarket.market.outcome import Outcome
 from recmarket.market.settings import MarketConfig
 from recmarket.policies import PAPER_POLICIES, policy
-from recmarket.streams import Stream, call_seed
+from recmarket.streams import Draws, Stream, call_seed
 
 # One adaptive platform's lesson from one episode: the arm it played, and its reward
 # (None when the episode failed before the decision and showed the platform nothing).

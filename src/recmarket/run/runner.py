@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from recmarket.agents.judgement import Judge
 from recmarket.agents.llm.adaptive import LimitNotice
 from recmarket.agents.llm.backend import LLMBackend
 from recmarket.agents.llm.client import WaitNotice
@@ -26,7 +27,6 @@ from recmarket.agents.llm.ledger import Ledger
 from recmarket.agents.llm.wrappers import STREAM_LEFT
 from recmarket.agents.roles import Agents
 from recmarket.agents.rules import offline_agents
-from recmarket.agents.rules.judgement import Judge
 from recmarket.config import RunConfig
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import Domain

@@ -2,7 +2,7 @@
 
 import pytest
 
-from recmarket.agents.rules.judgement import Judge
+from recmarket.agents.judgement import Judge
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import domain_files, load_domain

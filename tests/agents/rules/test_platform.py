@@ -9,7 +9,7 @@ from recmarket.agents.contracts import ExplanationInput, StructuredNeed
 from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.params import PlatformParams
 from recmarket.agents.rules.platform import RuleExplainer, claimed_level, evidence_text
-from recmarket.agents.rules.text import terms
+from recmarket.agents.words import terms
 from recmarket.policies import BALANCED, EXAGGERATION, PAPER_POLICIES, STRICT
 
 NEEDS = (

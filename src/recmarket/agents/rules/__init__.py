@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from recmarket.agents.judgement import Judge
 from recmarket.agents.roles import Agents
 from recmarket.agents.rules.agent import RuleNeedStructurer, RuleRanker, RuleUpdater
-from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.agents.rules.platform import RuleExplainer
 from recmarket.agents.rules.query import RuleQueryGenerator

@@ -23,12 +23,12 @@ from recmarket.agents.contracts import (
     StructuredNeed,
     UpdateInput,
 )
+from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import lexicon
-from recmarket.agents.rules.draws import Draws
-from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import RankerParams, ScaleParams, UpdaterParams
 from recmarket.agents.rules.text import ordered_terms, short_title, title_parts, words
 from recmarket.embedding.similarity import visible_text
+from recmarket.streams import Draws
 
 
 @dataclass(frozen=True)

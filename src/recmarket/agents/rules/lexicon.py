@@ -22,14 +22,10 @@ from functools import cache, lru_cache
 
 import numpy as np
 
+from recmarket.agents.judgement import clamp
+
 BANDS = 5
 BAND_MIDPOINTS = tuple((b + 0.5) / BANDS for b in range(BANDS))
-
-
-def clamp(value: float, low: float = 0.0, high: float = 1.0) -> float:
-    """``value`` within [low, high], as a float: np.clip's result for one number, without
-    its array machinery (a few microseconds, paid several times an episode)."""
-    return float(min(max(value, low), high))
 
 
 def band(level: float) -> int:

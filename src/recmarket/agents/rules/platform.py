@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from recmarket.agents.contracts import Explanation, ExplanationInput
+from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import lexicon
-from recmarket.agents.rules.draws import Draws
-from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import PlatformParams
-from recmarket.agents.rules.text import join_words, ordered_terms, short_title, stem, terms, words
+from recmarket.agents.rules.text import join_words, ordered_terms, short_title, words
+from recmarket.agents.words import stem, terms
 from recmarket.data.items import ItemEvidence
 from recmarket.policies import PresentationPolicy, policy
+from recmarket.streams import Draws
 
 
 def evidence_text(item: ItemEvidence) -> str:

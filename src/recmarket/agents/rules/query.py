@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from recmarket.agents.contracts import Query, QueryInput
-from recmarket.agents.rules.draws import Draws
 from recmarket.agents.rules.params import QueryParams
 from recmarket.agents.rules.text import (
     STOPWORDS,
@@ -27,6 +26,7 @@ from recmarket.agents.rules.text import (
     use_phrase,
 )
 from recmarket.data.items import product_kind
+from recmarket.streams import Draws
 
 TEMPLATES = {
     "transactional_direct": (

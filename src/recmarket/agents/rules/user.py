@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from recmarket.agents.contracts import Decision, DecisionInput, Review, ReviewInput, ShownOption
+from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import lexicon
-from recmarket.agents.rules.draws import Draws
-from recmarket.agents.rules.judgement import Judge
 from recmarket.agents.rules.params import DecisionParams, ProfileDecision, ReviewParams
 from recmarket.agents.rules.text import short_title, use_phrase
 from recmarket.embedding.similarity import visible_text
 from recmarket.profiles import PROFILE_BY_INSTRUCTION
+from recmarket.streams import Draws
 
 
 def stated_belief(option: ShownOption, prior: float) -> float:

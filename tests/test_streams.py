@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from recmarket.agents.rules.draws import Draws
+from recmarket.streams import Draws
 
 
 def test_the_same_seed_gives_the_same_draws_whatever_came_before() -> None:

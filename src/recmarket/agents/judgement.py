@@ -11,24 +11,55 @@ of, mixes the two.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from recmarket.agents.rules.lexicon import clamp
-from recmarket.agents.rules.params import ScaleParams
-from recmarket.agents.rules.text import terms
+from recmarket.agents.words import terms
 from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import Similarity, similarity_for
 
 
+def clamp(value: float, low: float = 0.0, high: float = 1.0) -> float:
+    """``value`` within [low, high], as a float: np.clip's result for one number, without
+    its array machinery (a few microseconds, paid several times an episode)."""
+    return float(min(max(value, low), high))
+
+
+class Scale(Protocol):
+    """The reference points of the level scale (the offline model's ``ScaleParams``, set
+    from the real samples): cosines that read as level 0 and 1, how fit and quality are
+    weighed, and what a reader takes off a claim per disclosed limitation."""
+
+    @property
+    def fit_zero(self) -> float: ...
+    @property
+    def fit_one(self) -> float: ...
+    @property
+    def closeness_zero(self) -> float: ...
+    @property
+    def closeness_one(self) -> float: ...
+    @property
+    def lexical_share(self) -> float: ...
+    @property
+    def quality_share(self) -> float: ...
+    @property
+    def unknown_rating(self) -> float: ...
+    @property
+    def disclosure_relief(self) -> float: ...
+
+
 @dataclass(frozen=True)
 class Judge:
+    """How well an item serves a need, on the level scale: what the offline roles read
+    through their own noise, and what the market measures an episode by (whether the target
+    was the best fit, regret), whichever backend answered the roles."""
+
     similarity: Similarity
-    scale: ScaleParams
+    scale: Scale
 
     @classmethod
-    def of(cls, embedder: Embedder, scale: ScaleParams) -> Judge:
+    def of(cls, embedder: Embedder, scale: Scale) -> Judge:
         return cls(similarity_for(embedder), scale)
 
     def fit(self, need: str, texts: list[str]) -> np.ndarray:
