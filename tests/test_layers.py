@@ -29,7 +29,7 @@ LAYERS = (
     ("run",),
     ("analysis", "calibration"),
     ("report",),
-    ("cli", "testing"),
+    ("api", "cli", "testing"),
     ("__main__",),
 )
 RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}

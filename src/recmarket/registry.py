@@ -28,6 +28,9 @@ class PluginError(RuntimeError):
 
 
 class Registry(Generic[T]):
+    """The variants of one kind by name: built-ins registered on import, installed ones
+    found through ``group`` the first time they are asked for."""
+
     def __init__(self, kind: str, group: str, cls: type[T], name_of: Callable[[T], str]) -> None:
         self.kind, self.group, self.cls, self._name_of = kind, group, cls, name_of
         self._items: dict[str, T] = {}

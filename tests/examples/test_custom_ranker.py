@@ -4,16 +4,43 @@ whole cell, and its answers are what the episodes stored."""
 import importlib.util
 from pathlib import Path
 
+import pytest
+
+from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.run.runner import run
+from recmarket.run.store import RunConflict
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "custom_ranker.py"
 
 
-def test_a_ranker_of_ones_own_answers_every_shortlist_of_the_cell(tmp_path: Path) -> None:
+def load_example():
     spec = importlib.util.spec_from_file_location("custom_ranker", EXAMPLE)
     assert spec is not None and spec.loader is not None
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
+    return example
+
+
+def test_a_ranker_of_ones_own_answers_every_shortlist_of_the_cell(tmp_path: Path) -> None:
+    example = load_example()
     result = example.main(tmp_path / "run", requests=36)
     shortlists = [c for _, _, c in result.store.all_calls() if c.role == "shortlist"]
     assert len(shortlists) == len(result.store.episodes()) == 36 * 3  # three domains
     assert all(r["reason"].startswith("held up ") for c in shortlists for r in c.output["ranked"])
     result.store.close()
+
+
+def test_a_directory_made_with_one_ranker_is_not_resumed_with_another(tmp_path: Path) -> None:
+    example = load_example()
+    out = tmp_path / "run"
+    first = example.main(out, requests=12)
+    stored = len(first.store.episodes())
+    first.store.close()
+    with pytest.raises(
+        RunConflict, match=r"shortlist: custom_ranker\.RecordsOnlyRanker"
+    ) as refused:
+        run(RunConfig(condition="local-rep", episodes=EpisodeConfig(requests=12)), out)
+    assert "recmarket's own backends" in str(refused.value)
+    again = example.main(out, requests=12)  # the same ranker resumes (here: finds it done)
+    assert len(again.store.episodes()) == stored
+    again.store.close()

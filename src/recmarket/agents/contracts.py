@@ -35,6 +35,9 @@ def _absent(value: object) -> bool:
 
 
 class Contract(BaseModel):
+    """Every role input and output: validated, frozen, and no field beyond its own (a leak
+    is a validation error)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -57,11 +60,17 @@ class HeldOutTarget(PastInteraction):
 
 
 class StructuredNeed(Contract):
+    """The user agent's reading of a request (stage 1): the user's long-term need and the
+    current one. Platforms search with both; the buyer-side roles judge fit by the current."""
+
     long_term_need: str
     current_need: str
 
 
 class ReputationRecord(Contract):
+    """One claim-reliability record (stage 4): whether the purchased platform's claim held
+    up against the review (high, mixed, low) and a short note why."""
+
     claim_reliability: ClaimReliability
     note: str
 
@@ -93,6 +102,9 @@ class WeightedRecord(ReputationRecord):
 
 
 class QueryInput(Contract):
+    """What the user writes a request from (Appendix C.1): the domain, the user's profile,
+    older history and the held-out target (the only pre-purchase role that sees it)."""
+
     domain: str
     profile: Profile
     history: tuple[PastInteraction, ...]
@@ -100,10 +112,14 @@ class QueryInput(Contract):
 
 
 class Query(Contract):
+    """The user's request in their own words."""
+
     query_text: str
 
 
 class NeedInput(Contract):
+    """What the user agent structures a need from: the user's history and request."""
+
     history: tuple[PastInteraction, ...]
     query_text: str
 
@@ -112,6 +128,9 @@ class NeedInput(Contract):
 
 
 class ExplanationInput(Contract):
+    """What a platform explains its candidate from (Appendix C.3): its own id and policy,
+    the structured need and the candidate's evidence; never the profile or the target."""
+
     platform_id: str
     policy: PolicyName
     # A multiple of the policy's calibrated distance between claim and reading (offline
@@ -123,6 +142,8 @@ class ExplanationInput(Contract):
 
 
 class Explanation(Contract):
+    """The platform's recommendation text, as the user agent and the user read it."""
+
     text: str
 
 
@@ -139,6 +160,9 @@ class CandidateView(Contract):
 
 
 class ShortlistInput(Contract):
+    """What the user agent ranks from (Appendix C.4): the request, the structured need, the
+    shuffled candidates and, under reputation, each platform's records; never a policy."""
+
     query_text: str
     need: StructuredNeed
     candidates: tuple[CandidateView, ...]
@@ -153,11 +177,15 @@ class ShortlistInput(Contract):
 
 
 class RankedItem(Contract):
+    """One shortlisted platform, with the user agent's reason for the user."""
+
     platform_id: str
     reason: str
 
 
 class Shortlist(Contract):
+    """The user agent's K ranked candidates, best first."""
+
     ranked: tuple[RankedItem, ...]
 
 
@@ -188,11 +216,16 @@ class DecisionInput(Contract):
 
 
 class Decision(Contract):
+    """The user's choice among the shown options, or no purchase, with a reason."""
+
     option_id: str | None = Field(description="the chosen option, or None for no purchase")
     reason: str
 
 
 class ReviewInput(Contract):
+    """What the user reviews a purchase from (Appendix C.6): the request, the profile, the
+    hoped-for target, the purchased item's evidence and the explanation it was sold with."""
+
     query_text: str
     profile: Profile
     target: HeldOutTarget
@@ -201,10 +234,16 @@ class ReviewInput(Contract):
 
 
 class Review(Contract):
+    """The user's review of the purchase."""
+
     text: str
 
 
 class UpdateInput(Contract):
+    """What the user agent turns a review into a record from (Appendix C.6): the request and
+    need, the platform, the purchased item, its explanation, the agent's reason and the
+    review; never the target, policy or profile."""
+
     query_text: str
     need: StructuredNeed
     platform_id: str

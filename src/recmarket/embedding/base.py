@@ -111,6 +111,8 @@ class SentenceTransformerEmbedder:
 
 
 def load_embedder(cfg: EmbedderConfig) -> Embedder:
+    """The embedder a run's settings name: the bundled model2vec model (no torch), or BGE
+    through sentence-transformers (the ``bge`` extra)."""
     if cfg.kind == "bge":
         instruction = BGE_QUERY_INSTRUCTION if "bge" in cfg.bge_model.lower() else ""
         return SentenceTransformerEmbedder(cfg.bge_model, instruction)

@@ -49,6 +49,9 @@ def _nested(path: str, value: Any) -> dict[str, Any]:
 
 
 class ExperimentSpec(BaseModel):
+    """One experiment: named cells of settings over a base configuration, grid axes, the
+    figure it feeds, seeds (``load_spec`` reads one; ``expanded`` gives every cell)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str

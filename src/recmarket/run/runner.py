@@ -22,6 +22,7 @@ from recmarket.agents.judgement import Judge
 from recmarket.agents.llm.adaptive import LimitNotice
 from recmarket.agents.llm.backend import LLMBackend
 from recmarket.agents.llm.client import WaitNotice
+from recmarket.agents.llm.config import OFFLINE
 from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import Ledger
 from recmarket.agents.llm.wrappers import STREAM_LEFT
@@ -138,6 +139,9 @@ OFFLINE_AHEAD = 4  # offline batches prepared and not yet finished: bounds a lon
 
 @dataclass
 class RunResult:
+    """What ``run`` leaves: the run's store (open), and the LLM ledger and spend when a
+    model answered some role."""
+
     store: RunStore
     ledger: Ledger | None  # tokens and cost per role and model, when an LLM answered
     spent: float | None = None  # USD in the spend account: this run and the earlier ones
@@ -302,6 +306,17 @@ def run(cfg: RunConfig, out_dir: Path, **options: Any) -> RunResult:
         return asyncio.run(play_cell(cfg, out_dir, **options))
 
 
+def own_roles(cfg: RunConfig, agents: Agents) -> dict[str, str]:
+    """The roles answered from outside recmarket in this run (those an ``[llm]`` table gives
+    to a model are the model's, whatever ``agents`` held)."""
+    by_model = cfg.llm.model_for if cfg.llm is not None and cfg.uses_llm else None
+    return {
+        role: who
+        for role, who in agents.identity().items()
+        if by_model is None or by_model(role) == OFFLINE
+    }
+
+
 async def play_cell(
     cfg: RunConfig,
     out_dir: Path,
@@ -328,11 +343,11 @@ async def play_cell(
     adaptive concurrency limit. Cells played at once in one loop share their endpoints'
     limits through ``endpoints`` (see agents/llm/endpoints.py).
     """
-    store = RunStore.open(out_dir, cfg)
-    cache = cache_dir or default_cache_dir()
-    backend = None
     embedder = embedder_for(cfg.embedder)
     agents = agents or offline_agents(embedder, cfg.agents)
+    store = RunStore.open(out_dir, cfg, roles=own_roles(cfg, agents))
+    cache = cache_dir or default_cache_dir()
+    backend = None
     if cfg.uses_llm:
         assert cfg.llm is not None
         shared = llm_cache if llm_cache is not None else cache / "llm-calls.sqlite"

@@ -15,7 +15,7 @@ import json
 import sqlite3
 import subprocess
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -101,6 +101,18 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
         return sqlite3.connect(f"{uri}?immutable=1", uri=True)
 
 
+def _roles(manifest: dict[str, str]) -> dict[str, str]:
+    """The roles a stored run had answered from outside recmarket (none, as far as a store
+    made before roles were recorded can say)."""
+    return dict(json.loads(manifest.get("roles", "{}")))
+
+
+def _describe(roles: dict[str, str]) -> str:
+    if not roles:
+        return "recmarket's own backends"
+    return ", ".join(f"{role}: {who}" for role, who in sorted(roles.items()))
+
+
 def git_commit() -> str | None:
     try:
         out = subprocess.run(
@@ -133,6 +145,10 @@ def _named(path: Path) -> Iterator[None]:
 
 
 class RunStore:
+    """One run's SQLite store: its manifest (settings, hash, roles), every episode's row
+    and every role call's input and output. ``open`` creates or resumes a run; ``read``
+    opens a finished or running one read-only (``episodes``, ``calls``, ``all_calls``)."""
+
     def __init__(self, path: Path, readonly: bool = False) -> None:
         self.path = path
         with _named(path):
@@ -142,17 +158,22 @@ class RunStore:
                 self.db = connect(path)
 
     @classmethod
-    def open(cls, out_dir: Path, config: RunConfig) -> RunStore:
-        """Create the run, or reopen it when the configuration is the same. A store with
-        no finished episode takes the new configuration (nothing would be mixed); one with
-        episodes but no manifest is damaged and never written to."""
+    def open(
+        cls, out_dir: Path, config: RunConfig, roles: Mapping[str, str] | None = None
+    ) -> RunStore:
+        """Create the run, or reopen it when the configuration and the roles answered from
+        outside recmarket (``Agents.identity``) are the same. A store with no finished
+        episode takes the new ones (nothing would be mixed); one with episodes but no
+        manifest is damaged and never written to."""
+        roles = dict(roles or {})
         out_dir.mkdir(parents=True, exist_ok=True)
         store = cls(out_dir / STORE_NAME)
         with _named(store.path):
             store._create_schema()
             manifest = store.manifest()
             empty = store.db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 0
-            if manifest and empty and manifest.get("config_hash") != config.digest():
+            other = manifest.get("config_hash") != config.digest() or _roles(manifest) != roles
+            if manifest and empty and other:
                 with store.transaction() as db:
                     db.execute("DELETE FROM manifest")
                 manifest = {}
@@ -164,7 +185,7 @@ class RunStore:
             )
         if not manifest:
             with _named(store.path):
-                store._write_manifest(config)
+                store._write_manifest(config, roles)
         elif manifest.get("schema") in UPGRADABLE and manifest["config_hash"] == config.digest():
             with _named(store.path):
                 store._upgrade()
@@ -183,6 +204,14 @@ class RunStore:
                 + "; ".join(diffs[:5])
                 + ("; ..." if len(diffs) > 5 else "")
                 + "); rerun with the same settings to resume it, or choose another --out"
+            )
+        elif _roles(manifest) != roles:
+            store.close()
+            raise RunConflict(
+                f"{out_dir} holds a run whose roles were answered by "
+                f"{_describe(_roles(manifest))}, and this run's are answered by "
+                f"{_describe(roles)}; rerun with the same roles to resume it, or choose "
+                "another --out"
             )
         return store
 
@@ -220,8 +249,9 @@ class RunStore:
                     db.execute(f"ALTER TABLE episodes ADD COLUMN {column}")
             db.execute("UPDATE manifest SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
 
-    def _write_manifest(self, config: RunConfig) -> None:
+    def _write_manifest(self, config: RunConfig, roles: dict[str, str]) -> None:
         values = {
+            "roles": json.dumps(roles, sort_keys=True),
             "schema": str(SCHEMA_VERSION),
             "config": config.model_dump_json(),
             "config_hash": config.digest(),
