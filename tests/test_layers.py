@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "recmarket"
 LAYERS = (
     ("recmarket",),  # the version
     ("registry",),  # named variants and their entry points
-    ("vocabulary", "profiles", "streams", "sqlite_files", "policies", "hashing"),
+    ("vocabulary", "profiles", "streams", "sqlite_files", "policies", "mechanisms", "hashing"),
     ("data", "embedding"),
     ("agents",),
     ("market",),

@@ -1,7 +1,8 @@
 """The names every layer shares: conditions, reputation scopes and the seven roles. A leaf
 module, so the agents that read a name and the market that assigns one both depend on it
-rather than on each other; each name is defined once here. Presentation policies, which
-are more than names, are objects in ``recmarket.policies``.
+rather than on each other; each name is defined once here. Presentation policies and
+reputation mechanisms, which are more than names, are objects in ``recmarket.policies`` and
+``recmarket.mechanisms``.
 """
 
 from __future__ import annotations
@@ -14,12 +15,6 @@ Condition = Literal["platform-centric", "no-rep", "local-rep"]
 # Whose reputation records an episode reads and writes (Appendix A.5): one history set per
 # simulated user (Local-12), per profile (Style-6), or one for everybody (Shared-1).
 Scope = Literal["local", "style", "shared"]
-
-# How the reputation memory weighs a platform's records (issue 12): the last W alike (the
-# paper's Tail_W), every record alike with the reader's prior (beta: sparse evidence reads as
-# sparse), or every record discounted by the number of newer ones (decay: a platform whose
-# claims improve can recover).
-Mechanism = Literal["window", "beta", "decay"]
 
 # The seven roles of one round, in the order a round calls them (Section 3).
 Role = Literal["query", "need", "explain", "shortlist", "decide", "review", "update"]

@@ -18,9 +18,9 @@ from typing import Literal, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
 from recmarket.data.items import ItemEvidence
+from recmarket.mechanisms import MechanismName
 from recmarket.policies import PolicyName
 from recmarket.profiles import Profile
-from recmarket.vocabulary import Mechanism
 
 ClaimReliability = Literal["high", "mixed", "low"]
 NOTE_MAX_WORDS = 30
@@ -173,7 +173,7 @@ class ShortlistInput(Contract):
     )
     # How the memory weighs the records, when not the paper's window (absent then, so the
     # inputs of window runs serialize as they always did: stored calls and call keys hold).
-    mechanism: Mechanism | None = Field(default=None, exclude_if=_absent)
+    mechanism: MechanismName | None = Field(default=None, exclude_if=_absent)
 
 
 class RankedItem(Contract):

@@ -304,7 +304,7 @@ class Round:
             self.market.seed, self.market.domain.name, Stream.SHUFFLE, ask.episode_key
         ).permutation(len(o.pool))
         histories = self.memory.histories(o.request, tuple(by_id)) if self.memory else None
-        mechanism = self.memory.mechanism if self.memory else None
+        weighing = self.memory.mechanism if self.memory else None
         k = min(self.market.config.shortlist_k, len(o.pool))
         shortlist = await ask(
             "shortlist",
@@ -313,7 +313,9 @@ class Round:
                 need=o.need,
                 k=k,
                 histories=histories,
-                mechanism=None if mechanism == "window" else mechanism,
+                mechanism=None
+                if weighing is None or weighing.evidence_header is None
+                else weighing.name,
                 candidates=tuple(
                     CandidateView(platform_id=o.pool[i].platform_id, **self.visible(o.pool[i]))
                     for i in order

@@ -6,22 +6,19 @@ episode reads and writes is its scope: ``local`` keeps one set per simulated use
 (Local-12, the default), ``style`` one per profile (Style-6), ``shared`` one for everybody
 (Shared-1). Only the purchased platform's history changes, and only after a purchase.
 
-What the user agent is shown depends on the mechanism: ``window`` the W most recent records
-(the paper's Tail_W); ``beta`` every record, so that the reader's prior and the number of
-records decide how sure it is (few records read as little evidence, not as bad evidence);
-``decay`` every record that still counts, each weighted ``decay`` to the power of the number
-of newer records, so a platform whose claims improve recovers.
+What the user agent is shown depends on the mechanism (``recmarket.mechanisms``): how many
+records it keeps, and how it weighs those it shows.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict, deque
 
 from recmarket.agents.contracts import ReputationRecord, WeightedRecord
 from recmarket.data.episodes import Request
+from recmarket.mechanisms import mechanism as mechanism_named
 from recmarket.profiles import PROFILE_NAMES
-from recmarket.vocabulary import Mechanism, Scope
+from recmarket.vocabulary import Scope
 
 
 def scope_key(request: Request, scope: Scope) -> str:
@@ -42,19 +39,13 @@ def history_sets(scope: Scope, users_per_profile: int) -> int:
     return 1
 
 
-FORGOTTEN = 1e-3  # under decay, a record weighing less than this is dropped
-
-
 class ReputationMemory:
     def __init__(
-        self, window: int, scope: Scope, mechanism: Mechanism = "window", decay: float = 0.8
+        self, window: int, scope: Scope, mechanism: str = "window", decay: float = 0.8
     ) -> None:
-        self.window, self.scope, self.mechanism, self.decay = window, scope, mechanism, decay
-        self.kept = {
-            "window": window,
-            "beta": None,  # every record
-            "decay": math.ceil(math.log(FORGOTTEN) / math.log(decay)),
-        }[mechanism]
+        self.window, self.scope, self.decay = window, scope, decay
+        self.mechanism = mechanism_named(mechanism)
+        self.kept = self.mechanism.kept(window, decay)
         self._sets: dict[str, dict[str, deque[ReputationRecord]]] = defaultdict(dict)
 
     def histories(
@@ -65,16 +56,12 @@ class ReputationMemory:
         return {p: self._shown(tuple(kept.get(p, ()))) for p in platform_ids}
 
     def _shown(self, records: tuple[ReputationRecord, ...]) -> tuple[ReputationRecord, ...]:
-        if self.mechanism != "decay":
+        weights = self.mechanism.weights(len(records), self.decay)
+        if weights is None:
             return records
-        newest = len(records) - 1
         return tuple(
-            WeightedRecord(
-                claim_reliability=r.claim_reliability,
-                note=r.note,
-                weight=self.decay ** (newest - i),
-            )
-            for i, r in enumerate(records)
+            WeightedRecord(claim_reliability=r.claim_reliability, note=r.note, weight=w)
+            for r, w in zip(records, weights, strict=True)
         )
 
     def append(self, request: Request, platform_id: str, record: ReputationRecord) -> None:

@@ -22,8 +22,8 @@ from recmarket.market.policies import (
     parse_policy,
     platform_ids,
 )
+from recmarket.mechanisms import MechanismName
 from recmarket.policies import PolicyName
-from recmarket.vocabulary import Mechanism
 
 Strategy = Literal["fixed", "adaptive"]
 ADAPTIVE = "adaptive"
@@ -87,10 +87,10 @@ class MarketConfig(BaseModel):
         description="Gumbel temperature (below 0.001 the draw is an argmax, above 1000 uniform)",
     )
     memory_window: int = Field(10, ge=1, description="W: reputation records per platform")
-    reputation_mechanism: Annotated[Mechanism, ADDED_LATER] = Field(
+    reputation_mechanism: Annotated[MechanismName, ADDED_LATER] = Field(
         "window",
-        description="how records are weighed: the last W alike, all alike (beta), or "
-        "discounted by age (decay)",
+        description="how records are weighed: window (the last W alike), beta (all alike), "
+        "decay (discounted by age), or an installed mechanism",
     )
     reputation_decay: Annotated[float, ADDED_LATER] = Field(
         0.8,

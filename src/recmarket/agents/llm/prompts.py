@@ -26,6 +26,7 @@ from recmarket.agents.contracts import (
     UpdateInput,
 )
 from recmarket.data.items import ItemEvidence
+from recmarket.mechanisms import mechanism
 from recmarket.policies import policy
 
 Message = dict[str, str]
@@ -44,10 +45,6 @@ def _template(name: str) -> tuple[str, Template]:
     return system.strip(), Template(user.strip("\n"))
 
 
-EVIDENCE_HEADER = {
-    "beta": "every record counts alike",
-    "decay": "a record counts by its weight: older records count less",
-}
 SPARSE_BELOW = 3.0  # records' worth of evidence under which a profile is called sparse
 # Under beta and decay the memory shows every record that counts; the prompt lists the most
 # recent of them, and the evidence summary covers them all, so a prompt stays bounded.
@@ -77,7 +74,7 @@ def _evidence(inp: ShortlistInput) -> str:
             "uncertainty": round((high * (1 - high) / (total + 1)) ** 0.5, 2),
             "sparse": weight < SPARSE_BELOW,
         }
-    header = EVIDENCE_HEADER[inp.mechanism]
+    header = mechanism(inp.mechanism).evidence_header
     return f"reputation_evidence ({header}; sparse means little evidence, not bad):\n" + (
         _json(summary) + "\n"
     )

@@ -1,0 +1,72 @@
+"""Reputation mechanisms as registered objects: the built-in three, and one added by an
+installed package, which a run then uses by name."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from recmarket.config import MarketConfig
+from recmarket.mechanisms import FORGOTTEN, MECHANISMS, mechanism
+from recmarket.run.store import RunStore
+from tests.plugins import dist_info
+
+
+def test_the_built_in_mechanisms_keep_and_weigh_as_documented() -> None:
+    assert MECHANISMS.names()[:3] == ("window", "beta", "decay")
+    assert mechanism("window").kept(10, 0.8) == 10 and mechanism("beta").kept(10, 0.8) is None
+    kept = mechanism("decay").kept(10, 0.5)
+    assert 0.5 ** (kept - 1) >= FORGOTTEN > 0.5**kept  # the oldest kept still counts
+    assert mechanism("decay").weights(3, 0.5) == (0.25, 0.5, 1.0)
+    assert mechanism("window").weights(3, 0.5) is None
+    # The paper's window tells an LLM nothing beyond the records; the others say how they weigh.
+    assert mechanism("window").evidence_header is None
+    assert all(mechanism(n).evidence_header for n in ("beta", "decay"))
+
+
+def test_an_unknown_mechanism_is_refused_with_the_known_ones() -> None:
+    with pytest.raises(ValidationError, match="unknown reputation mechanism name 'tail'"):
+        MarketConfig(reputation_mechanism="tail")
+
+
+PLUGIN = """
+from dataclasses import dataclass
+from recmarket.mechanisms import ReputationMechanism
+
+@dataclass(frozen=True)
+class Halving(ReputationMechanism):
+    def kept(self, window, decay):
+        return window
+    def weights(self, count, decay):
+        return tuple(0.5 ** (count - 1 - i) for i in range(count))
+
+HALVING = Halving("halving", "a record counts half as much as the next newer one")
+"""
+
+
+def test_an_installed_mechanism_is_used_by_name(tmp_path: Path) -> None:
+    """In a process where a package declares it (as pip leaves it): the settings accept the
+    name, the memory keeps and weighs by it, and the shortlist inputs carry it."""
+    (tmp_path / "halving_plugin.py").write_text(PLUGIN)
+    site = dist_info(
+        tmp_path, "halving-plugin", {"recmarket.reputation": {"halving": "halving_plugin:HALVING"}}
+    )
+    out = tmp_path / "run"
+    flags = ["--domain", "Video_Games", "--requests", "24", "--reputation-scope", "shared"]
+    flags += ["--reputation-mechanism", "halving", "--out", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-m", "recmarket", "run", *flags],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    with RunStore.read(out) as store:
+        inputs = [c.input for _, _, c in store.all_calls() if c.role == "shortlist"]
+    assert {i["mechanism"] for i in inputs} == {"halving"}
+    weights = [r["weight"] for i in inputs for records in i["histories"].values() for r in records]
+    assert weights and set(weights) <= {0.5**k for k in range(10)} and min(weights) < 1.0
