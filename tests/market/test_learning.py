@@ -1,9 +1,17 @@
 """The adaptive platforms' learning rules, on reward tables whose best arm is known."""
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from recmarket.market.learning import Observation, learner, reward
+from recmarket.run.store import RunStore
+from tests.plugins import dist_info
 
 ARMS = ("strict", "balanced", "exaggeration")
 
@@ -54,9 +62,60 @@ def test_rewards_are_attention_revenue_or_a_mix() -> None:
 
 
 def test_unknown_rules_and_bad_exploration_are_refused() -> None:
-    with pytest.raises(ValueError, match="unknown learning rule 'ucb'"):
+    with pytest.raises(ValueError, match="unknown learning rule name 'ucb'; known: thompson, exp3"):
         learner("ucb", ARMS)
     from recmarket.market.learning import Exp3
 
     with pytest.raises(ValueError, match="gamma must be in"):
         Exp3(ARMS, gamma=0.0)
+
+
+GREEDY = """
+from dataclasses import dataclass, field
+from recmarket.market.learning import LearningRule
+
+@dataclass
+class Greedy:
+    '''Rule-based: the arm with the best mean reward so far (untried arms first), no draw.'''
+    arms: list
+    totals: list = field(init=False)
+    counts: list = field(init=False)
+
+    def __post_init__(self):
+        self.totals, self.counts = [0.0] * len(self.arms), [0] * len(self.arms)
+
+    def choose(self, rng):
+        means = [t / c if c else 2.0 for t, c in zip(self.totals, self.counts)]
+        return means.index(max(means))
+
+    def update(self, arm, reward):
+        self.totals[arm] += reward
+        self.counts[arm] += 1
+
+GREEDY = LearningRule("greedy", Greedy)
+"""
+
+
+def test_a_rule_based_strategy_from_a_package_plays_by_name(tmp_path: Path) -> None:
+    (tmp_path / "greedy_plugin.py").write_text(GREEDY)
+    site = dist_info(
+        tmp_path, "greedy-plugin", {"recmarket.strategies": {"greedy": "greedy_plugin:GREEDY"}}
+    )
+    out = tmp_path / "run"
+    flags = ["--domain", "Video_Games", "--requests", "48", "--platform-strategy", "adaptive"]
+    flags += ["--learning-rule", "greedy", "--out", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-m", "recmarket", "run", *flags],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    with RunStore.read(out) as store:
+        rows = sorted(store.episodes(), key=lambda r: r["ord"])
+    first = json.loads(rows[0]["strategy"])
+    # Untried arms come first, in order: every platform opens with the first arm.
+    assert {arm for arm, _ in first.values()} == {"strict"}
+    played = {arm for r in rows for arm, _ in json.loads(r["strategy"]).values()}
+    assert played == {"strict", "balanced", "exaggeration"}

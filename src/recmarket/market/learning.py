@@ -15,18 +15,24 @@ episode it is told the reward of the arm it played. Two standard rules:
 A learner's state is a function of the (arm, reward) pairs it was told, in order, and each
 choice draws from the episode's own keyed generator, so a resumed, replayed or distributed
 run rebuilds the state from the stored pairs and chooses exactly as the first run did.
+
+Rules are registered objects (``LEARNING_RULES``); another package adds one, a bandit or a
+rule-based strategy that ignores its generator, under the ``recmarket.strategies``
+entry-point group, and ``market.learning_rule`` names it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Annotated, Literal, Protocol
 
 import numpy as np
+from pydantic import AfterValidator
+
+from recmarket.registry import Registry
 
 RewardKind = Literal["top1", "purchase", "mix"]
-LearningRule = Literal["thompson", "exp3"]
 
 
 @dataclass(frozen=True)
@@ -102,19 +108,34 @@ class Exp3:
         self.log_weights[arm] += self.gamma * estimate / len(self.arms)
 
 
-RULES: dict[LearningRule, type[ThompsonSampling] | type[Exp3]] = {
-    "thompson": ThompsonSampling,
-    "exp3": Exp3,
-}
+@dataclass(frozen=True)
+class LearningRule:
+    """How an adaptive platform chooses: ``make`` gives a fresh learner over the named
+    arms (a ``Learner``: ``choose(rng) -> arm index``, ``update(arm, reward)``)."""
+
+    name: str
+    make: Callable[[Sequence[str]], Learner]
 
 
-def learner(
-    rule: LearningRule, arms: Sequence[str], history: Iterable[tuple[int, float]] = ()
-) -> Learner:
+LEARNING_RULES: Registry[LearningRule] = Registry(
+    "learning rule", "recmarket.strategies", LearningRule, lambda r: r.name
+)
+LEARNING_RULES.register(LearningRule("thompson", ThompsonSampling))
+LEARNING_RULES.register(LearningRule("exp3", Exp3))
+
+
+def _known(name: str) -> str:
+    LEARNING_RULES.get(name)
+    return name
+
+
+# A learning rule's name in a setting: any registered rule.
+LearningRuleName = Annotated[str, AfterValidator(_known)]
+
+
+def learner(rule: str, arms: Sequence[str], history: Iterable[tuple[int, float]] = ()) -> Learner:
     """A fresh learner of ``rule`` that has been told ``history``, in order."""
-    if rule not in RULES:
-        raise ValueError(f"unknown learning rule {rule!r}; use one of {', '.join(RULES)}")
-    made: Learner = RULES[rule](arms)
+    made = LEARNING_RULES.get(rule).make(arms)
     for arm, value in history:
         made.update(arm, value)
     return made

@@ -15,7 +15,7 @@ from pydantic import (
 )
 
 from recmarket.hashing import ADDED_LATER
-from recmarket.market.learning import LearningRule, RewardKind
+from recmarket.market.learning import LearningRuleName, RewardKind
 from recmarket.market.policies import (
     assign_policies,
     check_composition,
@@ -110,8 +110,9 @@ class MarketConfig(BaseModel):
         description="fixed: each platform keeps its composition's policy; adaptive: each "
         "learns which presentation to use from its own proposals' fate",
     )
-    learning_rule: Annotated[LearningRule, ADDED_LATER] = Field(
-        "thompson", description="adaptive platforms' bandit rule"
+    learning_rule: Annotated[LearningRuleName, ADDED_LATER] = Field(
+        "thompson",
+        description="adaptive platforms' learning rule: thompson, exp3, or an installed one",
     )
     reward: Annotated[RewardKind, ADDED_LATER] = Field(
         "top1",
