@@ -20,6 +20,7 @@ LAYERS = (
     ("recmarket",),  # the version
     ("registry",),  # named variants and their entry points
     ("vocabulary", "profiles", "streams", "sqlite_files", "policies", "mechanisms", "hashing"),
+    ("conditions",),  # the conditions, over the names in vocabulary
     ("data", "embedding"),
     ("agents",),
     ("market",),

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from recmarket.agents.llm.config import OFFLINE, OPERATIONAL, LLMConfig
 from recmarket.agents.rules.params import OfflineParams
+from recmarket.conditions import condition
 from recmarket.data.settings import EpisodeConfig
 from recmarket.embedding.settings import EmbedderConfig
 from recmarket.hashing import unset_later
@@ -55,7 +56,7 @@ class RunConfig(BaseModel):
     @model_validator(mode="after")
     def _dynamic_market_fits(self) -> RunConfig:
         market = self.market
-        if (market.adaptive or market.entrants) and self.condition == "platform-centric":
+        if (market.adaptive or market.entrants) and not condition(self.condition).user_agent:
             raise ValueError(
                 "adaptive platforms and entrants compete for a user agent's shortlist; "
                 "platform-centric has none (use no-rep or local-rep)"

@@ -17,12 +17,13 @@ from recmarket.analysis.bootstrap import (
     level_of,
     mean_of,
 )
+from recmarket.conditions import condition
 from recmarket.config import RunConfig
 
 
 def unit_of(*arms: Sequence[Row]) -> str:
     """Users when any arm kept reputation, requests otherwise."""
-    stateful = any(rows and rows[0]["condition"] == "local-rep" for rows in arms)
+    stateful = any(rows and condition(rows[0]["condition"]).reputation for rows in arms)
     return "user" if stateful else "request"
 
 
@@ -32,7 +33,7 @@ def memory_unit(config: RunConfig) -> str:
     stream of a domain where platforms learn from all of them."""
     if config.market.platform_strategy == "adaptive":
         return "domain"
-    if config.condition != "local-rep":
+    if not condition(config.condition).reputation:
         return "request"
     return SCOPE_UNITS[config.reputation_scope]
 

@@ -15,6 +15,7 @@ from recmarket.agents.contracts import (
     RoleFailure,
     StructuredNeed,
 )
+from recmarket.conditions import condition
 from recmarket.data.episodes import Request
 from recmarket.vocabulary import Condition
 
@@ -74,6 +75,6 @@ class Outcome:
         )
 
     def option_ids(self) -> list[str]:
-        if self.condition == "platform-centric":
+        if not condition(self.condition).user_agent:
             return [f"{p.platform_id}#{rank}" for rank, p in enumerate(self.shown, start=1)]
         return [p.platform_id for p in self.shown]

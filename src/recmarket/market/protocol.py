@@ -41,6 +41,7 @@ from recmarket.agents.contracts import (
 )
 from recmarket.agents.judgement import Judge
 from recmarket.agents.roles import Agents
+from recmarket.conditions import condition
 from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import visible_text
@@ -176,7 +177,7 @@ class Round:
         # entered platform's J items share a seed.
         j = self.market.config.j
         stride = max(100, j)
-        if self.condition == "platform-centric":
+        if not condition(self.condition).user_agent:
             platform, items, forced = retriever.platform_centric(scores, o.target, draws, j)
             jobs = [
                 (platform, item, forced and item == o.target, stride * platform + rank)
@@ -204,7 +205,7 @@ class Round:
             return
         o.pool = [p for p in explained if isinstance(p, Proposal)]
         o.target_best_fit = self.target_best_fit(o)
-        if self.condition == "platform-centric":
+        if not condition(self.condition).user_agent:
             o.shown = list(o.pool)
 
     def target_best_fit(self, o: Outcome) -> bool:
@@ -267,7 +268,7 @@ class Round:
     async def _stages_3_4(self, o: Outcome) -> None:
         ask = self._asker(o)
         try:
-            if self.condition != "platform-centric":
+            if condition(self.condition).user_agent:
                 await self._shortlist(o, ask)
             options = tuple(
                 ShownOption(
@@ -288,7 +289,7 @@ class Round:
                     query_text=o.query.query_text,
                     instruction=PROFILE_BY_NAME[o.request.profile].instruction,
                     options=options,
-                    platform_centric=self.condition == "platform-centric",
+                    platform_centric=not condition(self.condition).user_agent,
                 ),
                 Stream.DECIDE,
             )

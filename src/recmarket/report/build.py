@@ -14,6 +14,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from recmarket.analysis.records import identical_groups, record_distribution
+from recmarket.conditions import condition
 from recmarket.market.access import analytic_access
 from recmarket.report.data import Cell, MissingCell, load_cells
 from recmarket.report.figures import FIGURES
@@ -73,7 +74,7 @@ def access_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
         rows.append(
             {
                 "cell": name,
-                "analytic": pc if name == "platform-centric" else ua,
+                "analytic": ua if condition(cell.config.condition).user_agent else pc,
                 "forced_inclusion_rate": cell.macro["forced_inclusion_rate"],
                 "target_present": cell.macro["target_present"],
             }
@@ -133,7 +134,7 @@ def record_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
         }
         for experiment, members in cells.items()
         for name, cell in members.items()
-        if cell.config.condition == "local-rep"
+        if condition(cell.config.condition).reputation
     ]
 
 
@@ -149,7 +150,7 @@ def identical_notes(cells: dict[str, dict[str, Cell]]) -> list[str]:
             most = max(
                 (record_distribution(c.rows, c.config).get("max", 0) for c in group), default=0
             )
-            if all(c.config.condition == "local-rep" for c in group) and most <= window:
+            if all(condition(c.config.condition).reputation for c in group) and most <= window:
                 said += (
                     f": the mechanism never acted (no platform's history in any memory set "
                     f"passed W = {window} records; the most was {most})"

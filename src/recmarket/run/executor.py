@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from recmarket.agents.rules import offline_agents
+from recmarket.conditions import condition
 from recmarket.config import RunConfig
 from recmarket.embedding import Embedder
 from recmarket.market.outcome import Outcome
@@ -136,7 +137,7 @@ def plan_units(
         cost = unit_cost(cfg, pending)
         parts = max(math.ceil(cost / part_cost), math.ceil(pending / MAX_PART))
         lanes = pending
-        if cfg.condition == "local-rep":
+        if condition(cfg.condition).reputation:
             lanes = history_sets(cfg.reputation_scope, cfg.episodes.users_per_profile)
         if cfg.market.adaptive:
             lanes = 1

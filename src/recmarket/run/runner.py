@@ -28,6 +28,7 @@ from recmarket.agents.llm.ledger import Ledger
 from recmarket.agents.llm.wrappers import STREAM_LEFT
 from recmarket.agents.roles import Agents
 from recmarket.agents.rules import offline_agents
+from recmarket.conditions import condition
 from recmarket.config import RunConfig
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import Domain
@@ -113,7 +114,7 @@ def cell_round(
     """The round protocol of a cell on a domain, with an empty memory under LocalRep and
     untaught learners for adaptive platforms."""
     memory = None
-    if cfg.condition == "local-rep":
+    if condition(cfg.condition).reputation:
         market = cfg.market
         memory = ReputationMemory(
             market.memory_window,
@@ -150,7 +151,7 @@ class RunResult:
 def streams(cfg: RunConfig, requests: list[Request]) -> list[list[Request]]:
     """Requests that must run in order: one reputation history set each under LocalRep
     (a simulated user, a profile, or everybody); otherwise every episode stands alone."""
-    if cfg.condition != "local-rep":
+    if not condition(cfg.condition).reputation:
         return [[r] for r in requests]
     grouped: dict[str, list[Request]] = {}
     for r in requests:

@@ -1,0 +1,41 @@
+"""The evaluation conditions of Section 4.1 as objects: what each lets a round do.
+
+A condition is a combination of two features of the protocol, and code asks for the
+feature, not the name: whether a user agent queries every platform and shortlists K
+across them (otherwise the user enters one uniformly drawn platform and sees its J items:
+Platform-Centric), and whether a purchase leaves a claim-reliability record that later
+shortlists read (LocalRep). The names stay what runs store and commands take.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from recmarket.vocabulary import Condition
+
+
+@dataclass(frozen=True)
+class MarketCondition:
+    name: Condition
+    label: str  # as the paper and the figures name it
+    user_agent: bool  # a user agent shortlists across every platform
+    reputation: bool  # purchases leave records that later shortlists read
+
+
+CONDITIONS: dict[Condition, MarketCondition] = {
+    c.name: c
+    for c in (
+        MarketCondition("platform-centric", "Platform-Centric", user_agent=False, reputation=False),
+        MarketCondition("no-rep", "NoRep", user_agent=True, reputation=False),
+        MarketCondition("local-rep", "LocalRep", user_agent=True, reputation=True),
+    )
+}
+
+
+def condition(name: str) -> MarketCondition:
+    """The condition of this name (settings have validated it); an unknown name fails with
+    the known ones."""
+    try:
+        return CONDITIONS[name]  # type: ignore[index]
+    except KeyError:
+        raise ValueError(f"unknown condition {name!r}; known: {', '.join(CONDITIONS)}") from None
