@@ -2,6 +2,11 @@
 
     python examples/custom_ranker.py [OUT_DIR]
 
+From Python, ``run(cfg, out, agents=...)`` takes the replaced bundle. To choose it in
+settings instead (``[roles] shortlist = "records-only"``, also in experiment specs that
+``recmarket reproduce`` runs in worker processes), a package registers ``RECORDS_ONLY``
+under the ``recmarket.roles`` entry-point group.
+
 The ranker sees exactly what the paper's user agent sees (``ShortlistInput``: the query,
 the structured need, the shuffled candidates and, under reputation, each platform's
 records) and answers K ranked platform ids with a reason each (``Shortlist``). This one
@@ -16,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from recmarket.agents.contracts import RankedItem, Shortlist, ShortlistInput
+from recmarket.agents.roles import RoleBackend
 from recmarket.agents.rules import offline_agents
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.embedding import load_embedder
@@ -41,6 +47,12 @@ class RecordsOnlyRanker:
                 for c in order[: inp.k]
             )
         )
+
+
+# The backend by name, built in whichever process plays the episodes.
+RECORDS_ONLY = RoleBackend(
+    "records-only", "shortlist", lambda embedder, params: RecordsOnlyRanker()
+)
 
 
 def main(out: Path, requests: int = 120) -> RunResult:

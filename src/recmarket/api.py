@@ -34,7 +34,7 @@ from recmarket.agents.contracts import (
     StructuredNeed,
     UpdateInput,
 )
-from recmarket.agents.roles import Agents
+from recmarket.agents.roles import Agents, RoleBackend
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.embedding import load_embedder
@@ -64,6 +64,7 @@ __all__ = [
     "Review",
     "ReviewInput",
     "Role",
+    "RoleBackend",
     "RoleFailure",
     "RunConfig",
     "RunResult",

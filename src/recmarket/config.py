@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from recmarket.agents.llm.config import OFFLINE, OPERATIONAL, LLMConfig
+from recmarket.agents.roles import chosen_backend
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.conditions import condition
 from recmarket.data.settings import EpisodeConfig
 from recmarket.embedding.settings import EmbedderConfig
-from recmarket.hashing import unset_later
+from recmarket.hashing import ADDED_LATER, unset_later
 from recmarket.market.settings import MarketConfig
-from recmarket.vocabulary import Condition, Scope
+from recmarket.vocabulary import ROLES, Condition, Scope
 
 DEFAULT_DOMAINS = ("Musical_Instruments", "Video_Games", "Sports_and_Outdoors")
 
@@ -52,6 +54,19 @@ class RunConfig(BaseModel):
     embedder: EmbedderConfig = EmbedderConfig()
     agents: OfflineParams = OfflineParams()
     llm: LLMConfig | None = Field(None, description="models per role; None: all offline")
+    roles: Annotated[dict[str, str], ADDED_LATER] = Field(
+        {},
+        description="role -> a registered role backend's name (recmarket.roles entry points), "
+        "answering that role instead of the offline model",
+    )
+
+    @model_validator(mode="after")
+    def _roles_are_registered_backends(self) -> RunConfig:
+        for role, name in self.roles.items():
+            if role not in ROLES:
+                raise ValueError(f"roles: {role!r} is not a role; the roles are {', '.join(ROLES)}")
+            chosen_backend(role, name)
+        return self
 
     @model_validator(mode="after")
     def _dynamic_market_fits(self) -> RunConfig:

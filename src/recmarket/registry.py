@@ -55,7 +55,7 @@ class Registry(Generic[T]):
         try:
             return self._items[name]
         except KeyError:
-            known = ", ".join(self.names())
+            known = ", ".join(self.names()) or f"none (a package adds some under {self.group})"
             raise UnknownName(f"unknown {self.kind} name {name!r}; known: {known}") from None
 
     def __contains__(self, name: object) -> bool:

@@ -2,8 +2,12 @@
 
 from dataclasses import replace
 
-from recmarket.agents.roles import backend_identity
+import pytest
+from pydantic import ValidationError
+
+from recmarket.agents.roles import ROLE_BACKENDS, RoleBackend, backend_identity, chosen_backend
 from recmarket.agents.rules import offline_agents
+from recmarket.config import RunConfig
 from recmarket.embedding import load_embedder
 from recmarket.embedding.settings import EmbedderConfig
 
@@ -24,3 +28,19 @@ def test_recmarket_backends_are_fixed_by_the_settings_and_others_are_named() -> 
     assert backend_identity(NamedRanker()) == "my-lab ranker v3"
     mixed = replace(agents, shortlist=Ranker(), update=NamedRanker())
     assert mixed.identity() == {"shortlist": f"{__name__}.Ranker", "update": "my-lab ranker v3"}
+
+
+def test_settings_name_only_registered_backends_for_the_role_they_answer() -> None:
+    with pytest.raises(ValidationError, match="'ranker' is not a role; the roles are query"):
+        RunConfig(roles={"ranker": "x"})
+    with pytest.raises(ValidationError, match="unknown role backend name 'x'"):
+        RunConfig(roles={"shortlist": "x"})
+    backend = RoleBackend("first-k", "shortlist", lambda embedder, params: Ranker())
+    ROLE_BACKENDS.register(backend)  # as a package's entry point would
+    assert chosen_backend("shortlist", "first-k") is backend
+    with pytest.raises(ValueError, match="'first-k' answers the shortlist role, not update"):
+        chosen_backend("update", "first-k")
+    chosen = RunConfig(roles={"shortlist": "first-k"})
+    assert chosen.digest() != RunConfig().digest()  # a run with it is another run
+    agents = offline_agents(load_embedder(EmbedderConfig()), chosen.agents, chosen.roles)
+    assert isinstance(agents.shortlist, Ranker)

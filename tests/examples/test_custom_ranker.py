@@ -2,13 +2,17 @@
 whole cell, and its answers are what the episodes stored."""
 
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.run.runner import run
-from recmarket.run.store import RunConflict
+from recmarket.run.store import RunConflict, RunStore
+from tests.plugins import dist_info
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "custom_ranker.py"
 
@@ -44,3 +48,55 @@ def test_a_directory_made_with_one_ranker_is_not_resumed_with_another(tmp_path: 
     again = example.main(out, requests=12)  # the same ranker resumes (here: finds it done)
     assert len(again.store.episodes()) == stored
     again.store.close()
+
+
+SPEC = """
+name = "records-only"
+description = "NoRep and LocalRep with the records-only ranker"
+requests = 24
+
+[base]
+domains = ["Video_Games"]
+roles = { shortlist = "records-only" }
+
+[[cells]]
+name = "no-rep"
+settings = { condition = "no-rep" }
+
+[[cells]]
+name = "local-rep"
+settings = { condition = "local-rep" }
+"""
+
+
+def test_a_ranker_named_in_settings_plays_in_reproduce_workers(tmp_path: Path) -> None:
+    """Registered under recmarket.roles by a package, the ranker is chosen by name in a
+    spec, and reproduce's worker processes build it from the settings alone."""
+    site = dist_info(
+        tmp_path / "site",
+        "records-only",
+        {"recmarket.roles": {"records-only": "custom_ranker:RECORDS_ONLY"}},
+    )
+    spec = tmp_path / "records-only.toml"
+    spec.write_text(SPEC)
+    path = os.pathsep.join([str(site), str(EXAMPLE.parent), *sys.path])
+    flags = [str(spec), "--workers", "2", "--seeds", "1", "--out", str(tmp_path / "out")]
+    done = subprocess.run(
+        [sys.executable, "-m", "recmarket", "reproduce", *flags],
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    stores = sorted((tmp_path / "out").rglob("run.sqlite"))
+    assert len(stores) == 2
+    for found in stores:
+        with RunStore.read(found.parent) as store:
+            reasons = [
+                r["reason"]
+                for _, _, c in store.all_calls()
+                if c.role == "shortlist"
+                for r in c.output["ranked"]
+            ]
+        assert reasons and all(r.startswith("held up ") for r in reasons)

@@ -5,14 +5,20 @@ the run's settings (the offline model's parameters, the models of an ``[llm]`` t
 its hash covers already; a backend from outside recmarket is not, so ``Agents.identity``
 names it (its own ``identity`` string, else its class and its distribution's version), and
 a run directory made with one backend is not resumed with another.
+
+A backend registered by name (``ROLE_BACKENDS``, or another package's entry point in the
+``recmarket.roles`` group) can be chosen in a run's settings (``[roles] shortlist =
+"records-only"``): every process that plays episodes, a reproduce worker or a Ray task
+included, then builds it from the settings alone.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, replace
 from functools import cache
 from importlib.metadata import packages_distributions, version
-from typing import get_args, get_type_hints
+from typing import Any, get_args, get_type_hints
 
 from recmarket.agents.contracts import (
     Decision,
@@ -31,6 +37,8 @@ from recmarket.agents.contracts import (
     StructuredNeed,
     UpdateInput,
 )
+from recmarket.embedding import Embedder
+from recmarket.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,39 @@ class Agents:
         """Each role answered by a backend from outside recmarket, and what it is."""
         found = {f.name: backend_identity(getattr(self, f.name)) for f in fields(self)}
         return {role: who for role, who in found.items() if who is not None}
+
+
+@dataclass(frozen=True)
+class RoleBackend:
+    """A role backend under a name settings can give: ``make(embedder, params)`` builds it
+    from the run's embedder and offline parameters, in the process that plays."""
+
+    name: str
+    role: str  # the role it answers
+    make: Callable[[Embedder, Any], Any]  # -> the role's callable (a Role of its contract)
+
+
+ROLE_BACKENDS: Registry[RoleBackend] = Registry(
+    "role backend", "recmarket.roles", RoleBackend, lambda b: b.name
+)
+
+
+def chosen_backend(role: str, name: str) -> RoleBackend:
+    """The registered backend ``name`` for ``role``; a clear error if it answers another."""
+    backend = ROLE_BACKENDS.get(name)
+    if backend.role != role:
+        raise ValueError(f"role backend {name!r} answers the {backend.role} role, not {role}")
+    return backend
+
+
+def with_backends(
+    agents: Agents, chosen: Mapping[str, str], embedder: Embedder, params: Any
+) -> Agents:
+    """``agents`` with the roles of ``chosen`` ({role: backend name}) built by name."""
+    built = {
+        role: chosen_backend(role, name).make(embedder, params) for role, name in chosen.items()
+    }
+    return replace(agents, **built)
 
 
 def backend_identity(backend: object) -> str | None:

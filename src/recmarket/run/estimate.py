@@ -52,7 +52,9 @@ def estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> list[RoleEsti
     played = 0
     for name in cfg.domains:
         prepared = prepare(cfg, name, embedder, cache_dir)
-        round_ = cell_round(cfg, prepared, offline_agents(embedder, cfg.agents), embedder)
+        round_ = cell_round(
+            cfg, prepared, offline_agents(embedder, cfg.agents, cfg.roles), embedder
+        )
         for request in prepared.requests[:sample]:
             outcome = asyncio.run(round_.play(request))
             played += 1

@@ -105,7 +105,7 @@ def play_unit(unit: WorkUnit) -> UnitResult:
             (r for stream in mine for r in stream if r.order not in done), key=lambda r: r.order
         )
         with phases.timed("episodes"):
-            agents = offline_agents(embedder, cfg.agents)
+            agents = offline_agents(embedder, cfg.agents, cfg.roles)
             round_ = restored_round(cfg, prepared, agents, embedder, unit.stored)
 
             def commit(outcome: Outcome) -> None:

@@ -345,7 +345,7 @@ async def play_cell(
     limits through ``endpoints`` (see agents/llm/endpoints.py).
     """
     embedder = embedder_for(cfg.embedder)
-    agents = agents or offline_agents(embedder, cfg.agents)
+    agents = agents or offline_agents(embedder, cfg.agents, cfg.roles)
     store = RunStore.open(out_dir, cfg, roles=own_roles(cfg, agents))
     cache = cache_dir or default_cache_dir()
     backend = None

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from recmarket.agents.judgement import Judge
-from recmarket.agents.roles import Agents
+from recmarket.agents.roles import Agents, with_backends
 from recmarket.agents.rules.agent import RuleNeedStructurer, RuleRanker, RuleUpdater
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.agents.rules.platform import RuleExplainer
@@ -14,12 +16,17 @@ from recmarket.embedding import Embedder
 __all__ = ["offline_agents"]
 
 
-def offline_agents(embedder: Embedder, params: OfflineParams | None = None) -> Agents:
-    """The seven roles, all answered offline; fit and closeness are judged with the run's
-    embedder."""
+def offline_agents(
+    embedder: Embedder,
+    params: OfflineParams | None = None,
+    roles: Mapping[str, str] | None = None,
+) -> Agents:
+    """The seven roles answered offline, by this behavioural model or, for the roles in
+    ``roles`` ({role: name}), by the registered backends of those names; fit and closeness
+    are judged with the run's embedder."""
     params = params or OfflineParams()
     judge = Judge.of(embedder, params.scale)
-    return Agents(
+    model = Agents(
         query=RuleQueryGenerator(params.query),
         need=RuleNeedStructurer(),
         explain=RuleExplainer(judge, params.platform),
@@ -28,3 +35,4 @@ def offline_agents(embedder: Embedder, params: OfflineParams | None = None) -> A
         review=RuleReview(judge, params.review),
         update=RuleUpdater(params.scale, params.update),
     )
+    return with_backends(model, roles or {}, embedder, params)
