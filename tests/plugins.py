@@ -4,6 +4,9 @@ them, without installing anything."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -24,3 +27,17 @@ def dist_info(root: Path, name: str, groups: dict[str, dict[str, str]]) -> Path:
 def declared_entry_points(pyproject: Path) -> dict[str, dict[str, str]]:
     """The entry points a package's pyproject.toml declares."""
     return tomllib.loads(pyproject.read_text())["project"]["entry-points"]
+
+
+def recmarket(*args: str, paths: tuple[Path, ...] = (), timeout: int = 300) -> str:
+    """``recmarket ARGS`` in a fresh process whose imports also see ``paths`` (where
+    ``dist_info`` left packages): its standard output; a failure shows its error's end."""
+    done = subprocess.run(
+        [sys.executable, "-m", "recmarket", *args],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([*map(str, paths), *sys.path])},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout

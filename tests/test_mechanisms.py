@@ -1,9 +1,6 @@
 """Reputation mechanisms as registered objects: the built-in three, and one added by an
 installed package, which a run then uses by name."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +9,7 @@ from pydantic import ValidationError
 from recmarket.config import MarketConfig
 from recmarket.mechanisms import FORGOTTEN, MECHANISMS, mechanism
 from recmarket.run.store import RunStore
-from tests.plugins import dist_info
+from tests.plugins import dist_info, recmarket
 
 
 def test_the_built_in_mechanisms_keep_and_weigh_as_documented() -> None:
@@ -57,14 +54,7 @@ def test_an_installed_mechanism_is_used_by_name(tmp_path: Path) -> None:
     out = tmp_path / "run"
     flags = ["--domain", "Video_Games", "--requests", "24", "--reputation-scope", "shared"]
     flags += ["--reputation-mechanism", "halving", "--out", str(out)]
-    done = subprocess.run(
-        [sys.executable, "-m", "recmarket", "run", *flags],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    recmarket("run", *flags, paths=(site,))
     with RunStore.read(out) as store:
         inputs = [c.input for _, _, c in store.all_calls() if c.role == "shortlist"]
     assert {i["mechanism"] for i in inputs} == {"halving"}

@@ -82,10 +82,5 @@ def mechanism(name: str) -> ReputationMechanism:
     return MECHANISMS.get(name)
 
 
-def _known(name: str) -> str:
-    mechanism(name)
-    return name
-
-
 # A mechanism name in a contract or a setting: any registered mechanism, stored as its name.
-MechanismName = Annotated[str, AfterValidator(_known)]
+MechanismName = Annotated[str, AfterValidator(MECHANISMS.known)]

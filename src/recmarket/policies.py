@@ -151,13 +151,8 @@ def policy(name: str) -> PresentationPolicy:
     return POLICIES.get(name)
 
 
-def _known(name: str) -> str:
-    policy(name)
-    return name
-
-
 # A policy name in a contract or a setting: any registered policy, stored as its name.
-PolicyName = Annotated[str, AfterValidator(_known)]
+PolicyName = Annotated[str, AfterValidator(POLICIES.known)]
 
 STRICT = POLICIES.register(
     PresentationPolicy(

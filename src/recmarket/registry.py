@@ -58,6 +58,12 @@ class Registry(Generic[T]):
             known = ", ".join(self.names()) or f"none (a package adds some under {self.group})"
             raise UnknownName(f"unknown {self.kind} name {name!r}; known: {known}") from None
 
+    def known(self, name: str) -> str:
+        """``name`` if a variant answers to it, else ``UnknownName``: the validator of a
+        setting or contract field that names a variant (``AfterValidator(REG.known)``)."""
+        self.get(name)
+        return name
+
     def __contains__(self, name: object) -> bool:
         if isinstance(name, str) and name not in self._items:
             self.discover()

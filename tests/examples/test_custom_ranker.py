@@ -2,9 +2,6 @@
 whole cell, and its answers are what the episodes stored."""
 
 import importlib.util
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +9,7 @@ import pytest
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.run.runner import run
 from recmarket.run.store import RunConflict, RunStore
-from tests.plugins import dist_info
+from tests.plugins import dist_info, recmarket
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "custom_ranker.py"
 
@@ -79,16 +76,8 @@ def test_a_ranker_named_in_settings_plays_in_reproduce_workers(tmp_path: Path) -
     )
     spec = tmp_path / "records-only.toml"
     spec.write_text(SPEC)
-    path = os.pathsep.join([str(site), str(EXAMPLE.parent), *sys.path])
     flags = [str(spec), "--workers", "2", "--seeds", "1", "--out", str(tmp_path / "out")]
-    done = subprocess.run(
-        [sys.executable, "-m", "recmarket", "reproduce", *flags],
-        env={**os.environ, "PYTHONPATH": path},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    recmarket("reproduce", *flags, paths=(site, EXAMPLE.parent), timeout=600)
     stores = sorted((tmp_path / "out").rglob("run.sqlite"))
     assert len(stores) == 2
     for found in stores:

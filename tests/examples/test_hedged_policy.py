@@ -3,7 +3,6 @@ way pip installs it (its module importable, its declared entry point in a dist-i
 with the offline platforms and with an LLM on loopback, and is reported as a family."""
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import pytest
 from recmarket.agents.rules import lexicon
 from recmarket.run.store import RunStore
 from recmarket.testing.fake_llm import FakeLLM
-from tests.plugins import declared_entry_points, dist_info
+from tests.plugins import declared_entry_points, dist_info, recmarket
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "hedged-policy"
 POLICIES = "strict,balanced,exaggeration,hedged,strict,balanced"
@@ -22,26 +21,16 @@ KEY_ENV = "RECMARKET_TEST_KEY"
 
 
 @pytest.fixture
-def plugin_env(tmp_path: Path) -> dict[str, str]:
-    """The environment of a process in which the example package is installed."""
-    site = dist_info(
+def plugin_site(tmp_path: Path) -> Path:
+    """Where a process finds the example package declared, as pip installs it."""
+    return dist_info(
         tmp_path / "site", "hedged-policy", declared_entry_points(EXAMPLE / "pyproject.toml")
     )
-    path = os.pathsep.join([str(site), str(EXAMPLE / "src"), os.environ.get("PYTHONPATH", "")])
-    return {**os.environ, "PYTHONPATH": path, KEY_ENV: "sk-test"}
 
 
-def run(env: dict[str, str], out: Path, *flags: str) -> dict:
-    args = ["-m", "recmarket", "run", "--policies", POLICIES, "--requests", "24"]
-    done = subprocess.run(
-        [sys.executable, *args, "--json", "--out", str(out), *flags],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout)
+def run(site: Path, out: Path, *flags: str) -> dict:
+    args = ["run", "--policies", POLICIES, "--requests", "24", "--json", "--out", str(out)]
+    return json.loads(recmarket(*args, *flags, paths=(site, EXAMPLE / "src")))
 
 
 def explanations(out: Path, platform: str) -> list[dict]:
@@ -52,8 +41,8 @@ def explanations(out: Path, platform: str) -> list[dict]:
     return [e for e in found if e["input"]["platform_id"] == platform]
 
 
-def test_the_example_policy_runs_offline_and_is_reported(plugin_env, tmp_path: Path) -> None:
-    report = run(plugin_env, tmp_path / "offline")
+def test_the_example_policy_runs_offline_and_is_reported(plugin_site, tmp_path: Path) -> None:
+    report = run(plugin_site, tmp_path / "offline")
     assert "hedged" in report["macro"]["top1_share_by_policy"]
     hedged = explanations(tmp_path / "offline", "P4")
     assert hedged and {e["input"]["policy"] for e in hedged} == {"hedged"}
@@ -61,10 +50,13 @@ def test_the_example_policy_runs_offline_and_is_reported(plugin_env, tmp_path: P
     assert all(lexicon.count_disclosures(e["output"]["text"]) >= 1 for e in hedged)
 
 
-def test_the_example_policy_reaches_an_llm_through_its_prompt_card(plugin_env, tmp_path) -> None:
+def test_the_example_policy_reaches_an_llm_through_its_prompt_card(
+    plugin_site, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-test")
     with FakeLLM(api_key="sk-test") as server:
         flags = ["--backend", "llm", "--llm-model", "fake-model", "--llm-base-url"]
-        run(plugin_env, tmp_path / "llm", *flags, server.base_url, "--llm-api-key-env", KEY_ENV)
+        run(plugin_site, tmp_path / "llm", *flags, server.base_url, "--llm-api-key-env", KEY_ENV)
     with sqlite3.connect(tmp_path / "llm" / "run.sqlite") as db:
         prompts = [m for (m,) in db.execute("SELECT messages FROM llm_calls")]
     sent = [p for p in prompts if "hedged_understatement" in p]

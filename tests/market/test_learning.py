@@ -1,9 +1,6 @@
 """The adaptive platforms' learning rules, on reward tables whose best arm is known."""
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +8,7 @@ import pytest
 
 from recmarket.market.learning import Observation, learner, reward
 from recmarket.run.store import RunStore
-from tests.plugins import dist_info
+from tests.plugins import dist_info, recmarket
 
 ARMS = ("strict", "balanced", "exaggeration")
 
@@ -104,14 +101,7 @@ def test_a_rule_based_strategy_from_a_package_plays_by_name(tmp_path: Path) -> N
     out = tmp_path / "run"
     flags = ["--domain", "Video_Games", "--requests", "48", "--platform-strategy", "adaptive"]
     flags += ["--learning-rule", "greedy", "--out", str(out)]
-    done = subprocess.run(
-        [sys.executable, "-m", "recmarket", "run", *flags],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    recmarket("run", *flags, paths=(site,))
     with RunStore.read(out) as store:
         rows = sorted(store.episodes(), key=lambda r: r["ord"])
     first = json.loads(rows[0]["strategy"])

@@ -124,13 +124,8 @@ LEARNING_RULES.register(LearningRule("thompson", ThompsonSampling))
 LEARNING_RULES.register(LearningRule("exp3", Exp3))
 
 
-def _known(name: str) -> str:
-    LEARNING_RULES.get(name)
-    return name
-
-
 # A learning rule's name in a setting: any registered rule.
-LearningRuleName = Annotated[str, AfterValidator(_known)]
+LearningRuleName = Annotated[str, AfterValidator(LEARNING_RULES.known)]
 
 
 def learner(rule: str, arms: Sequence[str], history: Iterable[tuple[int, float]] = ()) -> Learner:
