@@ -20,9 +20,9 @@ from recmarket.agents.contracts import (
     UpdateInput,
     WeightedRecord,
 )
-from recmarket.agents.llm.parse import OutputError, extract_json, parse
+from recmarket.agents.llm.cards import parse, render
+from recmarket.agents.llm.parse import OutputError, extract_json
 from recmarket.agents.llm.prefixes import common_prefix
-from recmarket.agents.llm.prompts import render
 from recmarket.data.items import ItemEvidence
 from recmarket.policies import EXAGGERATION, PAPER_POLICIES, policy
 from recmarket.profiles import PROFILE_BY_NAME

@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from recmarket.agents.llm.cards import render
 from recmarket.agents.llm.config import OFFLINE
-from recmarket.agents.llm.prompts import render
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.run.loaded import embedder_for

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import re
 import threading
 import time
 from collections import Counter
@@ -23,6 +22,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from recmarket.agents.llm.cards import CARDS, fake_answer
 from recmarket.agents.llm.client import CHECK_MESSAGES
 from recmarket.agents.llm.formats import PROBE_MESSAGES
 from recmarket.agents.llm.prefixes import PrefixIndex, prompt_text
@@ -69,21 +69,6 @@ class FaultPlan:
         return None
 
 
-def _lines_after(text: str, header: str) -> list[dict[str, Any]]:
-    block = text.split(header, 1)[1] if header in text else ""
-    out = []
-    for line in block.splitlines():
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
-        elif out and not line:
-            break
-    return out
-
-
 def completion(body: dict[str, Any], text: str, prompt_tokens: int) -> dict[str, Any]:
     """A chat completion as OpenAI-compatible servers send it."""
     digest = hashlib.sha256(json.dumps(body["messages"]).encode()).hexdigest()
@@ -110,51 +95,9 @@ def role_of(messages: list[dict[str, str]]) -> str:
 
 
 def answer(role: str, user: str) -> str:
-    """A valid answer for the role, read off the prompt."""
-    if role == "query":
-        title = re.search(r"- title: (.+)", user)
-        words = (title.group(1) if title else "something useful").split(" - ")[0].split()
-        return json.dumps({"query_text": "Looking for " + " ".join(words[-3:]).lower()})
-    if role == "need":
-        query = re.search(r"Current query: (.+)", user)
-        text = query.group(1) if query else "an item"
-        return json.dumps(
-            {
-                "long_term_need": "Prefers well reviewed practical gear.",
-                "current_need": " ".join(text.split()[:25]),
-            }
-        )
-    if role == "explain":
-        if "promotional_exaggeration" in user:
-            return "This is the perfect choice for you! Everyone loves it."
-        if "strict_transparent" in user:
-            return "The listing matches part of the request; some details are not stated."
-        return "A practical option for this need. One trade-off: details are limited."
-    if role == "shortlist":
-        k = int(re.search(r"Choose exactly (\d+) of", user).group(1))  # type: ignore[union-attr]
-        ids = [c["platform_id"] for c in _lines_after(user, "Candidates")]
-        return json.dumps(
-            {
-                "ranked_items": [
-                    {"platform_id": p, "user_agent_reason": f"{p} fits"} for p in ids[:k]
-                ]
-            }
-        )
-    if role == "decide":
-        options = _lines_after(user, "Shown options:")
-        if not options:
-            return json.dumps({"decision": "no_purchase", "reason": "nothing shown"})
-        return json.dumps(
-            {
-                "decision": "purchase",
-                "selected_platform_id": options[0]["platform_id"],
-                "reason": "best match",
-            }
-        )
-    if role == "review":
-        return "It works well for what I wanted, as described."
-    label = "mixed" if "perfect choice" in user else "high"
-    return json.dumps({"claim_reliability": label, "note": "Claims mostly held up in use."})
+    """A valid answer for the role, read off the prompt (each role's card says how); a
+    message of no known card (a client's own test call) gets the update card's JSON."""
+    return fake_answer(role if role in CARDS else "update", user)
 
 
 def corrupt(role: str, kind: str, text: str) -> str:

@@ -5,8 +5,7 @@ import json
 
 import pytest
 
-from recmarket.agents.llm.parse import parse
-from recmarket.agents.llm.replies import REPLIES, reply_schema
+from recmarket.agents.llm.cards import CARDS, parse, reply_schema
 from tests.agents.test_llm_prompts import INPUTS, decision_input, shortlist_input
 
 
@@ -31,7 +30,7 @@ def test_plain_text_roles_send_no_schema(role: str) -> None:
     assert reply_schema(role, INPUTS[role]) is None
 
 
-@pytest.mark.parametrize("role", sorted(REPLIES))
+@pytest.mark.parametrize("role", sorted(r for r, c in CARDS.items() if c.reply is not None))
 def test_a_reply_at_the_schemas_length_limits_in_ordinary_words_parses(role: str) -> None:
     """Strings as long as the schema allows, in words of ordinary length, pass the parser's
     word limits: the schema never admits what the parser refuses for its length."""

@@ -1,4 +1,6 @@
-"""Each JSON role's reply as the model writes it, and the JSON schema sent to constrain it.
+"""What every JSON role's reply shares: the word limits the parser enforces, fields bounded
+for a schema, and schemas inlined for grammar converters. Each role's reply model is on its
+card (``agents/llm/cards``).
 
 The reply models mirror the output lines of the Appendix C cards (``ranked_items`` with
 ``user_agent_reason``, a decision with ``selected_platform_id``), and their limits are the
@@ -11,11 +13,9 @@ only a shown option. What a schema cannot say (unique ids, words rather than cha
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from recmarket.agents.contracts import NOTE_MAX_WORDS, Contract, DecisionInput, ShortlistInput
 
 # Word limits the parser enforces, per field.
 QUERY_WORDS, LONG_TERM_WORDS, CURRENT_WORDS, REASON_WORDS = 60, 30, 25, 80
@@ -24,53 +24,18 @@ QUERY_WORDS, LONG_TERM_WORDS, CURRENT_WORDS, REASON_WORDS = 60, 30, 25, 80
 CHARS_PER_WORD = 5
 
 
-def _text(words: int) -> Any:
+def bounded(words: int) -> Any:
+    """A reply field of at most ``words`` words, bounded in characters for a schema."""
     return Field(min_length=2, max_length=words * CHARS_PER_WORD)
 
 
 class Reply(BaseModel):
+    """A JSON role's reply as the model writes it (each card defines its own)."""
+
     model_config = ConfigDict(extra="forbid")
 
 
-class QueryReply(Reply):
-    query_text: str = _text(QUERY_WORDS)
-
-
-class NeedReply(Reply):
-    long_term_need: str = _text(LONG_TERM_WORDS)
-    current_need: str = _text(CURRENT_WORDS)
-
-
-class RankedReply(Reply):
-    platform_id: str
-    user_agent_reason: str = _text(REASON_WORDS)
-
-
-class ShortlistReply(Reply):
-    ranked_items: list[RankedReply]
-
-
-class DecisionReply(Reply):
-    decision: Literal["purchase", "no_purchase"]
-    selected_platform_id: str | None
-    reason: str = _text(REASON_WORDS)
-
-
-class UpdateReply(Reply):
-    claim_reliability: Literal["high", "mixed", "low"]
-    note: str = _text(NOTE_MAX_WORDS)
-
-
-REPLIES: dict[str, type[Reply]] = {
-    "query": QueryReply,
-    "need": NeedReply,
-    "shortlist": ShortlistReply,
-    "decide": DecisionReply,
-    "update": UpdateReply,
-}
-
-
-def _inline(schema: dict[str, Any]) -> dict[str, Any]:
+def inline(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema with its ``$defs`` references replaced by the definitions: some
     grammar converters and strict modes do not follow references."""
     defs = schema.pop("$defs", {})
@@ -85,23 +50,3 @@ def _inline(schema: dict[str, Any]) -> dict[str, Any]:
         return node
 
     return walk(schema)
-
-
-def reply_schema(role: str, inp: Contract) -> dict[str, Any] | None:
-    """The JSON schema of ``role``'s reply to ``inp``, or None for a plain-text role."""
-    model = REPLIES.get(role)
-    if model is None:
-        return None
-    schema = _inline(model.model_json_schema())
-    props = schema["properties"]
-    if isinstance(inp, ShortlistInput):
-        ranked = props["ranked_items"]
-        ranked["items"]["properties"]["platform_id"] = {
-            "type": "string",
-            "enum": [c.platform_id for c in inp.candidates],
-        }
-        ranked["minItems"] = ranked["maxItems"] = inp.k
-    if isinstance(inp, DecisionInput):
-        shown: list[Any] = [o.option_id for o in inp.options]
-        props["selected_platform_id"] = {"enum": [*shown, None]}
-    return schema

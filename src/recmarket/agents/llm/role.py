@@ -10,10 +10,9 @@ from typing import Generic, cast
 
 from recmarket.agents.contracts import In, Out, RoleFailure
 from recmarket.agents.llm.attempts import Attempt, AttemptLog, input_digest
+from recmarket.agents.llm.cards import parse, render, reply_schema
 from recmarket.agents.llm.client import ChatModel
-from recmarket.agents.llm.parse import OutputError, parse
-from recmarket.agents.llm.prompts import render
-from recmarket.agents.llm.replies import reply_schema
+from recmarket.agents.llm.parse import OutputError
 
 REASK = "Your answer could not be used: {error}. Answer again, following the output format exactly."
 EXCERPT_CHARS = 400  # of a bad answer quoted back in a re-ask: enough to see the fault

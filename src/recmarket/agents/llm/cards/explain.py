@@ -1,0 +1,37 @@
+"""The explanation card (Appendix C.3): a platform explains its candidate under its policy
+(the policy's id and guidance come from ``recmarket.policies``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from recmarket.agents.contracts import Explanation, ExplanationInput
+from recmarket.agents.llm.cards.card import RoleCard
+from recmarket.agents.llm.parse import plain_text
+from recmarket.agents.llm.prompts import as_json, item_json
+from recmarket.policies import policy
+
+
+def fields(inp: ExplanationInput) -> dict[str, Any]:
+    return {
+        "platform_id": inp.platform_id,
+        "policy_id": policy(inp.policy).implementation_id,
+        "policy_guidance": policy(inp.policy).guidance,
+        "need": as_json(inp.need.model_dump()),
+        "item": item_json(inp.item),
+    }
+
+
+def read(reply: str, inp: ExplanationInput) -> Explanation:
+    return Explanation(text=plain_text(reply))
+
+
+def fake(user: str) -> str:
+    if "promotional_exaggeration" in user:
+        return "This is the perfect choice for you! Everyone loves it."
+    if "strict_transparent" in user:
+        return "The listing matches part of the request; some details are not stated."
+    return "A practical option for this need. One trade-off: details are limited."
+
+
+CARD = RoleCard("explain", fields, read, None, fake)

@@ -1,0 +1,42 @@
+"""The query card (Appendix C.1): the user writes a request from the held-out target."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from recmarket.agents.contracts import Query, QueryInput
+from recmarket.agents.llm.cards.card import RoleCard
+from recmarket.agents.llm.parse import extract_json, words
+from recmarket.agents.llm.prompts import history
+from recmarket.agents.llm.replies import QUERY_WORDS, Reply, bounded
+
+
+def fields(inp: QueryInput) -> dict[str, Any]:
+    return {
+        "domain": inp.domain.replace("_", " "),
+        "profile_request": inp.profile.request,
+        "history": history(inp.history),
+        "target_title": inp.target.title,
+        "target_rating": f"{inp.target.rating:g}",
+        "target_review": f"{inp.target.review_title}. {inp.target.review_text}",
+    }
+
+
+def read(reply: str, inp: QueryInput) -> Query:
+    data = extract_json(reply)
+    return Query(query_text=words(data.get("query_text"), "query_text", QUERY_WORDS))
+
+
+class QueryReply(Reply):
+    query_text: str = bounded(QUERY_WORDS)
+
+
+def fake(user: str) -> str:
+    title = re.search(r"- title: (.+)", user)
+    said = (title.group(1) if title else "something useful").split(" - ")[0].split()
+    return json.dumps({"query_text": "Looking for " + " ".join(said[-3:]).lower()})
+
+
+CARD = RoleCard("query", fields, read, QueryReply, fake)

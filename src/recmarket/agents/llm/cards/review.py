@@ -1,0 +1,34 @@
+"""The review card (Appendix C.6): the user reviews the purchase against the hoped-for
+target and the explanation it was sold with."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from recmarket.agents.contracts import Review, ReviewInput
+from recmarket.agents.llm.cards.card import RoleCard
+from recmarket.agents.llm.parse import plain_text
+from recmarket.agents.llm.prompts import item_json
+
+
+def fields(inp: ReviewInput) -> dict[str, Any]:
+    return {
+        "query_text": inp.query_text,
+        "profile_request": inp.profile.request,
+        "profile_evaluation": inp.profile.evaluation,
+        "target_title": inp.target.title,
+        "target_review": f"{inp.target.review_title}. {inp.target.review_text}",
+        "item": item_json(inp.item),
+        "explanation": inp.explanation,
+    }
+
+
+def read(reply: str, inp: ReviewInput) -> Review:
+    return Review(text=plain_text(reply))
+
+
+def fake(user: str) -> str:
+    return "It works well for what I wanted, as described."
+
+
+CARD = RoleCard("review", fields, read, None, fake)
