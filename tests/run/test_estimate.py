@@ -26,7 +26,7 @@ def test_a_plan_prices_each_unique_cell_once_and_lists_it_under_each_experiment(
     assert len(shared) == 2 and shared[0].cost == shared[1].cost > 0
     assert {c.experiment for c in shared} == {"market-opening", "accountability"}
     platform_centric = cells[0]
-    assert platform_centric.cell == "platform-centric" and platform_centric.calls > 0
+    assert platform_centric.cell == "condition=platform-centric" and platform_centric.calls > 0
     # only the evaluation roles are paid: calls per episode stay below the round's
     assert all(c.calls / c.episodes < 4 for c in cells)
 

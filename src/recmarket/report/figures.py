@@ -25,6 +25,7 @@ from recmarket.analysis.shares import (
     same_item_wins,
     top1_share_in_rounds,
 )
+from recmarket.conditions import condition
 from recmarket.policies import PAPER_POLICIES
 from recmarket.report.data import Cell, find
 from recmarket.report.dynamic_figures import adaptation, colour, entry, long_histories
@@ -51,7 +52,7 @@ def _bars(ax: Any, groups: list[str], series: dict[str, list[float]]) -> None:
 def funnel_by_condition(cells: Cells) -> Figure:
     """Fig. 3: stage-wise target outcomes, Platform-Centric vs user agent (J = K)."""
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
-    series = {c.name: [c.macro[k] for k, _ in STAGES] for c in cells}
+    series = {condition(c.config.condition).label: [c.macro[k] for k, _ in STAGES] for c in cells}
     _bars(ax, [label for _, label in STAGES], series)
     ax.set_ylabel("share of episodes (macro)")
     ax.set_title("Stage-wise target outcomes")
