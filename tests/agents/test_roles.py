@@ -10,6 +10,7 @@ from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.embedding import load_embedder
 from recmarket.embedding.settings import EmbedderConfig
+from recmarket.run.runner import own_roles
 
 
 class Ranker:
@@ -44,3 +45,5 @@ def test_settings_name_only_registered_backends_for_the_role_they_answer() -> No
     assert chosen.digest() != RunConfig().digest()  # a run with it is another run
     agents = offline_agents(load_embedder(EmbedderConfig()), chosen.agents, chosen.roles)
     assert isinstance(agents.shortlist, Ranker)
+    # Named in the settings, it is in the hash: a run and a reproduce worker open one store.
+    assert own_roles(chosen, agents) == {}

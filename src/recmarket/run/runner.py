@@ -308,13 +308,15 @@ def run(cfg: RunConfig, out_dir: Path, **options: Any) -> RunResult:
 
 
 def own_roles(cfg: RunConfig, agents: Agents) -> dict[str, str]:
-    """The roles answered from outside recmarket in this run (those an ``[llm]`` table gives
-    to a model are the model's, whatever ``agents`` held)."""
+    """The roles answered from outside recmarket that the run's settings do not name: those
+    an ``[llm]`` table gives to a model and those ``roles`` names are in the settings' hash
+    already (and the driver of a reproduce, which builds agents from the settings alone,
+    must open the same store)."""
     by_model = cfg.llm.model_for if cfg.llm is not None and cfg.uses_llm else None
     return {
         role: who
         for role, who in agents.identity().items()
-        if by_model is None or by_model(role) == OFFLINE
+        if role not in cfg.roles and (by_model is None or by_model(role) == OFFLINE)
     }
 
 
