@@ -32,7 +32,8 @@ from typing import Any  # noqa: E402
 from recmarket.agents.rules import offline_agents  # noqa: E402
 from recmarket.config import EpisodeConfig, MarketConfig, RunConfig  # noqa: E402
 from recmarket.embedding import load_embedder  # noqa: E402
-from recmarket.run.runner import play_domain, prepare  # noqa: E402
+from recmarket.run.rounds import prepare  # noqa: E402
+from recmarket.run.runner import play_domain  # noqa: E402
 from recmarket.run.store import RunStore  # noqa: E402
 
 

@@ -9,7 +9,8 @@ from recmarket.agents.rules import offline_agents
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.run import runner
 from recmarket.run.loaded import embedder_for
-from recmarket.run.runner import play_pending, prepare, restored_round
+from recmarket.run.rounds import prepare, restored_round
+from recmarket.run.runner import play_pending
 
 
 @pytest.mark.parametrize("condition", ["local-rep", "no-rep"])

@@ -21,7 +21,7 @@ from recmarket.embedding import load_embedder
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.market.access import analytic_access, simulate_access
 from recmarket.market.build import market_access
-from recmarket.run.runner import prepare
+from recmarket.run.rounds import prepare
 
 ACCESS = tuple(f for f in MARKET if f.flag in ("--n", "--rho", "--p-hit"))
 BUILD = tuple(f for f in RUN if f.flag not in ("--condition", "--reputation-scope"))

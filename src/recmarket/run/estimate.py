@@ -20,7 +20,7 @@ from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.run.loaded import embedder_for
 from recmarket.run.reproduce import DEFAULT_SEEDS, plan
-from recmarket.run.runner import cell_round, prepare
+from recmarket.run.rounds import cell_round, prepare
 from recmarket.vocabulary import ROLES
 
 CHARS_PER_TOKEN = 4

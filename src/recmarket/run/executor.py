@@ -39,13 +39,8 @@ from recmarket.market.reputation import history_sets
 from recmarket.run.loaded import embedder_for, kept
 from recmarket.run.phases import Phases
 from recmarket.run.records import as_record
-from recmarket.run.runner import (
-    PreparedDomain,
-    play_pending,
-    prepare,
-    restored_round,
-    streams,
-)
+from recmarket.run.rounds import PreparedDomain, prepare, restored_round, streams
+from recmarket.run.runner import play_pending
 from recmarket.run.store import EpisodeRows, RunStore, episode_rows
 from recmarket.run.threads import pin_native_threads, pinned_native_threads
 
