@@ -11,8 +11,43 @@ from typing import Any
 from recmarket.agents.contracts import RankedItem, Shortlist, ShortlistInput
 from recmarket.agents.llm.cards.card import RoleCard
 from recmarket.agents.llm.parse import OutputError, extract_json, words
-from recmarket.agents.llm.prompts import LISTED_RECORDS, as_json, evidence, lines_after, text_of
+from recmarket.agents.llm.prompts import as_json, lines_after, text_of
 from recmarket.agents.llm.replies import REASON_WORDS, Reply, bounded
+from recmarket.mechanisms import mechanism
+
+SPARSE_BELOW = 3.0  # records' worth of evidence under which a profile is called sparse
+# Under beta and decay the memory shows every record that counts; the prompt lists the most
+# recent of them, and the evidence summary covers them all, so a prompt stays bounded.
+LISTED_RECORDS = 10
+
+
+def evidence(inp: ShortlistInput) -> str:
+    """Under the beta and decay mechanisms, each platform's evidence summarised: the
+    records' (weighted) count and the posterior share of each label under a uniform
+    Dirichlet(1, 1, 1) prior, with its uncertainty; a profile with little evidence is
+    called sparse, which is not the same as unfavorable."""
+    if inp.mechanism is None:
+        return ""
+    summary = {}
+    for platform, records in (inp.histories or {}).items():
+        weight = sum(r.counted for r in records)
+        total = 3.0 + weight
+        shares = {
+            label: (1.0 + sum(r.counted for r in records if r.claim_reliability == label)) / total
+            for label in ("high", "mixed", "low")
+        }
+        high = shares["high"]
+        summary[platform] = {
+            "records": len(records),
+            "evidence": round(weight, 2),
+            **{f"posterior_{k}": round(v, 2) for k, v in shares.items()},
+            "uncertainty": round((high * (1 - high) / (total + 1)) ** 0.5, 2),
+            "sparse": weight < SPARSE_BELOW,
+        }
+    header = mechanism(inp.mechanism).evidence_header
+    return f"reputation_evidence ({header}; sparse means little evidence, not bad):\n" + (
+        as_json(summary) + "\n"
+    )
 
 
 def fields(inp: ShortlistInput) -> dict[str, Any]:
