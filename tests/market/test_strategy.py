@@ -12,9 +12,9 @@ from recmarket.agents.rules.params import PlatformParams, ScaleParams
 from recmarket.agents.rules.platform import claimed_level
 from recmarket.config import MarketConfig
 from recmarket.market.build import build_market
+from recmarket.market.presentation import arms, policy_of
 from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory
-from recmarket.market.strategy import Strategies, arms, policy_of
 from recmarket.policies import BALANCED, EXAGGERATION, STRICT
 from tests.fixtures import bundled_parts
 
@@ -35,7 +35,6 @@ def adaptive_round(setup, **market) -> Round:
         "local-rep",
         ReputationMemory(10, "local"),
         Judge.of(embedder, ScaleParams()),
-        Strategies(built),
     )
 
 
@@ -75,7 +74,7 @@ def test_learners_update_once_per_period_from_the_episodes_lessons(setup) -> Non
         return [await rnd.play(r) for r in rnd.market.requests[:n]]
 
     outcomes = asyncio.run(play(12))
-    learner = strategies.learners["P1"]
+    learner = strategies.by_id["P1"].learner
     # after 12 rounds only period 0 (6 rounds) has been applied: period 1 waits for round 13
     told = [o.lessons["P1"] for o in outcomes[:6] if "P1" in o.lessons]
     assert strategies.learned == 1
@@ -107,7 +106,7 @@ def test_choices_follow_the_lessons_not_the_order_episodes_finish_in(setup) -> N
         for r in (first, second)
     ]
     assert picks[0] == picks[1]
-    weights = [r.strategies.learners["P1"].log_weights for r in (first, second)]
+    weights = [r.strategies.by_id["P1"].learner.log_weights for r in (first, second)]
     assert np.array_equal(weights[0], weights[1]) and weights[0].any()
 
 

@@ -31,7 +31,7 @@ def memory_unit(config: RunConfig) -> str:
     """What a cell's episodes depend on together: nothing across requests without
     reputation; the memory set under it (a user, a profile, everyone in the domain); every
     stream of a domain where platforms learn from all of them."""
-    if config.market.platform_strategy == "adaptive":
+    if config.market.adaptive:
         return "domain"
     if not condition(config.condition).reputation:
         return "request"

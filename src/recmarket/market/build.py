@@ -25,23 +25,24 @@ from recmarket.market.settings import MarketConfig
 
 @dataclass(frozen=True)
 class Seat:
-    """A platform of the market: its id, its fixed policy (None: it adapts) and the number
-    of rounds played before it enters (0 for the incumbents)."""
+    """A platform of the market: its id, its platform strategy (``market.presentation``),
+    the policy it was given (its composition's, or a fixed entrant's; None for an adaptive
+    entrant) and the number of rounds played before it enters (0 for the incumbents)."""
 
     platform_id: str
+    strategy: str
     policy: str | None
     after_rounds: int = 0
 
 
 def seats(cfg: MarketConfig) -> tuple[Seat, ...]:
     """The incumbents P1..PN, then the late entrants in order of entry."""
-    adaptive = cfg.platform_strategy == "adaptive"
     incumbents = [
-        Seat(i, None if adaptive else p)
+        Seat(i, cfg.platform_strategy, p)
         for i, p in zip(platform_ids(cfg.n_platforms), cfg.policies, strict=True)
     ]
     late = [
-        Seat(i, e.policy, e.after_rounds)
+        Seat(i, e.kind, e.policy, e.after_rounds)
         for i, e in zip(cfg.entrant_ids, cfg.entrants, strict=True)
     ]
     return (*incumbents, *late)

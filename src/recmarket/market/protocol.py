@@ -1,8 +1,9 @@
 """One round of the market (Section 3.2), under one of three conditions (Section 4.1).
 
 Stage 1: the user writes a request and the user agent structures it. Stage 2: every
-platform in the market retrieves one candidate and explains it under its policy (fixed, or
-chosen by an adaptive platform's learner, ``market.strategy``). Stage 3: the
+platform in the market retrieves one candidate and explains it under the presentation its
+strategy chooses (its fixed policy, or an adaptive platform's arm: ``market.strategy``).
+Stage 3: the
 candidates are shuffled and the user agent ranks exactly K of them with a reason each.
 Stage 4: the user buys one shown item or nothing; under LocalRep a purchase is reviewed and
 the purchased platform's history gains one claim-reliability record.
@@ -19,7 +20,7 @@ agree.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -49,8 +50,9 @@ from recmarket.market.asker import RoleAsker
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.metrics import regret
 from recmarket.market.outcome import Outcome, Proposal
+from recmarket.market.presentation import Arm
 from recmarket.market.reputation import ReputationMemory
-from recmarket.market.strategy import Arm, Strategies, lessons
+from recmarket.market.strategy import Strategies, lessons
 from recmarket.profiles import PROFILE_BY_NAME
 from recmarket.streams import Stream, rng
 from recmarket.vocabulary import Condition
@@ -89,7 +91,10 @@ class Round:
     condition: Condition
     memory: ReputationMemory | None = None
     judge: Judge | None = None  # measures target_best_fit and regret
-    strategies: Strategies | None = None  # the adaptive platforms, if any
+    strategies: Strategies = field(init=False)  # every seat's, built from the market
+
+    def __post_init__(self) -> None:
+        self.strategies = Strategies(self.market)
 
     async def play(self, request: Request) -> Outcome:
         (prepared,) = await self.prepare([request])
@@ -223,14 +228,11 @@ class Round:
         return bool(all(fits[target] > f for i, f in enumerate(fits) if i != target))
 
     def presentation(self, o: Outcome, platform: int) -> Arm:
-        """The platform's policy and claim intensity for this proposal: its own, or what
-        its learner chooses (and the episode records)."""
-        seat = self.market.seats[platform]
-        if seat.policy is not None:
-            return Arm(seat.policy, self.market.config.claim_intensities[0])
-        assert self.strategies is not None
+        """The platform's policy and claim intensity for this proposal, as its strategy
+        chooses; the episode records an adaptive platform's choice."""
         arm = self.strategies.choose(o.request, platform)
-        o.choices[seat.platform_id] = arm.name
+        if self.strategies.seats[platform].adaptive:
+            o.choices[self.market.seats[platform].platform_id] = arm.name
         return arm
 
     async def _explain(
@@ -260,7 +262,7 @@ class Round:
             await self._stages_3_4(o)
         if self.judge is not None:
             o.regret = regret(o, self.market.domain, self.judge)
-        if self.strategies is not None:
+        if self.strategies.adaptive:
             o.lessons = lessons(o, self.market.config)
             self.strategies.observe(o.request.order, o.lessons)
         return o

@@ -22,17 +22,16 @@ from recmarket.market.policies import (
     parse_policy,
     platform_ids,
 )
+from recmarket.market.presentation import PLATFORM_STRATEGIES, StrategyName, strategy_kind
 from recmarket.mechanisms import MechanismName
 from recmarket.policies import PolicyName
-
-Strategy = Literal["fixed", "adaptive"]
-ADAPTIVE = "adaptive"
 
 
 class Entrant(BaseModel):
     """A platform that joins the market late: ``strict@200`` proposes from round 201 on (the
     first 200 rounds of each domain's schedule are played without it), with the Strict
-    policy; ``adaptive@200`` learns its presentation like an adaptive incumbent."""
+    policy kept fixed; ``adaptive@200`` learns its presentation like an adaptive incumbent.
+    ``strategy`` is the policy of a fixed entrant or the name of an adaptive strategy."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -50,8 +49,13 @@ class Entrant(BaseModel):
                 f"entrant {value!r} is not POLICY@ROUNDS or adaptive@ROUNDS (e.g. strict@200)"
             )
         name = name.strip().lower()
+        kind = PLATFORM_STRATEGIES.get(name)
+        if kind is not None and not kind.adaptive:
+            raise ValueError(
+                f"entrant {value!r}: a fixed entrant is named by its policy (strict@200)"
+            )
         return {
-            "strategy": name if name == ADAPTIVE else parse_policy(name),
+            "strategy": name if kind is not None else parse_policy(name),
             "after_rounds": int(rounds),
         }
 
@@ -62,7 +66,13 @@ class Entrant(BaseModel):
     @property
     def policy(self) -> str | None:
         """The fixed policy's name, or None for an adaptive entrant."""
-        return None if self.strategy == ADAPTIVE else self.strategy
+        return None if self.strategy in PLATFORM_STRATEGIES else self.strategy
+
+    @property
+    def kind(self) -> str:
+        """The entrant's platform strategy: the adaptive one it names, or fixed (with its
+        policy)."""
+        return self.strategy if self.strategy in PLATFORM_STRATEGIES else "fixed"
 
 
 class MarketConfig(BaseModel):
@@ -105,7 +115,7 @@ class MarketConfig(BaseModel):
     long_term_weight: float = Field(
         0.25, ge=0.0, le=1.0, description="weight of the long-term need in the search vector"
     )
-    platform_strategy: Annotated[Strategy, ADDED_LATER] = Field(
+    platform_strategy: Annotated[StrategyName, ADDED_LATER] = Field(
         "fixed",
         description="fixed: each platform keeps its composition's policy; adaptive: each "
         "learns which presentation to use from its own proposals' fate",
@@ -194,7 +204,8 @@ class MarketConfig(BaseModel):
     @property
     def adaptive(self) -> bool:
         """Whether any platform learns its presentation (incumbents or an entrant)."""
-        return self.platform_strategy == ADAPTIVE or any(e.policy is None for e in self.entrants)
+        kinds = (self.platform_strategy, *(e.kind for e in self.entrants))
+        return any(strategy_kind(kind).adaptive for kind in kinds)
 
     @property
     def policies(self) -> tuple[str, ...]:

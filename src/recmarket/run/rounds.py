@@ -27,7 +27,6 @@ from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.build import DomainMarket, build_market, item_vectors
 from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory, scope_key
-from recmarket.market.strategy import Strategies
 from recmarket.run.loaded import requests_for
 from recmarket.run.phases import Phases
 from recmarket.run.records import restore_reputation, restore_strategies, stored_records
@@ -104,7 +103,6 @@ def cell_round(
         cfg.condition,
         memory,
         Judge.of(embedder, cfg.agents.scale),
-        Strategies(prepared.market) if cfg.market.adaptive else None,
     )
 
 
@@ -132,6 +130,6 @@ def restored_round(
     round_ = cell_round(cfg, prepared, agents, embedder)
     if round_.memory is not None:
         restore_reputation(round_.memory, prepared.requests, stored_records(stored))
-    if round_.strategies is not None:
+    if round_.strategies.adaptive:
         restore_strategies(round_.strategies, stored)
     return round_

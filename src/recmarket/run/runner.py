@@ -95,7 +95,7 @@ async def play_pending(
     platforms are state all streams share, updated once per learning period, so with them
     the periods are played one after the other (concurrently within each).
     """
-    if round_.strategies is None:
+    if not round_.strategies.adaptive:
         await play_concurrently(cfg, round_, pending, commit, offline)
         return
     period = cfg.market.learning_period

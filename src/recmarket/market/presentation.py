@@ -1,0 +1,154 @@
+"""How each platform chooses the presentation of its proposals: its strategy.
+
+Every seat of a market has a ``PlatformStrategy``. A *fixed* platform keeps the policy its
+composition gave it (the paper's platforms); an *adaptive* one (issue 12) chooses an arm
+before every proposal with a learning rule and is told the fate of the arms it played.
+
+An arm is a presentation policy and, for the offline platform, a claim intensity within it
+(how far Strict shades or Exaggeration lifts a claim from the platform's reading; Balanced
+claims its reading, so it has one arm).
+
+The two kinds are the two ways a seat can relate to what it has seen, and there is no
+third: a platform observes nothing but its own proposals' fate (shortlisted, ranked first,
+bought), so any strategy that reacts, rule-based ones included, is a function of its own
+(arm, reward) history and its draws, which is what a learning rule is
+(``market.learning``, extended through the ``recmarket.strategies`` entry-point group).
+Code asks a strategy whether it is adaptive, never which kind it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+import numpy as np
+
+from recmarket.market.learning import Learner, learner
+from recmarket.policies import PAPER_POLICIES, policy
+
+StrategyName = Literal["fixed", "adaptive"]
+
+
+@dataclass(frozen=True)
+class Arm:
+    policy: str
+    intensity: float = 1.0
+
+    @property
+    def name(self) -> str:
+        """``strict``, or ``strict:0.5`` at another intensity than the calibrated one."""
+        return self.policy if self.intensity == 1.0 else f"{self.policy}:{self.intensity:g}"
+
+
+def arms(intensities: tuple[float, ...]) -> tuple[Arm, ...]:
+    """The paper's three policies, each at every intensity where its claim rule varies
+    with intensity (Balanced claims its reading: one arm). Installed policies are not
+    arms: installing a package must not change what an adaptive platform can choose."""
+    return tuple(
+        Arm(name, intensity)
+        for name in PAPER_POLICIES
+        for intensity in (intensities if policy(name).claim.varies else (1.0,))
+    )
+
+
+def policy_of(arm_name: str) -> str:
+    return arm_name.split(":")[0]
+
+
+class PlatformStrategy(Protocol):
+    """One platform's choice of presentation, proposal by proposal.
+
+    ``adaptive`` says whether the choice can change with what the platform has seen: an
+    adaptive platform's choices are recorded with the episode, it is told each episode's
+    lesson (``observe``), and it chooses only once the learning periods before its
+    request's have been applied. ``choose`` takes a function that gives the episode's keyed
+    generator for this platform, so that a strategy that draws nothing costs nothing."""
+
+    @property
+    def adaptive(self) -> bool: ...
+
+    def choose(self, draw: Callable[[], np.random.Generator]) -> Arm: ...
+
+    def observe(self, arm: str, reward: float) -> None: ...
+
+
+@dataclass(frozen=True)
+class FixedPresentation:
+    """Presents every proposal under one policy, at the market's claim intensity."""
+
+    arm: Arm
+    adaptive: bool = field(default=False, init=False)
+
+    def choose(self, draw: Callable[[], np.random.Generator]) -> Arm:
+        return self.arm
+
+    def observe(self, arm: str, reward: float) -> None:
+        raise RuntimeError(f"a fixed platform ({self.arm.name}) is told no lessons")
+
+
+@dataclass
+class LearnedPresentation:
+    """Chooses among ``arms`` with a learner, which is told the reward of each arm played."""
+
+    arms: Sequence[Arm]
+    learner: Learner
+    adaptive: bool = field(default=True, init=False)
+
+    def __post_init__(self) -> None:
+        self.index = {arm.name: i for i, arm in enumerate(self.arms)}
+
+    def choose(self, draw: Callable[[], np.random.Generator]) -> Arm:
+        return self.arms[self.learner.choose(draw())]
+
+    def observe(self, arm: str, reward: float) -> None:
+        self.learner.update(self.index[arm], reward)
+
+
+class StrategySettings(Protocol):
+    """What a seat's strategy is made from besides its policy (``MarketConfig`` has it; the
+    market settings import this module, so it cannot import them)."""
+
+    @property
+    def claim_intensities(self) -> tuple[float, ...]: ...
+
+    @property
+    def learning_rule(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class StrategyKind:
+    """A value of ``market.platform_strategy`` (or of an entrant): whether its seats adapt,
+    and how a seat's strategy is made from the seat's policy (its composition's, or an
+    entrant's; None for an adaptive entrant) and the market settings."""
+
+    name: StrategyName
+    adaptive: bool
+    make: Callable[[str | None, StrategySettings], PlatformStrategy]
+
+
+def _fixed(seat_policy: str | None, cfg: StrategySettings) -> PlatformStrategy:
+    if seat_policy is None:
+        raise ValueError("a fixed platform needs a presentation policy")
+    return FixedPresentation(Arm(seat_policy, cfg.claim_intensities[0]))
+
+
+def _learned(seat_policy: str | None, cfg: StrategySettings) -> PlatformStrategy:
+    choices = arms(cfg.claim_intensities)
+    return LearnedPresentation(choices, learner(cfg.learning_rule, [a.name for a in choices]))
+
+
+PLATFORM_STRATEGIES: dict[str, StrategyKind] = {
+    kind.name: kind
+    for kind in (StrategyKind("fixed", False, _fixed), StrategyKind("adaptive", True, _learned))
+}
+
+
+def strategy_kind(name: str) -> StrategyKind:
+    """The kind of this name (settings have validated it); an unknown one fails with the
+    known ones."""
+    try:
+        return PLATFORM_STRATEGIES[name]
+    except KeyError:
+        known = ", ".join(PLATFORM_STRATEGIES)
+        raise ValueError(f"unknown platform strategy {name!r}; known: {known}") from None
