@@ -19,7 +19,16 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "recmarket"
 LAYERS = (
     ("recmarket",),  # the version
     ("registry",),  # named variants and their entry points
-    ("vocabulary", "profiles", "streams", "sqlite_files", "policies", "mechanisms", "hashing"),
+    (
+        "vocabulary",
+        "profiles",
+        "streams",
+        "sqlite_files",
+        "locks",
+        "policies",
+        "mechanisms",
+        "hashing",
+    ),
     ("conditions",),  # the conditions, over the names in vocabulary
     ("data", "embedding"),
     ("agents",),

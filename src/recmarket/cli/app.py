@@ -22,6 +22,7 @@ from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError
 from recmarket.data.raw import DataError
 from recmarket.embedding import EmbedderUnavailable
+from recmarket.locks import DirectoryInUse
 from recmarket.market.protocol import ProtocolError
 from recmarket.run.reproduce import Interrupted, PlanError
 from recmarket.run.store import RunConflict
@@ -74,6 +75,7 @@ def user_errors() -> Iterator[None]:
         EmbedderUnavailable,
         ConfigError,
         RunConflict,
+        DirectoryInUse,
         ProtocolError,
         ReplayMiss,
         StoreError,

@@ -11,6 +11,7 @@ from rich.table import Table
 from recmarket.calibration.calibrate import Calibration, calibrate, write_params
 from recmarket.calibration.mle import Fitted
 from recmarket.cli.app import app, err, fail, out, user_errors
+from recmarket.locks import WriterLock
 from recmarket.report.prediction import REPLICATES, PredictionRow, check_predictions
 
 
@@ -91,8 +92,9 @@ def calibrate_command(
         for run_dir in [*run_dirs, *(check or [])]:
             if not (run_dir / "run.sqlite").is_file():
                 fail(f"{run_dir}: no run store (run.sqlite) here")
-        calibration = calibrate(run_dirs)
-        report = write_params(calibration, out_path)
+        with WriterLock(out_path.parent):  # one calibration writes a directory at a time
+            calibration = calibrate(run_dirs)
+            report = write_params(calibration, out_path)
     table = Table(title=f"Calibrated offline parameters ({len(run_dirs)} run(s))")
     for column in ("part", "parameter", "estimate", "SE", "identified"):
         table.add_column(column)

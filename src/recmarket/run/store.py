@@ -24,6 +24,7 @@ from typing import Any
 
 from recmarket import __version__
 from recmarket.config import RunConfig
+from recmarket.locks import WriterLock
 from recmarket.market.metrics import EpisodeMetrics
 from recmarket.sqlite_files import StoreError, connect, named_errors
 
@@ -151,6 +152,7 @@ class RunStore:
 
     def __init__(self, path: Path, readonly: bool = False) -> None:
         self.path = path
+        self.lock: WriterLock | None = None  # held by a store opened to write
         with _named(path):
             if readonly:  # show, export, report: never write, even on a read-only mount
                 self.db = _connect_readonly(path)
@@ -164,33 +166,48 @@ class RunStore:
         """Create the run, or reopen it when the configuration and the roles answered from
         outside recmarket (``Agents.identity``) are the same. A store with no finished
         episode takes the new ones (nothing would be mixed); one with episodes but no
-        manifest is damaged and never written to."""
+        manifest is damaged and never written to. The directory is locked for this process
+        first (``DirectoryInUse`` names the process writing it), so the manifest is
+        compared, and episodes are written, by one process at a time."""
         roles = dict(roles or {})
-        out_dir.mkdir(parents=True, exist_ok=True)
-        store = cls(out_dir / STORE_NAME)
-        with _named(store.path):
-            store._create_schema()
-            manifest = store.manifest()
-            empty = store.db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 0
+        lock = WriterLock(out_dir)
+        try:
+            store = cls(out_dir / STORE_NAME)
+        except BaseException:
+            lock.close()
+            raise
+        store.lock = lock
+        try:
+            store._check_or_write_manifest(out_dir, config, roles)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def _check_or_write_manifest(
+        self, out_dir: Path, config: RunConfig, roles: dict[str, str]
+    ) -> None:
+        with _named(self.path):
+            self._create_schema()
+            manifest = self.manifest()
+            empty = self.db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 0
             other = manifest.get("config_hash") != config.digest() or _roles(manifest) != roles
             if manifest and empty and other:
-                with store.transaction() as db:
+                with self.transaction() as db:
                     db.execute("DELETE FROM manifest")
                 manifest = {}
         if not manifest and not empty:
-            store.close()
             raise StoreError(
-                f"{store.path}: has episodes but no manifest (damaged); it is not written to; "
+                f"{self.path}: has episodes but no manifest (damaged); it is not written to; "
                 "choose another --out"
             )
         if not manifest:
-            with _named(store.path):
-                store._write_manifest(config, roles)
+            with _named(self.path):
+                self._write_manifest(config, roles)
         elif manifest.get("schema") in UPGRADABLE and manifest["config_hash"] == config.digest():
-            with _named(store.path):
-                store._upgrade()
+            with _named(self.path):
+                self._upgrade()
         elif manifest.get("schema") != str(SCHEMA_VERSION):
-            store.close()
             raise RunConflict(
                 f"{out_dir} holds a run store of schema {manifest.get('schema')} made by an "
                 f"older recmarket (this one writes schema {SCHEMA_VERSION}); choose another --out"
@@ -198,7 +215,6 @@ class RunStore:
         elif manifest["config_hash"] != config.digest():
             old = json.loads(manifest["config"])
             diffs = _differences(old, json.loads(config.model_dump_json()))
-            store.close()
             raise RunConflict(
                 f"{out_dir} holds a run with a different configuration ("
                 + "; ".join(diffs[:5])
@@ -206,14 +222,12 @@ class RunStore:
                 + "); rerun with the same settings to resume it, or choose another --out"
             )
         elif _roles(manifest) != roles:
-            store.close()
             raise RunConflict(
                 f"{out_dir} holds a run whose roles were answered by "
                 f"{_describe(_roles(manifest))}, and this run's are answered by "
                 f"{_describe(roles)}; rerun with the same roles to resume it, or choose "
                 "another --out"
             )
-        return store
 
     @classmethod
     def read(cls, run_dir: Path) -> RunStore:
@@ -339,6 +353,8 @@ class RunStore:
 
     def close(self) -> None:
         self.db.close()
+        if self.lock is not None:
+            self.lock.close()
 
     def __enter__(self) -> RunStore:
         return self
