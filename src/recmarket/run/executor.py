@@ -36,6 +36,7 @@ from recmarket.config import RunConfig
 from recmarket.embedding import Embedder
 from recmarket.market.outcome import Outcome
 from recmarket.market.reputation import history_sets
+from recmarket.run.lifeline import die_with_parent
 from recmarket.run.loaded import embedder_for, kept
 from recmarket.run.phases import Phases
 from recmarket.run.records import as_record
@@ -170,9 +171,11 @@ class LocalExecutor:
 
 def worker_start() -> None:
     """Workers leave signals to the parent, which stops them (a Ctrl-C reaches the whole
-    process group; only the parent should act on it), and run one native thread each."""
+    process group; only the parent should act on it), die with it if it is killed
+    outright, and run one native thread each."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent()
     pin_native_threads()
 
 
