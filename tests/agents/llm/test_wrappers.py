@@ -140,6 +140,21 @@ def test_budgeted_refuses_what_the_budget_cannot_cover_and_charges_what_was_used
     assert account.spent == pytest.approx(2.0)
 
 
+
+def test_the_budget_stop_reports_the_spend_of_the_calls_that_were_in_flight() -> None:
+    account = SpendAccount(None, budget=30.0)  # CFG: $1 per prompt character
+    budgeted = Budgeted(FakeChatAPI(latency=0.2).generate, CFG, account)
+
+    async def main() -> None:
+        landing = asyncio.create_task(budgeted(request(text="x" * 20)))  # charged 5
+        await asyncio.sleep(0.05)  # it is in flight, holding its reservation of 20
+        with pytest.raises(BudgetExceeded, match=r"\$5\.0000 spent so far"):
+            await budgeted(request(text="x" * 12))  # 20 + 12 > 30: refused
+        assert landing.done()  # the stop waited for it
+
+    asyncio.run(main())
+
+
 def model(tmp_path: Path, api: FakeChatAPI, replay: bool = False) -> ChatModel:
     cache = CallCache([tmp_path / "calls.sqlite"])
     ledger = Ledger(SpendAccount(None, None))

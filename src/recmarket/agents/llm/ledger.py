@@ -89,12 +89,17 @@ class SpendAccount:
             {"amount": amount, "budget": self.budget},
         ).rowcount
         if not changed:
-            raise BudgetExceeded(
-                f"budget of ${self.budget:.2f} reached: ${self.spent:.4f} spent so far (by "
-                f"this run and the earlier ones in {self.path}), and the next call could "
-                f"cost up to ${amount:.4f}; finished episodes are kept, rerun with a higher "
-                "--budget to go on"
-            )
+            raise self.exceeded(amount)
+
+    def exceeded(self, amount: float) -> BudgetExceeded:
+        """The stop for a call of ``amount`` the budget cannot cover, with the spend as it
+        stands now (give it once the calls in flight have landed)."""
+        return BudgetExceeded(
+            f"budget of ${self.budget:.2f} reached: ${self.spent:.4f} spent so far (by "
+            f"this run and the earlier ones in {self.path}), and the next call could "
+            f"cost up to ${amount:.4f}; finished episodes are kept, rerun with a higher "
+            "--budget to go on"
+        )
 
     def settle(self, reserved: float, cost: float) -> None:
         """Replace a reservation by what the call cost (0 when it failed)."""

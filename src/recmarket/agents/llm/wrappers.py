@@ -154,7 +154,7 @@ class Budgeted:
         except BudgetExceeded:
             while self.account.in_flight:
                 await asyncio.sleep(0.05)
-            raise
+            raise self.account.exceeded(reserved) from None  # the spend they landed with
         self.account.in_flight += 1
         cost = reserved
         try:
