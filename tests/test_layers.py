@@ -25,6 +25,7 @@ LAYERS = (
         "streams",
         "sqlite_files",
         "locks",
+        "tasks",
         "policies",
         "mechanisms",
         "hashing",

@@ -55,6 +55,7 @@ from recmarket.market.reputation import ReputationMemory
 from recmarket.market.strategy import Strategies, lessons
 from recmarket.profiles import PROFILE_BY_NAME
 from recmarket.streams import Stream, rng
+from recmarket.tasks import gather_or_cancel
 from recmarket.vocabulary import Condition
 
 
@@ -118,7 +119,7 @@ class Round:
         Separate from stage 2 because adaptive platforms can only propose once the
         previous learning period has finished, while needs can be asked for ahead."""
         outcomes = [Outcome(r, self.condition, r.episode.target.item_index) for r in requests]
-        await asyncio.gather(*(self._stage1(o) for o in outcomes))
+        await gather_or_cancel(*(self._stage1(o) for o in outcomes))
         ready = [o for o in outcomes if o.failed_role is None]
         if ready and self.judge is not None:  # one batch for the texts every role reads
             self.judge.similarity.vectors(
@@ -137,7 +138,7 @@ class Round:
 
     async def propose(self, outcomes: list[Outcome]) -> list[Outcome]:
         """Stage 2 of outcomes whose stage 1 succeeded."""
-        await asyncio.gather(
+        await gather_or_cancel(
             *(self._stage2(o, o.search_vector) for o in outcomes if o.search_vector is not None)
         )
         return outcomes

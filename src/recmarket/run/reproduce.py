@@ -24,8 +24,9 @@ from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.run.driver import run_cells
 from recmarket.run.executor import LocalExecutor, ProcessExecutor
 from recmarket.run.phases import Phases
-from recmarket.run.runner import gather_or_cancel, play_cell
+from recmarket.run.runner import play_cell
 from recmarket.run.threads import pinned_native_threads
+from recmarket.tasks import gather_or_cancel
 
 PLAN = "plan.json"
 DEFAULT_SEEDS = 3  # replicates of every cell: verdicts rest on intervals over seeds

@@ -39,6 +39,7 @@ from recmarket.run.records import (
 from recmarket.run.rounds import PreparedDomain, prepare, restored_round, streams
 from recmarket.run.store import RunStore
 from recmarket.run.threads import pinned_native_threads
+from recmarket.tasks import gather_or_cancel
 
 # progress(domain, episodes done in this run so far, episodes in the whole run)
 Progress = Callable[[str, int, int], None]
@@ -166,20 +167,7 @@ async def play_concurrently(
                     ahead.release()
 
     preparing = [prepare_in_order()] if offline else [prepare_batch(b) for b in batches]
-    await asyncio.gather(*preparing, *(finish_stream(s) for s in lanes))
-
-
-async def gather_or_cancel(*coroutines: Awaitable[Any]) -> list[Any]:
-    """Await the coroutines as concurrent tasks; when one fails, cancel the others, let them
-    finish their cleanup, and raise its exception as it is (not as an ExceptionGroup)."""
-    tasks = [asyncio.ensure_future(c) for c in coroutines]
-    try:
-        return await asyncio.gather(*tasks)
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
+    await gather_or_cancel(*preparing, *(finish_stream(s) for s in lanes))
 
 
 def run(cfg: RunConfig, out_dir: Path, **options: Any) -> RunResult:
@@ -251,7 +239,6 @@ async def play_cell(
         agents = backend.agents(agents)
     total = cfg.total_episodes
     count = 0
-    finished = sum(len(store.done(name)) for name in cfg.domains) >= total
 
     async def play(name: str) -> None:
         prepared = prepare(cfg, name, embedder, cache)
@@ -269,10 +256,8 @@ async def play_cell(
             for name in cfg.domains:  # before the next is sampled
                 await play(name)
             return
-        # A wrong key, URL or model stops here, before any episode; a finished run (rerun
-        # for its summary) needs no endpoint at all.
-        if not finished:
-            await backend.check()
+        # The endpoint is checked before the first call the stores cannot answer
+        # (LLMBackend.ensure_checked), so a run they answer whole needs no network.
         # The domains share nothing but the endpoint: their streams wait on it together.
         await gather_or_cancel(*(play(name) for name in cfg.domains))
 

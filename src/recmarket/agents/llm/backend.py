@@ -1,8 +1,10 @@
 """The LLM backend: Appendix C prompt cards, any OpenAI-compatible model per role, checked
-before a run and wrapped in the call store, ledger and limits."""
+before the first call the stores cannot answer and wrapped in the call store, ledger and
+limits."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -74,6 +76,8 @@ class LLMBackend:
     cache: CallCache = field(init=False)
     attempts: AttemptLog = field(init=False)
     roles: dict[str, LLMRole[Any, Any]] = field(init=False)
+    checked: list[Checked] | None = field(init=False, default=None)  # once the check ran
+    _check_lock: asyncio.Lock | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         require_prices(self.config, self.budget)
@@ -93,6 +97,8 @@ class LLMBackend:
             for role in ROLES
             if (name := self.config.model_for(role)) != OFFLINE
         }
+        for model in self.models:
+            model.before_send = self.ensure_checked
 
     @property
     def models(self) -> list[ChatModel]:
@@ -118,6 +124,18 @@ class LLMBackend:
             form = await self.endpoints.reply_format(model)
             checked.append(Checked(model.cfg, seconds, measured, start, form))
         return checked
+
+    async def ensure_checked(self) -> list[Checked]:
+        """The check, made once, when the first call the stores cannot answer is about to
+        be sent: a wrong key, URL or model stops the run there (``EndpointFailure``), before
+        that episode is committed, and a run the stores can answer whole (a finished run
+        rerun, a cell whose calls another cell made) never touches the network."""
+        if self._check_lock is None:  # made in the running loop, on first use
+            self._check_lock = asyncio.Lock()
+        async with self._check_lock:
+            if self.checked is None:
+                self.checked = await self.check()
+        return self.checked
 
     async def aclose(self) -> None:
         """Close the endpoints' HTTP clients inside the loop that opened them."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from recmarket.agents.llm.adaptive import PROBE_FLOOR, PROBE_RISE, AdaptiveLimit
@@ -69,6 +70,9 @@ class ChatModel:
         self._send = Budgeted(unpaid, cfg, ledger.account)
         self._format: str | None = None  # the structured-output form in use, once known
         self._format_lock = asyncio.Lock()
+        # Awaited before the first call that must be sent (the backend's endpoint check):
+        # answers the stores hold need no endpoint at all.
+        self.before_send: Callable[[], Awaitable[object]] | None = None
 
     @property
     def params(self) -> dict[str, Any]:
@@ -176,6 +180,8 @@ class ChatModel:
                 f"--replay: no stored answer for a {role} call to {self.cfg.name} "
                 f"(key {key[:12]}); run without --replay to make it"
             )
+        if self.before_send is not None:
+            await self.before_send()
         form = FORMATS[await self.reply_format()](schema) if schema is not None else None
         start = time.monotonic()
         reply: Reply = await self._send(self._request(role, messages, sample, form))
