@@ -145,6 +145,9 @@ class FakeLLM:
     # reply); role calls' response_format types are counted in ``formats_seen``.
     formats: tuple[str, ...] = ()
     formats_seen: Counter[str] = field(default_factory=Counter)
+    # When set, every body leaves one byte per this many seconds (an endpoint that trickles:
+    # each read is quick, the whole reply is not)
+    trickle: float | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     prefixes: PrefixIndex = field(default_factory=PrefixIndex)
 
@@ -191,7 +194,12 @@ class FakeLLM:
                     self.send_header(name, value)
                 self.end_headers()
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(data)
+                    if fake.trickle is None:
+                        self.wfile.write(data)
+                    for byte in data if fake.trickle is not None else b"":
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(fake.trickle)
 
         class Server(ThreadingHTTPServer):
             request_queue_size = 256  # a real endpoint accepts every connection in flight

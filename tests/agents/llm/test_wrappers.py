@@ -1,10 +1,12 @@
 """Each layer around a provider, alone, against the in-process fake provider."""
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
 
+from recmarket.agents.llm import wrappers
 from recmarket.agents.llm.adaptive import AdaptiveLimit
 from recmarket.agents.llm.api import ChatRequest, ProviderError
 from recmarket.agents.llm.cache import CallCache
@@ -14,6 +16,7 @@ from recmarket.agents.llm.ledger import BudgetExceeded, Ledger, SpendAccount
 from recmarket.agents.llm.wrappers import (
     STREAM_LEFT,
     Budgeted,
+    Deadline,
     EndpointFailure,
     Limited,
     Retrying,
@@ -140,7 +143,6 @@ def test_budgeted_refuses_what_the_budget_cannot_cover_and_charges_what_was_used
     assert account.spent == pytest.approx(2.0)
 
 
-
 def test_the_budget_stop_reports_the_spend_of_the_calls_that_were_in_flight() -> None:
     account = SpendAccount(None, budget=30.0)  # CFG: $1 per prompt character
     budgeted = Budgeted(FakeChatAPI(latency=0.2).generate, CFG, account)
@@ -153,6 +155,21 @@ def test_the_budget_stop_reports_the_spend_of_the_calls_that_were_in_flight() ->
         assert landing.done()  # the stop waited for it
 
     asyncio.run(main())
+
+
+def test_a_deadline_bounds_the_whole_attempt_and_shows_a_long_wait(monkeypatch) -> None:
+    monkeypatch.setattr(wrappers, "VISIBLE_WAIT", 0.05)
+    notices: list[str] = []
+    slow = FakeChatAPI(latency=0.5)
+    cut = Deadline(slow.generate, CFG.model_copy(update={"timeout": 0.2}), notices.append)
+    start = time.monotonic()
+    with pytest.raises(ProviderError, match=r"within the timeout of 0\.2 s") as e:
+        asyncio.run(cut(request()))
+    assert e.value.retryable and e.value.overload  # a slow endpoint is retried, limited
+    assert time.monotonic() - start < 0.45
+    assert notices == ["m: waiting for an answer, up to 0.2 s", ""]  # shown, then cleared
+    quick = Deadline(FakeChatAPI().generate, CFG.model_copy(update={"timeout": 0.2}), None)
+    assert asyncio.run(quick(request())).text
 
 
 def model(tmp_path: Path, api: FakeChatAPI, replay: bool = False) -> ChatModel:

@@ -31,6 +31,7 @@ from recmarket.agents.llm.formats import (
 from recmarket.agents.llm.ledger import Ledger
 from recmarket.agents.llm.wrappers import (
     Budgeted,
+    Deadline,
     EndpointFailure,
     Limited,
     Retrying,
@@ -65,7 +66,8 @@ class ChatModel:
     ) -> None:
         self.cfg, self.api, self.cache, self.ledger, self.replay = cfg, api, cache, ledger, replay
         self.limit = limit
-        unpaid = Retrying(Limited(api.generate, limit), cfg, on_wait, lambda: limit.current)
+        self._timed = Deadline(api.generate, cfg, on_wait)  # every call, checks included
+        unpaid = Retrying(Limited(self._timed, limit), cfg, on_wait, lambda: limit.current)
         self._check = unpaid  # the endpoint check is never charged to a run
         self._send = Budgeted(unpaid, cfg, ledger.account)
         self._format: str | None = None  # the structured-output form in use, once known
@@ -117,7 +119,7 @@ class ChatModel:
             messages = [system, {**user, "content": f"{user['content']} ({call})"}]
             start = time.monotonic()
             try:
-                await self.api.generate(ChatRequest("check", messages, 1, 0.0, None))
+                await self._timed(ChatRequest("check", messages, 1, 0.0, None))
             except ProviderError as error:
                 raise EndpointFailure.at(self.cfg, error.cause) from error
             return time.monotonic() - start
@@ -156,7 +158,7 @@ class ChatModel:
         form = FORMATS[name](PROBE_SCHEMA)
         request = ChatRequest("check", messages, PROBE_TOKENS, 0.0, None, form)
         try:  # once, past the retries and the limit: some servers refuse a form with a 500
-            reply = await self.api.generate(request)
+            reply = await self._timed(request)
         except ProviderError:  # refused: not honoured
             return False
         return honoured(reply.text)

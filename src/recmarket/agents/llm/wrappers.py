@@ -7,8 +7,9 @@ slot; ``Retrying`` retries what may pass (capped Retry-After, backoff with full 
 turns the rest, and runs of failures, into ``EndpointFailure``; ``Limited`` holds one of
 the endpoint's slots for each attempt, stage 3-4 calls first (and among them those of the
 longest remaining stream), and tells the adaptive limit
-(``adaptive``) how the attempt went. Retrying outside the limit means a retry waits for a
-slot under the limit its own failure may have cut, rather than keeping its slot.
+(``adaptive``) how the attempt went; ``Deadline`` gives each attempt the model's
+``timeout`` from connecting to the last byte. Retrying outside the limit means a retry
+waits for a slot under the limit its own failure may have cut, rather than keeping its slot.
 """
 
 from __future__ import annotations
@@ -135,6 +136,49 @@ class Limited:
             ticket, request.role, seconds, reply.prompt_tokens, reply.completion_tokens
         )
         return reply
+
+
+class Deadline:
+    """Each attempt whole within ``cfg.timeout``: connecting, sending, the first byte and
+    every byte after. The HTTP client's timeout bounds each read alone, so an endpoint that
+    sends a byte a second kept a call (and the endpoint check) alive for minutes unseen.
+    An attempt still waiting after VISIBLE_WAIT seconds shows on the progress line, as a
+    Retry-After wait does, until no attempt of the model waits that long."""
+
+    def __init__(self, inner: Generate, cfg: ModelConfig, on_wait: WaitNotice | None) -> None:
+        self.inner, self.cfg, self.on_wait = inner, cfg, on_wait
+        self.waiting_long = 0  # attempts past VISIBLE_WAIT now
+
+    async def __call__(self, request: ChatRequest) -> Reply:
+        loop = asyncio.get_running_loop()
+        shown = False
+
+        def show() -> None:
+            nonlocal shown
+            shown = True
+            self.waiting_long += 1
+            if self.on_wait is not None and self.waiting_long == 1:
+                self.on_wait(
+                    f"{self.cfg.name}: waiting for an answer, up to {self.cfg.timeout:g} s"
+                )
+
+        later = loop.call_later(VISIBLE_WAIT, show) if self.cfg.timeout > VISIBLE_WAIT else None
+        try:
+            async with asyncio.timeout(self.cfg.timeout):
+                return await self.inner(request)
+        except TimeoutError:
+            raise ProviderError(
+                f"no whole answer within the timeout of {self.cfg.timeout:g} s",
+                retryable=True,
+                overload=True,
+            ) from None
+        finally:
+            if later is not None:
+                later.cancel()
+            if shown:
+                self.waiting_long -= 1
+                if self.on_wait is not None and self.waiting_long == 0:
+                    self.on_wait("")
 
 
 class Budgeted:
