@@ -10,6 +10,7 @@ table that ``recmarket run --config`` accepts as it is, and a fit report.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,9 +24,9 @@ from recmarket.calibration.decision import choice_agreement, decision_params, fi
 from recmarket.calibration.labels import FittedLabels, fit_labels, label_agreement, updater_params
 from recmarket.calibration.mle import Fitted
 from recmarket.calibration.observations import Observations, held_out, read_observations
+from recmarket.calibration.pooling import CalibrationRefused, pooled_runs
 from recmarket.calibration.ranker import fit_ranker, ranker_params, top1_agreement
 from recmarket.embedding import load_embedder
-from recmarket.run.store import RunStore
 
 UNREAD_WARNING = 0.5  # warn when the lexicon cannot read more than this share of claims
 
@@ -60,22 +61,59 @@ def _split(observations: Sequence[Any]) -> tuple[list[Any], list[Any]]:
 
 def _unidentified(fitted: Fitted | FittedLabels, where: str) -> list[str]:
     return [
-        f"{where}.{e.name} is not identified by these runs; kept at {e.value:g}"
+        f"{where}.{e.name} is not identified by these runs; "
+        + (
+            f"its optimum {e.value:g} has no finite standard error (on a bound, or the fit "
+            "did not converge)"
+            if e.fitted
+            else f"kept at {e.value:g}"
+        )
         for e in fitted.estimates
         if not e.identified
     ]
 
 
-def calibrate(run_dirs: Sequence[Path], prior: OfflineParams | None = None) -> Calibration:
+def _refuse_infinite(fits: list[tuple[str, Fitted | None]], runs: list[str]) -> None:
+    """A likelihood that is not a finite number fits nothing: refuse rather than write the
+    starting values as estimates."""
+    for where, fitted in fits:
+        if fitted is not None and not math.isfinite(fitted.log_likelihood):
+            raise CalibrationRefused(
+                f"{', '.join(runs)}: the {where} log-likelihood is {fitted.log_likelihood} "
+                "on these runs, so nothing can be fitted; nothing was written"
+            )
+
+
+def calibrate(
+    run_dirs: Sequence[Path], prior: OfflineParams | None = None, pool_backends: bool = False
+) -> Calibration:
     """Estimate the offline model's choice parameters from the runs' stored role calls,
     starting from ``prior`` (by default the model's documented defaults, with the scale the
-    first run read levels on)."""
-    with RunStore.read(run_dirs[0]) as store:
-        first = store.config()
+    first run read levels on). Runs that cannot be pooled (``pooling``), a run with nothing
+    to fit and a likelihood that is not finite are refused (``CalibrationRefused``)."""
+    runs = pooled_runs(list(run_dirs), pool_backends)
+    first = runs[0].config
     prior = prior or OfflineParams(scale=first.agents.scale)
     judge = Judge.of(load_embedder(first.embedder), prior.scale)
     observations = read_observations(run_dirs, judge)
-    return fit_observations(observations, prior, [str(d) for d in run_dirs])
+    used = {
+        o.episode[0]
+        for group in (observations.rankings, observations.decisions, observations.labels)
+        for o in group
+    }
+    for run in runs:
+        if str(run.path) not in used:
+            raise CalibrationRefused(
+                f"{run.path}: none of its {run.episodes} episodes has a shortlist, decision or "
+                "label to fit (every such call failed)"
+            )
+    calibration = fit_observations(observations, prior, [str(d) for d in run_dirs])
+    if len({run.backends for run in runs}) > 1:
+        calibration.warnings.append(
+            "pooled runs answered by different backends (--pool-backends): "
+            + "; ".join(f"{run.path}: {dict(run.backends)}" for run in runs)
+        )
+    return calibration
 
 
 def fit_observations(
@@ -94,6 +132,7 @@ def fit_observations(
     label_train, label_test = _split(observations.labels)
 
     ranker = fit_ranker(rank_train, prior.ranker) if rank_train else None
+    _refuse_infinite([("ranker", ranker)], runs)
     if ranker is None:
         warnings.append("no shortlists in these runs (platform-centric): the ranker is not fitted")
     ranked = prior.ranker
@@ -104,6 +143,7 @@ def fit_observations(
             reason = exc.errors()[0]["msg"]
             warnings.append(f"the fitted ranker is not kept ({reason}): it stays at its prior")
     decisions = fit_decisions(decide_train, prior.decision, ranked.credence)
+    _refuse_infinite([(f"decision.{p}", f) for p, f in decisions.items()], runs)
     labels = fit_labels(label_train, prior.update)
     for fitted, where in [(ranker, "ranker"), (labels, "update")] + [
         (f, f"decision.{p}") for p, f in decisions.items()

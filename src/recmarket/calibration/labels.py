@@ -59,8 +59,8 @@ def fit_labels(
     if not observations:
         return FittedLabels(
             (
-                Estimate("mixed_gap", prior.mixed_gap, None, False),
-                Estimate("low_gap", prior.low_gap, None, False),
+                Estimate("mixed_gap", prior.mixed_gap, None, False, False),
+                Estimate("low_gap", prior.low_gap, None, False, False),
             ),
             float("nan"),
             float("nan"),
@@ -76,10 +76,14 @@ def fit_labels(
     ]
     spread = np.std(np.array(draws), axis=0)
     seen = set(labels.tolist())
+    told = {  # a threshold is fitted where labels on both of its sides were written
+        "mixed_gap": bool({1, 2} & seen) and 0 in seen,
+        "low_gap": 2 in seen and bool({0, 1} & seen),
+    }
     return FittedLabels(
-        (
-            Estimate("mixed_gap", mixed, float(spread[0]), bool({1, 2} & seen) and 0 in seen),
-            Estimate("low_gap", low, float(spread[1]), 2 in seen and bool({0, 1} & seen)),
+        tuple(
+            Estimate(name, value, float(se), told[name], told[name])
+            for name, value, se in (("mixed_gap", mixed, spread[0]), ("low_gap", low, spread[1]))
         ),
         agreement,
         Counter(labels.tolist()).most_common(1)[0][1] / len(labels),
@@ -88,7 +92,7 @@ def fit_labels(
 
 
 def updater_params(fitted: FittedLabels, prior: UpdaterParams) -> UpdaterParams:
-    found = {e.name: e.value for e in fitted.estimates if e.identified}
+    found = {e.name: e.value for e in fitted.estimates if e.fitted}
     return prior.model_copy(update=found)
 
 

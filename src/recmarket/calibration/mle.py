@@ -8,6 +8,7 @@ standard error and is flagged instead).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -21,7 +22,11 @@ class Estimate:
     name: str
     value: float
     se: float | None  # None where the optimum sits on a bound or the information is singular
-    identified: bool = True  # False: fixed at its prior value, the data cannot tell
+    # Identified: fitted by a fit that converged, with a finite likelihood and a finite
+    # standard error. A parameter can be fitted and not identified (an optimum on a bound);
+    # one that is not fitted stays at its prior value: the data cannot tell.
+    identified: bool = True
+    fitted: bool = True
 
 
 @dataclass(frozen=True)
@@ -129,9 +134,17 @@ def fit_parameters(
     x, ses, converged = maximise(negative, free, start, [bounds[n] for n in free])
     found = {**prior, **dict(zip(free, x, strict=True))}
     se_of = dict(zip(free, ses, strict=True))
+    log_likelihood = data.log_likelihood(found)
+    sound = converged and math.isfinite(log_likelihood)
+
+    def estimate(name: str) -> Estimate:
+        se = se_of.get(name)
+        sure = sound and se is not None and math.isfinite(se)
+        return Estimate(name, float(found[name]), se, identified=sure, fitted=name in se_of)
+
     return Fitted(
-        tuple(Estimate(n, float(found[n]), se_of.get(n), n in se_of) for n in names),
-        data.log_likelihood(found),
+        tuple(estimate(n) for n in names),
+        log_likelihood,
         data.null_log_likelihood(),
         observations,
         converged,

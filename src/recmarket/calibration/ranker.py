@@ -139,7 +139,9 @@ class RankingData:
         top = np.where(np.isfinite(top), top, 0.0)
         log_sum = np.log(np.exp(u - top).sum(axis=2)) + top[..., 0]
         picked = np.take_along_axis(utility, self.chosen, axis=1)
-        return float(((picked - log_sum) * self.placed).sum())
+        # a place an observation does not have adds nothing (its log-sum is -inf, and
+        # -inf times 0 would make the whole likelihood NaN)
+        return float(np.where(self.placed, picked - log_sum, 0.0).sum())
 
     def identified(self) -> dict[str, bool]:
         claims = self.distance != 0

@@ -18,6 +18,7 @@ from rich.text import Text
 from recmarket import __version__
 from recmarket.agents.llm.client import EndpointFailure, ReplayMiss
 from recmarket.agents.llm.ledger import BudgetExceeded, BudgetWithoutPrices
+from recmarket.calibration.pooling import CalibrationRefused
 from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError
 from recmarket.data.raw import DataError
@@ -76,6 +77,7 @@ def user_errors() -> Iterator[None]:
         ConfigError,
         RunConflict,
         DirectoryInUse,
+        CalibrationRefused,
         ProtocolError,
         ReplayMiss,
         StoreError,

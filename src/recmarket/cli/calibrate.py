@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from recmarket.calibration.calibrate import Calibration, calibrate, write_params
-from recmarket.calibration.mle import Fitted
+from recmarket.calibration.mle import Estimate
 from recmarket.cli.app import app, err, fail, out, user_errors
 from recmarket.locks import WriterLock
 from recmarket.report.prediction import REPLICATES, PredictionRow, check_predictions
@@ -35,10 +35,16 @@ def prediction_table(rows: list[PredictionRow], replicates: int) -> Table:
     return table
 
 
-def _rows(table: Table, part: str, fitted: Fitted) -> None:
-    for e in fitted.estimates:
+def _identified(e: Estimate) -> str:
+    if e.identified:
+        return "yes"
+    return "no (no finite SE)" if e.fitted else "no (kept)"
+
+
+def _rows(table: Table, part: str, estimates: tuple[Estimate, ...]) -> None:
+    for e in estimates:
         se = "-" if e.se is None else f"{e.se:.3g}"
-        table.add_row(part, e.name, f"{e.value:.4g}", se, "yes" if e.identified else "no (kept)")
+        table.add_row(part, e.name, f"{e.value:.4g}", se, _identified(e))
 
 
 def _summary(calibration: Calibration) -> list[str]:
@@ -82,6 +88,14 @@ def calibrate_command(
     replicates: Annotated[
         int, typer.Option("--replicates", min=2, help="offline runs per checked cell")
     ] = REPLICATES,
+    pool_backends: Annotated[
+        bool,
+        typer.Option(
+            "--pool-backends",
+            help="pool runs whose shortlists, decisions or labels different backends answered "
+            "(a model and the offline rules, or two models); refused without it",
+        ),
+    ] = False,
 ) -> None:
     """Estimate the offline model's choice parameters (ranker, decision per profile,
     updater thresholds) from the stored role calls of finished runs, by maximum
@@ -93,18 +107,16 @@ def calibrate_command(
             if not (run_dir / "run.sqlite").is_file():
                 fail(f"{run_dir}: no run store (run.sqlite) here")
         with WriterLock(out_path.parent):  # one calibration writes a directory at a time
-            calibration = calibrate(run_dirs)
+            calibration = calibrate(run_dirs, pool_backends=pool_backends)
             report = write_params(calibration, out_path)
     table = Table(title=f"Calibrated offline parameters ({len(run_dirs)} run(s))")
     for column in ("part", "parameter", "estimate", "SE", "identified"):
         table.add_column(column)
     if calibration.ranker is not None:
-        _rows(table, "ranker", calibration.ranker)
+        _rows(table, "ranker", calibration.ranker.estimates)
     for profile, fitted in calibration.decisions.items():
-        _rows(table, f"decision.{profile}", fitted)
-    for e in calibration.labels.estimates:
-        se = "-" if e.se is None else f"{e.se:.3g}"
-        table.add_row("update", e.name, f"{e.value:.4g}", se, "yes" if e.identified else "no")
+        _rows(table, f"decision.{profile}", fitted.estimates)
+    _rows(table, "update", calibration.labels.estimates)
     out.print(table)
     for line in _summary(calibration):
         out.print(line)

@@ -102,7 +102,7 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
         return sqlite3.connect(f"{uri}?immutable=1", uri=True)
 
 
-def _roles(manifest: dict[str, str]) -> dict[str, str]:
+def stored_roles(manifest: dict[str, str]) -> dict[str, str]:
     """The roles a stored run had answered from outside recmarket (none, as far as a store
     made before roles were recorded can say)."""
     return dict(json.loads(manifest.get("roles", "{}")))
@@ -191,7 +191,8 @@ class RunStore:
             self._create_schema()
             manifest = self.manifest()
             empty = self.db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 0
-            other = manifest.get("config_hash") != config.digest() or _roles(manifest) != roles
+            stored = (manifest.get("config_hash"), stored_roles(manifest))
+            other = stored != (config.digest(), roles)
             if manifest and empty and other:
                 with self.transaction() as db:
                     db.execute("DELETE FROM manifest")
@@ -221,10 +222,10 @@ class RunStore:
                 + ("; ..." if len(diffs) > 5 else "")
                 + "); rerun with the same settings to resume it, or choose another --out"
             )
-        elif _roles(manifest) != roles:
+        elif stored_roles(manifest) != roles:
             raise RunConflict(
                 f"{out_dir} holds a run whose roles were answered by "
-                f"{_describe(_roles(manifest))}, and this run's are answered by "
+                f"{_describe(stored_roles(manifest))}, and this run's are answered by "
                 f"{_describe(roles)}; rerun with the same roles to resume it, or choose "
                 "another --out"
             )

@@ -194,12 +194,7 @@ class FakeLLM:
                     self.send_header(name, value)
                 self.end_headers()
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    if fake.trickle is None:
-                        self.wfile.write(data)
-                    for byte in data if fake.trickle is not None else b"":
-                        self.wfile.write(bytes([byte]))
-                        self.wfile.flush()
-                        time.sleep(fake.trickle)
+                    fake.send(self.wfile, data)
 
         class Server(ThreadingHTTPServer):
             request_queue_size = 256  # a real endpoint accepts every connection in flight
@@ -209,6 +204,16 @@ class FakeLLM:
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
         return self
+
+    def send(self, out: Any, data: bytes) -> None:
+        """The body at once, or one byte per ``trickle`` seconds."""
+        if self.trickle is None:
+            out.write(data)
+            return
+        for byte in data:
+            out.write(bytes([byte]))
+            out.flush()
+            time.sleep(self.trickle)
 
     def __exit__(self, *_: object) -> None:
         self.httpd.shutdown()
