@@ -59,12 +59,16 @@ class LoadIssues:
             self.examples.append(message)
 
     def duplicate(self, line: int, first: int) -> None:
-        """A line repeating an earlier one byte for byte: dropped and counted. Not an error
-        even under ``strict``: the data is intact, only repeated (dumps concatenated or
-        crawled twice), and kept twice a review would sit in its own user's history."""
-        self.counts["duplicate line"] += 1
+        """A review repeating an earlier one (same user, item, time, rating and text):
+        dropped and counted. Not an error even under ``strict``: the data is intact, only
+        repeated (dumps concatenated or crawled twice), and kept twice a review would sit
+        in its own user's history."""
+        self.counts["duplicate review"] += 1
         if len(self.examples) < MAX_REPORTED:
-            self.examples.append(f"{self.path}:{line}: exact duplicate of line {first}")
+            self.examples.append(
+                f"{self.path}:{line}: duplicate of line {first} (same user, item, time, "
+                "rating and text)"
+            )
 
     @property
     def skipped(self) -> int:
