@@ -35,7 +35,12 @@ class RangeHandler(SimpleHTTPRequestHandler):
         type(self).ranges.append(asked)
         start = int(asked.split("=")[1].rstrip("-")) if asked else 0
         self.send_response(206 if asked else 200)
-        self.send_header("Content-Length", str(len(data) - start))
+        if path.name.startswith("cut-"):  # half the body, no declared length, then close
+            self.end_headers()
+            self.wfile.write(data[start : len(data) // 2])
+            return
+        declared = len(data) - start + (1000 if path.name.startswith("short-") else 0)
+        self.send_header("Content-Length", str(declared))
         self.end_headers()
         self.wfile.write(data[start:])
 
@@ -80,7 +85,7 @@ def test_fetch_downloads_both_files(server: tuple[str, Path], tmp_path: Path) ->
         (b"<html><body>Please sign in</body></html>", "not gzip; it starts with b'<html>"),
         (gzip.compress(b"<html>not found</html>\n"), "first line is not JSON"),
         (gzip.compress(b"[1, 2]\n"), "a JSON list, not an object"),
-        (jsonl_gz(50)[:40], "broken gzip stream"),
+        (jsonl_gz(50)[:40], "truncated gzip stream"),
     ],
     ids=["html", "gzipped-html", "json-list", "truncated-gzip"],
 )
@@ -133,3 +138,40 @@ def test_missing_file_and_unknown_category(server: tuple[str, Path], tmp_path: P
         download(f"{url}/review_categories/Nope.jsonl.gz", tmp_path / "n", lambda *a: None)
     with pytest.raises(DataError, match=r"unknown category 'Video_Game'.*Video_Games"):
         official_files("Video_Game")
+
+
+def test_a_body_cut_short_without_a_declared_length_is_refused_and_not_saved(
+    server: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, root = server
+    (root / "review_categories/cut-Books.jsonl.gz").write_bytes(jsonl_gz(20_000, pad=20))
+    dest = tmp_path / "Books.jsonl.gz"
+    with pytest.raises(DataError, match="truncated gzip stream"):
+        download(f"{url}/review_categories/cut-Books.jsonl.gz", dest, lambda *a: None)
+    assert not dest.exists() and not list(tmp_path.glob("*.part"))
+
+
+def test_a_body_shorter_than_declared_is_never_renamed_into_place(
+    server: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, root = server
+    (root / "review_categories/short-Books.jsonl.gz").write_bytes(jsonl_gz(5_000, pad=10))
+    dest = tmp_path / "Books.jsonl.gz"
+    with pytest.raises(DataError, match="download interrupted"):
+        download(f"{url}/review_categories/short-Books.jsonl.gz", dest, lambda *a: None)
+    assert not dest.exists()
+
+
+def test_a_truncated_file_saved_earlier_is_fetched_again_and_a_verified_one_is_not(
+    server: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, root = server
+    payload = jsonl_gz(20_000, pad=20)
+    (root / "review_categories/Books.jsonl.gz").write_bytes(payload)
+    dest = tmp_path / "Books.jsonl.gz"
+    dest.write_bytes(payload[: len(payload) // 2])  # what an older version kept, unstamped
+    download(f"{url}/review_categories/Books.jsonl.gz", dest, lambda *a: None)
+    assert dest.read_bytes() == payload and RangeHandler.ranges == [None]
+    (root / "review_categories/Books.jsonl.gz").unlink()  # a request now would be a 404
+    assert download(f"{url}/review_categories/Books.jsonl.gz", dest, lambda *a: None) == dest
+    assert RangeHandler.ranges == [None]  # the stamp vouched for it: nothing asked, nothing read

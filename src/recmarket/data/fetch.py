@@ -1,11 +1,15 @@
 """Downloading the official Amazon Reviews'23 raw files, resumably.
 
-A download goes to ``NAME.part`` and is renamed only when complete and checked: gzip whose
-first line is a JSON object, so an error page served with status 200 (a proxy's login page,
-a mirror's "not found") never becomes a data file. An interrupted download is resumed with
-an HTTP Range request (a server that ignores Range restarts it). Connection failures are
-reported at once with the URL, so a machine without network learns that in seconds, not
-after a long timeout.
+A download goes to ``NAME.part`` and is renamed only when complete and checked: as long as
+the server declared, and a whole gzip stream (every member to its end marker, CRC and
+length verified) whose first line is a JSON object, so neither an error page served with
+status 200 (a proxy's login page, a mirror's "not found") nor a body cut short without a
+declared length ever becomes a data file. A verified file gets a stamp beside it
+(``NAME.verified``: its size and modification time), so a rerun trusts it without reading
+it again; a file without a matching stamp is verified in full, and downloaded again if it
+fails. An interrupted download is resumed with an HTTP Range request (a server that ignores
+Range restarts it). Connection failures are reported at once with the URL, so a machine
+without network learns that in seconds, not after a long timeout.
 """
 
 from __future__ import annotations
@@ -78,7 +82,8 @@ def official_files(category: str, base_url: str = OFFICIAL_BASE_URL) -> list[tup
 
 
 def not_a_data_file(path: Path) -> str | None:
-    """Why ``path`` is not a gzip JSON-lines file (what it holds instead), or None."""
+    """Why ``path`` is not a whole gzip JSON-lines file (what it holds instead), or None.
+    The whole stream is read: a gzip cut short decodes fine up to where it stops."""
     with path.open("rb") as fh:
         head = fh.read(64)
     if not head.startswith(GZIP_MAGIC):
@@ -86,9 +91,14 @@ def not_a_data_file(path: Path) -> str | None:
     try:
         with gzip.open(path, "rb") as fh:
             first = fh.readline(FIRST_LINE_LIMIT)
-        record = json.loads(first)
-    except (OSError, EOFError, zlib.error) as exc:
+            while fh.read(CHUNK):  # to the end: CRC and length of every member checked
+                pass
+    except EOFError as exc:
+        return f"a truncated gzip stream ({exc})"
+    except (OSError, zlib.error) as exc:
         return f"a broken gzip stream ({exc})"
+    try:
+        record = json.loads(first)
     except ValueError:
         return f"gzip, but its first line is not JSON: {first[:48]!r}"
     if not isinstance(record, dict):
@@ -96,10 +106,34 @@ def not_a_data_file(path: Path) -> str | None:
     return None
 
 
+def _stamp(path: Path) -> Path:
+    return path.with_name(path.name + ".verified")
+
+
+def _state(path: Path) -> dict[str, int]:
+    stat = path.stat()
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+
+def verified(path: Path) -> bool:
+    """Whether ``path`` is a data file: by its stamp when that matches the file as it is,
+    else by reading it whole (and stamping it when it passes)."""
+    try:
+        if json.loads(_stamp(path).read_text()) == _state(path):
+            return True
+    except (OSError, ValueError):
+        pass
+    if not_a_data_file(path) is not None:
+        return False
+    _stamp(path).write_text(json.dumps(_state(path)))
+    return True
+
+
 def download(url: str, dest: Path, progress: Progress, *, timeout: float = 30.0) -> Path:
     """Download ``url`` to ``dest``, resuming a previous partial download. A ``dest`` that
-    is not a data file (an error page saved by an older version) is downloaded again."""
-    if dest.is_file() and not_a_data_file(dest) is None:
+    fails verification (an error page or a truncated file saved by an older version) is
+    downloaded again."""
+    if dest.is_file() and verified(dest):
         return dest
     part = dest.with_name(dest.name + ".part")
     done = part.stat().st_size if part.is_file() else 0
@@ -145,6 +179,7 @@ def _checked_into_place(url: str, part: Path, dest: Path, content_type: str) -> 
         served = f" (served as {content_type})" if content_type else ""
         raise DataError(f"{url}: the download is not a data file: {problem}{served}; not saved")
     part.replace(dest)
+    _stamp(dest).write_text(json.dumps(_state(dest)))
     return dest
 
 
