@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from recmarket.hashing import ADDED_LATER
 from recmarket.profiles import PROFILE_NAMES
@@ -32,6 +32,28 @@ def param(default: Any, meaning: str, source: str, **bounds: Any) -> Any:
 
 class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def profiles_known(values: dict[str, Any]) -> dict[str, Any]:
+    """A per-profile table names profiles only: a misspelt one would be ignored, and the
+    profile meant would keep its default without a word."""
+    unknown = sorted(set(values) - set(PROFILE_NAMES))
+    if unknown:
+        raise ValueError(
+            f"unknown profile {', '.join(map(repr, unknown))}; the profiles are "
+            + ", ".join(PROFILE_NAMES)
+        )
+    return values
+
+
+def ordered(low: tuple[str, float], high: tuple[str, float], strict: bool = False) -> None:
+    """ValueError naming both settings unless ``low`` is below ``high`` (or equal, unless
+    ``strict``): a scale or a pair of thresholds the wrong way round would not fail, it
+    would quietly mean something else (or divide by zero)."""
+    (low_name, a), (high_name, b) = low, high
+    if a > b or (strict and a == b):
+        relation = "below" if strict else "at most"
+        raise ValueError(f"{low_name} ({a:g}) must be {relation} {high_name} ({b:g})")
 
 
 class ScaleParams(_Params):
@@ -78,6 +100,16 @@ class ScaleParams(_Params):
     unknown_rating: float = param(
         4.0, "rating assumed where a listing has none: the real items' mean average rating", REAL
     )
+
+    @model_validator(mode="after")
+    def _levels_rise(self) -> ScaleParams:
+        ordered(("fit_zero", self.fit_zero), ("fit_one", self.fit_one), strict=True)
+        ordered(
+            ("closeness_zero", self.closeness_zero),
+            ("closeness_one", self.closeness_one),
+            strict=True,
+        )
+        return self
 
 
 class QueryParams(_Params):
@@ -131,6 +163,14 @@ class PlatformParams(_Params):
         "and a half bands)",
         FIRST,
     )
+
+    @model_validator(mode="after")
+    def _lift_is_a_range(self) -> PlatformParams:
+        low, high = self.exaggeration_lift
+        ordered(("exaggeration_lift's low end", low), ("its high end", high))
+        if low < 0:
+            raise ValueError(f"exaggeration_lift's low end ({low:g}) must be at least 0")
+        return self
 
 
 class RankerParams(_Params):
@@ -230,7 +270,7 @@ DEFAULT_DECISION = {
 
 
 class DecisionParams(_Params):
-    profiles: dict[str, ProfileDecision] = param(
+    profiles: Annotated[dict[str, ProfileDecision], AfterValidator(profiles_known)] = param(
         dict(DEFAULT_DECISION), "per-profile choice weights", "Table 4 profile descriptions"
     )
 
@@ -254,7 +294,7 @@ class ReviewParams(_Params):
     experience_noise: float = param(
         0.1, "sd of the experienced level around closeness and quality (half a band)", FIRST
     )
-    gap_sensitivity: dict[str, float] = param(
+    gap_sensitivity: Annotated[dict[str, float], AfterValidator(profiles_known)] = param(
         dict(DEFAULT_GAP_SENSITIVITY), "how strongly each profile feels a gap", "Table 4"
     )
 
@@ -264,6 +304,11 @@ class UpdaterParams(_Params):
         0.2, "claim over experience (after disclosures) that makes a record mixed: one band", FIRST
     )
     low_gap: float = param(0.4, "claim over experience that makes it low: two bands", FIRST)
+
+    @model_validator(mode="after")
+    def _thresholds_in_order(self) -> UpdaterParams:
+        ordered(("mixed_gap", self.mixed_gap), ("low_gap", self.low_gap))
+        return self
 
 
 class OfflineParams(_Params):
