@@ -76,6 +76,14 @@ class RunConfig(BaseModel):
                 "adaptive platforms and entrants compete for a user agent's shortlist; "
                 "platform-centric has none (use no-rep or local-rep)"
             )
+        rounds = self.episodes.requests
+        late = [str(e.model_dump()) for e in market.entrants if e.after_rounds >= rounds]
+        if late:
+            raise ValueError(
+                f"market.entrants: {', '.join(late)} would enter after the last of the "
+                f"{rounds} rounds each domain plays (episodes.requests), so it would never "
+                "propose; enter earlier or play more requests"
+            )
         if len(market.claim_intensities) > 1 and not market.adaptive:
             raise ValueError(
                 "market.claim_intensities: several intensities are choices for adaptive "

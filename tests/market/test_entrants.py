@@ -101,3 +101,16 @@ def test_an_entrant_has_no_records_before_it_enters(setup) -> None:
     assert any(first_seen[p] for p in ("P1", "P2", "P3", "P4", "P5", "P6"))
     bought_before = [o for o in outcomes[:20] if o.purchased is not None]
     assert all(o.purchased.platform_id != "P7" for o in bought_before)
+
+
+def test_an_entrant_past_the_schedule_is_refused() -> None:
+    from recmarket.config import RunConfig
+
+    with pytest.raises(ValidationError, match=r"strict@600 would enter after the last of the 600"):
+        RunConfig.model_validate(
+            {"episodes": {"requests": 600}, "market": {"entrants": "strict@600"}}
+        )
+    last = RunConfig.model_validate(
+        {"episodes": {"requests": 600}, "market": {"entrants": "strict@599"}}
+    )
+    assert last.market.entrants[0].after_rounds == 599  # proposes in the last round

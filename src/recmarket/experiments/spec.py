@@ -125,14 +125,17 @@ class ExperimentSpec(BaseModel):
             if self.domains is not None:
                 data.setdefault("domains", list(self.domains))
             try:
-                cfg = RunConfig.model_validate(data)
-                if cfg.market.entrants and requests != full:
-                    entrants = [
-                        f"{e.strategy}@{round(e.after_rounds * requests / full)}"
-                        for e in cfg.market.entrants
-                    ]
-                    cfg = RunConfig.model_validate(merge(data, {"market": {"entrants": entrants}}))
-                out.append((cell.name, cfg))
+                if requests != full:  # entrants read on the full schedule, then scaled
+                    unscaled = RunConfig.model_validate(
+                        merge(data, {"episodes": {"requests": full}})
+                    ).market.entrants
+                    if unscaled:
+                        entrants = [
+                            f"{e.strategy}@{round(e.after_rounds * requests / full)}"
+                            for e in unscaled
+                        ]
+                        data = merge(data, {"market": {"entrants": entrants}})
+                out.append((cell.name, RunConfig.model_validate(data)))
             except ValidationError as exc:
                 raise ConfigError(f"experiment {self.name}, cell {cell.name}: {exc}") from None
         return out
