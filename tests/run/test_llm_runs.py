@@ -470,21 +470,29 @@ def test_one_budget_holds_across_the_cells_of_a_reproduce(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize(
-    "raw",
+    ("raw", "described"),
     [
-        ("text/html", b"<html>maintenance</html>"),
-        ("application/json", b"<html>labelled json</html>"),
-        ("application/json", b'{"choices": []}'),
-        ("application/json", b'{"id": "x", "choices": [{"index": 0}]}'),
+        (("text/html", b"<html>maintenance</html>"), "an HTML page, not a chat completion"),
+        (("application/json", b"<html>labelled</html>"), "an HTML page labelled as JSON"),
+        (("text/plain", b"OK"), "text that is not JSON, not a chat completion: 'OK'"),
+        (("application/json", b'{"choices": []}'), "a completion with an empty list of choices"),
+        (
+            ("application/json", b'{"error": "down"}'),
+            "a JSON object without choices (its keys: error)",
+        ),
+        (("application/json", b'{"id": "x", "choices": [{"index": 0}]}'), "choice has no message"),
     ],
-    ids=["html", "html-as-json", "no-choices", "no-message"],
+    ids=["html", "html-as-json", "text", "no-choices", "an-error-object", "no-message"],
 )
-def test_malformed_replies_stop_the_run_with_one_clear_line(tmp_path: Path, raw) -> None:
+def test_malformed_replies_stop_the_run_with_one_line_saying_what_they_were(
+    tmp_path: Path, raw, described: str
+) -> None:
     with FakeLLM(raw_reply=raw) as server:
         cfg = cell(server, "no-rep", requests=6, max_retries=1)
-        with pytest.raises(EndpointFailure, match="malformed replies"):
+        with pytest.raises(EndpointFailure, match="malformed replies") as stopped:
             run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite")
         assert 2 <= server.total <= 12  # the first calls (six in flight), retried once
+    assert described in str(stopped.value)
     assert stored_episodes(tmp_path / "r") == 0
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from recmarket.agents.llm.formats import Structured
 from recmarket.vocabulary import ROLES
@@ -39,6 +41,20 @@ class ModelConfig(BaseModel):
 
     name: str = Field(description="model name as the endpoint knows it")
     base_url: str = Field("https://api.openai.com/v1", description="OpenAI-compatible base URL")
+
+    @field_validator("base_url")
+    @classmethod
+    def _reachable_url(cls, url: str) -> str:
+        """An endpoint is reached over HTTP: another scheme (``file://``) or no host could
+        only fail, and would be retried as if the endpoint were down."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                f"base_url {url!r} is not an http:// or https:// URL with a host "
+                "(e.g. http://127.0.0.1:8080/v1)"
+            )
+        return url
+
     api_key_env: str = Field("OPENAI_API_KEY", description="environment variable with the key")
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     max_tokens: int = Field(512, ge=1)

@@ -8,6 +8,7 @@ Every SDK error becomes a ProviderError that says what is wrong and whether to r
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -15,9 +16,13 @@ import openai
 
 from recmarket.agents.llm.api import ChatRequest, ProviderError, Reply, trusted_tokens
 from recmarket.agents.llm.config import ModelConfig
-from recmarket.agents.llm.transport import ReplyTooLarge, bounded_client
+from recmarket.agents.llm.transport import ReplyTooLarge, bounded_client, http
 
+EXCERPT = 80  # characters of a malformed body quoted in the stop line
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+# What the HTTP library raises for a URL it cannot use at all (a scheme it does not speak,
+# a malformed URL): reported at once, not retried as an endpoint that is down.
+UNUSABLE_URL = (http.UnsupportedProtocol, http.InvalidURL)
 OVERLOAD_STATUS = {408, 429, 500, 502, 503, 504}
 
 
@@ -49,6 +54,9 @@ def provider_error(exc: Exception) -> ProviderError:
         return ProviderError("no answer within the timeout", retryable=True, overload=True)
     if isinstance(exc, openai.APIConnectionError):
         inner = exc.__cause__ or exc
+        if isinstance(inner, UNUSABLE_URL):  # no retry can mend the URL itself
+            cause = f"the base URL cannot be used ({type(inner).__name__}: {inner})"
+            return ProviderError(cause, retryable=False)
         cause = f"cannot connect ({type(inner).__name__}: {inner})"
         return ProviderError(cause, retryable=True, overload=True)
     if isinstance(exc, openai.APIStatusError):
@@ -59,20 +67,43 @@ def provider_error(exc: Exception) -> ProviderError:
             rate_limited=exc.status_code == 429,
             overload=exc.status_code in OVERLOAD_STATUS,
         )
+    if isinstance(exc, json.JSONDecodeError):  # a body labelled JSON that is not
+        return _malformed(_not_a_completion(exc.doc, " labelled as JSON"))
     if isinstance(exc, ReplyTooLarge | openai.APIResponseValidationError | ValueError):
         return _malformed(str(exc))
     return ProviderError(f"{type(exc).__name__}: {exc}", retryable=False)
 
 
+def _excerpt(text: str) -> str:
+    return repr(" ".join(text.split())[:EXCERPT])
+
+
+def _not_a_completion(body: str, labelled: str = "") -> str:
+    """What a body that is no chat completion holds, in a few words and its start."""
+    start = body.lstrip()[:200].lower()
+    kind = (
+        "an HTML page"
+        if start.startswith(("<!doctype html", "<html", "<head", "<body"))
+        else ("markup" if start.startswith("<") else "text that is not JSON")
+    )
+    return f"{kind}{labelled}, not a chat completion: {_excerpt(body)}"
+
+
 def _reply_text(response: Any) -> str:
-    """The answer's text, or a ProviderError saying what the reply lacked."""
+    """The answer's text, or a ProviderError saying what the reply was instead."""
+    if isinstance(response, str):  # the SDK hands back a body it could not read as JSON
+        raise _malformed(_not_a_completion(response))
     choices = getattr(response, "choices", None)
-    if not isinstance(choices, list) or not choices:
-        raise _malformed("a reply without choices")
+    if not isinstance(choices, list):
+        keys = sorted((getattr(response, "model_extra", None) or {}).keys())
+        holding = f" (its keys: {', '.join(keys)})" if keys else ""
+        raise _malformed(f"a JSON object without choices{holding}")
+    if not choices:
+        raise _malformed("a completion with an empty list of choices")
     message = getattr(choices[0], "message", None)
     content = getattr(message, "content", None) if message is not None else None
     if message is None or not isinstance(content, str | None):
-        raise _malformed("a reply without a message")
+        raise _malformed("a completion whose choice has no message")
     return content or ""
 
 
