@@ -515,6 +515,29 @@ def test_claimed_token_counts_are_bounded_by_the_request(tmp_path: Path) -> None
         assert usage.prompt_tokens < 10**9
 
 
+def test_replies_without_usage_are_charged_by_estimate_and_the_ledger_says_so(
+    tmp_path: Path,
+) -> None:
+    silent = json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}}],
+            "usage": {"prompt_tokens": -3, "total_tokens": 1},  # a negative, a missing one
+        }
+    ).encode()
+    with FakeLLM(raw_reply=("application/json", silent)) as server:
+        cfg = cell(server, "no-rep", requests=6, input_price=1.0, output_price=1.0)
+        result = run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite")
+    assert result.ledger is not None
+    sent = [u for u in result.ledger.rows.values() if u.calls > u.cached]
+    assert sent and all(u.estimated == u.calls - u.cached for u in sent)
+    assert all(u.prompt_tokens > 0 and u.cost > 0 for u in sent)  # not $0
+    assert result.spent is not None and result.spent > 0
+
+
 def test_a_reask_quotes_only_an_excerpt_of_a_long_bad_answer() -> None:
     from recmarket.agents.llm.role import EXCERPT_CHARS, excerpt
 

@@ -50,6 +50,7 @@ def ledger_table(ledger: Ledger, spent: float | None) -> Table:
         "provider-cached",
         "completion tokens",
         "retries",
+        "tokens estimated",
         "cost USD",
     ):
         table.add_column(col, justify="left" if col in ("role", "model") else "right")
@@ -63,6 +64,7 @@ def ledger_table(ledger: Ledger, spent: float | None) -> Table:
             f"{u.provider_cached_tokens:,}",
             f"{u.completion_tokens:,}",
             f"{u.retries:,}",
+            f"{u.estimated:,}",
             f"{u.cost:.4f}",
         )
     return table

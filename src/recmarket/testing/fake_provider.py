@@ -33,8 +33,8 @@ class FakeChatAPI:
         if step is None:
             user = request.messages[1]["content"] if len(request.messages) > 1 else ""
             step = answer(role_of(request.messages), user)
-        prompt, completion = trusted_tokens(request, request.characters // 4, len(step) // 4)
-        return Reply(step, prompt, completion)
+        tokens = trusted_tokens(request, request.characters // 4, len(step) // 4, step)
+        return Reply(step, tokens.prompt, tokens.completion)
 
     async def aclose(self) -> None:
         self.closed = True

@@ -9,9 +9,10 @@ new provider is one small class.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class Reply:
     completion_tokens: int
     retries: int = 0  # attempts that failed before this one (set by the retry wrapper)
     cached_tokens: int = 0  # prompt tokens the provider served from its prompt cache
+    estimated: bool = False  # the endpoint gave no usable token counts (``trusted_tokens``)
 
 
 class ProviderError(Exception):
@@ -75,12 +77,29 @@ class ChatAPI(Protocol):
 Generate = Callable[[ChatRequest], Awaitable[Reply]]
 
 
-def trusted_tokens(request: ChatRequest, prompt: object, completion: object) -> tuple[int, int]:
+# Characters per token where a reply reports no usable count: OpenAI's rule of thumb for
+# English text ("one token is about four characters"), which the prompts and answers are.
+CHARS_PER_TOKEN = 4
+
+
+class Tokens(NamedTuple):
+    prompt: int
+    completion: int
+    estimated: bool  # a count was missing or not a count, and was estimated from characters
+
+
+def trusted_tokens(request: ChatRequest, prompt: object, completion: object, text: str) -> Tokens:
     """Reported token counts, never more than the request allows: a completion is at most
     max_tokens, a prompt at most one token per character sent (the ledger and the budget
-    must not trust a claimed 10^12)."""
+    must not trust a claimed 10^12). A count that is missing, negative or not a whole
+    number is estimated from the characters sent (the prompt) or received (``text``):
+    charging it nothing would let a silent endpoint spend past the budget."""
 
-    def count(value: object, ceiling: int) -> int:
-        return min(max(value, 0), ceiling) if isinstance(value, int) else 0
+    def count(value: object, characters: int, ceiling: int) -> tuple[int, bool]:
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return min(value, ceiling), False
+        return min(math.ceil(characters / CHARS_PER_TOKEN), ceiling), True
 
-    return count(prompt, request.characters), count(completion, request.max_tokens)
+    prompt_tokens, prompt_guessed = count(prompt, request.characters, request.characters)
+    completion_tokens, completion_guessed = count(completion, len(text), request.max_tokens)
+    return Tokens(prompt_tokens, completion_tokens, prompt_guessed or completion_guessed)

@@ -42,6 +42,9 @@ class CachedCall:
     latency: float
     retries: int
     cached_tokens: int = 0  # prompt tokens the provider served from its prompt cache
+    # The counts were estimated from characters (the endpoint reported none usable); not
+    # stored: an answer served from a store is charged nothing
+    estimated: bool = False
 
     @property
     def tokens(self) -> tuple[int, int]:

@@ -194,6 +194,7 @@ class ChatModel:
             time.monotonic() - start,
             reply.retries,
             reply.cached_tokens,
+            reply.estimated,
         )
         self.cache.put(
             key, role, self.cfg.name, self.cfg.base_url, messages, self.params, sample, call

@@ -121,6 +121,7 @@ class Usage:
     completion_tokens: int = 0
     cost: float = 0.0
     retries: int = 0
+    estimated: int = 0  # calls charged by token counts estimated from their characters
 
 
 @dataclass
@@ -139,4 +140,5 @@ class Ledger:
         if not cached:
             usage.provider_cached_tokens += call.cached_tokens
             usage.retries += call.retries
+            usage.estimated += call.estimated
             usage.cost += price(cfg, call.prompt_tokens, call.completion_tokens, call.cached_tokens)

@@ -158,12 +158,14 @@ class OpenAIChatAPI:
             raise provider_error(exc) from exc
         text = _reply_text(response)
         usage = response.usage
-        prompt, completion = trusted_tokens(
+        tokens = trusted_tokens(
             request,
             usage.prompt_tokens if usage else None,
             usage.completion_tokens if usage else None,
+            text,
         )
-        return Reply(text, prompt, completion, cached_tokens=min(cached_tokens(usage), prompt))
+        cached = min(cached_tokens(usage), tokens.prompt)
+        return Reply(text, tokens.prompt, tokens.completion, 0, cached, tokens.estimated)
 
     async def aclose(self) -> None:
         if self._client is not None:
