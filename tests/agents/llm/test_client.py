@@ -101,7 +101,8 @@ def test_long_waits_are_announced_and_cleared(tmp_path: Path, monkeypatch) -> No
     notices: list[str] = []
     with FakeLLM(faults=plan) as server:
         ask(chat_model(server, tmp_path, notices))
-    assert notices[0].startswith("fake-model: waiting") and "HTTP 429" in notices[0]
+    # the Retry-After wait is announced (a slow answer may be too, at this tiny threshold)
+    assert any(n.startswith("fake-model: waiting") and "HTTP 429" in n for n in notices)
     assert notices[-1] == ""
 
 

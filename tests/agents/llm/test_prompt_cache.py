@@ -66,7 +66,7 @@ def test_an_older_call_store_gains_the_column_and_keeps_its_calls(tmp_path: Path
         )
     cache = CallCache([path])
     assert cache.get("k") == CachedCall("hi", 10, 2, 0.1, 0, 0)
-    cache.put("k2", "query", "m", "u", [], {}, 0, CachedCall("yo", 10, 2, 0.1, 0, 7))
+    cache.put("k2", "query", "m", "u", [], {}, 0, CachedCall("yo", 10, 2, 0.1, 0, 7), cache.issue())
     assert cache.get("k2").cached_tokens == 7
     cache.close()
 

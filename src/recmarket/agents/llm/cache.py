@@ -24,14 +24,16 @@ CREATE TABLE IF NOT EXISTS llm_calls (
     messages TEXT NOT NULL, params TEXT NOT NULL, sample INTEGER NOT NULL,
     response TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,
     latency REAL NOT NULL, retries INTEGER NOT NULL, source TEXT NOT NULL, created TEXT NOT NULL,
-    cached_tokens INTEGER NOT NULL DEFAULT 0)
+    cached_tokens INTEGER NOT NULL DEFAULT 0, seq INTEGER)
 """
-# Columns in the order rows are written and read; a store made before ``cached_tokens``
-# (prompt tokens the provider served from its prompt cache) gains it, 0 for its calls.
+# Columns in the order rows are written and read. A store made before ``cached_tokens``
+# (prompt tokens the provider served from its prompt cache) gains it, 0 for its calls, and
+# one made before ``seq`` gains that, empty for its calls.
 COLUMNS = (
     "key, role, model, base_url, messages, params, sample, response, prompt_tokens, "
-    "completion_tokens, latency, retries, source, created, cached_tokens"
+    "completion_tokens, latency, retries, source, created, cached_tokens, seq"
 )
+LATER_COLUMNS = {"cached_tokens": "INTEGER NOT NULL DEFAULT 0", "seq": "INTEGER"}
 
 
 @dataclass(frozen=True)
@@ -68,11 +70,23 @@ class CallCache:
             with named_errors(path):
                 db.execute(SCHEMA)
                 present = {row[1] for row in db.execute("PRAGMA table_info(llm_calls)")}
-                if "cached_tokens" not in present:
-                    db.execute(
-                        "ALTER TABLE llm_calls ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0"
-                    )
+                for column, kind in LATER_COLUMNS.items():
+                    if column not in present:
+                        db.execute(f"ALTER TABLE llm_calls ADD COLUMN {column} {kind}")
             self.dbs.append(db)
+        # Calls are numbered in the order they are made (sent, or served from a shared
+        # store), on from the run's last: rows are written as calls complete, so that a
+        # kill never loses a finished call, and ``ORDER BY seq`` reads them in call order.
+        self._seq = 0
+        if self.dbs:
+            with named_errors(paths[0]):
+                last = self.dbs[0].execute("SELECT MAX(seq) FROM llm_calls").fetchone()[0]
+            self._seq = 0 if last is None else last + 1
+
+    def issue(self) -> int:
+        """The next call's number in the run's call order."""
+        seq, self._seq = self._seq, self._seq + 1
+        return seq
 
     def get(self, key: str) -> CachedCall | None:
         with named_errors(" or ".join(map(str, self.paths))):
@@ -85,8 +99,8 @@ class CallCache:
                 if i:  # copy a shared hit into the run's own file: the run stays complete
                     self.dbs[0].execute(
                         f"INSERT OR IGNORE INTO llm_calls ({COLUMNS}) VALUES "
-                        "(?,?,?,?,?,?,?,?,?,?,?,?,'shared',?,?)",
-                        row[:12] + row[13:],
+                        "(?,?,?,?,?,?,?,?,?,?,?,?,'shared',?,?,?)",
+                        (*row[:12], *row[13:15], self.issue()),
                     )
                 return CachedCall(row[7], row[8], row[9], row[10], row[11], row[14])
         return None
@@ -101,7 +115,9 @@ class CallCache:
         params: dict[str, Any],
         sample: int,
         call: CachedCall,
+        seq: int,
     ) -> None:
+        """Store a call that was made as the ``seq``-th of the run (``issue``)."""
         row = (
             key,
             role,
@@ -118,6 +134,7 @@ class CallCache:
             "network",
             datetime.now(UTC).isoformat(timespec="seconds"),
             call.cached_tokens,
+            seq,
         )
         marks = ",".join("?" * len(row))
         for path, db in zip(self.paths, self.dbs, strict=True):

@@ -185,6 +185,7 @@ class ChatModel:
         if self.before_send is not None:
             await self.before_send()
         form = FORMATS[await self.reply_format()](schema) if schema is not None else None
+        seq = self.cache.issue()  # its place in the run's call order, now it is sent
         start = time.monotonic()
         reply: Reply = await self._send(self._request(role, messages, sample, form))
         call = CachedCall(
@@ -197,7 +198,7 @@ class ChatModel:
             reply.estimated,
         )
         self.cache.put(
-            key, role, self.cfg.name, self.cfg.base_url, messages, self.params, sample, call
+            key, role, self.cfg.name, self.cfg.base_url, messages, self.params, sample, call, seq
         )
         self.ledger.add(role, self.cfg, call, cached=False)
         return call.response
