@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -102,3 +103,48 @@ def bundled_parts(name: str, requests: int, seed: int) -> tuple[Any, list[Reques
     sampled = sample_requests(domain, EpisodeConfig(requests=requests), seed=seed)
     embedder = StaticEmbedder()
     return domain, sampled, item_vectors(domain, embedder, None), embedder
+
+
+@contextmanager
+def lock_held_elsewhere(directory: Path) -> Iterator[int]:
+    """Another process holding ``directory``'s writer lock while the body runs: its pid."""
+    import subprocess
+    import sys
+
+    hold = "import sys, time; from pathlib import Path; from recmarket.locks import WriterLock\n"
+    hold += "lock = WriterLock(Path(sys.argv[1])); print('held', flush=True); time.sleep(60)"
+    proc = subprocess.Popen([sys.executable, "-c", hold, str(directory)], stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == b"held"
+        yield proc.pid
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def completion_body(usage: dict[str, Any], content: str = "{}") -> tuple[str, bytes]:
+    """A raw chat completion (content type and body) with the given ``usage`` field."""
+    body = {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+        "usage": usage,
+    }
+    return "application/json", json.dumps(body).encode()
+
+
+def fake_llm_pilot(server: Any, out: Path, cache: Path, requests: int) -> None:
+    """A run with every role answered by the loopback fake (key in RECMARKET_TEST_KEY)."""
+    from recmarket.agents.llm.config import LLMConfig, ModelConfig
+    from recmarket.config import EpisodeConfig, RunConfig
+    from recmarket.run.runner import run
+
+    model = ModelConfig(name="fake", base_url=server.base_url, api_key_env="RECMARKET_TEST_KEY")
+    cfg = RunConfig(
+        domains=("Video_Games",),
+        episodes=EpisodeConfig(requests=requests),
+        llm=LLMConfig(models={"m": model}, roles={"default": "m"}),
+    )
+    run(cfg, out, llm_cache=cache).store.close()

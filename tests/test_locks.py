@@ -12,40 +12,29 @@ from pathlib import Path
 import pytest
 
 from recmarket.locks import LOCK_NAME, DirectoryInUse, WriterLock
-
-HOLD = """
-import sys, time
-from pathlib import Path
-from recmarket.locks import WriterLock
-lock = WriterLock(Path(sys.argv[1]))
-print("held", flush=True)
-time.sleep(60)
-"""
-
-
-def holder(directory: Path) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(directory)], stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-    return proc
+from tests.fixtures import lock_held_elsewhere
 
 
 def test_a_second_process_is_refused_naming_the_holder_and_free_once_it_is_killed(
     tmp_path: Path,
 ) -> None:
-    proc = holder(tmp_path / "out")
-    try:
+    with lock_held_elsewhere(tmp_path / "out") as pid:
         with pytest.raises(DirectoryInUse) as refused:
             WriterLock(tmp_path / "out")
         message = str(refused.value)
-        assert f"in use by another recmarket process (pid {proc.pid})" in message
+        assert f"in use by another recmarket process (pid {pid})" in message
         assert str(tmp_path / "out") in message and "choose another --out" in message
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    with WriterLock(tmp_path / "out"):  # the kernel released it with the killed holder
-        assert (tmp_path / "out" / LOCK_NAME).read_text().strip() == str(os.getpid())
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 5
+        while True:  # the kernel releases it as the killed holder goes
+            try:
+                lock = WriterLock(tmp_path / "out")
+                break
+            except DirectoryInUse:
+                assert time.monotonic() < deadline, "the lock outlived its killed holder"
+                time.sleep(0.01)
+    assert (tmp_path / "out" / LOCK_NAME).read_text().strip() == str(os.getpid())
+    lock.close()
 
 
 def test_holds_within_one_process_are_counted(tmp_path: Path) -> None:

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.cli import app
-from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.config import RunConfig
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 from recmarket.testing.fake_llm import FakeLLM
+from tests.fixtures import fake_llm_pilot
 
 runner = CliRunner()
 
@@ -47,13 +47,7 @@ def test_a_pilot_through_the_fake_llm_calibrates_and_says_what_it_could_not_read
 ) -> None:
     monkeypatch.setenv("RECMARKET_TEST_KEY", "sk-test")
     with FakeLLM() as server:
-        model = ModelConfig(name="fake", base_url=server.base_url, api_key_env="RECMARKET_TEST_KEY")
-        cfg = RunConfig(
-            domains=("Video_Games",),
-            episodes=EpisodeConfig(requests=36),
-            llm=LLMConfig(models={"m": model}, roles={"default": "m"}),
-        )
-        run(cfg, tmp_path / "pilot", llm_cache=tmp_path / "calls.sqlite").store.close()
+        fake_llm_pilot(server, tmp_path / "pilot", tmp_path / "calls.sqlite", 36)
     out = tmp_path / "pilot.toml"
     result = runner.invoke(app, ["calibrate", str(tmp_path / "pilot"), "--out", str(out)])
     assert result.exit_code == 0, result.output

@@ -4,8 +4,6 @@ offline ones unless asked; "identified" needs a converged fit and a finite stand
 
 import math
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +11,6 @@ import pytest
 from typer.testing import CliRunner
 
 from recmarket.agents.judgement import Judge
-from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.calibration import calibrate as calibrate_module
 from recmarket.calibration.calibrate import fit_observations
@@ -26,6 +23,7 @@ from recmarket.embedding import load_embedder
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 from recmarket.testing.fake_llm import FakeLLM
+from tests.fixtures import fake_llm_pilot, lock_held_elsewhere
 
 runner = CliRunner()
 
@@ -85,13 +83,7 @@ def test_model_runs_are_pooled_with_offline_ones_only_when_asked(
 ) -> None:
     monkeypatch.setenv("RECMARKET_TEST_KEY", "sk-test")
     with FakeLLM() as server:
-        model = ModelConfig(name="fake", base_url=server.base_url, api_key_env="RECMARKET_TEST_KEY")
-        cfg = RunConfig(
-            domains=("Video_Games",),
-            episodes=EpisodeConfig(requests=24),
-            llm=LLMConfig(models={"m": model}, roles={"default": "m"}),
-        )
-        run(cfg, tmp_path / "pilot", llm_cache=tmp_path / "calls.sqlite").store.close()
+        fake_llm_pilot(server, tmp_path / "pilot", tmp_path / "calls.sqlite", 24)
     refused = calibrate_cli(six, tmp_path / "pilot", "--out", tmp_path / "p.toml")
     assert refused.exit_code == 2
     line = flat(refused.stderr)
@@ -150,16 +142,8 @@ def test_identified_means_a_converged_finite_fit_with_a_finite_standard_error() 
 
 
 def test_a_calibration_into_a_directory_another_process_writes_is_refused(six, tmp_path) -> None:
-    hold = "import sys, time; from pathlib import Path; from recmarket.locks import WriterLock\n"
-    hold += "lock = WriterLock(Path(sys.argv[1])); print('held', flush=True); time.sleep(60)"
-    proc = subprocess.Popen([sys.executable, "-c", hold, str(tmp_path)], stdout=subprocess.PIPE)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == b"held"
+    with lock_held_elsewhere(tmp_path) as pid:
         result = calibrate_cli(six, "--out", tmp_path / "p.toml")
-    finally:
-        proc.kill()
-        proc.wait()
-    assert result.exit_code == 2 and f"another recmarket process (pid {proc.pid})" in flat(
-        result.stderr
-    )
+    assert result.exit_code == 2
+    assert f"another recmarket process (pid {pid})" in flat(result.stderr)
     assert not (tmp_path / "p.toml").exists()

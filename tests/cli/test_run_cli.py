@@ -1,14 +1,13 @@
 """recmarket run and show: the JSON contract, config files, flags, clear errors."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from recmarket.cli import app
+from tests.fixtures import lock_held_elsewhere
 
 runner = CliRunner()
 BASE = ["run", "--domain", "Sports_and_Outdoors", "--requests", "24"]
@@ -180,17 +179,10 @@ def test_llm_flags_are_checked(tmp_path: Path) -> None:
 def test_a_second_writer_is_refused_in_one_line_and_readers_do_not_wait(tmp_path: Path) -> None:
     out = tmp_path / "r"
     assert invoke(*BASE, "--out", str(out)).exit_code == 0
-    hold = "import sys, time; from pathlib import Path; from recmarket.locks import WriterLock\n"
-    hold += "lock = WriterLock(Path(sys.argv[1])); print('held', flush=True); time.sleep(60)"
-    proc = subprocess.Popen([sys.executable, "-c", hold, str(out)], stdout=subprocess.PIPE)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == b"held"
+    with lock_held_elsewhere(out) as pid:
         refused = invoke(*BASE, "--requests", "30", "--out", str(out))
         assert refused.exit_code == 2
-        assert f"in use by another recmarket process (pid {proc.pid})" in refused.output
+        assert f"in use by another recmarket process (pid {pid})" in refused.output
         assert "Traceback" not in refused.output
         shown = invoke("show", str(out))  # readers never take the lock
         assert shown.exit_code == 0, shown.output
-    finally:
-        proc.kill()
-        proc.wait()

@@ -23,6 +23,7 @@ from recmarket.policies import POLICIES
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 from recmarket.testing.fake_llm import CONTENT_FAULTS, TRANSIENT_FAULTS, FakeLLM, FaultPlan
+from tests.fixtures import completion_body
 
 KEY_ENV, KEY = "RECMARKET_TEST_KEY", "sk-test-do-not-store-7f3a9c"
 
@@ -497,17 +498,8 @@ def test_malformed_replies_stop_the_run_with_one_line_saying_what_they_were(
 
 
 def test_claimed_token_counts_are_bounded_by_the_request(tmp_path: Path) -> None:
-    huge = json.dumps(
-        {
-            "id": "x",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "m",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}}],
-            "usage": {"prompt_tokens": 10**12, "completion_tokens": 10**12, "total_tokens": 1},
-        }
-    ).encode()
-    with FakeLLM(raw_reply=("application/json", huge)) as server:
+    huge = completion_body({"prompt_tokens": 10**12, "completion_tokens": 10**12})
+    with FakeLLM(raw_reply=huge) as server:
         cfg = cell(server, "no-rep", requests=6, max_tokens=300)
         result = run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite")
     for usage in result.ledger.rows.values():
@@ -518,17 +510,8 @@ def test_claimed_token_counts_are_bounded_by_the_request(tmp_path: Path) -> None
 def test_replies_without_usage_are_charged_by_estimate_and_the_ledger_says_so(
     tmp_path: Path,
 ) -> None:
-    silent = json.dumps(
-        {
-            "id": "x",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "m",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}}],
-            "usage": {"prompt_tokens": -3, "total_tokens": 1},  # a negative, a missing one
-        }
-    ).encode()
-    with FakeLLM(raw_reply=("application/json", silent)) as server:
+    silent = completion_body({"prompt_tokens": -3, "total_tokens": 1})  # negative, missing
+    with FakeLLM(raw_reply=silent) as server:
         cfg = cell(server, "no-rep", requests=6, input_price=1.0, output_price=1.0)
         result = run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite")
     assert result.ledger is not None

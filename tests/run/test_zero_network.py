@@ -10,7 +10,13 @@ from typer.testing import CliRunner
 
 from recmarket.cli import app
 from recmarket.testing.fake_llm import FakeLLM
-from tests.run.test_llm_runs import KEY_ENV, experiment, llm_flags, reproduce_args
+from tests.run.test_llm_runs import (
+    KEY_ENV,
+    config_file,
+    experiment,
+    llm_flags,
+    reproduce_args,
+)
 
 runner = CliRunner()
 
@@ -39,7 +45,9 @@ def test_a_run_the_stores_answer_whole_needs_no_endpoint(tmp_path: Path) -> None
     assert episodes(tmp_path / "b" / "run.sqlite") == episodes(tmp_path / "a" / "run.sqlite")
     assert server.total == sent
 
-    more = runner.invoke(app, llm_flags(server, cache, tmp_path / "c", 12))
+    config = config_file(tmp_path, server, 12, model_extra="max_retries = 0")
+    args = ["run", "--config", str(config), "--out", str(tmp_path / "c"), "--llm-cache", str(cache)]
+    more = runner.invoke(app, args)
     assert more.exit_code == 4  # calls to make: the check finds the endpoint down
     assert "cannot connect" in more.output and "Traceback" not in more.output
     with sqlite3.connect(tmp_path / "c" / "run.sqlite") as db:

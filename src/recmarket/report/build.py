@@ -21,6 +21,7 @@ from recmarket.report.figures import FIGURES
 from recmarket.report.html import figure_html, page, table_html
 from recmarket.report.paper import compare
 from recmarket.report.paper import summary as summary_line
+from recmarket.run.lifeline import die_with_parent
 from recmarket.run.store import RunStore
 from recmarket.run.threads import pin_native_threads
 
@@ -203,6 +204,12 @@ def _on_cells(section: Any) -> Any:
     return section(_cells)
 
 
+def _section_worker_start() -> None:
+    """A section worker runs one native thread and ends with its parent (run/lifeline.py)."""
+    die_with_parent()
+    pin_native_threads()
+
+
 def _sections(tasks: list[tuple[Any, tuple]], workers: int) -> list[Any]:
     """The report's sections, each a (function, arguments), in order. With several workers
     they are computed in forked processes, one native thread each: the figures' bootstraps
@@ -211,7 +218,7 @@ def _sections(tasks: list[tuple[Any, tuple]], workers: int) -> list[Any]:
         return [task(*args) for task, args in tasks]
     fork = multiprocessing.get_context("fork")
     size = min(workers, len(tasks))
-    with ProcessPoolExecutor(size, mp_context=fork, initializer=pin_native_threads) as pool:
+    with ProcessPoolExecutor(size, mp_context=fork, initializer=_section_worker_start) as pool:
         futures = [pool.submit(task, *args) for task, args in tasks]
         return [future.result() for future in futures]
 
