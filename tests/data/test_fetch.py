@@ -52,7 +52,7 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     (root / "meta_categories").mkdir()
     RangeHandler.ranges = []
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(RangeHandler, directory=str(root)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}", root
     httpd.shutdown()
