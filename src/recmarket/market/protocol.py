@@ -3,10 +3,9 @@
 Stage 1: the user writes a request and the user agent structures it. Stage 2: every
 platform in the market retrieves one candidate and explains it under the presentation its
 strategy chooses (its fixed policy, or an adaptive platform's arm: ``market.strategy``).
-Stage 3: the
-candidates are shuffled and the user agent ranks exactly K of them with a reason each.
-Stage 4: the user buys one shown item or nothing; under LocalRep a purchase is reviewed and
-the purchased platform's history gains one claim-reliability record.
+Stage 3: the candidates are shuffled and the user agent ranks exactly K of them with a
+reason each. Stage 4: the user buys one shown item or nothing; under LocalRep a purchase is
+reviewed and the purchased platform's history gains one claim-reliability record.
 
 ``platform-centric`` replaces stages 2-3 by the J items of one uniformly entered platform,
 with no user agent and no reputation; ``no-rep`` neither reads nor writes histories.
