@@ -115,6 +115,10 @@ def _state(path: Path) -> dict[str, int]:
     return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
 
 
+def _mark_verified(path: Path) -> None:
+    _stamp(path).write_text(json.dumps(_state(path)))
+
+
 def verified(path: Path) -> bool:
     """Whether ``path`` is a data file: by its stamp when that matches the file as it is,
     else by reading it whole (and stamping it when it passes)."""
@@ -125,7 +129,7 @@ def verified(path: Path) -> bool:
         pass
     if not_a_data_file(path) is not None:
         return False
-    _stamp(path).write_text(json.dumps(_state(path)))
+    _mark_verified(path)
     return True
 
 
@@ -179,7 +183,7 @@ def _checked_into_place(url: str, part: Path, dest: Path, content_type: str) -> 
         served = f" (served as {content_type})" if content_type else ""
         raise DataError(f"{url}: the download is not a data file: {problem}{served}; not saved")
     part.replace(dest)
-    _stamp(dest).write_text(json.dumps(_state(dest)))
+    _mark_verified(dest)
     return dest
 
 
