@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import signal
 from pathlib import Path
 from typing import Annotated
@@ -44,7 +45,10 @@ def check(
     for found in checked:
         model = found.cfg
         out.print(f"ok: {model.name} at {model.base_url} answered in {found.seconds:.2f} s")
-        levels = ", ".join(f"{level}: {seconds:.2f} s" for level, seconds in found.parallel)
+        levels = ", ".join(
+            f"{level}: {seconds:.2f} s" if math.isfinite(seconds) else f"{level}: refused"
+            for level, seconds in found.parallel
+        )
         out.print(f"  slowest of N parallel calls: {levels}")
         out.print(
             f"  concurrency limit starts at {found.start} (adaptive, at most "

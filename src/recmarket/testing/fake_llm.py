@@ -8,6 +8,11 @@ hash: content faults (fenced JSON, prose around JSON, invalid JSON, unknown or d
 too few items, labels outside the set) on a request's first attempt; transient faults (429
 bursts with Retry-After, 500s, hangs past the client's timeout) on its first attempts only,
 so that retries succeed. It counts every request it receives.
+
+Two faults act as an unreliable endpoint in front of it would, on every request, checks and
+probes included: ``fault_rate`` fails that share of all attempts at random (half 500s, half
+429s with Retry-After), and ``fail_first`` fails the first attempt of every distinct request
+(a flaky proxy), with a 500 or a 429 with Retry-After.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import random
 import threading
 import time
 from collections import Counter
@@ -148,11 +154,19 @@ class FakeLLM:
     # When set, every body leaves one byte per this many seconds (an endpoint that trickles:
     # each read is quick, the whole reply is not)
     trickle: float | None = None
+    # Every attempt, checks included, fails at this rate: half 500s, half 429s with
+    # Retry-After (``faults.retry_after``), drawn from a generator seeded with ``faults.seed``
+    fault_rate: float = 0.0
+    # When set, the first attempt of every distinct request fails with this status (500, or
+    # 429 with Retry-After); its retries pass
+    fail_first: int | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     prefixes: PrefixIndex = field(default_factory=PrefixIndex)
+    seen: Counter[str] = field(default_factory=Counter)  # attempts of each distinct request
 
     def __enter__(self) -> FakeLLM:
         fake = self
+        self.chaos = random.Random(self.faults.seed)
         self.gate = threading.BoundedSemaphore(self.slots) if self.slots else None
 
         class Handler(BaseHTTPRequestHandler):
@@ -227,6 +241,28 @@ class FakeLLM:
     def total(self) -> int:
         return sum(self.requests.values())
 
+    def unreliable(self, body: dict[str, Any]) -> tuple[int, dict[str, str], dict[str, Any]] | None:
+        """The failure ``fault_rate`` or ``fail_first`` gives this attempt, if any."""
+        key = json.dumps([body["messages"], body.get("seed"), body.get("response_format")])
+        with self.lock:
+            first = self.seen[key] == 0
+            self.seen[key] += 1
+            roll = self.chaos.random()
+            coin = self.chaos.random()
+        if self.fail_first is not None and first:
+            status = self.fail_first
+        elif roll < self.fault_rate:
+            status = 429 if coin < 0.5 else 500
+        else:
+            return None
+        if status == 429:
+            return (
+                429,
+                {"Retry-After": str(self.faults.retry_after)},
+                {"error": {"message": "rate limited", "type": "rate_limit"}},
+            )
+        return status, {}, {"error": {"message": "internal error", "type": "server"}}
+
     def respond(
         self, body: dict[str, Any], slept: bool = False
     ) -> tuple[int, dict[str, str], dict[str, Any]]:
@@ -234,6 +270,9 @@ class FakeLLM:
         form = (body.get("response_format") or {}).get("type")
         if self.latency and not slept:  # every request, checks too, as at a real endpoint
             time.sleep(self.latency)
+        unreliable = self.unreliable(body)
+        if unreliable is not None:
+            return unreliable
         if messages[0] in (CHECK_MESSAGES[0], PROBE_MESSAGES[0]):  # checks: never faulted
             with self.lock:
                 self.checks += 1
@@ -278,6 +317,13 @@ class FakeLLM:
         return 200, {}, reply
 
 
+def probability(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{text} is not a probability in [0, 1]")
+    return value
+
+
 def main() -> None:
     """Serve in the foreground (for benchmarks that keep the server out of their process):
     prints the base URL, then serves until killed."""
@@ -287,8 +333,31 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--prompt-cache", choices=("openai", "deepseek"), default=None)
     parser.add_argument("--slots", type=int, default=None, help="requests served at once")
+    parser.add_argument(
+        "--fault-rate",
+        type=probability,
+        default=0.0,
+        help="share of all attempts, checks included, failed at random (500s and 429s)",
+    )
+    parser.add_argument(
+        "--fail-first",
+        nargs="?",
+        type=int,
+        choices=(429, 500),
+        const=500,
+        default=None,
+        help="fail every distinct request's first attempt (with 500, or the status given)",
+    )
+    parser.add_argument("--fault-seed", type=int, default=0, help="seed of the random faults")
     args = parser.parse_args()
-    with FakeLLM(latency=args.latency, prompt_cache=args.prompt_cache, slots=args.slots) as server:
+    with FakeLLM(
+        latency=args.latency,
+        prompt_cache=args.prompt_cache,
+        slots=args.slots,
+        fault_rate=args.fault_rate,
+        fail_first=args.fail_first,
+        faults=FaultPlan(seed=args.fault_seed),
+    ) as server:
         print(server.base_url, flush=True)
         server.thread.join()
 

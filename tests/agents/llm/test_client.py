@@ -114,14 +114,21 @@ def test_short_waits_are_not_announced(tmp_path: Path) -> None:
     assert notices == []
 
 
-def test_failures_in_a_row_across_calls_stop_the_run_early(tmp_path: Path) -> None:
-    """A dead endpoint stops the run after a few failed attempts in all, not after every
+def test_failed_retries_in_a_row_across_calls_stop_the_run_early(tmp_path: Path) -> None:
+    """A dead endpoint stops the run after a few failed retries in all, not after every
     call in flight has spent all of its retries."""
     with FakeLLM(down_after=0) as server:
         model = chat_model(server, tmp_path, max_retries=10, max_failures_in_a_row=4)
-        with pytest.raises(EndpointFailure, match="5 failed attempts in a row"):
+        with pytest.raises(EndpointFailure, match="5 failed retries in a row"):
             ask(model, calls=3)
-        assert server.total <= 8  # without the limit: up to 3 calls x 11 attempts
+        assert server.total <= 8  # 3 first attempts and 5 retries; else up to 3 x 11
+
+
+def test_a_proxy_failing_every_first_attempt_serves_every_call(tmp_path: Path) -> None:
+    with FakeLLM(fail_first=500) as server:
+        model = chat_model(server, tmp_path, max_failures_in_a_row=1, concurrency=4)
+        assert len(ask(model, calls=12)) == 12
+    assert server.total == 12  # the role calls the fake answered, each on its retry
 
 
 def test_rate_limits_do_not_count_as_failures_in_a_row(tmp_path: Path) -> None:

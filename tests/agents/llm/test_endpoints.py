@@ -1,10 +1,12 @@
 """Backends that share Endpoints (the cells of a reproduce) measure each endpoint once."""
 
 import asyncio
+import math
 from pathlib import Path
 
 import pytest
 
+from recmarket.agents.llm.api import ChatRequest, ProviderError, Reply
 from recmarket.agents.llm.backend import LLMBackend
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.agents.llm.endpoints import Endpoints
@@ -63,3 +65,49 @@ def test_shared_endpoints_are_measured_and_probed_once(tmp_path: Path) -> None:
     assert three - probed[1] == one - probed[0] + 2
     starts = {(c.start, c.reply_format) for [c] in results}
     assert starts == {(results[0][0].start, "json_object")}
+
+
+def test_the_check_survives_a_429_on_the_first_attempt_of_every_call(tmp_path: Path) -> None:
+    """Every check, probe and form call is refused once with Retry-After: each is retried,
+    and a probe level whose calls needed a retry is too many at once."""
+    with FakeLLM(fail_first=429, formats=("json_object",)) as server:
+        [[found]] = checked_calls(server, 1, tmp_path)
+    assert found.parallel[0][0] == 1 and math.isfinite(found.parallel[0][1])
+    assert found.parallel[1:] == [(2, math.inf)]
+    assert found.start == 1 and found.reply_format == "json_object"
+
+
+class RefusesCrowds:
+    """A provider with ``room`` slots that refuses calls beyond them with a 429, as a hosted
+    API under a concurrency quota does."""
+
+    def __init__(self, room: int) -> None:
+        self.room, self.now = room, 0
+
+    async def generate(self, request: ChatRequest) -> Reply:
+        if self.now >= self.room:
+            raise ProviderError("HTTP 429", retryable=True, retry_after=0.02, rate_limited=True)
+        self.now += 1
+        try:
+            await asyncio.sleep(0.005)
+        finally:
+            self.now -= 1
+        return Reply("OK", 5, 1)
+
+    async def aclose(self) -> None:
+        pass
+
+
+def test_a_quota_of_four_calls_at_once_starts_the_limit_at_four(tmp_path: Path) -> None:
+    model = ModelConfig(name="quota", base_url="http://quota.test/v1", api_key_env=KEY_ENV)
+    backend = LLMBackend(
+        LLMConfig(models={"m": model}, roles={"default": "m"}),
+        [tmp_path / "calls.sqlite"],
+        provider=lambda cfg: RefusesCrowds(4),
+    )
+    try:
+        [found] = asyncio.run(backend.check())
+    finally:
+        backend.close()
+    assert [level for level, _ in found.parallel] == [1, 2, 4, 8]
+    assert found.parallel[-1][1] == math.inf and found.start == 4

@@ -2,6 +2,7 @@
 
 import asyncio
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -55,24 +56,35 @@ def test_retrying_gives_up_when_a_calls_retries_are_spent() -> None:
     assert len(api.requests) == 4
 
 
-def test_failures_in_a_row_are_counted_across_calls_and_reset_by_a_success() -> None:
-    cfg = CFG.model_copy(update={"max_failures_in_a_row": 2})
-    api = FakeChatAPI([busy(), "ok", busy(), busy(), busy()])
+def test_failed_retries_in_a_row_are_counted_across_calls_and_reset_by_a_success() -> None:
+    cfg = CFG.model_copy(update={"max_failures_in_a_row": 2, "max_retries": 10})
+    api = FakeChatAPI([busy(), busy(), "ok", busy(), busy(), busy(), busy()])
     retrying = Retrying(api.generate, cfg, None)
-    assert asyncio.run(retrying(request())).text == "ok"  # one failure, then reset
-    with pytest.raises(EndpointFailure, match="3 failed attempts in a row"):
+    assert asyncio.run(retrying(request())).text == "ok"  # one failed retry, then reset
+    with pytest.raises(EndpointFailure, match="3 failed retries in a row"):
         asyncio.run(retrying(request()))
+    assert len(api.requests) == 7  # the second call's first attempt and three retries
 
 
-def test_failures_in_a_row_count_against_the_limit_now_in_force() -> None:
+def test_a_proxy_that_fails_every_first_attempt_never_stops_the_run() -> None:
+    """Failed first attempts are not a streak: every retry passes, so every call does."""
+    cfg = CFG.model_copy(update={"max_failures_in_a_row": 1})
+    api = FakeChatAPI([busy(), "ok"] * 20)
+    retrying = Retrying(api.generate, cfg, None)
+    answers = [asyncio.run(retrying(request())) for _ in range(20)]
+    assert all(a.text == "ok" and a.retries == 1 for a in answers)
+    assert [r.attempt for r in api.requests[:4]] == [0, 1, 0, 1]
+
+
+def test_failed_retries_in_a_row_count_against_the_limit_now_in_force() -> None:
     """Two rounds of the calls the limit now allows (5, not the configured 64), and at
     least two rounds of four under a limit cut lower."""
     cfg = CFG.model_copy(update={"max_retries": 20})
     cut = Retrying(FakeChatAPI([busy()] * 12).generate, cfg, None, in_flight=lambda: 5)
-    with pytest.raises(EndpointFailure, match="11 failed attempts in a row"):
+    with pytest.raises(EndpointFailure, match="11 failed retries in a row"):
         asyncio.run(cut(request()))
     floor = Retrying(FakeChatAPI([busy()] * 12).generate, cfg, None, in_flight=lambda: 1)
-    with pytest.raises(EndpointFailure, match="9 failed attempts in a row"):
+    with pytest.raises(EndpointFailure, match="9 failed retries in a row"):
         asyncio.run(floor(request()))
 
 
@@ -128,6 +140,32 @@ def test_limited_serves_urgent_roles_first_then_the_longest_remaining_stream() -
 
     asyncio.run(main())
     assert served == ["long", "short", "short-later", "prepare"]
+
+
+def test_a_retry_takes_the_slot_before_first_attempts_that_came_earlier() -> None:
+    """A retry that slept out its backoff is not queued behind calls not yet tried, so
+    under a limit cut to one slot new calls cannot keep taking it while retries sleep."""
+    api = FakeChatAPI(latency=0.01)
+    served: list[str] = []
+
+    async def record(req: ChatRequest):
+        served.append(req.messages[0]["content"])
+        return await api.generate(req)
+
+    limit = AdaptiveLimit(1, adaptive=False)
+    limited = Limited(record, limit)
+
+    async def main() -> None:
+        held = await limit.acquire((0, 0, 0))
+        first = [asyncio.create_task(limited(request("review", f"new {i}"))) for i in range(3)]
+        await asyncio.sleep(0.01)
+        retry = asyncio.create_task(limited(replace(request("explain", "retry"), attempt=1)))
+        await asyncio.sleep(0.01)
+        limit.released(held)
+        await asyncio.gather(*first, retry)
+
+    asyncio.run(main())
+    assert served == ["retry", "new 0", "new 1", "new 2"]
 
 
 def test_budgeted_refuses_what_the_budget_cannot_cover_and_charges_what_was_used() -> None:

@@ -26,6 +26,7 @@ class ChatRequest:
     seed: int | None  # the call's sample index, where the endpoint accepts a seed
     # The reply's JSON schema in the endpoint's structured-output form (``formats``).
     response_format: dict[str, Any] | None = field(default=None, hash=False)
+    attempt: int = 0  # 0 for a call's first attempt, n for its n-th retry (not sent)
 
     @property
     def characters(self) -> int:

@@ -12,12 +12,13 @@ tests.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from recmarket.agents.llm.adaptive import PROBE_FLOOR, PROBE_RISE, AdaptiveLimit
-from recmarket.agents.llm.api import ChatAPI, ChatRequest, ProviderError, Reply
+from recmarket.agents.llm.api import ChatAPI, ChatRequest, Reply
 from recmarket.agents.llm.cache import CachedCall, CallCache, call_key
 from recmarket.agents.llm.config import ModelConfig
 from recmarket.agents.llm.formats import (
@@ -37,6 +38,7 @@ from recmarket.agents.llm.wrappers import (
     Retrying,
     WaitNotice,
 )
+from recmarket.tasks import gather_or_cancel
 
 __all__ = ["CHECK_MESSAGES", "ChatModel", "EndpointFailure", "ReplayMiss", "WaitNotice"]
 
@@ -45,6 +47,11 @@ CHECK_MESSAGES = (
     {"role": "system", "content": "recmarket endpoint check."},
     {"role": "user", "content": "Reply with OK."},
 )
+
+
+FORM_RETRIES = 3  # retries of a structured-output probe before the form counts as refused
+# A probe level above one whose calls were refused (and passed on a retry): too many at once.
+REFUSED = math.inf
 
 
 class ReplayMiss(RuntimeError):
@@ -65,7 +72,7 @@ class ChatModel:
         on_wait: WaitNotice | None = None,
     ) -> None:
         self.cfg, self.api, self.cache, self.ledger, self.replay = cfg, api, cache, ledger, replay
-        self.limit = limit
+        self.limit, self.on_wait = limit, on_wait
         self._timed = Deadline(api.generate, cfg, on_wait)  # every call, checks included
         unpaid = Retrying(Limited(self._timed, limit), cfg, on_wait, lambda: limit.current)
         self._check = unpaid  # the endpoint check is never charged to a run
@@ -110,26 +117,36 @@ class ChatModel:
     async def measure_parallel(self, levels: tuple[int, ...]) -> list[tuple[int, float]]:
         """For each level, the slowest of that many tiny calls sent at once, in seconds,
         after one call to warm the endpoint; stops after the first level that takes
-        PROBE_RISE times one call alone. The calls go straight to the provider: the limit
-        they measure is not yet set."""
+        PROBE_RISE times one call alone. The calls go past the limit they measure (it is
+        not yet set), but each is retried as any call is: a 429 or a 5xx from an endpoint
+        that is up is no reason to stop a run. A call is timed by its answered attempt;
+        a level above one whose calls were refused even once is too many at once
+        (``REFUSED``, which ends the probe below it)."""
         system, user = (dict(m) for m in CHECK_MESSAGES)
+        top = max(levels, default=1)
 
-        async def timed(call: int) -> float:
+        async def timed(call: int, level: int) -> float:
+            took = 0.0
+
+            async def attempt(request: ChatRequest) -> Reply:
+                nonlocal took
+                start = time.monotonic()
+                reply = await self._timed(request)
+                took = time.monotonic() - start
+                return reply
+
             # Each call its own text, so no endpoint serves it from its prompt cache.
             messages = [system, {**user, "content": f"{user['content']} ({call})"}]
-            start = time.monotonic()
-            try:
-                await self._timed(ChatRequest("check", messages, 1, 0.0, None))
-            except ProviderError as error:
-                raise EndpointFailure.at(self.cfg, error.cause) from error
-            return time.monotonic() - start
+            probe = Retrying(attempt, self.cfg, self.on_wait, lambda: top)
+            reply = await probe(ChatRequest("check", messages, 1, 0.0, None))
+            return REFUSED if reply.retries and level > 1 else took
 
-        await timed(-1)  # a cold endpoint's first call (loading, warming) is not its latency
+        await timed(-1, 1)  # a cold endpoint's first call (loading, warming) is not its latency
         measured: list[tuple[int, float]] = []
         for level in levels:
             if level > self.cfg.concurrency:
                 break
-            slowest = max(await asyncio.gather(*(timed(call) for call in range(level))))
+            slowest = max(await gather_or_cancel(*(timed(call, level) for call in range(level))))
             measured.append((level, slowest))
             if slowest > PROBE_RISE * max(measured[0][1], PROBE_FLOOR):
                 break
@@ -154,12 +171,17 @@ class ChatModel:
         self._format = name
 
     async def _honours(self, name: str) -> bool:
+        """Whether the endpoint constrains a reply in form ``name``. A refusal that a retry
+        cannot mend (400, 422) means no; so do FORM_RETRIES failed retries, which a
+        transient fault seldom gives but a server that refuses the form with a 500 always
+        does (it then costs a few seconds, not a run's worth of backoff)."""
         messages = [dict(m) for m in PROBE_MESSAGES]
         form = FORMATS[name](PROBE_SCHEMA)
         request = ChatRequest("check", messages, PROBE_TOKENS, 0.0, None, form)
-        try:  # once, past the retries and the limit: some servers refuse a form with a 500
-            reply = await self._timed(request)
-        except ProviderError:  # refused: not honoured
+        few = self.cfg.model_copy(update={"max_retries": min(FORM_RETRIES, self.cfg.max_retries)})
+        try:
+            reply = await Retrying(self._timed, few, self.on_wait)(request)
+        except EndpointFailure:
             return False
         return honoured(reply.text)
 

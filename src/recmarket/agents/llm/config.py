@@ -85,9 +85,9 @@ class ModelConfig(BaseModel):
     max_failures_in_a_row: int | None = Field(
         None,
         ge=1,
-        description="failed attempts in a row across all calls (429s aside) that stop the "
+        description="failed retries in a row across all calls (429s aside) that stop the "
         "run; default twice the current concurrency limit, and at least 8 (two rounds of "
-        "every call in flight failing)",
+        "every call in flight failing again after its pause)",
     )
     max_reply_bytes: int = Field(
         DEFAULT_MAX_REPLY_BYTES, ge=1024, description="larger reply bodies are rejected"
@@ -102,7 +102,7 @@ class ModelConfig(BaseModel):
     )
 
     def failure_limit(self, in_flight: int) -> int:
-        """Failed attempts in a row that stop the run: the setting, or two rounds of the
+        """Failed retries in a row that stop the run: the setting, or two rounds of the
         ``in_flight`` calls the endpoint's limit now allows, rounds of at least
         MIN_ROUND (under a limit cut to one or two, a few transient faults in a row are
         not yet an outage)."""

@@ -4,12 +4,13 @@ the next one's ``generate`` and is tested on its own against a scripted provider
 
 From the outside in: ``Budgeted`` reserves a call's worst-case cost before it waits for a
 slot; ``Retrying`` retries what may pass (capped Retry-After, backoff with full jitter) and
-turns the rest, and runs of failures, into ``EndpointFailure``; ``Limited`` holds one of
-the endpoint's slots for each attempt, stage 3-4 calls first (and among them those of the
-longest remaining stream), and tells the adaptive limit
-(``adaptive``) how the attempt went; ``Deadline`` gives each attempt the model's
-``timeout`` from connecting to the last byte. Retrying outside the limit means a retry
-waits for a slot under the limit its own failure may have cut, rather than keeping its slot.
+turns the rest, and runs of failed retries, into ``EndpointFailure``; ``Limited`` holds one
+of the endpoint's slots for each attempt, retries first, then stage 3-4 calls (and among
+them those of the longest remaining stream), and tells the adaptive limit (``adaptive``)
+how the attempt went; ``Deadline`` gives each attempt the model's ``timeout`` from
+connecting to the last byte. Retrying outside the limit means a retry waits for a slot
+under the limit its own failure may have cut, rather than keeping its slot; it goes to the
+head of that queue, so first attempts cannot keep taking the slot while it sleeps.
 """
 
 from __future__ import annotations
@@ -46,8 +47,11 @@ class EndpointFailure(RuntimeError):
 
 class Retrying:
     """Retries what may pass; stops the run on what will not, on a call whose retries are
-    spent, and on too many failed attempts in a row across all calls (429s aside): a dead
-    endpoint then costs two rounds of timeouts, not every call's retries."""
+    spent, and on too many failed retries in a row across all calls (429s aside): a dead
+    endpoint then costs two rounds of timeouts, not every call's retries. Only retries
+    count: a failed first attempt says little on its own (a flaky proxy fails every first
+    attempt and passes every retry, and a run through it must finish), while a call that
+    failed again after its pause is what a dead endpoint does to every call."""
 
     def __init__(
         self,
@@ -65,7 +69,7 @@ class Retrying:
     async def __call__(self, request: ChatRequest) -> Reply:
         for attempt in range(self.cfg.max_retries + 1):
             try:
-                reply = await self.inner(request)
+                reply = await self.inner(replace(request, attempt=attempt))
             except ProviderError as error:
                 await self._after(error, attempt)
                 continue
@@ -74,7 +78,7 @@ class Retrying:
         raise AssertionError("unreachable: the last attempt raises")
 
     async def _after(self, error: ProviderError, attempt: int) -> None:
-        if not error.rate_limited:  # a 429 is the endpoint working: its retries bound it
+        if attempt > 0 and not error.rate_limited:  # a 429 is the endpoint working
             self.failures_in_a_row += 1
         if not error.retryable:
             raise EndpointFailure.at(self.cfg, error.cause) from error
@@ -86,7 +90,7 @@ class Retrying:
         if self.failures_in_a_row > limit:
             raise EndpointFailure.at(
                 self.cfg,
-                f"{error.cause}; {self.failures_in_a_row} failed attempts in a row "
+                f"{error.cause}; {self.failures_in_a_row} failed retries in a row "
                 f"(max_failures_in_a_row is {limit})",
             ) from error
         delay = error.retry_after
@@ -112,15 +116,20 @@ STREAM_LEFT: contextvars.ContextVar[int] = contextvars.ContextVar("stream_left",
 
 
 class Limited:
-    """One slot of the endpoint's adaptive limit per attempt, urgent roles first, then the
-    longest remaining stream's; tells the limit how each attempt went (its latency, or an
-    overload)."""
+    """One slot of the endpoint's adaptive limit per attempt: retries first (a call that
+    already waited out a failure is not sent behind calls that have not tried yet), then
+    urgent roles, then the longest remaining stream's; tells the limit how each attempt
+    went (its latency, or an overload)."""
 
     def __init__(self, inner: Generate, limit: AdaptiveLimit) -> None:
         self.inner, self.limit = inner, limit
 
     async def __call__(self, request: ChatRequest) -> Reply:
-        urgency = (0 if request.role in URGENT_ROLES else 1, -STREAM_LEFT.get())
+        urgency = (
+            0 if request.attempt else 1,
+            0 if request.role in URGENT_ROLES else 1,
+            -STREAM_LEFT.get(),
+        )
         ticket = await self.limit.acquire(urgency)
         start = time.monotonic()
         try:
