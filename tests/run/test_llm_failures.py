@@ -96,3 +96,26 @@ def test_the_reply_schema_goes_in_the_form_the_endpoint_honours(
     with FakeLLM(formats=honours) as server:
         play(tmp_path, server, repair_attempts=1, structured=setting)
     assert dict(server.formats_seen) == {sent: 4}  # the four query calls
+
+
+@pytest.mark.parametrize("setting", ["json_schema", "off"])
+def test_explanations_come_as_sentences_under_a_schema_and_as_text_without(
+    tmp_path: Path, setting: str
+) -> None:
+    """Under a schema the fake answers in its shape (an array of sentences) and the stored
+    explanation is the same text as a plain answer's; with structured outputs off no schema
+    is sent and the text is read as it always was."""
+    with FakeLLM(formats=("json_schema",)) as server:
+        spec = ModelConfig(
+            name="fake-model", base_url=server.base_url, api_key_env=KEY_ENV, structured=setting
+        )
+        config = cell(server, 1).model_copy(
+            update={"llm": LLMConfig(models={"m": spec}, roles={"explain": "m"})}
+        )
+        run(config, tmp_path / "run", llm_cache=tmp_path / "shared.sqlite").store.close()
+    assert set(server.formats_seen) == {setting}
+    with RunStore.read(tmp_path / "run") as store:
+        texts = {c.output["text"] for _, _, c in store.all_calls() if c.role == "explain"}
+        raw = store.db.execute("SELECT reply FROM llm_attempts").fetchall()
+    assert texts and all(t.endswith(".") and not t.startswith("{") for t in texts)
+    assert all(r[0].startswith('{"sentences"') == (setting != "off") for r in raw)

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import signal
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from recmarket.agents.llm.api import ChatRequest
 from recmarket.agents.llm.backend import Checked, LLMBackend
+from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.agents.llm.local import DEFAULT_ALIAS, LocalServer, LocalServerError
+from recmarket.agents.llm.pace import BEFORE_MEASURED, CEILING, FLOOR, deadline
+from recmarket.agents.llm.wrappers import EndpointFailure
 from recmarket.cli.app import fail, llm_app, out, user_errors
 from recmarket.cli.options import ConfigPath, LlmBaseUrl, LlmKeyEnv, LlmModel, llm_overrides
 from recmarket.config_file import build_config
+
+SERVE_KEY_ENV = "RECMARKET_SERVE_KEY"  # the key variable of serve's own speed check
 
 
 @llm_app.command("check")
@@ -54,6 +61,47 @@ def check(
             f"  concurrency limit starts at {found.start} (adaptive, at most "
             f"{model.concurrency}); structured outputs: {found.reply_format}"
         )
+        out.print(f"  {deadlines(found)}")
+
+
+def deadlines(found: Checked) -> str:
+    """How the model's deadlines are set, with the pace the check measured."""
+    model = found.cfg
+    if model.timeout is not None:
+        return f"deadline: {model.timeout:g} s a call (the model's timeout setting)"
+    if found.pace is None:
+        return f"deadline: {BEFORE_MEASURED:g} s a call (the answer was too short to time)"
+    full = ChatRequest("check", [], model.max_tokens, 0.0, None)
+    seconds, _ = deadline(model, found.pace, full)
+    return (
+        f"pace: {found.pace.tokens_per_second:.1f} tokens/s written; deadline sized to each "
+        f"call ({seconds:.0f} s for {model.max_tokens} tokens, {FLOOR:g}-{CEILING:g} s)"
+    )
+
+
+def serving_line(alias: str, base_url: str) -> str:
+    """What ``serve`` says once the server answers: where, and the pace a run's check will
+    find there (measured now, before anything else asks), with the deadline it gives."""
+    os.environ.setdefault(SERVE_KEY_ENV, "local")  # this process only; the server ignores it
+    cfg = ModelConfig(name=alias, base_url=base_url, api_key_env=SERVE_KEY_ENV)
+    backend = LLMBackend(LLMConfig(models={alias: cfg}, roles={"default": alias}), [])
+    [model] = backend.models
+
+    async def measure() -> Checked:
+        try:
+            seconds = await model.check()
+            pace = await model.measure_pace(seconds)
+            return Checked(cfg, seconds, [], 1, "off", pace)
+        finally:
+            await backend.aclose()
+
+    try:
+        found = asyncio.run(measure())
+    except EndpointFailure as exc:
+        return f"serving {alias} at {base_url}; its pace could not be measured ({exc})"
+    finally:
+        backend.close()
+    return f"serving {alias} at {base_url}; {deadlines(found)}"
 
 
 @llm_app.command("serve")
@@ -79,7 +127,7 @@ def serve(
             server.start()
         except LocalServerError as exc:
             fail(str(exc))
-    out.print(f"serving {alias} at {server.base_url} (Ctrl-C stops it)")
+    out.print(f"{serving_line(alias, server.base_url)} (Ctrl-C stops it)")
     out.print(
         f"try: recmarket run --backend llm --llm-model {alias} --llm-base-url "
         f"{server.base_url} --llm-api-key-env LOCAL_KEY  (with LOCAL_KEY=local set)"

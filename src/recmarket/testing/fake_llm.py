@@ -31,6 +31,7 @@ from typing import Any
 from recmarket.agents.llm.cards import CARDS, fake_answer
 from recmarket.agents.llm.client import CHECK_MESSAGES
 from recmarket.agents.llm.formats import PROBE_MESSAGES
+from recmarket.agents.llm.pace import PACE_MESSAGES
 from recmarket.agents.llm.prefixes import PrefixIndex, prompt_text
 
 ROLE_BY_SYSTEM = {
@@ -100,10 +101,11 @@ def role_of(messages: list[dict[str, str]]) -> str:
     return next((r for prefix, r in ROLE_BY_SYSTEM.items() if system.startswith(prefix)), "unknown")
 
 
-def answer(role: str, user: str) -> str:
-    """A valid answer for the role, read off the prompt (each role's card says how); a
-    message of no known card (a client's own test call) gets the update card's JSON."""
-    return fake_answer(role if role in CARDS else "update", user)
+def answer(role: str, user: str, structured: bool = False) -> str:
+    """A valid answer for the role, read off the prompt (each role's card says how), in the
+    reply schema's shape where the request carried one; a message of no known card (a
+    client's own test call) gets the update card's JSON."""
+    return fake_answer(role if role in CARDS else "update", user, structured)
 
 
 def corrupt(role: str, kind: str, text: str) -> str:
@@ -160,6 +162,9 @@ class FakeLLM:
     # When set, the first attempt of every distinct request fails with this status (500, or
     # 429 with Retry-After); its retries pass
     fail_first: int | None = None
+    # When set, each answer (the speed check's too) takes this many seconds per token it
+    # holds, as a model writing at 1 / token_seconds tokens a second does
+    token_seconds: float | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     prefixes: PrefixIndex = field(default_factory=PrefixIndex)
     seen: Counter[str] = field(default_factory=Counter)  # attempts of each distinct request
@@ -241,6 +246,11 @@ class FakeLLM:
     def total(self) -> int:
         return sum(self.requests.values())
 
+    def write(self, text: str) -> None:
+        """Take as long as writing ``text`` takes at ``token_seconds`` a token."""
+        if self.token_seconds is not None:
+            time.sleep(len(text) // 4 * self.token_seconds)
+
     def unreliable(self, body: dict[str, Any]) -> tuple[int, dict[str, str], dict[str, Any]] | None:
         """The failure ``fault_rate`` or ``fail_first`` gives this attempt, if any."""
         key = json.dumps([body["messages"], body.get("seed"), body.get("response_format")])
@@ -273,10 +283,13 @@ class FakeLLM:
         unreliable = self.unreliable(body)
         if unreliable is not None:
             return unreliable
-        if messages[0] in (CHECK_MESSAGES[0], PROBE_MESSAGES[0]):  # checks: never faulted
-            with self.lock:
+        if messages[0] in (CHECK_MESSAGES[0], PROBE_MESSAGES[0], PACE_MESSAGES[0]):
+            with self.lock:  # checks: never faulted by ``faults``
                 self.checks += 1
             text = json.dumps(PROBE_REPLY) if form in self.formats else "OK"
+            if messages[0] == PACE_MESSAGES[0]:  # the speed check: as many tokens as asked
+                text = " ".join(str(n) for n in range(1, body.get("max_tokens", 16) + 1))
+            self.write(text)
             return 200, {}, completion(body, text, prompt_tokens=5)
         user = messages[1]["content"]  # the card, not a re-ask
         role = role_of(messages)
@@ -300,12 +313,13 @@ class FakeLLM:
             return 500, {}, {"error": {"message": "internal error", "type": "server"}}
         if transient == "hang" and attempt == 0:
             time.sleep(self.faults.hang_seconds)
-        text = answer(role, user)
+        text = answer(role, user, structured=form is not None)
         repairing = len(messages) > 2
         kind = None if repairing else self.faults.pick("c" + key, CONTENT_FAULTS)
         if kind:
             text = corrupt(role, kind, text)
         prompt_tokens = sum(len(m["content"]) for m in messages) // 4
+        self.write(text)
         reply = completion(body, text, prompt_tokens)
         if self.prompt_cache is not None:
             with self.lock:

@@ -32,7 +32,7 @@ class FakeChatAPI:
             raise step
         if step is None:
             user = request.messages[1]["content"] if len(request.messages) > 1 else ""
-            step = answer(role_of(request.messages), user)
+            step = answer(role_of(request.messages), user, request.response_format is not None)
         tokens = trusted_tokens(request, request.characters // 4, len(step) // 4, step)
         return Reply(step, tokens.prompt, tokens.completion)
 

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from recmarket.agents.llm.cards import CARDS, parse, reply_schema
+from recmarket.agents.llm.parse import OutputError
 from tests.agents.test_llm_prompts import INPUTS, decision_input, shortlist_input
 
 
@@ -26,8 +27,35 @@ def test_a_decision_schema_allows_a_shown_option_or_none() -> None:
 
 
 @pytest.mark.parametrize("role", ["explain", "review"])
-def test_plain_text_roles_send_no_schema(role: str) -> None:
-    assert reply_schema(role, INPUTS[role]) is None
+def test_plain_text_roles_ask_for_one_to_three_bounded_sentences(role: str) -> None:
+    schema = reply_schema(role, INPUTS[role])
+    sentences = schema["properties"]["sentences"]
+    assert (sentences["minItems"], sentences["maxItems"]) == (1, 3)
+    assert sentences["items"]["maxLength"] == 200 and "description" not in schema
+
+
+@pytest.mark.parametrize("role", ["explain", "review"])
+def test_a_structured_text_reply_is_stored_as_its_sentences_joined(role: str) -> None:
+    reply = {"sentences": ["It fits the need", "One trade-off: no manual!"]}
+    out = parse(role, json.dumps(reply), INPUTS[role])
+    assert out.text == "It fits the need. One trade-off: no manual!"
+    plain = parse(role, "It fits. It is cheap.", INPUTS[role])  # read as before
+    assert plain.text == "It fits. It is cheap."
+
+
+@pytest.mark.parametrize(
+    ("reply", "complaint"),
+    [
+        ({"sentences": "One. Two."}, "must be a list of one to three strings"),
+        ({"sentences": ["One. Two.", "Three.", "Four."]}, "has 4 sentences"),
+        ({"sentences": ["", " "]}, "the reply is empty"),
+    ],
+)
+def test_a_structured_text_reply_keeps_the_three_sentence_contract(
+    reply: dict, complaint: str
+) -> None:
+    with pytest.raises(OutputError, match=complaint):
+        parse("explain", json.dumps(reply), INPUTS["explain"])
 
 
 @pytest.mark.parametrize("role", sorted(r for r, c in CARDS.items() if c.reply is not None))
@@ -41,7 +69,7 @@ def test_a_reply_at_the_schemas_length_limits_in_ordinary_words_parses(role: str
         if "enum" in node:
             return node["enum"][0]
         if node.get("type") == "array":
-            return [fill(node["items"]) for _ in range(node["minItems"])]
+            return [fill(node["items"]) for _ in range(node["maxItems"])]
         if node.get("type") == "object":
             return {k: fill(v) for k, v in node["properties"].items()}
         return ("fits well " * 200)[: node["maxLength"]].strip()

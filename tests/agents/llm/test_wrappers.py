@@ -201,7 +201,7 @@ def test_a_deadline_bounds_the_whole_attempt_and_shows_a_long_wait(monkeypatch) 
     slow = FakeChatAPI(latency=0.5)
     cut = Deadline(slow.generate, CFG.model_copy(update={"timeout": 0.2}), notices.append)
     start = time.monotonic()
-    with pytest.raises(ProviderError, match=r"within the timeout of 0\.2 s") as e:
+    with pytest.raises(ProviderError, match=r"within the deadline of 0\.2 s") as e:
         asyncio.run(cut(request()))
     assert e.value.retryable and e.value.overload  # a slow endpoint is retried, limited
     assert time.monotonic() - start < 0.45

@@ -19,6 +19,7 @@ from recmarket.agents.llm.config import OFFLINE, LLMConfig, ModelConfig
 from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import BudgetWithoutPrices, Ledger, SpendAccount
 from recmarket.agents.llm.openai_api import OpenAIChatAPI
+from recmarket.agents.llm.pace import Pace
 from recmarket.agents.llm.role import LLMRole
 from recmarket.agents.roles import Agents
 from recmarket.vocabulary import ROLES
@@ -28,13 +29,15 @@ from recmarket.vocabulary import ROLES
 class Checked:
     """What the check before a run found for one model: one call's latency, the endpoint's
     latency at 1, 2, 4, ... parallel calls and the limit that starts from it (measured
-    once per endpoint: see endpoints.py), and the structured-output form in use."""
+    once per endpoint: see endpoints.py), the structured-output form in use, and the
+    writing pace its deadlines are sized from (``pace``)."""
 
     cfg: ModelConfig
     seconds: float
     parallel: list[tuple[int, float]]
     start: int
     reply_format: str
+    pace: Pace | None  # None: too short an answer to time, or a timeout fixes the deadline
 
 
 def require_prices(config: LLMConfig, budget: float | None) -> None:
@@ -119,10 +122,11 @@ class LLMBackend:
         checked = []
         for model in self.models:
             seconds = await model.check()
+            pace = await self.endpoints.pace(model, seconds)
             measured = await self.endpoints.measure(model)
             start = model.limit.current
             form = await self.endpoints.reply_format(model)
-            checked.append(Checked(model.cfg, seconds, measured, start, form))
+            checked.append(Checked(model.cfg, seconds, measured, start, form, pace))
         return checked
 
     async def ensure_checked(self) -> list[Checked]:

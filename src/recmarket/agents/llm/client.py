@@ -30,6 +30,7 @@ from recmarket.agents.llm.formats import (
     honoured,
 )
 from recmarket.agents.llm.ledger import Ledger
+from recmarket.agents.llm.pace import PACE_MESSAGES, PACE_TOKENS, Pace
 from recmarket.agents.llm.wrappers import (
     Budgeted,
     Deadline,
@@ -114,31 +115,35 @@ class ChatModel:
         await self._check(request)
         return time.monotonic() - start
 
+    async def _answered(self, request: ChatRequest, round_size: int = 1) -> tuple[Reply, float]:
+        """A check's call past the limit (not yet set), retried as any call is (a 429 or a
+        5xx from an endpoint that is up is no reason to stop a run), with the seconds its
+        answered attempt took."""
+        took = 0.0
+
+        async def attempt(sent: ChatRequest) -> Reply:
+            nonlocal took
+            start = time.monotonic()
+            reply = await self._timed(sent)
+            took = time.monotonic() - start
+            return reply
+
+        reply = await Retrying(attempt, self.cfg, self.on_wait, lambda: round_size)(request)
+        return reply, took
+
     async def measure_parallel(self, levels: tuple[int, ...]) -> list[tuple[int, float]]:
         """For each level, the slowest of that many tiny calls sent at once, in seconds,
         after one call to warm the endpoint; stops after the first level that takes
-        PROBE_RISE times one call alone. The calls go past the limit they measure (it is
-        not yet set), but each is retried as any call is: a 429 or a 5xx from an endpoint
-        that is up is no reason to stop a run. A call is timed by its answered attempt;
-        a level above one whose calls were refused even once is too many at once
+        PROBE_RISE times one call alone. Each call is timed by its answered attempt; a
+        level above one whose calls were refused even once is too many at once
         (``REFUSED``, which ends the probe below it)."""
         system, user = (dict(m) for m in CHECK_MESSAGES)
         top = max(levels, default=1)
 
         async def timed(call: int, level: int) -> float:
-            took = 0.0
-
-            async def attempt(request: ChatRequest) -> Reply:
-                nonlocal took
-                start = time.monotonic()
-                reply = await self._timed(request)
-                took = time.monotonic() - start
-                return reply
-
             # Each call its own text, so no endpoint serves it from its prompt cache.
             messages = [system, {**user, "content": f"{user['content']} ({call})"}]
-            probe = Retrying(attempt, self.cfg, self.on_wait, lambda: top)
-            reply = await probe(ChatRequest("check", messages, 1, 0.0, None))
+            reply, took = await self._answered(ChatRequest("check", messages, 1, 0.0, None), top)
             return REFUSED if reply.retries and level > 1 else took
 
         await timed(-1, 1)  # a cold endpoint's first call (loading, warming) is not its latency
@@ -151,6 +156,19 @@ class ChatModel:
             if slowest > PROBE_RISE * max(measured[0][1], PROBE_FLOOR):
                 break
         return measured
+
+    async def measure_pace(self, fixed: float) -> Pace | None:
+        """The endpoint's writing pace: one call that writes PACE_TOKENS tokens, timed
+        beyond ``fixed`` (a tiny call's seconds); None where the answer is too short to
+        time (the deadline then stays at its start)."""
+        messages = [dict(m) for m in PACE_MESSAGES]
+        request = ChatRequest("check", messages, PACE_TOKENS, 0.0, None)
+        reply, took = await self._answered(request)
+        return Pace.measured(fixed, took, reply.completion_tokens)
+
+    def adopt_pace(self, pace: Pace | None) -> None:
+        """Size this model's deadlines from ``pace`` (its own, or its endpoint's)."""
+        self._timed.pace = pace
 
     async def reply_format(self) -> str:
         """The structured-output form this model's calls use: the setting itself, or under
@@ -194,7 +212,10 @@ class ChatModel:
     ) -> str:
         """The answer to ``messages``, from the store or the endpoint; ``schema`` is the
         reply's JSON schema, sent in the structured-output form in use."""
-        key = call_key(self.cfg.name, self.cfg.base_url, messages, self.params, sample)
+        params = self.params
+        if schema is not None and "structured" in params:  # the schema shapes the answer
+            params = {**params, "schema": schema}
+        key = call_key(self.cfg.name, self.cfg.base_url, messages, params, sample)
         hit = self.cache.get(key)
         if hit is not None:
             self.ledger.add(role, self.cfg, hit, cached=True)
@@ -220,7 +241,7 @@ class ChatModel:
             reply.estimated,
         )
         self.cache.put(
-            key, role, self.cfg.name, self.cfg.base_url, messages, self.params, sample, call, seq
+            key, role, self.cfg.name, self.cfg.base_url, messages, params, sample, call, seq
         )
         self.ledger.add(role, self.cfg, call, cached=False)
         return call.response

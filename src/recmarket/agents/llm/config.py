@@ -77,7 +77,13 @@ class ModelConfig(BaseModel):
         description="send each JSON role's reply schema: auto (probe the endpoint once, "
         "fall back), json_schema, json_object (JSON mode with the schema) or off",
     )
-    timeout: float = Field(60.0, gt=0, description="seconds before a call is abandoned")
+    timeout: float | None = Field(
+        None,
+        gt=0,
+        description="seconds an attempt of a call may take, from connecting to its last "
+        "byte; default: sized to the endpoint's pace, which the check measures, and to the "
+        "call (30 s at least, 900 s at most)",
+    )
     max_retries: int = Field(6, ge=0, description="retries on 429, 5xx, timeouts, disconnects")
     retry_after_cap: float = Field(
         120.0, gt=0, description="longest wait a Retry-After header may impose, in seconds"

@@ -17,6 +17,7 @@ from typing import Any
 from recmarket.agents.llm.adaptive import PROBE_LEVELS, AdaptiveLimit, LimitNotice
 from recmarket.agents.llm.client import ChatModel
 from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm.pace import Pace
 
 Latencies = list[tuple[int, float]]  # (parallel calls, the slowest one's seconds)
 
@@ -50,6 +51,17 @@ class Endpoints:
             return latencies
 
         return await self._once(("latencies", model.cfg.base_url), measure)
+
+    async def pace(self, model: ChatModel, fixed: float) -> Pace | None:
+        """The writing pace of ``model`` at its endpoint (``fixed``: a tiny call's seconds),
+        measured by the first backend that asks, where no ``timeout`` fixes its deadline;
+        every model of that name and endpoint sizes its deadlines from it."""
+        if model.cfg.timeout is not None:
+            return None
+        key = ("pace", model.cfg.base_url, model.cfg.name)
+        pace = await self._once(key, lambda: model.measure_pace(fixed))
+        model.adopt_pace(pace)
+        return pace
 
     async def reply_format(self, model: ChatModel) -> str:
         """The structured-output form of ``model`` (its setting, or under ``auto`` the first

@@ -16,6 +16,7 @@ import openai
 
 from recmarket.agents.llm.api import ChatRequest, ProviderError, Reply, trusted_tokens
 from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm.pace import CEILING
 from recmarket.agents.llm.transport import ReplyTooLarge, bounded_client, http
 
 EXCERPT = 80  # characters of a malformed body quoted in the stop line
@@ -137,7 +138,7 @@ class OpenAIChatAPI:
                 api_key=key,
                 base_url=self.cfg.base_url,
                 max_retries=0,  # retries are the Retrying wrapper's
-                timeout=self.cfg.timeout,
+                timeout=self.cfg.timeout or CEILING,  # per read; the whole call's is Deadline's
                 http_client=bounded_client(self.cfg.concurrency, self.cfg.max_reply_bytes),
             )
         return self._client

@@ -56,6 +56,28 @@ def plain_text(text: str) -> str:
     return body
 
 
+def sentences_or_text(text: str) -> str:
+    """A plain-text role's answer: a structured reply's sentences (``{"sentences": [...]}``)
+    joined, each ending as a sentence ends, or else the reply as plain text; either way held
+    to the 1-3 sentence contract of ``plain_text``. A plain-text reply is read as before, so
+    with structured outputs off nothing changes."""
+    reply = text.strip()
+    data = None
+    if reply.startswith("{"):
+        try:
+            data = json.loads(reply)
+        except ValueError:
+            data = None
+    if not (isinstance(data, dict) and set(data) == {"sentences"}):
+        return plain_text(text)
+    items = data["sentences"]
+    if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+        raise OutputError("'sentences' must be a list of one to three strings")
+    said = [i.strip() for i in items if i.strip()]
+    joined = " ".join(s if s[-1] in ".!?" else f"{s}." for s in said)
+    return plain_text(joined)
+
+
 def words(value: Any, field: str, limit: int) -> str:
     """A reply field as a non-empty string of at most ``limit`` words."""
     if not isinstance(value, str) or not value.strip():

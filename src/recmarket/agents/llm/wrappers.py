@@ -26,6 +26,7 @@ from recmarket.agents.llm.adaptive import AdaptiveLimit
 from recmarket.agents.llm.api import ChatRequest, Generate, ProviderError, Reply
 from recmarket.agents.llm.config import ModelConfig
 from recmarket.agents.llm.ledger import BudgetExceeded, SpendAccount, price, worst_case
+from recmarket.agents.llm.pace import Pace, deadline
 
 BACKOFF_BASE, BACKOFF_CAP = 0.5, 30.0
 VISIBLE_WAIT = 10.0  # seconds: longer waits are announced on the progress line
@@ -148,7 +149,8 @@ class Limited:
 
 
 class Deadline:
-    """Each attempt whole within ``cfg.timeout``: connecting, sending, the first byte and
+    """Each attempt whole within its deadline (``pace``: the model's ``timeout``, or sized
+    to the endpoint's measured pace and the call): connecting, sending, the first byte and
     every byte after. The HTTP client's timeout bounds each read alone, so an endpoint that
     sends a byte a second kept a call (and the endpoint check) alive for minutes unseen.
     An attempt still waiting after VISIBLE_WAIT seconds shows on the progress line, as a
@@ -156,10 +158,12 @@ class Deadline:
 
     def __init__(self, inner: Generate, cfg: ModelConfig, on_wait: WaitNotice | None) -> None:
         self.inner, self.cfg, self.on_wait = inner, cfg, on_wait
+        self.pace: Pace | None = None  # the endpoint's, once the check measured it
         self.waiting_long = 0  # attempts past VISIBLE_WAIT now
 
     async def __call__(self, request: ChatRequest) -> Reply:
         loop = asyncio.get_running_loop()
+        seconds, how = deadline(self.cfg, self.pace, request)
         shown = False
 
         def show() -> None:
@@ -167,17 +171,15 @@ class Deadline:
             shown = True
             self.waiting_long += 1
             if self.on_wait is not None and self.waiting_long == 1:
-                self.on_wait(
-                    f"{self.cfg.name}: waiting for an answer, up to {self.cfg.timeout:g} s"
-                )
+                self.on_wait(f"{self.cfg.name}: waiting for an answer, up to {seconds:.3g} s")
 
-        later = loop.call_later(VISIBLE_WAIT, show) if self.cfg.timeout > VISIBLE_WAIT else None
+        later = loop.call_later(VISIBLE_WAIT, show) if seconds > VISIBLE_WAIT else None
         try:
-            async with asyncio.timeout(self.cfg.timeout):
+            async with asyncio.timeout(seconds):
                 return await self.inner(request)
         except TimeoutError:
             raise ProviderError(
-                f"no whole answer within the timeout of {self.cfg.timeout:g} s",
+                f"no whole answer within the deadline of {seconds:g} s ({how})",
                 retryable=True,
                 overload=True,
             ) from None

@@ -5,6 +5,8 @@ role (``card.RoleCard``); nothing here branches on a role's name beyond finding 
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -14,7 +16,9 @@ from recmarket.agents.llm.cards import decide, explain, need, query, review, sho
 from recmarket.agents.llm.cards.card import RoleCard
 from recmarket.agents.llm.parse import OutputError
 from recmarket.agents.llm.prompts import Message, template
-from recmarket.agents.llm.replies import inline
+from recmarket.agents.llm.replies import SentencesReply, inline
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 CARDS: dict[str, RoleCard[Any, Any]] = {
     c.role: c
@@ -66,6 +70,12 @@ def reply_schema(role: str, inp: Contract) -> dict[str, Any] | None:
     return schema
 
 
-def fake_answer(role: str, user: str) -> str:
-    """The loopback fake server's valid answer for the role, read off the prompt."""
-    return card(role).fake(user)
+def fake_answer(role: str, user: str, structured: bool = False) -> str:
+    """The loopback fake server's valid answer for the role, read off the prompt; with
+    ``structured`` (the request carried a schema), a plain-text role's sentences as the
+    array its schema asks for."""
+    chosen = card(role)
+    text = chosen.fake(user)
+    if structured and chosen.reply is SentencesReply:
+        return json.dumps({"sentences": _SENTENCE.split(text.strip())})
+    return text

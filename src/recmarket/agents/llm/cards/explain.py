@@ -7,8 +7,9 @@ from typing import Any
 
 from recmarket.agents.contracts import Explanation, ExplanationInput
 from recmarket.agents.llm.cards.card import RoleCard
-from recmarket.agents.llm.parse import plain_text
+from recmarket.agents.llm.parse import sentences_or_text
 from recmarket.agents.llm.prompts import as_json, item_json
+from recmarket.agents.llm.replies import SentencesReply
 from recmarket.policies import policy
 
 
@@ -23,7 +24,7 @@ def fields(inp: ExplanationInput) -> dict[str, Any]:
 
 
 def read(reply: str, inp: ExplanationInput) -> Explanation:
-    return Explanation(text=plain_text(reply))
+    return Explanation(text=sentences_or_text(reply))
 
 
 def fake(user: str) -> str:
@@ -34,4 +35,4 @@ def fake(user: str) -> str:
     return "A practical option for this need. One trade-off: details are limited."
 
 
-CARD = RoleCard("explain", fields, read, None, fake)
+CARD = RoleCard("explain", fields, read, SentencesReply, fake)

@@ -7,8 +7,9 @@ from typing import Any
 
 from recmarket.agents.contracts import Review, ReviewInput
 from recmarket.agents.llm.cards.card import RoleCard
-from recmarket.agents.llm.parse import plain_text
+from recmarket.agents.llm.parse import sentences_or_text
 from recmarket.agents.llm.prompts import item_json
+from recmarket.agents.llm.replies import SentencesReply
 
 
 def fields(inp: ReviewInput) -> dict[str, Any]:
@@ -24,11 +25,11 @@ def fields(inp: ReviewInput) -> dict[str, Any]:
 
 
 def read(reply: str, inp: ReviewInput) -> Review:
-    return Review(text=plain_text(reply))
+    return Review(text=sentences_or_text(reply))
 
 
 def fake(user: str) -> str:
     return "It works well for what I wanted, as described."
 
 
-CARD = RoleCard("review", fields, read, None, fake)
+CARD = RoleCard("review", fields, read, SentencesReply, fake)
