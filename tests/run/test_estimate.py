@@ -2,10 +2,12 @@
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from recmarket.cli import app
-from recmarket.run.estimate import estimate_plan
+from recmarket.config import RunConfig
+from recmarket.run.estimate import estimate, estimate_plan
 
 PRICED = {
     "llm": {
@@ -40,3 +42,28 @@ def test_reproduce_estimate_prints_the_total_and_runs_nothing(tmp_path: Path) ->
     assert not (tmp_path / "r" / "cells").exists()
     offline = CliRunner().invoke(app, [*args, "--estimate"])
     assert "no role is answered by an LLM" in offline.stdout
+
+
+def test_a_deepseek_run_is_estimated_at_peak_and_off_peak_with_its_cache_hits(
+    tmp_path: Path,
+) -> None:
+    """DeepSeek bills half outside its peak hours and cache hits at a fiftieth of a miss:
+    the estimate shows both columns, and the table's source."""
+    deepseek = {"name": "deepseek-chat", "base_url": "https://api.deepseek.com"}
+    cfg = RunConfig.model_validate(
+        {
+            "domains": ["Video_Games"],
+            "episodes": {"requests": 30},
+            "llm": {"models": {"m": deepseek}, "roles": {"default": "m"}},
+        }
+    )
+    rows = [r for r in estimate(cfg, tmp_path / "cache", sample=4) if r.model != "offline"]
+    assert rows and all(r.off_peak_cost == pytest.approx(r.cost / 2) for r in rows)
+    assert all(0 < r.cached_tokens < r.prompt_tokens for r in rows)
+    uncached = sum(r.prompt_tokens * 0.30 + r.completion_tokens * 1.20 for r in rows) / 1e6
+    assert sum(r.cost for r in rows) < uncached  # the cache hits are cheaper
+    flags = ["estimate", "--backend", "llm", "--llm-model", "deepseek-chat", "--llm-base-url"]
+    flags += ["https://api.deepseek.com", "--domain", "Video_Games", "--requests", "30"]
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(app, flags)
+    assert result.exit_code == 0, result.output
+    assert "USD off-peak" in result.output and "as of 2026-11-15" in result.output

@@ -91,7 +91,8 @@ def print_estimate(
         "LLM calls",
         "prompt tokens",
         "completion",
-        "USD",
+        "USD peak",
+        "USD off-peak",
     ):
         table.add_column(col, justify="left" if col == "experiment" else "right")
     by_experiment: dict[str, list[CellCost]] = defaultdict(list)
@@ -114,6 +115,7 @@ def _costs(cells: list[CellCost]) -> list[str]:
         f"{sum(c.prompt_tokens for c in cells):,.0f}",
         f"{sum(c.completion_tokens for c in cells):,.0f}",
         f"{sum(c.cost for c in cells):,.2f}",
+        f"{sum(c.off_peak_cost for c in cells):,.2f}",
     ]
 
 

@@ -33,6 +33,7 @@ from recmarket.cli.tables import funnel_table, ledger_table
 from recmarket.config import RunConfig
 from recmarket.config_file import build_config, merge
 from recmarket.embedding.cache import default_cache_dir
+from recmarket.run.estimate import RoleEstimate, price_sources
 from recmarket.run.estimate import estimate as estimate_run
 from recmarket.run.runner import RunResult
 from recmarket.run.runner import run as run_cell
@@ -227,24 +228,32 @@ def estimate(*, settings: dict[str, Any], llm: LLMChoice, config: ConfigPath = N
         title=f"Estimate for {cfg.condition}: {cfg.episodes.requests} requests x "
         f"{len(cfg.domains)} domains (prompt tokens ~ characters / 4)"
     )
-    for col in ("role", "answered by", "calls", "prompt tokens", "completion tokens", "USD"):
+    columns = ("role", "answered by", "calls", "prompt tokens", "of them cache hits")
+    for col in (*columns, "completion tokens", "USD peak", "USD off-peak"):
         table.add_column(col, justify="left" if col in ("role", "answered by") else "right")
-    for r in estimates:
+    answered = [r for r in estimates if r.model != OFFLINE]
+    total = RoleEstimate(
+        "total (LLM)",
+        "",
+        calls=sum(r.calls for r in answered),
+        prompt_tokens=sum(r.prompt_tokens for r in answered),
+        completion_tokens=sum(r.completion_tokens for r in answered),
+        cost=sum(r.cost for r in answered),
+        off_peak_cost=sum(r.off_peak_cost for r in answered),
+        cached_tokens=sum(r.cached_tokens for r in answered),
+    )
+    for r in [*estimates, total]:
         table.add_row(
             r.role,
             r.model,
             f"{r.calls:,.0f}",
             f"{r.prompt_tokens:,.0f}",
+            f"{r.cached_tokens:,.0f}",
             f"{r.completion_tokens:,.0f}",
             f"{r.cost:.2f}",
+            f"{r.off_peak_cost:.2f}",
+            style="bold" if r is total else None,
         )
-    answered = [r for r in estimates if r.model != OFFLINE]
-    table.add_row(
-        "total (LLM)",
-        "",
-        f"{sum(r.calls for r in answered):,.0f}",
-        f"{sum(r.prompt_tokens for r in answered):,.0f}",
-        f"{sum(r.completion_tokens for r in answered):,.0f}",
-        f"{sum(r.cost for r in answered):.2f}",
-    )
     out.print(table)
+    for source in price_sources(cfg):
+        out.print(f"prices of {source}")

@@ -3,7 +3,10 @@
 A small sample of each domain's episodes is played with the offline rules (no network, no
 store); every role call's input is rendered into the LLM prompt card it would become, and
 the calls, prompt tokens (characters / 4) and typical completion tokens are scaled to the
-full run and priced with each role's model.
+full run and priced with each role's model (``prices``: its config's prices or the bundled
+table), at peak and at off-peak rates. The prompt tokens a provider's prefix cache would
+serve are those that repeat an earlier prompt's start, in the order the sample made them
+(``prefixes``), priced at the cache-hit rate.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from typing import Any
 
 from recmarket.agents.llm.cards import render
 from recmarket.agents.llm.config import OFFLINE
+from recmarket.agents.llm.prefixes import PrefixIndex, prompt_text
+from recmarket.agents.llm.prices import prices_for
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.run.loaded import embedder_for
@@ -42,13 +47,17 @@ class RoleEstimate:
     calls: float
     prompt_tokens: float
     completion_tokens: float
-    cost: float
+    cost: float  # at peak rates (or the only rates)
+    off_peak_cost: float
+    cached_tokens: float = 0.0  # prompt tokens a prefix cache would serve
 
 
 def estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> list[RoleEstimate]:
     embedder = embedder_for(cfg.embedder)
     calls: dict[str, int] = defaultdict(int)
     chars: dict[str, int] = defaultdict(int)
+    repeated: dict[str, int] = defaultdict(int)  # characters that repeat a prompt's start
+    seen = PrefixIndex()
     played = 0
     for name in cfg.domains:
         prepared = prepare(cfg, name, embedder, cache_dir)
@@ -59,8 +68,10 @@ def estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> list[RoleEsti
             outcome = asyncio.run(round_.play(request))
             played += 1
             for call in outcome.calls:
+                messages = render(call.role, call.input)
                 calls[call.role] += 1
-                chars[call.role] += sum(len(m["content"]) for m in render(call.role, call.input))
+                chars[call.role] += sum(len(m["content"]) for m in messages)
+                repeated[call.role] += seen.add(prompt_text(messages))
     scale = cfg.total_episodes / max(played, 1)
     rows = []
     for role in ROLES:
@@ -68,13 +79,34 @@ def estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> list[RoleEsti
         n = calls[role] * scale
         prompt = chars[role] / CHARS_PER_TOKEN * scale
         completion = COMPLETION_TOKENS[role] * n
-        price = cfg.llm.models[model] if cfg.llm is not None and model != OFFLINE else None
-        cost = (
-            (prompt * price.input_price + completion * price.output_price) / 1e6 if price else 0.0
+        spec = cfg.llm.models[model] if cfg.llm is not None and model != OFFLINE else None
+        found = prices_for(spec) if spec is not None else None
+        cached = min(repeated[role] / CHARS_PER_TOKEN * scale, prompt)
+        peak, off_peak = (
+            (
+                rate.cost(round(prompt), round(completion), round(cached))
+                for rate in (found.peak, found.off_peak or found.peak)
+            )
+            if found is not None
+            else (0.0, 0.0)
         )
-        shown = price.name if price is not None else OFFLINE
-        rows.append(RoleEstimate(role, shown, n, prompt, completion, cost))
+        shown = spec.name if spec is not None else OFFLINE
+        rows.append(RoleEstimate(role, shown, n, prompt, completion, peak, off_peak, cached))
     return rows
+
+
+def price_sources(cfg: RunConfig) -> list[str]:
+    """Where the prices of the models a run uses come from, one line a model."""
+    if cfg.llm is None:
+        return []
+    used = {cfg.llm.model_for(role) for role in ROLES} - {OFFLINE}
+    found = []
+    for name in sorted(used):
+        spec = cfg.llm.models[name]
+        prices = prices_for(spec)
+        said = prices.source if prices is not None else "no prices (counted as $0)"
+        found.append(f"{spec.name}: {said}")
+    return found
 
 
 @dataclass(frozen=True)
@@ -87,6 +119,7 @@ class CellCost:
     prompt_tokens: float
     completion_tokens: float
     cost: float
+    off_peak_cost: float
 
 
 def estimate_plan(
@@ -112,6 +145,7 @@ def estimate_plan(
             sum(r.prompt_tokens for r in paid),
             sum(r.completion_tokens for r in paid),
             sum(r.cost for r in paid),
+            sum(r.off_peak_cost for r in paid),
         )
     return [
         replace(priced[str(out / c.run_dir)], experiment=c.experiment, cell=c.cell) for c in cells

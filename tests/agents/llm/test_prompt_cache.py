@@ -10,9 +10,9 @@ import pytest
 
 from recmarket.agents.llm.cache import CachedCall, CallCache
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
-from recmarket.agents.llm.ledger import price
 from recmarket.agents.llm.openai_api import cached_tokens
 from recmarket.agents.llm.prefixes import PrefixIndex, common_prefix, repeated_prefix_share
+from recmarket.agents.llm.prices import price
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.run.runner import run
 from recmarket.testing.fake_llm import FakeLLM

@@ -20,6 +20,7 @@ from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import BudgetWithoutPrices, Ledger, SpendAccount
 from recmarket.agents.llm.openai_api import OpenAIChatAPI
 from recmarket.agents.llm.pace import Pace
+from recmarket.agents.llm.prices import prices_for
 from recmarket.agents.llm.role import LLMRole
 from recmarket.agents.roles import Agents
 from recmarket.vocabulary import ROLES
@@ -45,14 +46,13 @@ def require_prices(config: LLMConfig, budget: float | None) -> None:
     its spend could not be counted, so the budget could never stop anything."""
     used = {config.model_for(role) for role in ROLES} - {OFFLINE}
     unpriced = sorted(
-        config.models[name].name
-        for name in used
-        if not (config.models[name].input_price or config.models[name].output_price)
+        config.models[name].name for name in used if prices_for(config.models[name]) is None
     )
     if budget is not None and unpriced:
         raise BudgetWithoutPrices(
             f"--budget {budget:g}: no prices for {', '.join(unpriced)}, so spend "
-            "cannot be counted; set input_price and output_price (USD per million tokens) "
+            "cannot be counted (the bundled price table has none for them at their base URL); "
+            "set input_price and output_price (USD per million tokens) "
             "under [llm.models.NAME] in the config, or --llm-input-price/--llm-output-price"
         )
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from recmarket.agents.llm.cache import CachedCall
 from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm.prices import price, worst_price
 from recmarket.sqlite_files import connect, named_errors
 
 SCHEMA = """
@@ -37,23 +38,11 @@ class BudgetWithoutPrices(ValueError):
     """--budget for a model whose prices are unknown could never stop anything."""
 
 
-def price(
-    cfg: ModelConfig, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0
-) -> float:
-    """USD for a call's tokens at the model's prices (per million tokens): the prompt tokens
-    the provider served from its prompt cache at the cached rate, the others at full."""
-    cached = min(max(cached_tokens, 0), prompt_tokens)
-    cached_rate = cfg.input_price if cfg.cached_input_price is None else cfg.cached_input_price
-    fresh = prompt_tokens - cached
-    return (
-        fresh * cfg.input_price + cached * cached_rate + completion_tokens * cfg.output_price
-    ) / 1e6
-
-
 def worst_case(cfg: ModelConfig, messages: list[dict[str, str]], max_tokens: int) -> float:
     """The most a call can cost: no tokenizer makes more tokens than characters, and the
-    completion is at most max_tokens (the same bounds the ledger trusts)."""
-    return price(cfg, sum(len(m["content"]) for m in messages), max_tokens)
+    completion is at most max_tokens (the same bounds the ledger trusts), every prompt
+    token fresh, at the peak rate."""
+    return worst_price(cfg, sum(len(m["content"]) for m in messages), max_tokens)
 
 
 class SpendAccount:

@@ -25,8 +25,9 @@ from dataclasses import replace
 from recmarket.agents.llm.adaptive import AdaptiveLimit
 from recmarket.agents.llm.api import ChatRequest, Generate, ProviderError, Reply
 from recmarket.agents.llm.config import ModelConfig
-from recmarket.agents.llm.ledger import BudgetExceeded, SpendAccount, price, worst_case
+from recmarket.agents.llm.ledger import BudgetExceeded, SpendAccount, worst_case
 from recmarket.agents.llm.pace import Pace, deadline
+from recmarket.agents.llm.prices import price
 
 BACKOFF_BASE, BACKOFF_CAP = 0.5, 30.0
 VISIBLE_WAIT = 10.0  # seconds: longer waits are announced on the progress line

@@ -1,0 +1,149 @@
+"""What a model's tokens cost: its config's prices where given, else the bundled price
+table (``prices.toml``: data with its source and the day it was read), at peak or off-peak
+rates by the hour the call is made.
+
+A provider that bills by time of day (DeepSeek: half price outside its peak hours) and
+serves repeated prompt starts from a cache at a fraction of the input price makes a flat
+price per token wrong by a factor of two or more, and always on the high side. The ledger
+prices each call at the hour it was answered; the budget reserves at the peak rate, the
+most a call can cost; ``estimate`` shows a run at peak and off-peak rates both.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from datetime import UTC, datetime
+from functools import cache
+from importlib import resources
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from recmarket.agents.llm.config import ModelConfig
+
+
+class Rate(BaseModel):
+    """USD per million tokens: fresh prompt tokens, prompt tokens served from the provider's
+    prompt cache, completion tokens."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input: float = Field(ge=0)
+    cached_input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+    def cost(self, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0) -> float:
+        cached = min(max(cached_tokens, 0), prompt_tokens)
+        fresh = prompt_tokens - cached
+        return (
+            fresh * self.input + cached * self.cached_input + completion_tokens * self.output
+        ) / 1e6
+
+
+class Prices(BaseModel):
+    """A model's rates: ``peak`` always; ``off_peak`` outside ``peak_hours`` (UTC) where the
+    provider bills by time of day. ``source`` says where the figures come from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    peak: Rate
+    off_peak: Rate | None = None
+    peak_hours: tuple[tuple[int, int], ...] = ()
+    source: str = "the model's config"
+
+    def at(self, when: datetime) -> Rate:
+        """The rate a call made at ``when`` is billed at."""
+        if self.off_peak is None:
+            return self.peak
+        hour = when.astimezone(UTC).hour
+        peak = any(start <= hour < end for start, end in self.peak_hours)
+        return self.peak if peak else self.off_peak
+
+
+class TableModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input: float = Field(ge=0)
+    cached_input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    off_peak_input: float | None = Field(None, ge=0)
+    off_peak_cached_input: float | None = Field(None, ge=0)
+    off_peak_output: float | None = Field(None, ge=0)
+    aliases: list[str] = Field(default_factory=list)
+
+
+class Provider(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str
+    checked: Any  # a TOML date
+    hosts: list[str]
+    peak_hours_utc: list[tuple[int, int]] = Field(default_factory=list)
+    models: dict[str, TableModel]
+
+    def prices(self, model: TableModel) -> Prices:
+        fresh, cached, out = (
+            model.off_peak_input,
+            model.off_peak_cached_input,
+            model.off_peak_output,
+        )
+        off_peak = None
+        if fresh is not None and cached is not None and out is not None:
+            off_peak = Rate(input=fresh, cached_input=cached, output=out)
+        return Prices(
+            peak=Rate(input=model.input, cached_input=model.cached_input, output=model.output),
+            off_peak=off_peak,
+            peak_hours=tuple(self.peak_hours_utc),
+            source=f"{self.source}, as of {self.checked}",
+        )
+
+
+@cache
+def table() -> dict[str, Provider]:
+    """The bundled price table, validated (a broken table fails loudly, naming the entry)."""
+    text = resources.files("recmarket.agents.llm").joinpath("prices.toml").read_text()
+    try:
+        return {name: Provider.model_validate(p) for name, p in tomllib.loads(text).items()}
+    except ValidationError as exc:
+        raise ValueError(f"prices.toml: {exc}") from None
+
+
+def prices_for(cfg: ModelConfig) -> Prices | None:
+    """The model's prices: its config's, where it gives any; else the table's for its name
+    at its provider's own endpoint; else None (unpriced)."""
+    if cfg.input_price or cfg.output_price:
+        cached = cfg.input_price if cfg.cached_input_price is None else cfg.cached_input_price
+        return Prices(
+            peak=Rate(input=cfg.input_price, cached_input=cached, output=cfg.output_price)
+        )
+    host = urlsplit(cfg.base_url).hostname
+    for provider in table().values():
+        if host not in provider.hosts:
+            continue
+        for name, model in provider.models.items():
+            if cfg.name == name or cfg.name in model.aliases:
+                return provider.prices(model)
+    return None
+
+
+def price(
+    cfg: ModelConfig,
+    prompt_tokens: int,
+    completion_tokens: int,
+    cached_tokens: int = 0,
+    when: datetime | None = None,
+) -> float:
+    """USD for a call's tokens at the rate of the hour it was made (now by default); 0 for
+    an unpriced model."""
+    found = prices_for(cfg)
+    if found is None:
+        return 0.0
+    rate = found.at(when or datetime.now(UTC))
+    return rate.cost(prompt_tokens, completion_tokens, cached_tokens)
+
+
+def worst_price(cfg: ModelConfig, prompt_tokens: int, completion_tokens: int) -> float:
+    """The most a call of these tokens can cost: every prompt token fresh, at peak."""
+    found = prices_for(cfg)
+    return found.peak.cost(prompt_tokens, completion_tokens) if found is not None else 0.0
