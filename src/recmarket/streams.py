@@ -40,6 +40,7 @@ class Stream(IntEnum):
     ENTRANT_CATALOG = 18
     ENTRANT_RETRIEVAL = 19
     ENTRANT_INCLUSION = 20
+    AUDIT = 21  # a model audit's probe trials (agents/llm/audit)
 
 
 def domain_key(domain: str) -> int:
