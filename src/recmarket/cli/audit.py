@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from recmarket.agents.llm.audit.card import AuditCard
+from recmarket.agents.llm.audit.card import AuditCard, default_audits
 from recmarket.agents.llm.audit.probes import Material
 from recmarket.agents.llm.audit.runner import audit_model, audited_models
 from recmarket.cli.app import fail, llm_app, out, user_errors
@@ -25,12 +25,6 @@ from recmarket.cli.options import (
 from recmarket.config_file import build_config
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import domain_files, load_domain
-from recmarket.embedding.cache import default_cache_dir
-
-
-def default_audits() -> Path:
-    """Where cards are kept unless --out says otherwise, and where ``report`` looks."""
-    return default_cache_dir() / "audits"
 
 
 @llm_app.command("audit")

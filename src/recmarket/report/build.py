@@ -19,6 +19,7 @@ from recmarket.market.access import analytic_access
 from recmarket.report.data import Cell, MissingCell, load_cells
 from recmarket.report.figures import FIGURES
 from recmarket.report.html import figure_html, page, table_html
+from recmarket.report.models import models_section
 from recmarket.report.paper import compare
 from recmarket.report.paper import summary as summary_line
 from recmarket.run.lifeline import die_with_parent
@@ -242,7 +243,7 @@ def build_report(out_dirs: list[Path], target: Path, workers: int = 1) -> BuiltR
         results = _sections(rest + drawn, workers)
     finally:
         _cells = {}
-    access, comparison, records, notes, every, episodes = results[: len(rest)]
+    access, comparison, records, notes, every, episodes, models = results[: len(rest)]
     body = []
     write_table(access, tables / "access_check")
     if access:
@@ -272,6 +273,8 @@ def build_report(out_dirs: list[Path], target: Path, workers: int = 1) -> BuiltR
             + "".join(f"<p><strong>{html.escape(n)}.</strong></p>" for n in notes)
             + (table_html(records) if records else "")
         )
+    if models:
+        body.append(models)
     write_table(every, tables / "cells")
     body.append("<h2>Every cell (macro over domains)</h2>" + table_html(every))
     summary = (
@@ -289,4 +292,12 @@ def build_report(out_dirs: list[Path], target: Path, workers: int = 1) -> BuiltR
 
 
 # The sections besides the figures, in the order build_report unpacks them.
-SECTIONS = (access_rows, compare, record_rows, identical_notes, cell_rows, explorer)
+SECTIONS = (
+    access_rows,
+    compare,
+    record_rows,
+    identical_notes,
+    cell_rows,
+    explorer,
+    models_section,
+)

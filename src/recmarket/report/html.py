@@ -19,6 +19,7 @@ body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px;
 h1, h2 { font-weight: 600; } figure { margin: 1.5rem 0; } img { max-width: 100%; }
 table { border-collapse: collapse; font-size: 0.8rem; margin: 0.5rem 0; }
 td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
+.warning { color: #a40000; }
 td:first-child, th:first-child { text-align: left; }
 #explorer { display: flex; gap: 1rem; } #list { width: 40%; max-height: 36rem; overflow: auto; }
 #list li { cursor: pointer; padding: 2px; } #list li:hover { background: #eef; }

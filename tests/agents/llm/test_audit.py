@@ -16,8 +16,12 @@ from recmarket.agents.llm.audit.runner import audit_model
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.agents.llm.prompts import lines_after
 from recmarket.cli import app
+from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import domain_files, load_domain
+from recmarket.report.data import Cell
+from recmarket.report.models import models_section
+from recmarket.run.runner import run
 from recmarket.testing.fake_llm import FakeLLM, role_of
 from recmarket.testing.fake_provider import FakeChatAPI
 
@@ -136,3 +140,33 @@ def test_llm_audit_prints_and_stores_a_card(tmp_path: Path) -> None:
     assert "warning: fake-model fails" in result.output
     [stored] = tmp_path.glob("fake-model-*/card.json")
     assert json.loads(stored.read_text())["model"]["api_key_env"] == KEY_ENV
+
+
+def test_the_report_shows_each_models_card_beside_its_cells_and_warns(
+    tmp_path: Path, material: Material
+) -> None:
+    """The model of an LLM cell, audited (the position-biased fake), is shown with its card,
+    the cell's results and a warning for each failed probe of a role it played; a model
+    that was never audited is said to be."""
+    with FakeLLM() as server:
+        cfg = ModelConfig(name="fake-model", base_url=server.base_url, api_key_env=KEY_ENV)
+        llm = LLMConfig(models={"m": cfg}, roles={"evaluation": "m"})
+        run_config = RunConfig(
+            condition="local-rep",
+            domains=("Video_Games",),
+            episodes=EpisodeConfig(requests=2),
+            llm=llm,
+        )
+        result = run(run_config, tmp_path / "run", llm_cache=tmp_path / "calls.sqlite")
+        rows = result.store.episodes()
+        result.store.close()
+        cell = Cell("accountability", "LocalRep", "fig", tmp_path / "run", rows, run_config)
+        unaudited = models_section({"accountability": {"LocalRep": cell}}, tmp_path / "audits")
+        asyncio.run(audit_model(llm, "m", material, 4, tmp_path / "audits"))
+    page = models_section({"accountability": {"LocalRep": cell}}, tmp_path / "audits")
+    assert "Not audited" in unaudited and "recmarket llm audit" in unaudited
+    assert "fake-model at" in page and "(roles: shortlist, decide, update)" in page
+    assert "<td>dominance</td>" in page and "<td>LocalRep</td>" in page
+    for probe in ("dominance", "position", "records", "label faithfulness"):
+        assert f"fails the {probe} probe" in page
+    assert page.count('class="warning"') == 4

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from recmarket import __version__
 from recmarket.agents.llm.config import OPERATIONAL, ModelConfig
+from recmarket.embedding.cache import default_cache_dir
 
 REQUIRED = 0.8  # the pass rate a sound model should reach on every probe
 Z95 = 1.959964
@@ -99,6 +100,11 @@ def card_dir(audits: Path, cfg: ModelConfig, repair_attempts: int) -> Path:
     """Where a model's card and its audit's calls are kept."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", cfg.name).strip("-")[:60] or "model"
     return audits / f"{slug}-{settings_key(cfg, repair_attempts)}"
+
+
+def default_audits() -> Path:
+    """Where ``llm audit`` keeps cards unless told otherwise, and where ``report`` looks."""
+    return default_cache_dir() / "audits"
 
 
 def made_now() -> str:

@@ -1,0 +1,136 @@
+"""The report's LLM section: each model that answered a role, its audit card (``llm audit``)
+beside the cells it played, and a warning wherever it fails a probe of a role it played
+there, naming the results that rest on that probe. A model that was never audited is said
+to be, with the command that audits it."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from recmarket.agents.llm.audit.card import AuditCard, default_audits, read_card
+from recmarket.agents.llm.config import OFFLINE, ModelConfig
+from recmarket.report.data import Cell
+from recmarket.report.html import table_html
+from recmarket.vocabulary import ROLES
+
+
+@dataclass
+class Played:
+    """One model (one set of settings), the cells it answered roles in, and which roles."""
+
+    cfg: ModelConfig
+    repair_attempts: int
+    roles: set[str] = field(default_factory=set)
+    cells: list[tuple[str, str, Cell]] = field(default_factory=list)
+
+
+def models_played(cells: dict[str, dict[str, Cell]]) -> list[Played]:
+    found: dict[str, Played] = {}
+    for experiment, members in cells.items():
+        for name, cell in members.items():
+            llm = cell.config.llm
+            if llm is None:
+                continue
+            for role in ROLES:
+                model = llm.model_for(role)
+                if model == OFFLINE:
+                    continue
+                cfg = llm.models[model]
+                key = cfg.model_dump_json() + str(llm.repair_attempts)
+                played = found.setdefault(key, Played(cfg, llm.repair_attempts))
+                played.roles.add(role)
+                if not played.cells or played.cells[-1][2] is not cell:
+                    played.cells.append((experiment, name, cell))
+    return list(found.values())
+
+
+def card_rows(card: AuditCard) -> list[dict[str, Any]]:
+    rows = []
+    for r in card.results:
+        low, high = r.interval
+        rows.append(
+            {
+                "probe": r.probe,
+                "role": r.role,
+                "passed": f"{r.passes}/{r.trials}",
+                "rate": f"{r.rate:.0%}",
+                "95% interval (Wilson)": f"{low:.0%}-{high:.0%}",
+                "by chance": f"{r.chance:.0%}" if r.chance else "-",
+                "verdict": r.verdict,
+            }
+        )
+    return rows
+
+
+def result_rows(played: Played) -> list[dict[str, Any]]:
+    rows = []
+    for experiment, name, cell in played.cells:
+        m = cell.macro
+        rows.append(
+            {
+                "experiment": experiment,
+                "cell": name,
+                "episodes": m["episodes"],
+                "shortlisted": m["target_shortlisted"],
+                "top1": m["target_top1"],
+                "purchased": m["target_purchased"],
+                "exaggeration_top1": m["top1_share_by_policy"]["exaggeration"],
+            }
+        )
+    return rows
+
+
+def warnings(played: Played, card: AuditCard) -> list[str]:
+    """A line for each probe the model fails of a role it played in these cells."""
+    said = []
+    for r in card.results:
+        roles = {role.strip() for role in r.role.split(",")}
+        if r.fails and roles & played.roles:
+            said.append(
+                f"{played.cfg.name} fails the {r.probe} probe ({r.passes}/{r.trials}); "
+                f"resting on it here: {r.depends}"
+            )
+    return said
+
+
+def models_section(cells: dict[str, dict[str, Cell]], audits: Path | None = None) -> str:
+    """The section's HTML, or "" when no cell used an LLM."""
+    played = models_played(cells)
+    if not played:
+        return ""
+    audits = audits or default_audits()
+    parts = [
+        "<h2>LLM models: audit cards beside their results</h2><p>Each model's audit "
+        "(<code>recmarket llm audit</code>: controlled probes with a known right answer, "
+        "pass rates with 95% Wilson intervals) beside the cells in which it answered a "
+        "role. A probe fails when its whole interval lies below 80%; results resting on a "
+        "failed probe say more about the model than about the market.</p>"
+    ]
+    for model in played:
+        cfg = model.cfg
+        roles = ", ".join(r for r in ROLES if r in model.roles)
+        parts.append(
+            f"<h3>{html.escape(cfg.name)} at {html.escape(cfg.base_url)} "
+            f"(roles: {html.escape(roles)})</h3>"
+        )
+        card = read_card(audits, cfg, model.repair_attempts)
+        if card is None:
+            parts.append(
+                "<p><strong>Not audited</strong>: run <code>recmarket llm audit --config "
+                "FILE</code> with this model's settings before reading its results.</p>"
+            )
+        else:
+            parts.append(
+                f"<p>Audited {html.escape(card.made)}: {card.trials} trials a probe, seed "
+                f"{card.seed}, listings of {html.escape(card.domain)}.</p>"
+                + table_html(card_rows(card))
+            )
+            parts += [
+                f'<p class="warning"><strong>Warning:</strong> {html.escape(w)}.</p>'
+                for w in warnings(model, card)
+            ]
+        parts.append(table_html(result_rows(model)))
+    return "\n".join(parts)
