@@ -43,6 +43,17 @@ def test_a_structured_text_reply_is_stored_as_its_sentences_joined(role: str) ->
     assert plain.text == "It fits. It is cheap."
 
 
+def test_numbered_sentences_are_read_without_their_list_markers() -> None:
+    """SmolLM2 numbers the items of an array of sentences; the numbers are not sentences."""
+    reply = {"sentences": ["1. Sentence 1: It fits.", "2) It is cheap", "- Setup is quick!"]}
+    out = parse("explain", json.dumps(reply), INPUTS["explain"])
+    assert out.text == "It fits. It is cheap. Setup is quick!"
+    kept = parse(
+        "explain", json.dumps({"sentences": ["Rated 4.5 by 200 buyers."]}), INPUTS["explain"]
+    )
+    assert kept.text == "Rated 4.5 by 200 buyers."
+
+
 @pytest.mark.parametrize(
     ("reply", "complaint"),
     [

@@ -18,6 +18,12 @@ MAX_SENTENCES = 3
 MAX_TEXT_WORDS = 120
 _FENCE = re.compile(r"```(?:json|JSON|text)?\s*(.*?)```", re.S)
 _SENTENCE_END = re.compile(r"[.!?]+(?:\s|$)")
+# What starts an array item as a list marker rather than as its sentence ("1. ", "2) ",
+# "Sentence 1: ", "- "): small models number the items of an array of sentences, and each
+# "1." would count as a sentence of its own.
+_LIST_MARKER = re.compile(
+    r"^\s*(?:(?:sentence|item)\s*\d+\s*[:.)-]\s*|\d+\s*[.):-]\s+|[-*•]\s+)+", re.I
+)
 
 
 class OutputError(ValueError):
@@ -73,8 +79,8 @@ def sentences_or_text(text: str) -> str:
     items = data["sentences"]
     if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
         raise OutputError("'sentences' must be a list of one to three strings")
-    said = [i.strip() for i in items if i.strip()]
-    joined = " ".join(s if s[-1] in ".!?" else f"{s}." for s in said)
+    said = [_LIST_MARKER.sub("", i).strip() for i in items]
+    joined = " ".join(s if s[-1] in ".!?" else f"{s}." for s in said if s)
     return plain_text(joined)
 
 
