@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -53,7 +54,6 @@ name = "smollm2"
 base_url = "{base_url}"
 api_key_env = "{key_env}"
 max_tokens = 160
-timeout = 120
 [llm.roles]
 default = "smol"
 """
@@ -72,7 +72,9 @@ def run_args(config: Path, out: Path, condition: str, cache: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    """A LocalRep pilot and a NoRep cell against the live server, then the server stopped."""
+    """A LocalRep pilot and a NoRep cell against the live server (deadlines sized to the
+    pace the check measures: no timeout is set), the model's audit, then the server
+    stopped."""
     root = tmp_path_factory.mktemp("live")
     made: dict[str, object] = {"root": root}
     config = made["config"] = root / "smol.toml"
@@ -81,6 +83,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         for condition in ("local-rep", "no-rep"):
             args = run_args(config, root / condition, condition, root / "calls.sqlite")
             made[condition] = recmarket(*args)
+        audit = ["llm", "audit", "--config", str(config), "--trials", "2"]
+        made["audit"] = recmarket(*audit, "--out", str(root / "audits"), timeout=1200)
     return made
 
 
@@ -120,3 +124,47 @@ def test_the_calibration_check_predicts_the_other_cell(runs) -> None:
     )
     assert checked.returncode == 0, checked.stderr[-2000:]
     assert "model values inside their 95% prediction interval" in checked.stdout
+
+
+def test_explanations_and_reviews_come_as_arrays_of_sentences(runs) -> None:
+    """llama-cpp-python's server honours the schema (json_object with it): the plain-text
+    roles' first replies are objects of one to three sentences, stored joined as text."""
+    with RunStore.read(runs["root"] / "local-rep") as store:
+        first = store.db.execute(
+            "SELECT reply FROM llm_attempts WHERE role = 'explain' AND attempt = 0"
+        ).fetchall()
+        texts = [
+            c.output["text"] for _, _, c in store.all_calls() if c.role == "explain" and c.output
+        ]
+    assert first and texts
+    for (reply,) in first:
+        sentences = json.loads(reply)["sentences"]
+        assert isinstance(sentences, list) and 1 <= len(sentences) <= 3
+    assert not any(t.lstrip().startswith("{") for t in texts)
+
+
+def test_the_audit_prints_a_card_for_the_local_model(runs) -> None:
+    audited = runs["audit"]
+    assert audited.returncode == 0, audited.stderr[-2000:]
+    for probe in ("dominance", "position", "records", "injection", "label faithfulness"):
+        assert probe in audited.stdout
+    assert list((runs["root"] / "audits").glob("smollm2-*/card.json"))
+
+
+def test_llm_serve_prints_the_pace_it_measured() -> None:
+    env = {**os.environ, "COLUMNS": "200"}
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "recmarket", "llm", "serve", "--threads", "2"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert serve.stdout is not None
+        first = serve.stdout.readline()
+    finally:
+        serve.terminate()
+        serve.wait(timeout=30)
+    assert "serving smollm2 at http://127.0.0.1:" in first
+    assert re.search(r"pace: [\d.]+ tokens/s written; deadline sized to each call", first), first

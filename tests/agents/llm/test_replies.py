@@ -89,3 +89,10 @@ def test_a_reply_at_the_schemas_length_limits_in_ordinary_words_parses(role: str
     if role == "shortlist":
         reply["ranked_items"][1]["platform_id"] = "P2"  # ids must differ
     parse(role, json.dumps(reply), inp)
+
+
+def test_a_line_break_inside_a_json_string_is_read() -> None:
+    """llama.cpp's grammar lets raw control characters into strings; the reply is JSON
+    otherwise, and is read as such."""
+    reply = '{"claim_reliability": "low","note": "It broke.\nNot durable."}'
+    assert parse("update", reply, INPUTS["update"]).claim_reliability == "low"

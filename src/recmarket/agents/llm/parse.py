@@ -30,6 +30,12 @@ class OutputError(ValueError):
     """The reply does not satisfy the role's contract; the message says exactly why."""
 
 
+# Control characters (a raw line break) inside strings are read: grammar-constrained decoders
+# let them through (llama.cpp's string rule excludes only quotes and backslashes), and the
+# reply is otherwise what was asked for.
+_DECODER = json.JSONDecoder(strict=False)
+
+
 def extract_json(text: str) -> dict[str, Any]:
     """The first JSON object in a reply, inside or outside code fences."""
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
@@ -37,7 +43,7 @@ def extract_json(text: str) -> dict[str, Any]:
         start = chunk.find("{")
         while start != -1:
             try:
-                value, _ = json.JSONDecoder().raw_decode(chunk[start:])
+                value, _ = _DECODER.raw_decode(chunk[start:])
             except json.JSONDecodeError:
                 start = chunk.find("{", start + 1)
                 continue
@@ -71,7 +77,7 @@ def sentences_or_text(text: str) -> str:
     data = None
     if reply.startswith("{"):
         try:
-            data = json.loads(reply)
+            data = _DECODER.decode(reply)
         except ValueError:
             data = None
     if not (isinstance(data, dict) and set(data) == {"sentences"}):
