@@ -6,12 +6,16 @@ The same NoRep cell (same requests, same seed) is run twice against one server, 
 ``structured = "off"`` (the reply format only in the prompt card) and ``"auto"`` (the
 schema sent in the form the server honours: ``json_object`` with the schema, for
 llama-cpp-python); the share of each role's calls whose first reply passed the contract is
-read from the runs' attempt logs. Explain and review are plain text and get no schema.
+read from the runs' attempt logs. Explain and review are asked for an array of sentences
+under a schema, and for plain text without one.
 
     python benchmarks/structured_outputs.py [--requests 4] [--threads 2] [--out DIR]
+    python benchmarks/structured_outputs.py --read RUN_DIR [RUN_DIR ...]
 
 ``--out`` keeps the two runs (``DIR/off``, ``DIR/auto``) for ``show``, ``export`` or
-``calibrate --check``.
+``calibrate --check``. ``--read`` runs nothing: it prints the same table, and each run's
+episodes that finished every role and its failures per role, for run directories made
+otherwise (the same cell made by two versions of recmarket, say).
 """
 
 from __future__ import annotations
@@ -55,12 +59,48 @@ def first_attempt_validity(store: Path) -> dict[str, tuple[int, int]]:
     return {role: (int(valid), int(total)) for role, valid, total in rows}
 
 
+def table(results: dict[str, dict[str, tuple[int, int]]]) -> None:
+    """Replies valid at the first attempt, per role, one column a run."""
+    names = list(results)
+    print("\n| role | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    for role in ROLES:
+        cells = []
+        for name in names:
+            valid, total = results[name].get(role, (0, 0))
+            cells.append(f"{valid}/{total} ({valid / total:.0%})" if total else "-")
+        print(f"| {role} | " + " | ".join(cells) + " |")
+
+
+def read(runs: list[Path]) -> None:
+    results = {}
+    for run_dir in runs:
+        store = run_dir / "run.sqlite"
+        with sqlite3.connect(store) as db:
+            failed = dict(
+                db.execute(
+                    "SELECT COALESCE(failed_role, 'none'), COUNT(*) FROM episodes GROUP BY 1"
+                ).fetchall()
+            )
+        finished = failed.pop("none", 0)
+        print(
+            f"{run_dir}: {finished} of {finished + sum(failed.values())} episodes finished "
+            f"every role; failed roles: {failed or 'none'}"
+        )
+        results[str(run_dir)] = first_attempt_validity(store)
+    table(results)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=4)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None, help="keep the runs here")
+    parser.add_argument("--read", type=Path, nargs="+", help="print the table of these runs")
     args = parser.parse_args()
+    if args.read:
+        read(args.read)
+        return
     os.environ[KEY_ENV] = "local"
     results = {}
     with tempfile.TemporaryDirectory() as tmp, LocalServer(threads=args.threads) as server:
@@ -77,14 +117,7 @@ def main() -> None:
             seconds = time.perf_counter() - start
             results[structured] = first_attempt_validity(out / "run.sqlite")
             print(f"structured={structured}: {seconds:.0f} s, {failed} of {args.requests} failed")
-    print("\n| role | valid at first attempt, off | with structured outputs (auto) |")
-    print("|---|---|---|")
-    for role in ROLES:
-        cells = []
-        for structured in ("off", "auto"):
-            valid, total = results[structured].get(role, (0, 0))
-            cells.append(f"{valid}/{total} ({valid / total:.0%})" if total else "-")
-        print(f"| {role} | {cells[0]} | {cells[1]} |")
+    table({"structured = off": results["off"], "structured = auto": results["auto"]})
 
 
 if __name__ == "__main__":
