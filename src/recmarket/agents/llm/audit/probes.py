@@ -128,12 +128,12 @@ async def position(ask: Ask, material: Material, trial: int) -> list[bool]:
     target, others = material.market(1, trial)
     ids = platforms()
     chosen = []
-    for slot in (0, N // 2, N - 1):  # the fitting listing first, in the middle, last
+    for turn, slot in enumerate((0, N // 2, N - 1)):  # the fitting listing first, mid, last
         items = [*others[:slot], target, *others[slot:]]
         # The same platform offers the same listing in every order: only places move.
         by_item = {item.title: ids[i] for i, item in enumerate([target, *others])}
         views = [view(by_item[item.title], item) for item in items]
-        answer = await ask("shortlist", request(target, None, *views), trial * 3 + slot)
+        answer = await ask("shortlist", request(target, None, *views), trial * 3 + turn)
         chosen.append(top(answer))
     return [chosen[0] is not None and len(set(chosen)) == 1]
 
