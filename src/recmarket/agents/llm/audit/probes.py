@@ -5,8 +5,9 @@ Every probe changes one thing and holds the rest equal, so a wrong answer has on
 
 - dominance: one candidate is the very item the request names, the others are of other
   kinds, and every pitch is the same neutral sentence; the shortlist should rank it first;
-- position: those candidates in three orders (the fitting one first, in the middle, last);
-  the top choice should not move;
+- position: those candidates in three orders (the fitting one first, in the middle, last),
+  each platform id naming a place (P1 is shown first); the listing chosen first should not
+  move;
 - records: two platforms offer the same listing with the same pitch, one with three High
   records and the other with three Low; then the records are swapped; the High one should
   be ranked above the Low one both times;
@@ -125,16 +126,17 @@ async def dominance(ask: Ask, material: Material, trial: int) -> list[bool]:
 
 
 async def position(ask: Ask, material: Material, trial: int) -> list[bool]:
+    """Platform ids go by place (P1 is shown first), so a model that prefers an id prefers
+    a place: only a choice made on the listings stays with the same listing."""
     target, others = material.market(1, trial)
     ids = platforms()
     chosen = []
     for turn, slot in enumerate((0, N // 2, N - 1)):  # the fitting listing first, mid, last
         items = [*others[:slot], target, *others[slot:]]
-        # The same platform offers the same listing in every order: only places move.
-        by_item = {item.title: ids[i] for i, item in enumerate([target, *others])}
-        views = [view(by_item[item.title], item) for item in items]
+        views = [view(ids[i], item) for i, item in enumerate(items)]
         answer = await ask("shortlist", request(target, None, *views), trial * 3 + turn)
-        chosen.append(top(answer))
+        first = top(answer)
+        chosen.append(items[ids.index(first)].title if first is not None else None)
     return [chosen[0] is not None and len(set(chosen)) == 1]
 
 
@@ -149,7 +151,7 @@ def record(label: str) -> ReputationRecord:
 async def records(ask: Ask, material: Material, trial: int) -> list[bool]:
     target, others = material.market(2, trial)
     ids = platforms()
-    x, y = ids[int(material.draw(2, trial).integers(2, N))], ids[0]  # two places apart
+    x, y = (ids[int(i)] for i in material.draw(2, trial).choice(N, size=2, replace=False))
     rest = iter(others)
     views = [view(p, target) if p in (x, y) else view(p, next(rest)) for p in ids]
     above = []
@@ -256,7 +258,7 @@ PROBES = (
     Probe(
         "position",
         "shortlist",
-        "the same candidates in three orders get the same first choice",
+        "the same listings in three orders, ids by place, get the same first choice",
         1 / N**2,
         SHORTLIST_RESULTS,
         position,
