@@ -122,9 +122,10 @@ class LLMBackend:
         checked = []
         for model in self.models:
             seconds = await model.check()
-            pace = await self.endpoints.pace(model, seconds)
             measured = await self.endpoints.measure(model)
             start = model.limit.current
+            # A tiny call's answered attempt, alone (the check's time holds any backoff).
+            pace = await self.endpoints.pace(model, measured[0][1] if measured else seconds)
             form = await self.endpoints.reply_format(model)
             checked.append(Checked(model.cfg, seconds, measured, start, form, pace))
         return checked
