@@ -11,11 +11,11 @@ from typing import Annotated
 
 import typer
 
-from recmarket.agents.llm.api import ChatRequest
+from recmarket.agents.llm.api import CHARS_PER_TOKEN, ChatRequest
 from recmarket.agents.llm.backend import Checked, LLMBackend
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.agents.llm.local import DEFAULT_ALIAS, LocalServer, LocalServerError
-from recmarket.agents.llm.pace import BEFORE_MEASURED, CEILING, FLOOR, deadline
+from recmarket.agents.llm.pace import BEFORE_MEASURED, CEILING, FLOOR, READ_TOKENS, deadline
 from recmarket.agents.llm.wrappers import EndpointFailure
 from recmarket.cli.app import fail, llm_app, out, user_errors
 from recmarket.cli.options import ConfigPath, LlmBaseUrl, LlmKeyEnv, LlmModel, llm_overrides
@@ -71,11 +71,13 @@ def deadlines(found: Checked) -> str:
         return f"deadline: {model.timeout:g} s a call (the model's timeout setting)"
     if found.pace is None:
         return f"deadline: {BEFORE_MEASURED:g} s a call (the answer was too short to time)"
-    full = ChatRequest("check", [], model.max_tokens, 0.0, None)
+    prompt = [{"role": "user", "content": "x" * READ_TOKENS * CHARS_PER_TOKEN}]
+    full = ChatRequest("check", prompt, model.max_tokens, 0.0, None)
     seconds, _ = deadline(model, found.pace, full)
     return (
-        f"pace: {found.pace.tokens_per_second:.1f} tokens/s written; deadline sized to each "
-        f"call ({seconds:.0f} s for {model.max_tokens} tokens, {FLOOR:g}-{CEILING:g} s)"
+        f"pace: {found.pace.tokens_per_second:.1f} tokens/s written"
+        f"{found.pace.read_note()}; deadline sized to each call ({seconds:.0f} s for "
+        f"{model.max_tokens} tokens and a {READ_TOKENS:,}-token prompt, {FLOOR:g}-{CEILING:g} s)"
     )
 
 

@@ -31,7 +31,7 @@ from typing import Any
 from recmarket.agents.llm.cards import CARDS, fake_answer
 from recmarket.agents.llm.client import CHECK_MESSAGES
 from recmarket.agents.llm.formats import PROBE_MESSAGES
-from recmarket.agents.llm.pace import PACE_MESSAGES
+from recmarket.agents.llm.pace import PACE_MESSAGES, READ_MESSAGES
 from recmarket.agents.llm.prefixes import PrefixIndex, prompt_text
 
 ROLE_BY_SYSTEM = {
@@ -53,6 +53,8 @@ CONTENT_FAULTS = (
     "bad_label",
 )
 TRANSIENT_FAULTS = ("rate_limit", "server_error", "hang")
+# The system lines of the calls that check an endpoint rather than play a role.
+CHECKS = tuple(m[0] for m in (CHECK_MESSAGES, PROBE_MESSAGES, PACE_MESSAGES, READ_MESSAGES))
 PROBE_REPLY = {"answer": "yes", "note": "ok", "items": ["a"], "pick": None}
 
 
@@ -283,14 +285,20 @@ class FakeLLM:
         unreliable = self.unreliable(body)
         if unreliable is not None:
             return unreliable
-        if messages[0] in (CHECK_MESSAGES[0], PROBE_MESSAGES[0], PACE_MESSAGES[0]):
+        if messages[0] in (
+            CHECK_MESSAGES[0],
+            PROBE_MESSAGES[0],
+            PACE_MESSAGES[0],
+            READ_MESSAGES[0],
+        ):
             with self.lock:  # checks: never faulted by ``faults``
                 self.checks += 1
             text = json.dumps(PROBE_REPLY) if form in self.formats else "OK"
             if messages[0] == PACE_MESSAGES[0]:  # the speed check: as many tokens as asked
                 text = " ".join(str(n) for n in range(1, body.get("max_tokens", 16) + 1))
             self.write(text)
-            return 200, {}, completion(body, text, prompt_tokens=5)
+            prompt_tokens = sum(len(m["content"]) for m in messages) // 4
+            return 200, {}, completion(body, text, prompt_tokens)
         user = messages[1]["content"]  # the card, not a re-ask
         role = role_of(messages)
         key = hashlib.sha256(json.dumps([messages, body.get("seed")]).encode()).hexdigest()

@@ -47,3 +47,17 @@ def test_a_pace_is_measured_only_from_an_answer_long_enough_to_time() -> None:
     assert Pace.measured(fixed=0.2, seconds=2.2, tokens=40) == Pace(0.2, 20.0)
     assert Pace.measured(fixed=0.2, seconds=0.3, tokens=3) is None
     assert Pace.measured(fixed=0.5, seconds=0.4, tokens=40).tokens_per_second == 2000.0
+
+
+def test_a_slow_reader_gets_time_for_its_prompt() -> None:
+    """A small model on a CPU may write 200 tokens a second and read a long prompt at 70:
+    the measured reading pace, not a fixed ratio, sizes the prompt's share."""
+    fast_writer = Pace.measured(fixed=0.1, seconds=0.34, tokens=48)
+    assert fast_writer is not None and fast_writer.tokens_per_second == pytest.approx(200.0)
+    slow_reader = fast_writer.reading(seconds=14.4, tokens=1000)
+    assert slow_reader.read_per_second == pytest.approx(1000 / 14.3)
+    assumed, _ = deadline(CFG, fast_writer, call(prompt_chars=4000, max_tokens=64))
+    measured, how = deadline(CFG, slow_reader, call(prompt_chars=4000, max_tokens=64))
+    assert assumed == FLOOR  # 1,000 tokens at 1,600 a second: well under the floor
+    assert measured == pytest.approx(3 * (0.1 + 1000 / (1000 / 14.3) + 64 / 200))
+    assert "200.0 tokens/s written and 70 read" in how

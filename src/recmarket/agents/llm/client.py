@@ -30,7 +30,7 @@ from recmarket.agents.llm.formats import (
     honoured,
 )
 from recmarket.agents.llm.ledger import Ledger
-from recmarket.agents.llm.pace import PACE_MESSAGES, PACE_TOKENS, Pace
+from recmarket.agents.llm.pace import PACE_MESSAGES, PACE_TOKENS, Pace, reading_messages
 from recmarket.agents.llm.wrappers import (
     Budgeted,
     Deadline,
@@ -158,13 +158,18 @@ class ChatModel:
         return measured
 
     async def measure_pace(self, fixed: float) -> Pace | None:
-        """The endpoint's writing pace: one call that writes PACE_TOKENS tokens, timed
-        beyond ``fixed`` (a tiny call's seconds); None where the answer is too short to
-        time (the deadline then stays at its start)."""
+        """The endpoint's pace: one call that writes PACE_TOKENS tokens and one that reads
+        about READ_TOKENS, each timed beyond ``fixed`` (a tiny call's seconds); None where
+        the written answer is too short to time (the deadline then stays at its start)."""
         messages = [dict(m) for m in PACE_MESSAGES]
         request = ChatRequest("check", messages, PACE_TOKENS, 0.0, None)
         reply, took = await self._answered(request)
-        return Pace.measured(fixed, took, reply.completion_tokens)
+        pace = Pace.measured(fixed, took, reply.completion_tokens)
+        if pace is None:
+            return None
+        reading = ChatRequest("check", reading_messages(), 1, 0.0, None)
+        read, took = await self._answered(reading)
+        return pace.reading(took, read.prompt_tokens - reply.prompt_tokens)
 
     def adopt_pace(self, pace: Pace | None) -> None:
         """Size this model's deadlines from ``pace`` (its own, or its endpoint's)."""

@@ -9,11 +9,18 @@ time beyond the tiny check call's is the endpoint's pace. A call then gets MARGI
 it should take at that pace (its fixed cost, its prompt read at PREFILL_FACTOR times the
 writing pace, its ``max_tokens`` written), within FLOOR and CEILING: room for the calls
 queued ahead of it at a server with one slot, and for a machine busier than at the check.
+
+Reading is measured too, by a call with a prompt of about READ_TOKENS tokens and one token
+out: on a CPU a small model may write a hundred tokens a second and read a long prompt
+barely faster, so a deadline that assumed a fixed ratio gave a 1,000-token prompt a tenth
+of the time it takes. The reading prompt starts with a fresh nonce, so no prompt cache
+(llama.cpp keeps the last prompt's) serves it from an earlier check.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import secrets
+from dataclasses import dataclass, replace
 
 from recmarket.agents.llm.adaptive import PREFILL_FACTOR
 from recmarket.agents.llm.api import CHARS_PER_TOKEN, ChatRequest
@@ -24,21 +31,38 @@ CEILING = 900.0  # seconds: however slow, no call waits longer
 MARGIN = 3.0  # over the expected time: a queue of two ahead, or a machine busier than at the check
 BEFORE_MEASURED = 60.0  # seconds for the check's own tiny calls, before the pace is known
 FASTEST = 2000.0  # tokens a second: a faster measurement is noise (the call took ~0 s)
+FASTEST_READ = 100_000.0  # tokens a second read: likewise
+READ_TOKENS = 1000  # about: the prompt of the reading check (prompt cards run 600-1,500)
 PACE_TOKENS = 48  # tokens the timed call asks for
 MIN_PACE_TOKENS = 8  # a shorter answer is too short to time: no pace is measured
 PACE_MESSAGES = (
     {"role": "system", "content": "recmarket speed check."},
     {"role": "user", "content": "Count from 1 to 100, one number after another."},
 )
+READ_MESSAGES = (
+    {"role": "system", "content": "recmarket reading check."},
+    {"role": "user", "content": "Reply with OK. {nonce} " + "a b c d " * (READ_TOKENS // 4)},
+)
 CHANGE_IT = "set timeout (seconds) for the model in a --config file to fix it"
+
+
+def reading_messages() -> list[dict[str, str]]:
+    """The reading check's prompt, a fresh nonce first (infrastructure, not a draw of the
+    simulation: it decides no record)."""
+    system, user = (dict(m) for m in READ_MESSAGES)
+    user["content"] = user["content"].replace("{nonce}", secrets.token_hex(8))
+    return [system, user]
 
 
 @dataclass(frozen=True)
 class Pace:
-    """What the check measured: a tiny call's seconds, and tokens written per second."""
+    """What the check measured: a tiny call's seconds, tokens written per second, and
+    prompt tokens read per second (None: not measured; then PREFILL_FACTOR times the
+    writing pace, the ratio the adaptive limit assumes)."""
 
     fixed: float
     tokens_per_second: float
+    read_per_second: float | None = None
 
     @classmethod
     def measured(cls, fixed: float, seconds: float, tokens: int) -> Pace | None:
@@ -49,11 +73,21 @@ class Pace:
         writing = max(seconds - fixed, tokens / FASTEST)
         return cls(fixed, tokens / writing)
 
+    def reading(self, seconds: float, tokens: int) -> Pace:
+        """This pace with the reading check's: ``tokens`` of prompt read in ``seconds``."""
+        read = max(seconds - self.fixed, tokens / FASTEST_READ)
+        return replace(self, read_per_second=tokens / read if tokens > 0 else None)
+
+    def read_note(self) -> str:
+        if self.read_per_second is None:
+            return ""
+        return f" and {self.read_per_second:.0f} read"
+
     def expected(self, request: ChatRequest) -> float:
         """Seconds the call should take at this pace, alone at the endpoint."""
         prompt = request.characters / CHARS_PER_TOKEN
-        work = request.max_tokens + prompt / PREFILL_FACTOR
-        return self.fixed + work / self.tokens_per_second
+        read = self.read_per_second or PREFILL_FACTOR * self.tokens_per_second
+        return self.fixed + prompt / read + request.max_tokens / self.tokens_per_second
 
 
 def deadline(cfg: ModelConfig, pace: Pace | None, request: ChatRequest) -> tuple[float, str]:
@@ -64,7 +98,7 @@ def deadline(cfg: ModelConfig, pace: Pace | None, request: ChatRequest) -> tuple
         return BEFORE_MEASURED, f"the endpoint's pace is not measured; {CHANGE_IT}"
     seconds = min(CEILING, max(FLOOR, MARGIN * pace.expected(request)))
     how = (
-        f"sized from the endpoint's measured {pace.tokens_per_second:.1f} tokens/s for "
-        f"{request.max_tokens} completion tokens; {CHANGE_IT}"
+        f"sized from the endpoint's measured {pace.tokens_per_second:.1f} tokens/s written"
+        f"{pace.read_note()} for {request.max_tokens} completion tokens; {CHANGE_IT}"
     )
     return seconds, how
