@@ -61,3 +61,15 @@ def test_a_slow_reader_gets_time_for_its_prompt() -> None:
     assert assumed == FLOOR  # 1,000 tokens at 1,600 a second: well under the floor
     assert measured == pytest.approx(3 * (0.1 + 1000 / (1000 / 14.3) + 64 / 200))
     assert "200.0 tokens/s written and 70 read" in how
+
+
+def test_calls_queued_ahead_at_a_one_slot_server_extend_the_deadline() -> None:
+    """The clock runs from sending: at a server that serves one call at a time, a call sent
+    with three of ours in flight waits for the others; at one that serves four, it does
+    not."""
+    one_slot = Pace(0.1, 20.0, 300.0, parallel=1)
+    alone, _ = deadline(CFG, one_slot, call(), in_flight=1)
+    queued, how = deadline(CFG, one_slot, call(), in_flight=3)
+    assert queued == pytest.approx(3 * alone) and "3 call(s) in flight" in how
+    four_slots = Pace(0.1, 20.0, 300.0, parallel=4)
+    assert deadline(CFG, four_slots, call(), in_flight=3)[0] == alone

@@ -125,7 +125,8 @@ class LLMBackend:
             measured = await self.endpoints.measure(model)
             start = model.limit.current
             # A tiny call's answered attempt, alone (the check's time holds any backoff).
-            pace = await self.endpoints.pace(model, measured[0][1] if measured else seconds)
+            fixed = measured[0][1] if measured else seconds
+            pace = await self.endpoints.pace(model, fixed, start)
             form = await self.endpoints.reply_format(model)
             checked.append(Checked(model.cfg, seconds, measured, start, form, pace))
         return checked

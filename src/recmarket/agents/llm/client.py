@@ -74,7 +74,8 @@ class ChatModel:
     ) -> None:
         self.cfg, self.api, self.cache, self.ledger, self.replay = cfg, api, cache, ledger, replay
         self.limit, self.on_wait = limit, on_wait
-        self._timed = Deadline(api.generate, cfg, on_wait)  # every call, checks included
+        # Every call, checks included; the calls in flight are the endpoint's, all models'.
+        self._timed = Deadline(api.generate, cfg, on_wait, lambda: limit.in_flight)
         unpaid = Retrying(Limited(self._timed, limit), cfg, on_wait, lambda: limit.current)
         self._check = unpaid  # the endpoint check is never charged to a run
         self._send = Budgeted(unpaid, cfg, ledger.account)

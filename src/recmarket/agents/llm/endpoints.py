@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 from recmarket.agents.llm.adaptive import PROBE_LEVELS, AdaptiveLimit, LimitNotice
@@ -52,14 +53,19 @@ class Endpoints:
 
         return await self._once(("latencies", model.cfg.base_url), measure)
 
-    async def pace(self, model: ChatModel, fixed: float) -> Pace | None:
-        """The writing pace of ``model`` at its endpoint (``fixed``: a tiny call's seconds),
-        measured by the first backend that asks, where no ``timeout`` fixes its deadline;
-        every model of that name and endpoint sizes its deadlines from it."""
+    async def pace(self, model: ChatModel, fixed: float, parallel: int) -> Pace | None:
+        """The pace of ``model`` at its endpoint (``fixed``: a tiny call's seconds;
+        ``parallel``: the calls it serves at once, where its limit starts), measured by the
+        first backend that asks, where no ``timeout`` fixes its deadline; every model of
+        that name and endpoint sizes its deadlines from it."""
         if model.cfg.timeout is not None:
             return None
-        key = ("pace", model.cfg.base_url, model.cfg.name)
-        pace = await self._once(key, lambda: model.measure_pace(fixed))
+
+        async def measure() -> Pace | None:
+            found = await model.measure_pace(fixed)
+            return replace(found, parallel=max(1, parallel)) if found is not None else None
+
+        pace = await self._once(("pace", model.cfg.base_url, model.cfg.name), measure)
         model.adopt_pace(pace)
         return pace
 

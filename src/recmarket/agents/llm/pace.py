@@ -56,13 +56,14 @@ def reading_messages() -> list[dict[str, str]]:
 
 @dataclass(frozen=True)
 class Pace:
-    """What the check measured: a tiny call's seconds, tokens written per second, and
-    prompt tokens read per second (None: not measured; then PREFILL_FACTOR times the
-    writing pace, the ratio the adaptive limit assumes)."""
+    """What the check measured: a tiny call's seconds, tokens written per second, prompt
+    tokens read per second (None: not measured; then PREFILL_FACTOR times the writing
+    pace, the ratio the adaptive limit assumes), and how many calls it serves at once."""
 
     fixed: float
     tokens_per_second: float
     read_per_second: float | None = None
+    parallel: int = 1  # calls the endpoint serves at once without slowing (the probe's start)
 
     @classmethod
     def measured(cls, fixed: float, seconds: float, tokens: int) -> Pace | None:
@@ -90,15 +91,22 @@ class Pace:
         return self.fixed + prompt / read + request.max_tokens / self.tokens_per_second
 
 
-def deadline(cfg: ModelConfig, pace: Pace | None, request: ChatRequest) -> tuple[float, str]:
-    """The seconds ``request`` may take, and how they were set (for the stop line)."""
+def deadline(
+    cfg: ModelConfig, pace: Pace | None, request: ChatRequest, in_flight: int = 1
+) -> tuple[float, str]:
+    """The seconds ``request`` may take, sent while ``in_flight`` calls of ours (itself
+    included) are at the endpoint, and how they were set (for the stop line). Calls beyond
+    what the endpoint serves at once (``pace.parallel``) queue there: the clock runs from
+    sending, so each round of them ahead is time the call needs."""
     if cfg.timeout is not None:
         return cfg.timeout, "the model's timeout setting"
     if pace is None:
         return BEFORE_MEASURED, f"the endpoint's pace is not measured; {CHANGE_IT}"
-    seconds = min(CEILING, max(FLOOR, MARGIN * pace.expected(request)))
+    rounds = max(1.0, in_flight / pace.parallel)
+    seconds = min(CEILING, max(FLOOR, MARGIN * rounds * pace.expected(request)))
     how = (
         f"sized from the endpoint's measured {pace.tokens_per_second:.1f} tokens/s written"
-        f"{pace.read_note()} for {request.max_tokens} completion tokens; {CHANGE_IT}"
+        f"{pace.read_note()} for {request.max_tokens} completion tokens and {in_flight} "
+        f"call(s) in flight; {CHANGE_IT}"
     )
     return seconds, how

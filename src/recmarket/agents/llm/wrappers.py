@@ -151,20 +151,28 @@ class Limited:
 
 class Deadline:
     """Each attempt whole within its deadline (``pace``: the model's ``timeout``, or sized
-    to the endpoint's measured pace and the call): connecting, sending, the first byte and
+    to the endpoint's measured pace, the call, and the calls of ours in flight with it):
+    connecting, sending, the first byte and
     every byte after. The HTTP client's timeout bounds each read alone, so an endpoint that
     sends a byte a second kept a call (and the endpoint check) alive for minutes unseen.
     An attempt still waiting after VISIBLE_WAIT seconds shows on the progress line, as a
     Retry-After wait does, until no attempt of the model waits that long."""
 
-    def __init__(self, inner: Generate, cfg: ModelConfig, on_wait: WaitNotice | None) -> None:
+    def __init__(
+        self,
+        inner: Generate,
+        cfg: ModelConfig,
+        on_wait: WaitNotice | None,
+        in_flight: Callable[[], int] = lambda: 1,
+    ) -> None:
         self.inner, self.cfg, self.on_wait = inner, cfg, on_wait
+        self.in_flight = in_flight  # our calls at the endpoint now, this one included
         self.pace: Pace | None = None  # the endpoint's, once the check measured it
         self.waiting_long = 0  # attempts past VISIBLE_WAIT now
 
     async def __call__(self, request: ChatRequest) -> Reply:
         loop = asyncio.get_running_loop()
-        seconds, how = deadline(self.cfg, self.pace, request)
+        seconds, how = deadline(self.cfg, self.pace, request, max(1, self.in_flight()))
         shown = False
 
         def show() -> None:
