@@ -16,7 +16,7 @@ from recmarket.analysis.failures import failure_warning
 from recmarket.cli import app
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.run.runner import run
-from recmarket.run.store import RunStore
+from recmarket.run.store import RunConflict, RunStore
 from recmarket.testing.fake_llm import FakeLLM, FaultPlan
 
 KEY_ENV = "RECMARKET_TEST_FAILURES_KEY"
@@ -98,24 +98,40 @@ def test_the_reply_schema_goes_in_the_form_the_endpoint_honours(
     assert dict(server.formats_seen) == {sent: 4}  # the four query calls
 
 
-@pytest.mark.parametrize("setting", ["json_schema", "off"])
+def explain_cell(server: FakeLLM, structured: str, text_replies: str = "sentences") -> RunConfig:
+    spec = ModelConfig(
+        name="fake-model", base_url=server.base_url, api_key_env=KEY_ENV, structured=structured
+    )
+    llm = LLMConfig(models={"m": spec}, roles={"explain": "m"}, text_replies=text_replies)
+    return cell(server, 1).model_copy(update={"llm": llm})
+
+
+@pytest.mark.parametrize(
+    ("setting", "text_replies", "sent"),
+    [("json_schema", "sentences", "json_schema"), ("json_schema", "text", "off")],
+)
 def test_explanations_come_as_sentences_under_a_schema_and_as_text_without(
-    tmp_path: Path, setting: str
+    tmp_path: Path, setting: str, text_replies: str, sent: str
 ) -> None:
     """Under a schema the fake answers in its shape (an array of sentences) and the stored
-    explanation is the same text as a plain answer's; with structured outputs off no schema
-    is sent and the text is read as it always was."""
+    explanation is the same text as a plain answer's; with ``text_replies = "text"`` (or
+    structured outputs off) no schema is sent and the text is read as it always was."""
     with FakeLLM(formats=("json_schema",)) as server:
-        spec = ModelConfig(
-            name="fake-model", base_url=server.base_url, api_key_env=KEY_ENV, structured=setting
-        )
-        config = cell(server, 1).model_copy(
-            update={"llm": LLMConfig(models={"m": spec}, roles={"explain": "m"})}
-        )
+        config = explain_cell(server, setting, text_replies)
         run(config, tmp_path / "run", llm_cache=tmp_path / "shared.sqlite").store.close()
-    assert set(server.formats_seen) == {setting}
+    assert set(server.formats_seen) == {sent}
     with RunStore.read(tmp_path / "run") as store:
         texts = {c.output["text"] for _, _, c in store.all_calls() if c.role == "explain"}
         raw = store.db.execute("SELECT reply FROM llm_attempts").fetchall()
     assert texts and all(t.endswith(".") and not t.startswith("{") for t in texts)
-    assert all(r[0].startswith('{"sentences"') == (setting != "off") for r in raw)
+    assert all(r[0].startswith('{"sentences"') == (sent != "off") for r in raw)
+
+
+def test_a_run_asked_for_plain_text_is_not_resumed_asking_for_sentences(tmp_path: Path) -> None:
+    """How the plain-text roles are asked is part of a run's identity: one store never
+    holds explanations asked for both ways."""
+    with FakeLLM(formats=("json_schema",)) as server:
+        text = explain_cell(server, "json_schema", "text")
+        run(text, tmp_path / "run", llm_cache=tmp_path / "shared.sqlite").store.close()
+        with pytest.raises(RunConflict, match="text_replies"):
+            run(explain_cell(server, "json_schema"), tmp_path / "run")

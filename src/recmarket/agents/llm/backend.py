@@ -96,7 +96,13 @@ class LLMBackend:
             )
         self.attempts = AttemptLog(self.cache_paths[0] if self.cache_paths else None)
         self.roles = {
-            role: LLMRole(role, models[name], self.config.repair_attempts, self.attempts)
+            role: LLMRole(
+                role,
+                models[name],
+                self.config.repair_attempts,
+                self.attempts,
+                text_schema=self.config.text_replies == "sentences",
+            )
             for role in ROLES
             if (name := self.config.model_for(role)) != OFFLINE
         }

@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from recmarket.agents.llm.formats import Structured
+from recmarket.agents.llm.formats import Structured, TextReplies
 from recmarket.vocabulary import ROLES
 
 DEFAULT_MAX_REPLY_BYTES = 1_000_000  # a reply body larger than this is refused
@@ -124,6 +124,14 @@ class LLMConfig(BaseModel):
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     roles: dict[str, str] = Field(default_factory=dict)
     repair_attempts: int = Field(2, ge=0, description="re-asks after an invalid answer")
+    # Part of a run's identity on purpose (not ADDED_LATER): an LLM run stored before the
+    # array form existed asked for plain text, and resuming it under the array would mix
+    # the two in one store; it is refused instead, naming this setting.
+    text_replies: TextReplies = Field(
+        "sentences",
+        description="how explain and review are asked where the endpoint honours a schema: "
+        "sentences (an array of one to three) or text (plain text, no schema)",
+    )
 
     @model_validator(mode="after")
     def _known_names(self) -> LLMConfig:

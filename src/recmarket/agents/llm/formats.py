@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 Structured = Literal["auto", "json_schema", "json_object", "off"]
+TextReplies = Literal["sentences", "text"]  # the plain-text roles under a schema, or without
 
 SCHEMA_NAME = "reply"
 Format = Callable[[dict[str, Any]], dict[str, Any] | None]

@@ -33,10 +33,11 @@ class LLMRole(Generic[In, Out]):
     model: ChatModel
     repair_attempts: int = 2
     log: AttemptLog | None = None
+    text_schema: bool = True  # a plain-text role asked for an array of sentences (or not)
 
     async def __call__(self, inp: In, seed: int) -> Out:
         messages = render(self.role, inp)
-        schema = reply_schema(self.role, inp)
+        schema = reply_schema(self.role, inp, text=self.text_schema)
         tried: list[Attempt] = []
         try:
             for attempt in range(self.repair_attempts + 1):

@@ -59,10 +59,11 @@ def parse(role: str, text: str, inp: Contract) -> Contract:
         raise OutputError("; ".join(e["msg"] for e in exc.errors())) from None
 
 
-def reply_schema(role: str, inp: Contract) -> dict[str, Any] | None:
-    """The JSON schema of ``role``'s reply to ``inp``, or None for a plain-text role."""
+def reply_schema(role: str, inp: Contract, text: bool = True) -> dict[str, Any] | None:
+    """The JSON schema of ``role``'s reply to ``inp``; for a plain-text role, its array of
+    sentences, or None without ``text``."""
     chosen = card(role)
-    if chosen.reply is None:
+    if chosen.reply is None or (chosen.reply is SentencesReply and not text):
         return None
     schema = inline(chosen.reply.model_json_schema())
     if chosen.narrow is not None:
