@@ -19,18 +19,29 @@ STORED = {
         "agents": {"ranker": {"noise": "gumbel"}},
         "condition": "no-rep",
     },
-    "bad56ce66f8e38ee90362e76285917a0ab969df9a0897a5923ee08902b5374f8": {
+    # An LLM run as hashed since llm.text_replies (issue 30).
+    "83ebe9351b2c11d7c182b1f93ec414dd1ec43d1bb18d9dc3c2b720cd590605da": {
         "llm": {
             "models": {"m": {"name": "x", "base_url": "http://127.0.0.1:1/v1", "timeout": 3}},
             "roles": {"default": "m"},
         }
     },
 }
+# The same LLM run as hashed before it: its explanations and reviews were asked for plain
+# text, so it must not be resumed into by a version that asks for arrays of sentences.
+BEFORE_TEXT_REPLIES = "bad56ce66f8e38ee90362e76285917a0ab969df9a0897a5923ee08902b5374f8"
 
 
 @pytest.mark.parametrize(("digest", "settings"), STORED.items())
 def test_configurations_hash_as_they_did_when_their_runs_were_stored(digest, settings) -> None:
     assert RunConfig.model_validate(settings).digest() == digest
+
+
+def test_an_llm_run_stored_before_the_array_of_sentences_hashes_apart() -> None:
+    llm = STORED["83ebe9351b2c11d7c182b1f93ec414dd1ec43d1bb18d9dc3c2b720cd590605da"]
+    for text_replies in ("sentences", "text"):
+        settings = {"llm": {**llm["llm"], "text_replies": text_replies}}
+        assert RunConfig.model_validate(settings).digest() != BEFORE_TEXT_REPLIES
 
 
 def test_a_marked_setting_counts_in_the_hash_only_when_set() -> None:
