@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -151,7 +152,17 @@ def test_the_audit_prints_a_card_for_the_local_model(runs) -> None:
     assert list((runs["root"] / "audits").glob("smollm2-*/card.json"))
 
 
-def test_llm_serve_prints_the_pace_it_measured() -> None:
+def answers(base_url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{base_url}/models", timeout=2) as reply:
+            return bool(reply.status == 200)
+    except OSError:
+        return False
+
+
+def test_llm_serve_prints_the_pace_it_measured_and_leaves_no_server_behind() -> None:
+    """SIGTERM right after the first line (as this test sends it) stops the llama.cpp
+    server too: it runs in a session of its own, and an early signal once left it behind."""
     env = {**os.environ, "COLUMNS": "200"}
     serve = subprocess.Popen(
         [sys.executable, "-m", "recmarket", "llm", "serve", "--threads", "2"],
@@ -168,3 +179,5 @@ def test_llm_serve_prints_the_pace_it_measured() -> None:
         serve.wait(timeout=30)
     assert "serving smollm2 at http://127.0.0.1:" in first
     assert re.search(r"pace: [\d.]+ tokens/s written and \d+ read; deadline sized", first), first
+    base_url = re.search(r"http://127\.0\.0\.1:\d+/v1", first).group(0)
+    assert not answers(base_url)  # the server went with the command

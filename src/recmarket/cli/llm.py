@@ -124,23 +124,25 @@ def serve(
     server = LocalServer(model, alias, port, log=log)
     if threads is not None:
         server.threads = threads
-    with user_errors():
-        try:
-            server.start()
-        except LocalServerError as exc:
-            fail(str(exc))
-    out.print(f"{serving_line(alias, server.base_url)} (Ctrl-C stops it)")
-    out.print(
-        f"try: recmarket run --backend llm --llm-model {alias} --llm-base-url "
-        f"{server.base_url} --llm-api-key-env LOCAL_KEY  (with LOCAL_KEY=local set)"
-    )
 
     def stop_on(signum: int, _frame: object) -> None:
         raise KeyboardInterrupt  # the server is this command's child: it goes with it
 
+    # Before the server starts: a signal that came before them would end this command and
+    # leave the server (in a session of its own) running, an orphan holding the port.
     for signum in (signal.SIGINT, signal.SIGTERM):  # SIGINT too: a background job ignores it
         signal.signal(signum, stop_on)
     try:
+        with user_errors():
+            try:
+                server.start()
+            except LocalServerError as exc:
+                fail(str(exc))
+        out.print(f"{serving_line(alias, server.base_url)} (Ctrl-C stops it)")
+        out.print(
+            f"try: recmarket run --backend llm --llm-model {alias} --llm-base-url "
+            f"{server.base_url} --llm-api-key-env LOCAL_KEY  (with LOCAL_KEY=local set)"
+        )
         assert server.process is not None
         server.process.wait()
         fail(f"the server stopped by itself (code {server.process.returncode})")
