@@ -78,6 +78,13 @@ class FaultPlan:
         return None
 
 
+Response = tuple[int, dict[str, str], dict[str, Any]]  # status, headers, JSON body
+
+
+def server_error() -> Response:
+    return 500, {}, {"error": {"message": "internal error", "type": "server"}}
+
+
 def completion(body: dict[str, Any], text: str, prompt_tokens: int) -> dict[str, Any]:
     """A chat completion as OpenAI-compatible servers send it."""
     digest = hashlib.sha256(json.dumps(body["messages"]).encode()).hexdigest()
@@ -253,7 +260,7 @@ class FakeLLM:
         if self.token_seconds is not None:
             time.sleep(len(text) // 4 * self.token_seconds)
 
-    def unreliable(self, body: dict[str, Any]) -> tuple[int, dict[str, str], dict[str, Any]] | None:
+    def unreliable(self, body: dict[str, Any]) -> Response | None:
         """The failure ``fault_rate`` or ``fail_first`` gives this attempt, if any."""
         key = json.dumps([body["messages"], body.get("seed"), body.get("response_format")])
         with self.lock:
@@ -267,17 +274,17 @@ class FakeLLM:
             status = 429 if coin < 0.5 else 500
         else:
             return None
-        if status == 429:
-            return (
-                429,
-                {"Retry-After": str(self.faults.retry_after)},
-                {"error": {"message": "rate limited", "type": "rate_limit"}},
-            )
-        return status, {}, {"error": {"message": "internal error", "type": "server"}}
+        return self.rate_limited() if status == 429 else server_error()
 
-    def respond(
-        self, body: dict[str, Any], slept: bool = False
-    ) -> tuple[int, dict[str, str], dict[str, Any]]:
+    def rate_limited(self) -> Response:
+        """A 429 asking the client to wait ``faults.retry_after`` seconds."""
+        return (
+            429,
+            {"Retry-After": str(self.faults.retry_after)},
+            {"error": {"message": "rate limited", "type": "rate_limit"}},
+        )
+
+    def respond(self, body: dict[str, Any], slept: bool = False) -> Response:
         messages = body["messages"]
         form = (body.get("response_format") or {}).get("type")
         if self.latency and not slept:  # every request, checks too, as at a real endpoint
@@ -285,19 +292,14 @@ class FakeLLM:
         unreliable = self.unreliable(body)
         if unreliable is not None:
             return unreliable
-        if messages[0] in (
-            CHECK_MESSAGES[0],
-            PROBE_MESSAGES[0],
-            PACE_MESSAGES[0],
-            READ_MESSAGES[0],
-        ):
+        prompt_tokens = sum(len(m["content"]) for m in messages) // 4
+        if messages[0] in CHECKS:
             with self.lock:  # checks: never faulted by ``faults``
                 self.checks += 1
             text = json.dumps(PROBE_REPLY) if form in self.formats else "OK"
             if messages[0] == PACE_MESSAGES[0]:  # the speed check: as many tokens as asked
                 text = " ".join(str(n) for n in range(1, body.get("max_tokens", 16) + 1))
             self.write(text)
-            prompt_tokens = sum(len(m["content"]) for m in messages) // 4
             return 200, {}, completion(body, text, prompt_tokens)
         user = messages[1]["content"]  # the card, not a re-ask
         role = role_of(messages)
@@ -312,13 +314,9 @@ class FakeLLM:
             return 503, {}, {"error": {"message": "service unavailable", "type": "outage"}}
         transient = self.faults.pick("t" + key, TRANSIENT_FAULTS)
         if transient == "rate_limit" and attempt < self.faults.burst:
-            return (
-                429,
-                {"Retry-After": str(self.faults.retry_after)},
-                {"error": {"message": "rate limited", "type": "rate_limit"}},
-            )
+            return self.rate_limited()
         if transient == "server_error" and attempt == 0:
-            return 500, {}, {"error": {"message": "internal error", "type": "server"}}
+            return server_error()
         if transient == "hang" and attempt == 0:
             time.sleep(self.faults.hang_seconds)
         text = answer(role, user, structured=form is not None)
@@ -326,7 +324,6 @@ class FakeLLM:
         kind = None if repairing else self.faults.pick("c" + key, CONTENT_FAULTS)
         if kind:
             text = corrupt(role, kind, text)
-        prompt_tokens = sum(len(m["content"]) for m in messages) // 4
         self.write(text)
         reply = completion(body, text, prompt_tokens)
         if self.prompt_cache is not None:
