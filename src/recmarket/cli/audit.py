@@ -12,7 +12,7 @@ from rich.table import Table
 
 from recmarket.agents.llm.audit.card import AuditCard, default_audits
 from recmarket.agents.llm.audit.probes import Material
-from recmarket.agents.llm.audit.runner import audit_model, audited_models
+from recmarket.agents.llm.audit.runner import audit_model
 from recmarket.cli.app import fail, llm_app, out, user_errors
 from recmarket.cli.options import (
     Backend,
@@ -57,7 +57,7 @@ def audit(
         audits = out_dir or default_audits()
         cards = [
             asyncio.run(audit_model(cfg.llm, name, material, trials, audits))
-            for name in audited_models(cfg.llm)
+            for name in cfg.llm.used()
         ]
     for card in cards:
         print_card(card)

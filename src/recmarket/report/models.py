@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from recmarket.agents.llm.audit.card import AuditCard, default_audits, read_card
+from recmarket.agents.llm.audit.card import AuditCard, default_audits, read_card, settings_key
 from recmarket.agents.llm.config import OFFLINE, ModelConfig
 from recmarket.report.data import Cell
 from recmarket.report.html import table_html
@@ -39,7 +39,7 @@ def models_played(cells: dict[str, dict[str, Cell]]) -> list[Played]:
                 if model == OFFLINE:
                     continue
                 cfg = llm.models[model]
-                key = cfg.model_dump_json() + str(llm.repair_attempts)
+                key = settings_key(cfg, llm.repair_attempts)  # as its card is kept
                 played = found.setdefault(key, Played(cfg, llm.repair_attempts))
                 played.roles.add(role)
                 if not played.cells or played.cells[-1][2] is not cell:

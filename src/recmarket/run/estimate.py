@@ -82,14 +82,11 @@ def estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> list[RoleEsti
         spec = cfg.llm.models[model] if cfg.llm is not None and model != OFFLINE else None
         found = prices_for(spec) if spec is not None else None
         cached = min(repeated[role] / CHARS_PER_TOKEN * scale, prompt)
-        peak, off_peak = (
-            (
-                rate.cost(round(prompt), round(completion), round(cached))
-                for rate in (found.peak, found.off_peak or found.peak)
-            )
-            if found is not None
-            else (0.0, 0.0)
-        )
+        peak = off_peak = 0.0
+        if found is not None:
+            tokens = round(prompt), round(completion), round(cached)
+            peak = found.peak.cost(*tokens)
+            off_peak = (found.off_peak or found.peak).cost(*tokens)
         shown = spec.name if spec is not None else OFFLINE
         rows.append(RoleEstimate(role, shown, n, prompt, completion, peak, off_peak, cached))
     return rows
@@ -99,9 +96,8 @@ def price_sources(cfg: RunConfig) -> list[str]:
     """Where the prices of the models a run uses come from, one line a model."""
     if cfg.llm is None:
         return []
-    used = {cfg.llm.model_for(role) for role in ROLES} - {OFFLINE}
     found = []
-    for name in sorted(used):
+    for name in sorted(cfg.llm.used()):
         spec = cfg.llm.models[name]
         prices = prices_for(spec)
         said = prices.source if prices is not None else "no prices (counted as $0)"

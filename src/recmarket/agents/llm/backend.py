@@ -44,9 +44,10 @@ class Checked:
 def require_prices(config: LLMConfig, budget: float | None) -> None:
     """BudgetWithoutPrices when a budget is set and a model some role uses has no prices:
     its spend could not be counted, so the budget could never stop anything."""
-    used = {config.model_for(role) for role in ROLES} - {OFFLINE}
     unpriced = sorted(
-        config.models[name].name for name in used if prices_for(config.models[name]) is None
+        config.models[name].name
+        for name in config.used()
+        if prices_for(config.models[name]) is None
     )
     if budget is not None and unpriced:
         raise BudgetWithoutPrices(

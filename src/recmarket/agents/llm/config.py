@@ -145,6 +145,11 @@ class LLMConfig(BaseModel):
                 raise ValueError(f"roles.{key}: no model named {target!r} under [llm.models]")
         return self
 
+    def used(self) -> list[str]:
+        """The models some role uses (not ``offline``), in the order they are configured."""
+        used = {self.model_for(role) for role in ROLES}
+        return [name for name in self.models if name in used]
+
     def model_for(self, role: str) -> str:
         group = next(g for g, members in GROUPS.items() if role in members)
         for key in (role, group, "default"):

@@ -22,7 +22,7 @@ from recmarket.agents.llm.audit.card import (
 )
 from recmarket.agents.llm.audit.probes import FORMAT, PROBES, Material, Probe
 from recmarket.agents.llm.backend import LLMBackend
-from recmarket.agents.llm.config import OFFLINE, LLMConfig, ModelConfig
+from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.agents.llm.openai_api import OpenAIChatAPI
 from recmarket.tasks import gather_or_cancel
 from recmarket.vocabulary import ROLES
@@ -120,9 +120,3 @@ def result(probe: Probe, passes: list[bool]) -> ProbeResult:
         chance=probe.chance,
         depends=probe.depends,
     )
-
-
-def audited_models(config: LLMConfig) -> list[str]:
-    """The models some role uses, in the order they are configured."""
-    used = {config.model_for(role) for role in ROLES} - {OFFLINE}
-    return [name for name in config.models if name in used]
