@@ -62,12 +62,10 @@ class Material:
         """A target listing and N - 1 listings of other kinds (another leaf category)."""
         draw = self.draw(probe, trial)
         target = self.items[int(draw.integers(len(self.items)))]
-        kind = target.categories[-1] if target.categories else target.main_category
         others: list[Item] = []
         for at in draw.permutation(len(self.items)):
             item = self.items[int(at)]
-            other_kind = item.categories[-1] if item.categories else item.main_category
-            if other_kind != kind and item.title != target.title:
+            if kind(item) != kind(target) and item.title != target.title:
                 others.append(item)
             if len(others) == N - 1:
                 break
@@ -77,14 +75,26 @@ class Material:
 Histories = dict[str, tuple[ReputationRecord, ...]]
 
 
+def query_text(target: Item) -> str:
+    return f"I am looking for this exact product: {target.title}"
+
+
+def need(target: Item) -> StructuredNeed:
+    return StructuredNeed(
+        long_term_need="Buys products in this category for regular use.",
+        current_need=f"Wants {target.title}.",
+    )
+
+
+def kind(item: Item) -> str:
+    """The listing's leaf category."""
+    return item.categories[-1] if item.categories else item.main_category
+
+
 def request(target: Item, histories: Histories | None, *views: CandidateView) -> ShortlistInput:
-    title = target.title
     return ShortlistInput(
-        query_text=f"I am looking for this exact product: {title}",
-        need=StructuredNeed(
-            long_term_need="Buys products in this category for regular use.",
-            current_need=f"Wants {title}.",
-        ),
+        query_text=query_text(target),
+        need=need(target),
         candidates=tuple(views),
         k=K,
         histories=dict(histories) if histories is not None else None,
@@ -92,9 +102,8 @@ def request(target: Item, histories: Histories | None, *views: CandidateView) ->
 
 
 def view(platform: str, item: Item, pitch: str = NEUTRAL) -> CandidateView:
-    category = item.categories[-1] if item.categories else item.main_category
     return CandidateView(
-        platform_id=platform, title=item.title, category=category, explanation=pitch
+        platform_id=platform, title=item.title, category=kind(item), explanation=pitch
     )
 
 
@@ -214,18 +223,14 @@ CLAIMS = (
 async def labels(ask: Ask, material: Material, trial: int) -> list[bool]:
     target, _ = material.market(4, trial)
     claim, contradicting, confirming = CLAIMS[trial % len(CLAIMS)]
-    category = target.categories[-1] if target.categories else target.main_category
     passed = []
     for review, right in ((contradicting, "low"), (confirming, "high")):
         update = UpdateInput(
-            query_text=f"I am looking for this exact product: {target.title}",
-            need=StructuredNeed(
-                long_term_need="Buys products in this category for regular use.",
-                current_need=f"Wants {target.title}.",
-            ),
+            query_text=query_text(target),
+            need=need(target),
             platform_id="P1",
             item_title=target.title,
-            item_category=category,
+            item_category=kind(target),
             explanation=f"{target.title}: {claim}",
             reason="It matched the request best.",
             review=review,
