@@ -13,16 +13,15 @@ from rich.table import Table
 from recmarket.agents.llm.audit.card import AuditCard, default_audits
 from recmarket.agents.llm.audit.probes import Material
 from recmarket.agents.llm.audit.runner import audit_model
-from recmarket.cli.app import fail, llm_app, out, user_errors
+from recmarket.cli.app import llm_app, out, user_errors
 from recmarket.cli.options import (
     Backend,
     ConfigPath,
     LlmBaseUrl,
     LlmKeyEnv,
     LlmModel,
-    llm_overrides,
+    configured_llm,
 )
-from recmarket.config_file import build_config
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import domain_files, load_domain
 
@@ -48,16 +47,12 @@ def audit(
     position, records, injection, label faithfulness, format), with pass rates and 95%
     intervals: whether the model's market results can mean anything."""
     with user_errors():
-        overrides = llm_overrides(backend or "llm", llm_model, llm_base_url, llm_api_key_env)
-        cfg = build_config(config, overrides, {})
-        if cfg.llm is None or not cfg.llm.models:
-            fail("nothing to audit: give --llm-model or a config file with an [llm] table")
+        llm = configured_llm(config, backend, llm_model, llm_base_url, llm_api_key_env, "audit")
         items = load_domain(domain_files(BUNDLED_DATA_DIR, domain)).items
         material = Material(domain, items, seed)
         audits = out_dir or default_audits()
         cards = [
-            asyncio.run(audit_model(cfg.llm, name, material, trials, audits))
-            for name in cfg.llm.used()
+            asyncio.run(audit_model(llm, name, material, trials, audits)) for name in llm.used()
         ]
     for card in cards:
         print_card(card)

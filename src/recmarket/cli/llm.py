@@ -18,8 +18,7 @@ from recmarket.agents.llm.local import DEFAULT_ALIAS, LocalServer, LocalServerEr
 from recmarket.agents.llm.pace import BEFORE_MEASURED, CEILING, FLOOR, READ_TOKENS, deadline
 from recmarket.agents.llm.wrappers import EndpointFailure
 from recmarket.cli.app import fail, llm_app, out, user_errors
-from recmarket.cli.options import ConfigPath, LlmBaseUrl, LlmKeyEnv, LlmModel, llm_overrides
-from recmarket.config_file import build_config
+from recmarket.cli.options import ConfigPath, LlmBaseUrl, LlmKeyEnv, LlmModel, configured_llm
 
 SERVE_KEY_ENV = "RECMARKET_SERVE_KEY"  # the key variable of serve's own speed check
 
@@ -35,11 +34,8 @@ def check(
     measure each endpoint's latency at 1, 2, 4, ... parallel calls (where the adaptive
     concurrency limit starts), and find the structured-output form each model honours."""
     with user_errors():
-        overrides = llm_overrides("llm", llm_model, llm_base_url, llm_api_key_env)
-        cfg = build_config(config, overrides, {})
-        if cfg.llm is None or not cfg.llm.models:
-            fail("nothing to check: give --llm-model or a config file with an [llm] table")
-        backend = LLMBackend(cfg.llm, cache_paths=[])
+        llm = configured_llm(config, None, llm_model, llm_base_url, llm_api_key_env, "check")
+        backend = LLMBackend(llm, cache_paths=[])
 
         async def run_checks() -> list[Checked]:
             try:

@@ -23,9 +23,10 @@ import typer
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.cli.app import fail
 from recmarket.config import RunConfig
+from recmarket.config_file import build_config
 
 
 @dataclass(frozen=True)
@@ -265,6 +266,23 @@ def llm_overrides(
         if price is not None:
             spec[field_name] = price
     return {"llm": {"models": {"main": spec}, "roles": {"default": "main"}}}
+
+
+def configured_llm(
+    config: Path | None,
+    backend: str | None,
+    model: str | None,
+    base_url: str | None,
+    key_env: str | None,
+    verb: str,
+) -> LLMConfig:
+    """The models the LLM commands (check, audit) act on: the config file's [llm] table,
+    overridden by the --llm-* flags; with neither, one line saying there is nothing to
+    ``verb``."""
+    cfg = build_config(config, llm_overrides(backend or "llm", model, base_url, key_env), {})
+    if cfg.llm is None or not cfg.llm.models:
+        fail(f"nothing to {verb}: give --llm-model or a config file with an [llm] table")
+    return cfg.llm
 
 
 @dataclass(frozen=True)
