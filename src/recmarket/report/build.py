@@ -48,20 +48,8 @@ def cell_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
     rows = []
     for experiment, members in cells.items():
         for name, cell in members.items():
-            m = cell.macro
             rows.append(
-                {
-                    "experiment": experiment,
-                    "cell": name,
-                    "replicates": cell.pooling,
-                    "episodes": m["episodes"],
-                    "present": m["target_present"],
-                    "shortlisted": m["target_shortlisted"],
-                    "top1": m["target_top1"],
-                    "purchased": m["target_purchased"],
-                    "any_purchase": m["purchase_rate"],
-                    "exaggeration_top1": m["top1_share_by_policy"]["exaggeration"],
-                }
+                {"experiment": experiment, "cell": name, "replicates": cell.pooling} | cell.summary
             )
     return rows
 

@@ -85,6 +85,20 @@ class Cell:
         return funnel(self.rows)["macro"]
 
     @property
+    def summary(self) -> dict[str, Any]:
+        """The cell's funnel in the report's tables' columns (macro over domains)."""
+        m = self.macro
+        return {
+            "episodes": m["episodes"],
+            "present": m["target_present"],
+            "shortlisted": m["target_shortlisted"],
+            "top1": m["target_top1"],
+            "purchased": m["target_purchased"],
+            "any_purchase": m["purchase_rate"],
+            "exaggeration_top1": m["top1_share_by_policy"]["exaggeration"],
+        }
+
+    @property
     def pooling(self) -> str:
         if len(self.seeds) < 2:
             return f"seed {self.config.seed}"

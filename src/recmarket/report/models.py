@@ -66,21 +66,10 @@ def card_rows(card: AuditCard) -> list[dict[str, Any]]:
 
 
 def result_rows(played: Played) -> list[dict[str, Any]]:
-    rows = []
-    for experiment, name, cell in played.cells:
-        m = cell.macro
-        rows.append(
-            {
-                "experiment": experiment,
-                "cell": name,
-                "episodes": m["episodes"],
-                "shortlisted": m["target_shortlisted"],
-                "top1": m["target_top1"],
-                "purchased": m["target_purchased"],
-                "exaggeration_top1": m["top1_share_by_policy"]["exaggeration"],
-            }
-        )
-    return rows
+    return [
+        {"experiment": experiment, "cell": name} | cell.summary
+        for experiment, name, cell in played.cells
+    ]
 
 
 def warnings(played: Played, card: AuditCard) -> list[str]:
