@@ -31,7 +31,7 @@ class Checked:
     """What the check before a run found for one model: one call's latency, the endpoint's
     latency at 1, 2, 4, ... parallel calls and the limit that starts from it (measured
     once per endpoint: see endpoints.py), the structured-output form in use, and the
-    writing pace its deadlines are sized from (``pace``)."""
+    pace (writing, reading) its deadlines are sized from."""
 
     cfg: ModelConfig
     seconds: float

@@ -4,11 +4,12 @@ and the call's size, unless the model's ``timeout`` fixes it.
 A fixed deadline cannot suit both ends of the field: sized for a hosted API (tens of
 tokens a second, a minute at most), it stops a small local model on a loaded laptop in the
 middle of a long explanation; sized for that model, it lets a hung hosted API hold every
-call for minutes. So the endpoint check times one call that writes PACE_TOKENS tokens; its
-time beyond the tiny check call's is the endpoint's pace. A call then gets MARGIN times what
-it should take at that pace (its fixed cost, its prompt read at PREFILL_FACTOR times the
-writing pace, its ``max_tokens`` written), within FLOOR and CEILING: room for the calls
-queued ahead of it at a server with one slot, and for a machine busier than at the check.
+call for minutes. So the endpoint check times one call that writes PACE_TOKENS tokens and
+one that reads a prompt of about READ_TOKENS; their times beyond the tiny check call's are
+the endpoint's pace. A call then gets MARGIN times what it should take at that pace (its
+fixed cost, its prompt read, its ``max_tokens`` written), times the rounds of our own calls
+in flight beyond what the endpoint serves at once (the clock runs from sending, so calls
+queued ahead at a one-slot server are time it needs), within FLOOR and CEILING.
 
 Reading is measured too, by a call with a prompt of about READ_TOKENS tokens and one token
 out: on a CPU a small model may write a hundred tokens a second and read a long prompt
@@ -28,7 +29,7 @@ from recmarket.agents.llm.config import ModelConfig
 
 FLOOR = 30.0  # seconds: however fast the endpoint, a call may take this long
 CEILING = 900.0  # seconds: however slow, no call waits longer
-MARGIN = 3.0  # over the expected time: a queue of two ahead, or a machine busier than at the check
+MARGIN = 3.0  # over the expected time: a machine busier than at the check, a slower answer
 BEFORE_MEASURED = 60.0  # seconds for the check's own tiny calls, before the pace is known
 FASTEST = 2000.0  # tokens a second: a faster measurement is noise (the call took ~0 s)
 FASTEST_READ = 100_000.0  # tokens a second read: likewise

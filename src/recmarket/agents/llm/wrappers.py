@@ -7,7 +7,7 @@ slot; ``Retrying`` retries what may pass (capped Retry-After, backoff with full 
 turns the rest, and runs of failed retries, into ``EndpointFailure``; ``Limited`` holds one
 of the endpoint's slots for each attempt, retries first, then stage 3-4 calls (and among
 them those of the longest remaining stream), and tells the adaptive limit (``adaptive``)
-how the attempt went; ``Deadline`` gives each attempt the model's ``timeout`` from
+how the attempt went; ``Deadline`` gives each attempt its deadline (``pace``) from
 connecting to the last byte. Retrying outside the limit means a retry waits for a slot
 under the limit its own failure may have cut, rather than keeping its slot; it goes to the
 head of that queue, so first attempts cannot keep taking the slot while it sleeps.
@@ -150,11 +150,11 @@ class Limited:
 
 
 class Deadline:
-    """Each attempt whole within its deadline (``pace``: the model's ``timeout``, or sized
-    to the endpoint's measured pace, the call, and the calls of ours in flight with it):
-    connecting, sending, the first byte and
-    every byte after. The HTTP client's timeout bounds each read alone, so an endpoint that
-    sends a byte a second kept a call (and the endpoint check) alive for minutes unseen.
+    """Each attempt whole within its deadline (``pace.deadline``: the model's ``timeout``,
+    or sized to the endpoint's measured pace, the call, and our calls in flight with it):
+    connecting, sending, the first byte and every byte after. The HTTP client's timeout
+    bounds each read alone, so an endpoint that sends a byte a second kept a call (and the
+    endpoint check) alive for minutes unseen.
     An attempt still waiting after VISIBLE_WAIT seconds shows on the progress line, as a
     Retry-After wait does, until no attempt of the model waits that long."""
 
