@@ -109,9 +109,9 @@ def test_limited_holds_at_most_its_slots_in_flight() -> None:
     assert peak["max"] == 3 and len(api.requests) == 12
 
 
-def test_limited_serves_urgent_roles_first_then_the_longest_remaining_stream() -> None:
-    """With the one slot taken, waiters get it by role class, then by the episodes left
-    in their stream (more first), then in the order they came."""
+def one_slot() -> tuple[list[str], AdaptiveLimit, Limited]:
+    """A fixed limit of one slot over the fake provider, and the order calls were served
+    in (by their first message)."""
     api = FakeChatAPI(latency=0.01)
     served: list[str] = []
 
@@ -120,7 +120,13 @@ def test_limited_serves_urgent_roles_first_then_the_longest_remaining_stream() -
         return await api.generate(req)
 
     limit = AdaptiveLimit(1, adaptive=False)
-    limited = Limited(record, limit)
+    return served, limit, Limited(record, limit)
+
+
+def test_limited_serves_urgent_roles_first_then_the_longest_remaining_stream() -> None:
+    """With the one slot taken, waiters get it by role class, then by the episodes left
+    in their stream (more first), then in the order they came."""
+    served, limit, limited = one_slot()
 
     async def call(role: str, left: int, name: str) -> None:
         STREAM_LEFT.set(left)  # this task's own context, as each stream's task has
@@ -145,15 +151,7 @@ def test_limited_serves_urgent_roles_first_then_the_longest_remaining_stream() -
 def test_a_retry_takes_the_slot_before_first_attempts_that_came_earlier() -> None:
     """A retry that slept out its backoff is not queued behind calls not yet tried, so
     under a limit cut to one slot new calls cannot keep taking it while retries sleep."""
-    api = FakeChatAPI(latency=0.01)
-    served: list[str] = []
-
-    async def record(req: ChatRequest):
-        served.append(req.messages[0]["content"])
-        return await api.generate(req)
-
-    limit = AdaptiveLimit(1, adaptive=False)
-    limited = Limited(record, limit)
+    served, limit, limited = one_slot()
 
     async def main() -> None:
         held = await limit.acquire((0, 0, 0))
