@@ -1,14 +1,49 @@
-"""Shared fixtures: tiny domains on disk, and the shared real samples."""
+"""Shared fixtures: tiny domains on disk, the shared real samples, and a cache directory of
+each test's own."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.fixtures import SHARED_DATA, write_jsonl
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Fixtures shared by a module's tests cache here, never in the user's cache directory."""
+    with cache_in(tmp_path_factory.mktemp("session-cache")) as folder:
+        yield folder
+
+
+@pytest.fixture(autouse=True)
+def own_cache_dir(
+    tmp_path_factory: pytest.TempPathFactory, session_cache_dir: Path
+) -> Iterator[Path]:
+    """Each test's runs cache in a folder of their own, but for the item embeddings, which
+    depend on nothing but the texts and the embedder and are shared to save their time.
+
+    A shared LLM call store would let one test's stored calls answer another's: a fake
+    endpoint's address is a loopback port, which the next fake may be given again, so a test
+    that counts the requests its fake received would find none (as CI once did)."""
+    folder = tmp_path_factory.mktemp("cache")
+    shared = session_cache_dir / "recmarket" / "embeddings"
+    shared.mkdir(parents=True, exist_ok=True)
+    (folder / "recmarket").mkdir()
+    (folder / "recmarket" / "embeddings").symlink_to(shared, target_is_directory=True)
+    with cache_in(folder):
+        yield folder
+
+
+@contextmanager
+def cache_in(folder: Path) -> Iterator[Path]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RECMARKET_CACHE", str(folder))
+        yield folder
 
 
 @pytest.fixture
