@@ -20,6 +20,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from recmarket.agents.contracts import RankedItem, Shortlist, ShortlistInput
 from recmarket.agents.roles import RoleBackend
 from recmarket.agents.rules import offline_agents
@@ -28,15 +30,29 @@ from recmarket.embedding import load_embedder
 from recmarket.run.runner import RunResult, run
 
 
+class RecordsOnlyParams(BaseModel):
+    """Its one parameter, which settings give as ``params = { unknown = 0.5 }``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    unknown: float = Field(0.0, ge=0.0, le=1.0, description="the share held up with no record")
+
+
 class RecordsOnlyRanker:
-    """Ranks by the share of a platform's records that say its claims held up."""
+    """Ranks by the share of a platform's records that say its claims held up; a platform
+    with no record counts as ``unknown``."""
+
+    def __init__(self, unknown: float = 0.0) -> None:
+        self.unknown = unknown
 
     async def __call__(self, inp: ShortlistInput, seed: int) -> Shortlist:
         histories = inp.histories or {}
 
         def held_up(platform: str) -> float:
             records = histories.get(platform, ())
-            return sum(r.claim_reliability == "high" for r in records) / max(len(records), 1)
+            if not records:
+                return self.unknown
+            return sum(r.claim_reliability == "high" for r in records) / len(records)
 
         order = sorted(inp.candidates, key=lambda c: -held_up(c.platform_id))
         return Shortlist(
@@ -51,7 +67,10 @@ class RecordsOnlyRanker:
 
 # The backend by name, built in whichever process plays the episodes.
 RECORDS_ONLY = RoleBackend(
-    "records-only", "shortlist", lambda embedder, params: RecordsOnlyRanker()
+    "records-only",
+    "shortlist",
+    lambda embedder, offline, params: RecordsOnlyRanker(params.unknown),
+    RecordsOnlyParams,
 )
 
 

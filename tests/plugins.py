@@ -29,15 +29,30 @@ def declared_entry_points(pyproject: Path) -> dict[str, dict[str, str]]:
     return tomllib.loads(pyproject.read_text())["project"]["entry-points"]
 
 
-def recmarket(*args: str, paths: tuple[Path, ...] = (), timeout: int = 300) -> str:
+def run_recmarket(
+    *args: str, paths: tuple[Path, ...] = (), timeout: int = 300
+) -> subprocess.CompletedProcess[str]:
     """``recmarket ARGS`` in a fresh process whose imports also see ``paths`` (where
-    ``dist_info`` left packages): its standard output; a failure shows its error's end."""
-    done = subprocess.run(
+    ``dist_info`` left packages)."""
+    return subprocess.run(
         [sys.executable, "-m", "recmarket", *args],
         env={**os.environ, "PYTHONPATH": os.pathsep.join([*map(str, paths), *sys.path])},
         capture_output=True,
         text=True,
         timeout=timeout,
     )
+
+
+def recmarket(*args: str, paths: tuple[Path, ...] = (), timeout: int = 300) -> str:
+    """``run_recmarket``'s standard output; a failure shows its error's end."""
+    done = run_recmarket(*args, paths=paths, timeout=timeout)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
+
+
+def refused(*args: str, paths: tuple[Path, ...] = ()) -> str:
+    """The one-line error of a ``recmarket ARGS`` that must exit 2, as one line however the
+    console wrapped it."""
+    done = run_recmarket(*args, paths=paths)
+    assert done.returncode == 2, done.stderr[-2000:]
+    return " ".join(done.stderr.split())

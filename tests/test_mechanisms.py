@@ -7,18 +7,27 @@ import pytest
 from pydantic import ValidationError
 
 from recmarket.config import MarketConfig
-from recmarket.mechanisms import FORGOTTEN, MECHANISMS, mechanism
+from recmarket.mechanisms import (
+    FORGOTTEN,
+    MECHANISMS,
+    DecayParams,
+    NewcomerParams,
+    mechanism,
+)
+from recmarket.registry import NoParams
 from recmarket.run.store import RunStore
 from tests.plugins import dist_info, recmarket
 
 
 def test_the_built_in_mechanisms_keep_and_weigh_as_documented() -> None:
     assert MECHANISMS.names()[:3] == ("window", "beta", "decay")
-    assert mechanism("window").kept(10, 0.8) == 10 and mechanism("beta").kept(10, 0.8) is None
-    kept = mechanism("decay").kept(10, 0.5)
+    none, half = NoParams(), DecayParams(rate=0.5)
+    assert mechanism("window").kept(10, none) == 10
+    assert mechanism("beta").kept(10, NewcomerParams()) is None
+    kept = mechanism("decay").kept(10, half)
     assert 0.5 ** (kept - 1) >= FORGOTTEN > 0.5**kept  # the oldest kept still counts
-    assert mechanism("decay").weights(3, 0.5) == (0.25, 0.5, 1.0)
-    assert mechanism("window").weights(3, 0.5) is None
+    assert mechanism("decay").weights(3, half) == (0.25, 0.5, 1.0)
+    assert mechanism("window").weights(3, none) is None
     # The paper's window tells an LLM nothing beyond the records; the others say how they weigh.
     assert mechanism("window").evidence_header is None
     assert all(mechanism(n).evidence_header for n in ("beta", "decay"))
@@ -35,9 +44,9 @@ from recmarket.mechanisms import ReputationMechanism
 
 @dataclass(frozen=True)
 class Halving(ReputationMechanism):
-    def kept(self, window, decay):
+    def kept(self, window, params):
         return window
-    def weights(self, count, decay):
+    def weights(self, count, params):
         return tuple(0.5 ** (count - 1 - i) for i in range(count))
 
 HALVING = Halving("halving", "a record counts half as much as the next newer one")

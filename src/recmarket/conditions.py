@@ -10,7 +10,11 @@ shortlists read (LocalRep). The names stay what runs store and commands take.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
+from pydantic import AfterValidator
+
+from recmarket.registry import Registry
 from recmarket.vocabulary import Condition
 
 
@@ -22,20 +26,21 @@ class MarketCondition:
     reputation: bool  # purchases leave records that later shortlists read
 
 
-CONDITIONS: dict[Condition, MarketCondition] = {
-    c.name: c
-    for c in (
-        MarketCondition("platform-centric", "Platform-Centric", user_agent=False, reputation=False),
-        MarketCondition("no-rep", "NoRep", user_agent=True, reputation=False),
-        MarketCondition("local-rep", "LocalRep", user_agent=True, reputation=True),
-    )
-}
+CONDITIONS: Registry[MarketCondition] = Registry(
+    "condition", "recmarket.conditions", MarketCondition, lambda c: c.name
+)
+for built_in in (
+    MarketCondition("platform-centric", "Platform-Centric", user_agent=False, reputation=False),
+    MarketCondition("no-rep", "NoRep", user_agent=True, reputation=False),
+    MarketCondition("local-rep", "LocalRep", user_agent=True, reputation=True),
+):
+    CONDITIONS.register(built_in)
+
+# A condition's name in a setting: any registered condition.
+ConditionName = Annotated[str, AfterValidator(CONDITIONS.known)]
 
 
 def condition(name: str) -> MarketCondition:
     """The condition of this name (settings have validated it); an unknown name fails with
     the known ones."""
-    try:
-        return CONDITIONS[name]  # type: ignore[index]
-    except KeyError:
-        raise ValueError(f"unknown condition {name!r}; known: {', '.join(CONDITIONS)}") from None
+    return CONDITIONS.get(name)

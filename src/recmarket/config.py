@@ -14,14 +14,15 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from recmarket.agents.llm.config import OFFLINE, OPERATIONAL, LLMConfig
-from recmarket.agents.roles import chosen_backend
+from recmarket.agents.roles import RoleSetting, chosen_backend, role_setting
 from recmarket.agents.rules.params import OfflineParams
-from recmarket.conditions import condition
+from recmarket.conditions import ConditionName, condition
 from recmarket.data.settings import EpisodeConfig
 from recmarket.embedding.settings import EmbedderConfig
 from recmarket.hashing import ADDED_LATER, unset_later
+from recmarket.market.reputation import ScopeName
 from recmarket.market.settings import MarketConfig
-from recmarket.vocabulary import ROLES, Condition, Scope
+from recmarket.vocabulary import ROLES
 
 DEFAULT_DOMAINS = ("Musical_Instruments", "Video_Games", "Sports_and_Outdoors")
 
@@ -40,8 +41,8 @@ class RunConfig(BaseModel):
     domains: tuple[str, ...] = Field(
         DEFAULT_DOMAINS, min_length=1, description="product domains (categories) to run"
     )
-    condition: Condition = Field("local-rep", description="evaluation condition (Section 4.1)")
-    reputation_scope: Scope = Field(
+    condition: ConditionName = Field("local-rep", description="evaluation condition (Section 4.1)")
+    reputation_scope: ScopeName = Field(
         "local",
         description="whose reputation records an episode reads and writes under local-rep: "
         "each simulated user's, each profile's, or everybody's",
@@ -54,27 +55,28 @@ class RunConfig(BaseModel):
     embedder: EmbedderConfig = EmbedderConfig()
     agents: OfflineParams = OfflineParams()
     llm: LLMConfig | None = Field(None, description="models per role; None: all offline")
-    roles: Annotated[dict[str, str], ADDED_LATER] = Field(
+    roles: Annotated[dict[str, str | RoleSetting], ADDED_LATER] = Field(
         {},
         description="role -> a registered role backend's name (recmarket.roles entry points), "
-        "answering that role instead of the offline model",
+        "or { backend = NAME, params = {...} }, answering that role instead of the offline model",
     )
 
     @model_validator(mode="after")
     def _roles_are_registered_backends(self) -> RunConfig:
-        for role, name in self.roles.items():
+        for role, value in self.roles.items():
             if role not in ROLES:
                 raise ValueError(f"roles: {role!r} is not a role; the roles are {', '.join(ROLES)}")
-            chosen_backend(role, name)
+            chosen_backend(role, role_setting(value).backend)
         return self
 
     @model_validator(mode="after")
     def _dynamic_market_fits(self) -> RunConfig:
         market = self.market
-        if (market.adaptive or market.entrants) and not condition(self.condition).user_agent:
+        dynamic = market.adaptive or market.entrants or market.behaviours
+        if dynamic and not condition(self.condition).user_agent:
             raise ValueError(
-                "adaptive platforms and entrants compete for a user agent's shortlist; "
-                "platform-centric has none (use no-rep or local-rep)"
+                "adaptive platforms, entrants and platform behaviours compete for a user "
+                "agent's shortlist; platform-centric has none (use no-rep or local-rep)"
             )
         rounds = self.episodes.requests
         late = [str(e.model_dump()) for e in market.entrants if e.after_rounds >= rounds]

@@ -4,71 +4,143 @@ platform's claim-reliability records and how it shows them to the user agent.
 ``window`` keeps the W most recent records, shown as they are (the paper's Tail_W);
 ``beta`` keeps every record, so the reader's prior and the number of records decide how
 sure it is (few records read as little evidence, not as bad evidence); ``decay`` keeps every
-record that still counts, each weighted ``decay`` to the power of the number of newer
-records, so a platform whose claims improve recovers. Another package adds one under the
-``recmarket.reputation`` entry-point group; the memory, the prompts and the settings ask the
-registry by name.
+record that still counts, each weighted ``rate`` to the power of the number of newer
+records, so a platform whose claims improve recovers.
+
+``beta`` and ``decay`` can also start every identity never seen before from a stated
+penalty (``newcomer_low``: that many Low records, shown as the oldest and never replaced),
+the pessimistic prior a market sets against whitewashing: a platform that re-enters under a
+fresh name starts below one with a good record, not level with it.
+
+Another package adds a mechanism under the ``recmarket.reputation`` entry-point group: a
+subclass of ``ReputationMechanism`` whose ``Params`` model declares its parameters. The
+registry checks it on use with a probe call (``probe``) and names it on failure.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, ClassVar
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from recmarket.registry import Registry
+from recmarket.registry import NoParams, Registry, VariantSetting
 
 FORGOTTEN = 1e-3  # under decay, a record weighing less than this is dropped
+PENALTY_NOTE = "no record yet: a new identity starts from the market's penalty"
+
+
+class NewcomerParams(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    newcomer_low: int = Field(
+        0, ge=0, le=20, description="Low records every identity never seen before starts with"
+    )
+
+
+class DecayParams(NewcomerParams):
+    rate: float = Field(
+        0.8, gt=0.0, lt=1.0, description="a record's weight is rate ** (newer records)"
+    )
 
 
 @dataclass(frozen=True)
 class ReputationMechanism:
-    """How records are kept (``kept``) and weighed when shown (``weights``).
+    """How records are kept (``kept``), weighed when shown (``weights``), and what an
+    identity with no record yet shows (``penalty``).
 
     ``evidence_header`` is what an LLM user agent is told about the records' weights before
     a summary of each platform's evidence; None for a mechanism whose records speak for
     themselves (the paper's window), whose shortlist inputs then name no mechanism, as in
-    the paper's runs."""
+    the paper's runs. ``Params`` is the model of the mechanism's parameters."""
 
     name: str
     evidence_header: str | None = None
+    Params: ClassVar[type[BaseModel]] = NoParams
 
-    def kept(self, window: int, decay: float) -> int | None:
-        """Records kept per platform (None: every record)."""
+    def kept(self, window: int, params: BaseModel) -> int | None:
+        """Records kept per platform.
+
+        Args: ``window``, the market's W; ``params``, this mechanism's validated ``Params``.
+        Returns: a count of at least 1, or None to keep every record.
+        Raises: nothing for valid parameters (the registry's probe calls it)."""
         raise NotImplementedError
 
-    def weights(self, count: int, decay: float) -> tuple[float, ...] | None:
-        """The weight of each of ``count`` records, oldest first, as the reader counts
-        them; None: each counts fully and is shown as it is."""
+    def weights(self, count: int, params: BaseModel) -> tuple[float, ...] | None:
+        """The weight of each of ``count`` records, oldest first, as the reader counts them.
+
+        Returns: ``count`` weights in (0, 1], or None: each counts fully and is shown as it
+        is. Raises: nothing for valid parameters."""
         return None
+
+    def penalty(self, params: BaseModel) -> int:
+        """Low records shown before any of a platform's own (0: none)."""
+        return 0
+
+    def legacy(self, decay: float) -> dict[str, float]:
+        """The parameters of the older settings form (``market.reputation_decay``)."""
+        return {}
 
 
 @dataclass(frozen=True)
 class Window(ReputationMechanism):
-    def kept(self, window: int, decay: float) -> int | None:
+    def kept(self, window: int, params: BaseModel) -> int | None:
         return window
 
 
 @dataclass(frozen=True)
 class EveryRecord(ReputationMechanism):
-    def kept(self, window: int, decay: float) -> int | None:
+    Params: ClassVar[type[BaseModel]] = NewcomerParams
+
+    def kept(self, window: int, params: BaseModel) -> int | None:
         return None
+
+    def penalty(self, params: BaseModel) -> int:
+        assert isinstance(params, NewcomerParams)
+        return params.newcomer_low
 
 
 @dataclass(frozen=True)
-class Decay(ReputationMechanism):
-    def kept(self, window: int, decay: float) -> int | None:
-        return math.ceil(math.log(FORGOTTEN) / math.log(decay))
+class Decay(EveryRecord):
+    Params: ClassVar[type[BaseModel]] = DecayParams
 
-    def weights(self, count: int, decay: float) -> tuple[float, ...] | None:
+    def kept(self, window: int, params: BaseModel) -> int | None:
+        assert isinstance(params, DecayParams)
+        return math.ceil(math.log(FORGOTTEN) / math.log(params.rate))
+
+    def weights(self, count: int, params: BaseModel) -> tuple[float, ...] | None:
+        assert isinstance(params, DecayParams)
         newest = count - 1
-        return tuple(decay ** (newest - i) for i in range(count))
+        return tuple(params.rate ** (newest - i) for i in range(count))
+
+    def legacy(self, decay: float) -> dict[str, float]:
+        return {"rate": decay}
+
+
+def probe(item: ReputationMechanism, params: BaseModel) -> None:
+    """The contract a mechanism must keep, checked once per use with its parameters: a
+    kept count of at least 1 (or None), ``count`` weights in (0, 1] (or None), and a
+    penalty that is a count."""
+    kept = item.kept(10, params)
+    if kept is not None and (not isinstance(kept, int) or kept < 1):
+        raise ValueError(f"kept(10) gave {kept!r}; it must be a count of at least 1, or None")
+    for count in (0, 1, 7):
+        weights = item.weights(count, params)
+        if weights is None:
+            continue
+        if len(weights) != count:
+            raise ValueError(f"weights({count}) gave {len(weights)} weights, not {count}")
+        bad = [w for w in weights if not (isinstance(w, float | int) and 0 < w <= 1)]
+        if bad:
+            raise ValueError(f"weights({count}) gave {bad[:3]}: each must be in (0, 1]")
+    penalty = item.penalty(params)
+    if not isinstance(penalty, int) or penalty < 0:
+        raise ValueError(f"penalty gave {penalty!r}; it must be a count of at least 0")
 
 
 MECHANISMS: Registry[ReputationMechanism] = Registry(
-    "reputation mechanism", "recmarket.reputation", ReputationMechanism, lambda m: m.name
+    "reputation mechanism", "recmarket.reputation", ReputationMechanism, lambda m: m.name, probe
 )
 WINDOW = MECHANISMS.register(Window("window"))
 BETA = MECHANISMS.register(EveryRecord("beta", "every record counts alike"))
@@ -84,3 +156,11 @@ def mechanism(name: str) -> ReputationMechanism:
 
 # A mechanism name in a contract or a setting: any registered mechanism, stored as its name.
 MechanismName = Annotated[str, AfterValidator(MECHANISMS.known)]
+
+
+class ReputationSetting(VariantSetting):
+    """``[market.reputation]``: a mechanism and its parameters."""
+
+    REGISTRY = MECHANISMS
+    KEY = "mechanism"
+    mechanism: MechanismName = Field(description="a registered reputation mechanism")

@@ -8,15 +8,74 @@ their pyproject.toml, ``hedged = "my_package:HEDGED"``), read the first time a n
 found among the registered ones or the whole list is asked for, as inspect_ai discovers
 its model providers. An unknown name fails with the known ones; a plugin that cannot be
 loaded, or that is not the kind of object its group holds, fails naming its entry point.
+
+A variant takes parameters through its own pydantic model (``Params``, forbidding unknown
+fields), so one settings form serves every kind: a name and a table of parameters
+(``VariantChoice``). ``Registry.params`` validates the table against the variant's model and
+names the variant in any error. ``Registry.origin`` says where a variant's code comes from:
+None for recmarket's own, else its distribution, version and a digest of its source files,
+which a run records so that a resume under edited plugin code is refused.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from importlib.metadata import EntryPoint, entry_points
-from typing import Generic, TypeVar
+import hashlib
+import importlib.util
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points, packages_distributions, version
+from pathlib import Path
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 T = TypeVar("T")
+
+
+class NoParams(BaseModel):
+    """The parameters of a variant that takes none: an empty table, nothing else."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an outside variant's code comes from, as a run records it."""
+
+    distribution: str
+    version: str
+    digest: str  # SHA-256 of the source files of the variant's top-level package
+
+    def describe(self) -> str:
+        return f"{self.distribution} {self.version} (source {self.digest[:12]})"
+
+
+def source_digest(module: str) -> str:
+    """SHA-256 over the .py files of ``module``'s top-level package (path and bytes, in path
+    order): an edit of any of them changes it, whatever the version says."""
+    top = module.split(".")[0]
+    spec = importlib.util.find_spec(top)
+    digest = hashlib.sha256()
+    if spec is None:
+        return digest.hexdigest()
+    roots = [Path(p) for p in spec.submodule_search_locations or ()]
+    files = [f for root in roots for f in sorted(root.rglob("*.py"))]
+    if not roots and spec.origin:
+        files = [Path(spec.origin)]
+    for file in files:
+        digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def module_of(item: object) -> str:
+    """The module whose code makes the variant behave: the variant's class, or for a
+    variant that wraps a callable (a learning rule's ``make``), that callable's."""
+    for value in vars(item).values() if hasattr(item, "__dict__") else ():
+        if callable(value) and not isinstance(value, type(len)):
+            owner = getattr(value, "__module__", None)
+            if owner and not owner.startswith("recmarket"):
+                return owner
+    return type(item).__module__
 
 
 class UnknownName(ValueError):
@@ -31,9 +90,19 @@ class Registry(Generic[T]):
     """The variants of one kind by name: built-ins registered on import, installed ones
     found through ``group`` the first time they are asked for."""
 
-    def __init__(self, kind: str, group: str, cls: type[T], name_of: Callable[[T], str]) -> None:
+    def __init__(
+        self,
+        kind: str,
+        group: str,
+        cls: type[T],
+        name_of: Callable[[T], str],
+        probe: Callable[[T, BaseModel], None] | None = None,
+        aliases: tuple[str, ...] = (),
+    ) -> None:
         self.kind, self.group, self.cls, self._name_of = kind, group, cls, name_of
+        self.probe, self.aliases = probe, aliases  # aliases: deprecated names of the group
         self._items: dict[str, T] = {}
+        self._points: dict[str, EntryPoint] = {}
         self._discovered = False
 
     def register(self, item: T) -> T:
@@ -69,6 +138,49 @@ class Registry(Generic[T]):
             self.discover()
         return name in self._items
 
+    def params(self, name: str, given: Mapping[str, Any]) -> BaseModel:
+        """The variant's parameters, validated by its own model (``Params``, or none) and
+        checked by a probe call with them; every failure names the variant."""
+        item = self.get(name)
+        model: type[BaseModel] = getattr(item, "Params", NoParams)
+        try:
+            params = model.model_validate(dict(given))
+        except ValidationError as error:
+            problems = "; ".join(
+                f"params.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()
+            )
+            raise ValueError(f"{self.kind} {name!r}: {problems}") from None
+        if self.probe is not None:
+            try:
+                self.probe(item, params)
+            except Exception as error:  # a plugin's contract broken: say whose
+                raise PluginError(
+                    f"{self.kind} {name!r}{self._where(name)} fails its check: {error}"
+                ) from None
+        return params
+
+    def origin(self, name: str) -> Origin | None:
+        """None for a variant of recmarket's own; else its distribution, version and
+        source digest."""
+        item = self.get(name)
+        point = self._points.get(name)
+        module = point.module if point is not None else module_of(item)
+        top = module.split(".")[0]
+        if top == "recmarket":
+            return None
+        dist = getattr(point, "dist", None) if point is not None else None
+        if dist is not None:
+            distribution, found = dist.metadata["Name"], dist.version
+        else:
+            names = packages_distributions().get(top, [])
+            distribution = names[0] if names else top
+            found = version(distribution) if names else "unknown"
+        return Origin(distribution, found, source_digest(module))
+
+    def _where(self, name: str) -> str:
+        point = self._points.get(name)
+        return f" (entry point {point.value} in group {point.group!r})" if point else ""
+
     def names(self) -> tuple[str, ...]:
         """Every name, built-in ones first, then installed ones in the order found."""
         self.discover()
@@ -83,7 +195,8 @@ class Registry(Generic[T]):
         if self._discovered:
             return
         self._discovered = True
-        for point in sorted(entry_points(group=self.group), key=lambda p: p.name):
+        found = [p for group in (self.group, *self.aliases) for p in entry_points(group=group)]
+        for point in sorted(found, key=lambda p: p.name):
             item = self._load(point)
             if self._name_of(item) != point.name:
                 raise PluginError(
@@ -96,6 +209,7 @@ class Registry(Generic[T]):
                     f"names a {self.kind} that is registered already"
                 )
             self.register(item)
+            self._points[point.name] = point
 
     def _load(self, point: EntryPoint) -> T:
         try:
@@ -111,3 +225,30 @@ class Registry(Generic[T]):
                 f"a {self.cls.__name__}"
             )
         return item
+
+
+class VariantSetting(BaseModel):
+    """A variant as settings name it, one form for every kind: the kind's key and a table
+    of parameters (``[market.reputation] mechanism = "decay"``, ``params = { rate = 0.8 }``).
+    The parameters are checked against the variant's own model where the settings are
+    validated and enter the run's hash with the name. A kind subclasses it with its
+    ``REGISTRY``, ``KEY`` and the key's field."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    REGISTRY: ClassVar[Registry[Any]]
+    KEY: ClassVar[str]
+
+    params: dict[str, Any] = Field(default_factory=dict, description="the variant's parameters")
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self, self.KEY))
+
+    @model_validator(mode="after")
+    def _params_fit(self) -> VariantSetting:
+        self.REGISTRY.params(self.name, self.params)
+        return self
+
+    def built(self) -> BaseModel:
+        """The validated parameters, as the variant's own model."""
+        return self.REGISTRY.params(self.name, self.params)

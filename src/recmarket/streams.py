@@ -41,6 +41,7 @@ class Stream(IntEnum):
     ENTRANT_RETRIEVAL = 19
     ENTRANT_INCLUSION = 20
     AUDIT = 21  # a model audit's probe trials (agents/llm/audit)
+    FORGE = 22  # whether a forging platform writes fake records after an episode
 
 
 def domain_key(domain: str) -> int:

@@ -1,20 +1,22 @@
 """The names every layer shares: conditions, reputation scopes and the seven roles. A leaf
 module, so the agents that read a name and the market that assigns one both depend on it
-rather than on each other; each name is defined once here. Presentation policies and
-reputation mechanisms, which are more than names, are objects in ``recmarket.policies`` and
-``recmarket.mechanisms``.
+rather than on each other; each name is defined once here. Conditions, scopes, presentation
+policies and reputation mechanisms, which are more than names, are objects in registries
+(``recmarket.conditions``, ``recmarket.market.reputation``, ``recmarket.policies``,
+``recmarket.mechanisms``); another package can add to each, so their names are strings.
 """
 
 from __future__ import annotations
 
 from typing import Literal, get_args
 
-# The evaluation conditions of Section 4.1.
-Condition = Literal["platform-centric", "no-rep", "local-rep"]
+# An evaluation condition's name (Section 4.1: platform-centric, no-rep, local-rep).
+Condition = str
 
 # Whose reputation records an episode reads and writes (Appendix A.5): one history set per
-# simulated user (Local-12), per profile (Style-6), or one for everybody (Shared-1).
-Scope = Literal["local", "style", "shared"]
+# simulated user (local: Local-12), per profile (style: Style-6), or one for everybody
+# (shared: Shared-1).
+Scope = str
 
 # The seven roles of one round, in the order a round calls them (Section 3).
 Role = Literal["query", "need", "explain", "shortlist", "decide", "review", "update"]

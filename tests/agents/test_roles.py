@@ -36,7 +36,7 @@ def test_settings_name_only_registered_backends_for_the_role_they_answer() -> No
         RunConfig(roles={"ranker": "x"})
     with pytest.raises(ValidationError, match="unknown role backend name 'x'"):
         RunConfig(roles={"shortlist": "x"})
-    backend = RoleBackend("first-k", "shortlist", lambda embedder, params: Ranker())
+    backend = RoleBackend("first-k", "shortlist", lambda embedder, offline, params: Ranker())
     ROLE_BACKENDS.register(backend)  # as a package's entry point would
     assert chosen_backend("shortlist", "first-k") is backend
     with pytest.raises(ValueError, match="'first-k' answers the shortlist role, not update"):

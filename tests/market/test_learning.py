@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recmarket.market.learning import Observation, learner, reward
+from recmarket.market.learning import LearningSetting, Observation, learner, reward
 from recmarket.run.store import RunStore
 from tests.plugins import dist_info, recmarket
 
@@ -16,7 +16,7 @@ ARMS = ("strict", "balanced", "exaggeration")
 def play(rule: str, means: tuple[float, ...], rounds: int, seed: int) -> list[int]:
     """Bernoulli rewards with the given means; the arms chosen, in order."""
     rng = np.random.default_rng(seed)
-    made = learner(rule, ARMS)
+    made = learner(LearningSetting(rule=rule), ARMS)
     chosen = []
     for _ in range(rounds):
         arm = made.choose(rng)
@@ -38,13 +38,13 @@ def test_a_rule_on_a_fixed_reward_table_converges_to_the_best_arm(rule: str, bes
 def test_a_rebuilt_learner_chooses_as_the_one_that_learned_along(rule: str) -> None:
     """Resume and replay: the state is a function of the (arm, reward) pairs told."""
     rng = np.random.default_rng(3)
-    along, history = learner(rule, ARMS), []
+    along, history = learner(LearningSetting(rule=rule), ARMS), []
     for step in range(200):
         arm = along.choose(np.random.default_rng([3, step]))
         value = float(rng.random() < 0.5)
         along.update(arm, value)
         history.append((arm, value))
-    rebuilt = learner(rule, ARMS, history)
+    rebuilt = learner(LearningSetting(rule=rule), ARMS, history)
     for step in range(200, 260):
         assert rebuilt.choose(np.random.default_rng([3, step])) == along.choose(
             np.random.default_rng([3, step])
@@ -60,11 +60,19 @@ def test_rewards_are_attention_revenue_or_a_mix() -> None:
 
 def test_unknown_rules_and_bad_exploration_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown learning rule name 'ucb'; known: thompson, exp3"):
-        learner("ucb", ARMS)
+        LearningSetting(rule="ucb")
+    with pytest.raises(ValueError, match=r"learning rule 'exp3': params\.gamma"):
+        LearningSetting(rule="exp3", params={"gamma": 0.0})
     from recmarket.market.learning import Exp3
 
     with pytest.raises(ValueError, match="gamma must be in"):
         Exp3(ARMS, gamma=0.0)
+
+
+def test_thompson_priors_are_parameters() -> None:
+    """A pessimistic prior holds the posterior draws of untried arms low."""
+    made = learner(LearningSetting(rule="thompson", params={"alpha": 1, "beta": 50}), ARMS)
+    assert made.alpha.tolist() == [1.0] * 3 and made.beta.tolist() == [50.0] * 3
 
 
 GREEDY = """
@@ -89,11 +97,12 @@ class Greedy:
         self.totals[arm] += reward
         self.counts[arm] += 1
 
-GREEDY = LearningRule("greedy", Greedy)
+GREEDY = LearningRule("greedy", lambda arms, params: Greedy(arms))
 """
 
 
 def test_a_rule_based_strategy_from_a_package_plays_by_name(tmp_path: Path) -> None:
+    """Declared under the entry-point group's older name, which is still read."""
     (tmp_path / "greedy_plugin.py").write_text(GREEDY)
     site = dist_info(
         tmp_path, "greedy-plugin", {"recmarket.strategies": {"greedy": "greedy_plugin:GREEDY"}}

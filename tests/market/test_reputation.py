@@ -8,17 +8,19 @@ from recmarket.agents.rules.agent import credibility
 from recmarket.agents.rules.params import RankerParams
 from recmarket.config import RunConfig
 from recmarket.market.reputation import ReputationMemory
+from recmarket.mechanisms import PENALTY_NOTE, ReputationSetting
 from tests.fixtures import user_request
 
 LOW = ReputationRecord(claim_reliability="low", note="It overstated what it delivered.")
 HIGH = ReputationRecord(claim_reliability="high", note="Claims matched my use.")
 
 
-DECAY = {"decay": {"decay": 0.6}, "beta": {}}
+DECAY = {"decay": {"rate": 0.6}, "beta": {}}
 
 
-def shown(mechanism: str, labels: list[ReputationRecord], **kw) -> tuple:
-    memory = ReputationMemory(window=3, scope="local", mechanism=mechanism, **kw)
+def shown(mechanism: str, labels: list[ReputationRecord], **params) -> tuple:
+    setting = ReputationSetting(mechanism=mechanism, params=params)
+    memory = ReputationMemory(window=3, scope="local", setting=setting)
     request = user_request(0)
     for record in labels:
         memory.append(request, "P1", record)
@@ -39,9 +41,9 @@ def test_beta_shows_every_record_and_with_none_the_reader_keeps_its_prior() -> N
 
 
 def test_decay_weighs_records_by_the_number_of_newer_ones() -> None:
-    records = shown("decay", [LOW, LOW, HIGH], decay=0.5)
+    records = shown("decay", [LOW, LOW, HIGH], rate=0.5)
     assert [r.weight for r in records] == [0.25, 0.5, 1.0]
-    assert len(shown("decay", [LOW] * 200, decay=0.5)) == 10  # 0.5**10 < 1e-3: forgotten
+    assert len(shown("decay", [LOW] * 200, rate=0.5)) == 10  # 0.5**10 < 1e-3: forgotten
 
 
 def test_under_decay_a_platform_whose_claims_improve_recovers() -> None:
@@ -78,3 +80,47 @@ def test_new_mechanism_settings_leave_stored_runs_their_directories() -> None:
 def test_decay_must_forget_something_and_keep_something(bad: float) -> None:
     with pytest.raises(ValueError, match="reputation_decay"):
         RunConfig.model_validate({"market": {"reputation_decay": bad}})
+
+
+def test_the_parameter_form_gives_the_older_forms_records_and_its_own_hash() -> None:
+    """``market.reputation`` names the mechanism with its parameters; the older pair of
+    settings still reads the same, so stored runs keep their hashes."""
+    new = RunConfig.model_validate(
+        {"market": {"reputation": {"mechanism": "decay", "params": {"rate": 0.5}}}}
+    )
+    old = RunConfig.model_validate(
+        {"market": {"reputation_mechanism": "decay", "reputation_decay": 0.5}}
+    )
+    assert new.market.reputation_in_use == old.market.reputation_in_use
+    assert new.digest() != old.digest()  # each form is its own identity; neither is mixed
+    other = {"market": {"reputation": {"mechanism": "decay", "params": {"rate": 0.6}}}}
+    assert RunConfig.model_validate(other).digest() != new.digest()  # parameters are hashed
+
+
+@pytest.mark.parametrize(
+    ("market", "message"),
+    [
+        ({"reputation": {"mechanism": "decay", "params": {"rate": 1.5}}}, "'decay': params.rate"),
+        ({"reputation": {"mechanism": "decay", "params": {"speed": 1}}}, "params.speed: Extra"),
+        ({"reputation": {"mechanism": "window", "params": {"rate": 0.5}}}, "'window': params"),
+        (
+            {"reputation": {"mechanism": "beta"}, "reputation_mechanism": "decay"},
+            "drop reputation_mechanism",
+        ),
+    ],
+)
+def test_bad_parameters_are_refused_naming_the_mechanism(market: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        RunConfig.model_validate({"market": market})
+
+
+def test_a_newcomer_penalty_shows_low_records_before_a_platforms_own_and_fades_under_decay() -> (
+    None
+):
+    assert [r.note for r in shown("beta", [], newcomer_low=2)] == [PENALTY_NOTE] * 2
+    params = RankerParams()
+    fresh = credibility(shown("beta", [], newcomer_low=2), True, params)
+    assert fresh < params.credence  # a new identity starts below an unknown one
+    assert credibility(shown("beta", [HIGH] * 8, newcomer_low=2), True, params) > fresh
+    weights = [r.weight for r in shown("decay", [HIGH] * 3, rate=0.5, newcomer_low=1)]
+    assert weights == [0.125, 0.25, 0.5, 1.0]  # the penalty is the oldest record

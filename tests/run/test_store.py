@@ -53,25 +53,36 @@ def test_rerunning_a_finished_run_changes_nothing(finished: Path) -> None:
     assert RunStore.read(finished).episodes() == before
 
 
-def test_a_schema_2_store_gains_the_new_columns_and_resumes(tmp_path: Path) -> None:
-    """A run stored before issue 12 (no top1_platform, regret, strategy) resumes in place:
-    its episodes keep their values and the new ones fill the new columns."""
+LATER = {
+    "2": ("top1_platform", "regret", "strategy", "purchased_platform", "identities", "forged"),
+    "3": ("purchased_platform", "identities", "forged"),
+}
+
+
+@pytest.mark.parametrize("schema", list(LATER))
+def test_an_older_store_gains_the_new_columns_and_resumes(tmp_path: Path, schema: str) -> None:
+    """A run stored before issue 12 (schema 2: no top1_platform, regret, strategy) or issue
+    31 (schema 3: no purchased_platform, identities, forged) resumes in place: its episodes
+    keep their values and the new ones fill the new columns."""
     out = tmp_path / "old"
     run(CFG, out).store.close()
     full = RunStore.read(out).episodes()
     with sqlite3.connect(out / "run.sqlite") as db:
         db.execute("DELETE FROM episodes WHERE ord >= 12")
         db.execute("DELETE FROM calls WHERE ord >= 12")
-        for column in ("top1_platform", "regret", "strategy"):
+        for column in LATER[schema]:
             db.execute(f"ALTER TABLE episodes DROP COLUMN {column}")
-        db.execute("UPDATE manifest SET value = '2' WHERE key = 'schema'")
+        db.execute("UPDATE manifest SET value = ? WHERE key = 'schema'", (schema,))
     run(CFG, out).store.close()
     store = RunStore.read(out)
     rows = store.episodes()
-    assert store.manifest()["schema"] == "3"
-    assert [r["regret"] is None for r in rows] == [True] * 12 + [False] * 12
+    assert store.manifest()["schema"] == "4"
+    assert [r["regret"] is None for r in rows] == [schema == "2"] * 12 + [False] * 12
+    bought = [r["purchased_platform"] is not None for r in full[:12]]
+    assert [r["purchased_platform"] is not None for r in rows[:12]] == [False] * 12
+    assert any(bought)  # the new column would have held something for them
     assert rows[12:] == full[12:]
-    old_columns = [k for k in full[0] if k not in ("top1_platform", "regret", "strategy")]
+    old_columns = [k for k in full[0] if k not in LATER[schema]]
     assert [{k: r[k] for k in old_columns} for r in rows] == [
         {k: r[k] for k in old_columns} for r in full
     ]

@@ -20,6 +20,8 @@ from functools import cache
 from importlib.metadata import packages_distributions, version
 from typing import Any, get_args, get_type_hints
 
+from pydantic import BaseModel, Field
+
 from recmarket.agents.contracts import (
     Decision,
     DecisionInput,
@@ -38,7 +40,7 @@ from recmarket.agents.contracts import (
     UpdateInput,
 )
 from recmarket.embedding import Embedder
-from recmarket.registry import Registry
+from recmarket.registry import NoParams, Registry, VariantSetting
 
 
 @dataclass(frozen=True)
@@ -62,17 +64,34 @@ class Agents:
 
 @dataclass(frozen=True)
 class RoleBackend:
-    """A role backend under a name settings can give: ``make(embedder, params)`` builds it
-    from the run's embedder and offline parameters, in the process that plays."""
+    """A role backend under a name settings can give, built in the process that plays.
+
+    ``make(embedder, offline, params)``: Args: the run's embedder, its offline parameters
+    (``OfflineParams``) and this backend's own validated ``Params``. Returns: the role's
+    callable, a ``Role`` of its contract. Raises: nothing for valid parameters."""
 
     name: str
     role: str  # the role it answers
-    make: Callable[[Embedder, Any], Any]  # -> the role's callable (a Role of its contract)
+    make: Callable[[Embedder, Any, Any], Any]
+    Params: type[BaseModel] = NoParams
 
 
 ROLE_BACKENDS: Registry[RoleBackend] = Registry(
     "role backend", "recmarket.roles", RoleBackend, lambda b: b.name
 )
+
+
+class RoleSetting(VariantSetting):
+    """A role's backend with its parameters (``[roles] shortlist = { backend =
+    "records-only", params = { ... } }``; a bare name is the same with none)."""
+
+    REGISTRY = ROLE_BACKENDS
+    KEY = "backend"
+    backend: str = Field(description="a registered role backend")
+
+
+def role_setting(value: str | RoleSetting) -> RoleSetting:
+    return RoleSetting(backend=value) if isinstance(value, str) else value
 
 
 def chosen_backend(role: str, name: str) -> RoleBackend:
@@ -84,12 +103,15 @@ def chosen_backend(role: str, name: str) -> RoleBackend:
 
 
 def with_backends(
-    agents: Agents, chosen: Mapping[str, str], embedder: Embedder, params: Any
+    agents: Agents, chosen: Mapping[str, str | RoleSetting], embedder: Embedder, offline: Any
 ) -> Agents:
-    """``agents`` with the roles of ``chosen`` ({role: backend name}) built by name."""
-    built = {
-        role: chosen_backend(role, name).make(embedder, params) for role, name in chosen.items()
-    }
+    """``agents`` with the roles of ``chosen`` ({role: backend name or setting}) built by
+    name, each with its own parameters."""
+    built = {}
+    for role, value in chosen.items():
+        setting = role_setting(value)
+        backend = chosen_backend(role, setting.backend)
+        built[role] = backend.make(embedder, offline, setting.built())
     return replace(agents, **built)
 
 

@@ -93,11 +93,6 @@ CLUSTERS: dict[str, Callable[[Row], Hashable]] = {
 }
 
 
-# The unit that holds one reputation memory set under each scope: a simulated user's own
-# (Local), a profile's (Style-6), or one shared by everybody in a domain (Shared-1).
-SCOPE_UNITS = {"local": "user", "style": "profile", "shared": "domain"}
-
-
 def coarsest(levels: Sequence[str]) -> str:
     """The unit every arm's dependence is nested in."""
     order = list(CLUSTERS)

@@ -9,7 +9,6 @@ from collections.abc import Callable, Sequence
 
 from recmarket.analysis.bootstrap import (
     DRAWS,
-    SCOPE_UNITS,
     Interval,
     Row,
     difference,
@@ -19,6 +18,7 @@ from recmarket.analysis.bootstrap import (
 )
 from recmarket.conditions import condition
 from recmarket.config import RunConfig
+from recmarket.market.reputation import SCOPES
 
 
 def unit_of(*arms: Sequence[Row]) -> str:
@@ -35,7 +35,7 @@ def memory_unit(config: RunConfig) -> str:
         return "domain"
     if not condition(config.condition).reputation:
         return "request"
-    return SCOPE_UNITS[config.reputation_scope]
+    return SCOPES.get(config.reputation_scope).unit
 
 
 def contrast(

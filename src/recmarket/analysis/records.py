@@ -17,15 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from recmarket.analysis.bootstrap import CLUSTERS, SCOPE_UNITS, Row
+from recmarket.analysis.bootstrap import CLUSTERS, Row
 from recmarket.config import RunConfig
 from recmarket.market.policies import platform_ids
+from recmarket.market.reputation import SCOPES
 
 
 def records_per_history(rows: Sequence[Row], config: RunConfig) -> np.ndarray:
     """Records each platform ended with in each memory set (replicate and domain apart),
     zeros included: one count per (memory set, platform)."""
-    owner = CLUSTERS[SCOPE_UNITS[config.reputation_scope]]
+    owner = CLUSTERS[SCOPES.get(config.reputation_scope).unit]
     ids = platform_ids(config.market.n_platforms + len(config.market.entrants))
     counts: Counter[tuple[Any, ...]] = Counter()
     sets = set()

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from recmarket.agents.llm.config import OFFLINE
+from recmarket.agents.roles import role_setting
 from recmarket.conditions import condition
 from recmarket.config import RunConfig
 from recmarket.run.store import RunStore, stored_roles
@@ -61,7 +62,8 @@ def _backends(cfg: RunConfig, outside: dict[str, str]) -> tuple[tuple[str, str],
     def answered(role: str) -> str:
         if cfg.llm is not None and (name := cfg.llm.model_for(role)) != OFFLINE:
             return f"model {cfg.llm.models[name].name}"
-        return outside.get(role) or cfg.roles.get(role) or "offline rules"
+        chosen = cfg.roles.get(role)
+        return outside.get(role) or (chosen and role_setting(chosen).backend) or "offline rules"
 
     return tuple((role, answered(role)) for role in FITTED_ROLES)
 

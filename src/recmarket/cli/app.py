@@ -25,6 +25,7 @@ from recmarket.data.raw import DataError
 from recmarket.embedding import EmbedderUnavailable
 from recmarket.locks import DirectoryInUse
 from recmarket.market.protocol import ProtocolError
+from recmarket.registry import PluginError
 from recmarket.run.reproduce import Interrupted, PlanError
 from recmarket.run.store import RunConflict
 from recmarket.sqlite_files import StoreError, cause
@@ -83,6 +84,7 @@ def user_errors() -> Iterator[None]:
         StoreError,
         BudgetWithoutPrices,
         PlanError,
+        PluginError,
         OSError,
     ) as exc:
         fail(str(exc))

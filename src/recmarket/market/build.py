@@ -7,7 +7,7 @@ cell that shares them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +17,7 @@ from recmarket.data.episodes import Request
 from recmarket.data.reviews import id_hash
 from recmarket.embedding import Embedder
 from recmarket.embedding.cache import embed_items
+from recmarket.market.behaviours import BehaviourSetting, Forgery
 from recmarket.market.catalogs import Catalogs, assign_catalogs
 from recmarket.market.policies import platform_ids
 from recmarket.market.retrieval import EpisodeDraws, Retriever, forced_inclusion
@@ -27,25 +28,44 @@ from recmarket.market.settings import MarketConfig
 class Seat:
     """A platform of the market: its id, its platform strategy (``market.presentation``),
     the policy it was given (its composition's, or a fixed entrant's; None for an adaptive
-    entrant) and the number of rounds played before it enters (0 for the incumbents)."""
+    entrant), the number of rounds played before it enters (0 for the incumbents), the
+    behaviour it plays against the records, if any (``market.behaviours``), and the seat
+    that owns it (itself, unless it is a Sybil copy)."""
 
     platform_id: str
     strategy: str
     policy: str | None
     after_rounds: int = 0
+    behaviour: BehaviourSetting | None = None
+    owner: str = ""
+
+    @property
+    def owned_by(self) -> str:
+        return self.owner or self.platform_id
 
 
 def seats(cfg: MarketConfig) -> tuple[Seat, ...]:
-    """The incumbents P1..PN, then the late entrants in order of entry."""
+    """The incumbents P1..PN, then the Sybil owners' copies (each with its owner's policy
+    and behaviour) or the late entrants in order of entry."""
+    ids = platform_ids(cfg.n_platforms + cfg.added_seats)
     incumbents = [
-        Seat(i, cfg.platform_strategy, p)
-        for i, p in zip(platform_ids(cfg.n_platforms), cfg.policies, strict=True)
+        Seat(i, cfg.platform_strategy, p, behaviour=cfg.behaviours.get(i))
+        for i, p in zip(ids, cfg.policies, strict=False)
+    ]
+    copies = [
+        replace(owner, owner=owner.platform_id)
+        for owner in incumbents
+        if owner.behaviour is not None
+        for _ in range(owner.behaviour.made.copies(owner.behaviour.built()))
+    ]
+    copies = [
+        replace(c, platform_id=i) for c, i in zip(copies, ids[cfg.n_platforms :], strict=False)
     ]
     late = [
         Seat(i, e.kind, e.policy, e.after_rounds)
         for i, e in zip(cfg.entrant_ids, cfg.entrants, strict=True)
     ]
-    return (*incumbents, *late)
+    return (*incumbents, *copies, *late)
 
 
 @dataclass(frozen=True)
@@ -63,6 +83,16 @@ class DomainMarket:
         """How many platforms (a prefix of the seats) are in the market at this request."""
         return sum(seat.after_rounds <= request.order for seat in self.seats)
 
+    def forgers(self) -> list[tuple[int, Forgery]]:
+        """The seats that write fake records (owners only, not their Sybil copies)."""
+        found = []
+        for index, seat in enumerate(self.seats):
+            if seat.behaviour is not None and not seat.owner:
+                forgery = seat.behaviour.made.forgery(seat.behaviour.built())
+                if forgery is not None:
+                    found.append((index, forgery))
+        return found
+
     def draws(self, request: Request) -> EpisodeDraws:
         cfg = self.config
         return EpisodeDraws.draw(
@@ -72,7 +102,7 @@ class DomainMarket:
             cfg.n_platforms,
             cfg.top_l,
             width=max(cfg.top_l, cfg.j),
-            entrants=len(cfg.entrants),
+            entrants=cfg.added_seats,
         )
 
 
@@ -101,8 +131,12 @@ def build_market(
         rotation=cfg.rotation,
         entrants=len(cfg.entrants),
     )
+    roster = seats(cfg)
+    copies = [platform_ids(cfg.n_platforms).index(s.owner) for s in roster if s.owner]
+    if copies:  # a Sybil seat carries its owner's catalog
+        catalogs = Catalogs(np.column_stack([catalogs.membership, catalogs.membership[:, copies]]))
     retriever = Retriever(vectors, catalogs, top_l=cfg.top_l, tau=cfg.tau, p_hit=cfg.p_hit)
-    return DomainMarket(domain, requests, cfg, catalogs, retriever, seed, seats(cfg))
+    return DomainMarket(domain, requests, cfg, catalogs, retriever, seed, roster)
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,9 @@ it first, and whether the user bought it. Before each proposal it chooses an arm
 presentation policy, or a policy and a claim intensity) with a bandit rule, and after the
 episode it is told the reward of the arm it played. Two standard rules:
 
-- **Thompson sampling** (Thompson 1933; Chapelle and Li 2011) with a Beta(1, 1) prior per
-  arm and rewards in [0, 1] treated as fractional successes. It assumes the reward of an
+- **Thompson sampling** (Thompson 1933; Chapelle and Li 2011) with a Beta prior per arm
+  (Beta(1, 1) unless ``alpha`` and ``beta`` say otherwise) and rewards in [0, 1] treated as
+  fractional successes. It assumes the reward of an
   arm is stationary, which reputation makes only roughly true: the choice to study.
 - **EXP3** (Auer et al. 2002), the adversarial-bandit rule, for when the environment
   reacts to the learner (reputation records answer the platform's own past claims).
@@ -16,21 +17,23 @@ A learner's state is a function of the (arm, reward) pairs it was told, in order
 choice draws from the episode's own keyed generator, so a resumed, replayed or distributed
 run rebuilds the state from the stored pairs and chooses exactly as the first run did.
 
-Rules are registered objects (``LEARNING_RULES``); another package adds one, a bandit or a
-rule-based strategy that ignores its generator, under the ``recmarket.strategies``
-entry-point group, and ``market.learning_rule`` names it.
+Rules are registered objects (``LEARNING_RULES``) with their parameters' model; another
+package adds one, a bandit or a rule-based strategy that ignores its generator, under the
+``recmarket.learning_rules`` entry-point group (``recmarket.strategies``, its older name,
+is still read), and ``market.learning = { rule = "exp3", params = { gamma = 0.2 } }`` (or
+the older ``market.learning_rule``) names it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 import numpy as np
-from pydantic import AfterValidator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from recmarket.registry import Registry
+from recmarket.registry import NoParams, Registry, VariantSetting
 
 RewardKind = Literal["top1", "purchase", "mix"]
 
@@ -55,11 +58,33 @@ def reward(seen: Observation, kind: RewardKind, top1_weight: float = 0.5) -> flo
 
 
 class Learner(Protocol):
+    """One platform's learner over its arms."""
+
     arms: Sequence[str]
 
-    def choose(self, rng: np.random.Generator) -> int: ...
+    def choose(self, rng: np.random.Generator) -> int:
+        """The arm to play next.
 
-    def update(self, arm: int, reward: float) -> None: ...
+        Args: ``rng``, the episode's generator for this platform (draw from nothing else).
+        Returns: an index into ``arms``. Raises: nothing."""
+        ...
+
+    def update(self, arm: int, reward: float) -> None:
+        """Learn that ``arm`` (an index) earned ``reward`` in [0, 1]. Raises: nothing."""
+        ...
+
+
+class ThompsonParams(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    alpha: float = Field(1.0, gt=0.0, le=1e3, description="prior successes per arm")
+    beta: float = Field(1.0, gt=0.0, le=1e3, description="prior failures per arm")
+
+
+class Exp3Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gamma: float = Field(0.1, gt=0.0, le=1.0, description="share of uniform exploration")
 
 
 @dataclass
@@ -67,12 +92,13 @@ class ThompsonSampling:
     """Beta posterior per arm; play the arm whose posterior draw is highest."""
 
     arms: Sequence[str]
+    prior: ThompsonParams = field(default_factory=ThompsonParams)
     alpha: np.ndarray = field(init=False)
     beta: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
-        self.alpha = np.ones(len(self.arms))
-        self.beta = np.ones(len(self.arms))
+        self.alpha = np.full(len(self.arms), self.prior.alpha)
+        self.beta = np.full(len(self.arms), self.prior.beta)
 
     def choose(self, rng: np.random.Generator) -> int:
         return int(np.argmax(rng.beta(self.alpha, self.beta)))
@@ -110,27 +136,57 @@ class Exp3:
 
 @dataclass(frozen=True)
 class LearningRule:
-    """How an adaptive platform chooses: ``make`` gives a fresh learner over the named
-    arms (a ``Learner``: ``choose(rng) -> arm index``, ``update(arm, reward)``)."""
+    """How an adaptive platform chooses: ``make(arms, params)`` gives a fresh learner over
+    the named arms with the rule's validated parameters (a ``Params`` instance)."""
 
     name: str
-    make: Callable[[Sequence[str]], Learner]
+    make: Callable[[Sequence[str], Any], Learner]
+    Params: type[BaseModel] = NoParams
+
+
+def probe(rule: LearningRule, params: BaseModel) -> None:
+    """The contract, checked with the rule's parameters: a learner over three arms chooses
+    an arm index, takes a reward, and chooses again."""
+    made = rule.make(("a", "b", "c"), params)
+    gen = np.random.default_rng(0)
+    for _ in range(2):
+        arm = made.choose(gen)
+        if not isinstance(arm, int | np.integer) or not 0 <= arm < 3:
+            raise ValueError(f"choose gave {arm!r}; it must be an arm index in [0, 3)")
+        made.update(int(arm), 1.0)
 
 
 LEARNING_RULES: Registry[LearningRule] = Registry(
-    "learning rule", "recmarket.strategies", LearningRule, lambda r: r.name
+    "learning rule",
+    "recmarket.learning_rules",
+    LearningRule,
+    lambda r: r.name,
+    probe,
+    aliases=("recmarket.strategies",),  # the group's older name, read still
 )
-LEARNING_RULES.register(LearningRule("thompson", ThompsonSampling))
-LEARNING_RULES.register(LearningRule("exp3", Exp3))
+LEARNING_RULES.register(
+    LearningRule("thompson", lambda arms, p: ThompsonSampling(arms, p), ThompsonParams)
+)
+LEARNING_RULES.register(LearningRule("exp3", lambda arms, p: Exp3(arms, p.gamma), Exp3Params))
 
 
 # A learning rule's name in a setting: any registered rule.
 LearningRuleName = Annotated[str, AfterValidator(LEARNING_RULES.known)]
 
 
-def learner(rule: str, arms: Sequence[str], history: Iterable[tuple[int, float]] = ()) -> Learner:
-    """A fresh learner of ``rule`` that has been told ``history``, in order."""
-    made = LEARNING_RULES.get(rule).make(arms)
+class LearningSetting(VariantSetting):
+    """``[market.learning]``: a learning rule and its parameters."""
+
+    REGISTRY = LEARNING_RULES
+    KEY = "rule"
+    rule: LearningRuleName = Field(description="a registered learning rule")
+
+
+def learner(
+    setting: LearningSetting, arms: Sequence[str], history: Iterable[tuple[int, float]] = ()
+) -> Learner:
+    """A fresh learner of the setting's rule that has been told ``history``, in order."""
+    made = LEARNING_RULES.get(setting.rule).make(arms, setting.built())
     for arm, value in history:
         made.update(arm, value)
     return made

@@ -27,6 +27,7 @@ class EpisodeMetrics(Contract):
     failed_role: str | None  # the role whose failure ended the episode, if any
     top1_platform: str | None = None  # who won the Top-1 position (an entrant's share)
     regret: float | None = None  # best pool utility minus the bought one's (Round.regret)
+    purchased_platform: str | None = None  # the seat whose proposal was bought
 
 
 def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
@@ -56,6 +57,7 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
         failed_role=outcome.failed_role,
         top1_platform=top1.platform_id if top1 else None,
         regret=outcome.regret,
+        purchased_platform=bought.platform_id if bought else None,
     )
 
 

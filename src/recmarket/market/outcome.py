@@ -29,11 +29,17 @@ class Call:
 
 @dataclass(frozen=True)
 class Proposal:
-    platform_id: str
+    platform_id: str  # the seat: what shares and lessons are counted by
     policy: str
     item_index: int
     forced: bool
     explanation: str
+    identity: str = ""  # the name it shows, if not the seat's (a whitewasher's new one)
+
+    @property
+    def shown_as(self) -> str:
+        """The name the user agent, the user and the records know it by."""
+        return self.identity or self.platform_id
 
 
 @dataclass
@@ -57,6 +63,9 @@ class Outcome:
     regret: float | None = None  # set when the episode ends: see Round.regret
     choices: dict[str, str] = field(default_factory=dict)  # adaptive platform -> arm played
     lessons: dict[str, tuple[str, float | None]] = field(default_factory=dict)  # arm, reward
+    identities: dict[str, str] = field(default_factory=dict)  # seat -> its new name, if any
+    # fake-user records written after the episode: (name, label, note), in order
+    forged: list[tuple[str, str, str]] = field(default_factory=list)
     failed_role: str | None = None
     failure: str | None = None
 
@@ -76,5 +85,5 @@ class Outcome:
 
     def option_ids(self) -> list[str]:
         if not condition(self.condition).user_agent:
-            return [f"{p.platform_id}#{rank}" for rank, p in enumerate(self.shown, start=1)]
-        return [p.platform_id for p in self.shown]
+            return [f"{p.shown_as}#{rank}" for rank, p in enumerate(self.shown, start=1)]
+        return [p.shown_as for p in self.shown]

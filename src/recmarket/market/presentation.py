@@ -12,7 +12,7 @@ The two kinds are the two ways a seat can relate to what it has seen, and there 
 third: a platform observes nothing but its own proposals' fate (shortlisted, ranked first,
 bought), so any strategy that reacts, rule-based ones included, is a function of its own
 (arm, reward) history and its draws, which is what a learning rule is
-(``market.learning``, extended through the ``recmarket.strategies`` entry-point group).
+(``market.learning``, extended through the ``recmarket.learning_rules`` entry-point group).
 Code asks a strategy whether it is adaptive, never which kind it is.
 """
 
@@ -24,7 +24,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-from recmarket.market.learning import Learner, learner
+from recmarket.market.learning import Learner, LearningSetting, learner
 from recmarket.policies import PAPER_POLICIES, policy
 
 StrategyName = Literal["fixed", "adaptive"]
@@ -57,24 +57,59 @@ def policy_of(arm_name: str) -> str:
 
 
 class PlatformStrategy(Protocol):
-    """One platform's choice of presentation, proposal by proposal.
+    """One platform's conduct, proposal by proposal: its presentation, and (for a
+    behaviour that plays against the records, ``market.behaviours``) the name it shows and
+    whether it proposes at all.
 
-    ``adaptive`` says whether the choice can change with what the platform has seen: an
+    ``adaptive`` says whether the conduct can change with what the platform has seen: an
     adaptive platform's choices are recorded with the episode, it is told each episode's
-    lesson (``observe``), and it chooses only once the learning periods before its
-    request's have been applied. ``choose`` takes a function that gives the episode's keyed
-    generator for this platform, so that a strategy that draws nothing costs nothing."""
+    lesson (``observe``) and the end of each learning period (``period_ended``), and it
+    chooses only once the learning periods before its request's have been applied."""
 
     @property
     def adaptive(self) -> bool: ...
 
-    def choose(self, draw: Callable[[], np.random.Generator]) -> Arm: ...
+    def choose(self, draw: Callable[[], np.random.Generator]) -> Arm:
+        """The presentation of the next proposal.
 
-    def observe(self, arm: str, reward: float) -> None: ...
+        Args: ``draw`` gives the episode's keyed generator for this platform (call it only
+        to draw: a strategy that draws nothing costs nothing). Returns: an ``Arm``.
+        Raises: nothing."""
+        ...
+
+    def observe(self, arm: str, reward: float) -> None:
+        """Learn that a proposal presented as ``arm`` earned ``reward`` in [0, 1]."""
+        ...
+
+    def period_ended(self, next_order: int) -> None:
+        """Every lesson before round ``next_order`` has been observed."""
+        ...
+
+    def identity(self, seat: str) -> str:
+        """The name the platform in ``seat`` shows now (``seat`` itself unless it re-entered
+        the market under another)."""
+        ...
+
+    def present(self, order: int) -> bool:
+        """Whether it proposes in round ``order`` (0-based)."""
+        ...
+
+
+class Steady:
+    """The conduct of a platform that keeps its name and proposes in every round."""
+
+    def period_ended(self, next_order: int) -> None:
+        pass
+
+    def identity(self, seat: str) -> str:
+        return seat
+
+    def present(self, order: int) -> bool:
+        return True
 
 
 @dataclass(frozen=True)
-class FixedPresentation:
+class FixedPresentation(Steady):
     """Presents every proposal under one policy, at the market's claim intensity."""
 
     arm: Arm
@@ -88,7 +123,7 @@ class FixedPresentation:
 
 
 @dataclass
-class LearnedPresentation:
+class LearnedPresentation(Steady):
     """Chooses among ``arms`` with a learner, which is told the reward of each arm played."""
 
     arms: Sequence[Arm]
@@ -113,7 +148,7 @@ class StrategySettings(Protocol):
     def claim_intensities(self) -> tuple[float, ...]: ...
 
     @property
-    def learning_rule(self) -> str: ...
+    def learning_in_use(self) -> LearningSetting: ...
 
 
 @dataclass(frozen=True)
@@ -135,7 +170,7 @@ def _fixed(seat_policy: str | None, cfg: StrategySettings) -> PlatformStrategy:
 
 def _learned(seat_policy: str | None, cfg: StrategySettings) -> PlatformStrategy:
     choices = arms(cfg.claim_intensities)
-    return LearnedPresentation(choices, learner(cfg.learning_rule, [a.name for a in choices]))
+    return LearnedPresentation(choices, learner(cfg.learning_in_use, [a.name for a in choices]))
 
 
 PLATFORM_STRATEGIES: dict[str, StrategyKind] = {

@@ -46,11 +46,12 @@ from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import visible_text
 from recmarket.market.asker import RoleAsker
+from recmarket.market.behaviours import FORGED_COMPLAINT, FORGED_PRAISE
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.metrics import regret
 from recmarket.market.outcome import Outcome, Proposal
 from recmarket.market.presentation import Arm
-from recmarket.market.reputation import ReputationMemory
+from recmarket.market.reputation import SCOPES, ReputationMemory
 from recmarket.market.strategy import Strategies, lessons
 from recmarket.profiles import PROFILE_BY_NAME
 from recmarket.streams import Stream, rng
@@ -194,7 +195,7 @@ class Round:
                 for r in retriever.user_agent_pool(
                     scores, o.target, draws, self.market.present(o.request)
                 )
-                if r.candidate >= 0
+                if r.candidate >= 0 and self.strategies.present(o.request, r.platform)
             ]
         # Every explanation is awaited, failed or not, so no call is still in flight (and
         # logged without its answer) when a failure ends the episode.
@@ -241,10 +242,13 @@ class Round:
         assert o.need is not None
         arm = self.presentation(o, platform)
         platform_id = self.market.seats[platform].platform_id
+        identity = self.strategies.identity(o.request, platform)
+        if identity != platform_id:
+            o.identities[platform_id] = identity
         out = await ask(
             "explain",
             ExplanationInput(
-                platform_id=platform_id,
+                platform_id=identity,
                 policy=arm.policy,
                 intensity=None if arm.intensity == 1.0 else arm.intensity,
                 need=o.need,
@@ -253,13 +257,16 @@ class Round:
             Stream.EXPLAIN,
             unit,
         )
-        return Proposal(platform_id, arm.policy, item, forced, out.text)
+        shown_as = identity if identity != platform_id else ""
+        return Proposal(platform_id, arm.policy, item, forced, out.text, shown_as)
 
     async def finish(self, o: Outcome) -> Outcome:
         """Stages 3-4: shortlist (or the entered platform's list), decision, feedback; then
         what the adaptive platforms learn from it."""
         if o.failed_role is None:
             await self._stages_3_4(o)
+        if self.memory is not None:
+            self.forge(o)
         if self.judge is not None:
             o.regret = regret(o, self.market.domain, self.judge)
         if self.strategies.adaptive:
@@ -276,8 +283,8 @@ class Round:
                 ShownOption(
                     option_id=option_id,
                     rank=rank,
-                    platform_id=p.platform_id,
-                    reason=o.reasons.get(p.platform_id),
+                    platform_id=p.shown_as,
+                    reason=o.reasons.get(p.shown_as),
                     **self.visible(p),
                 )
                 for rank, (p, option_id) in enumerate(
@@ -302,7 +309,7 @@ class Round:
 
     async def _shortlist(self, o: Outcome, ask: RoleAsker) -> None:
         assert o.query is not None and o.need is not None
-        by_id = {p.platform_id: p for p in o.pool}
+        by_id = {p.shown_as: p for p in o.pool}
         order = rng(
             self.market.seed, self.market.domain.name, Stream.SHUFFLE, ask.episode_key
         ).permutation(len(o.pool))
@@ -320,7 +327,7 @@ class Round:
                 if weighing is None or weighing.evidence_header is None
                 else weighing.name,
                 candidates=tuple(
-                    CandidateView(platform_id=o.pool[i].platform_id, **self.visible(o.pool[i]))
+                    CandidateView(platform_id=o.pool[i].shown_as, **self.visible(o.pool[i]))
                     for i in order
                 ),
             ),
@@ -350,16 +357,37 @@ class Round:
             UpdateInput(
                 query_text=o.query.query_text,
                 need=o.need,
-                platform_id=bought.platform_id,
+                platform_id=bought.shown_as,
                 item_title=evidence.title,
                 item_category=evidence.category,
                 explanation=bought.explanation,
-                reason=o.reasons[bought.platform_id],
+                reason=o.reasons[bought.shown_as],
                 review=review.text,
             ),
             Stream.UPDATE,
         )
-        self.memory.append(o.request, bought.platform_id, o.record)
+        self.memory.append(o.request, bought.shown_as, o.record)
+
+    def forge(self, o: Outcome) -> None:
+        """Fake-user records the forging seats write after the episode, each after a keyed
+        draw of the episode, into its user's memory set where the scope lets strangers write
+        there (never under ``local``)."""
+        memory = self.memory
+        if memory is None or not SCOPES.get(memory.scope).strangers_write:
+            return
+        ids = [seat.platform_id for seat in self.market.seats]
+        for index, forgery in self.market.forgers():
+            key = request_key(o.request)
+            draw = rng(self.market.seed, self.market.domain.name, Stream.FORGE, key, index)
+            if draw.random() >= forgery.share:
+                continue
+            writes = [(index, FORGED_PRAISE)]
+            if forgery.rival is not None:
+                writes.append((ids.index(forgery.rival), FORGED_COMPLAINT))
+            for seat, record in writes:
+                name = self.strategies.identity(o.request, seat)
+                memory.append(o.request, name, record)
+                o.forged.append((name, record.claim_reliability, record.note))
 
     def visible(self, p: Proposal) -> dict[str, str]:
         """The fields of a proposal that the user agent and the user see."""

@@ -13,39 +13,78 @@ records it keeps, and how it weighs those it shows.
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated
+
+from pydantic import AfterValidator
 
 from recmarket.agents.contracts import ReputationRecord, WeightedRecord
 from recmarket.data.episodes import Request
+from recmarket.mechanisms import PENALTY_NOTE, ReputationSetting
 from recmarket.mechanisms import mechanism as mechanism_named
 from recmarket.profiles import PROFILE_NAMES
+from recmarket.registry import Registry
 from recmarket.vocabulary import Scope
 
 
+@dataclass(frozen=True)
+class ReputationScope:
+    """Whose records an episode reads and writes: the key of its memory set, the unit that
+    holds one set (what the bootstrap resamples: ``analysis.bootstrap.CLUSTERS``), how many
+    sets a domain has, and whether people other than the user write into the set the user
+    reads (a platform that forges feedback can reach only such a set)."""
+
+    name: str
+    unit: str
+    key: Callable[[Request], str]
+    sets: Callable[[int], int]  # users per profile -> memory sets per domain
+    strangers_write: bool
+
+
+SCOPES: Registry[ReputationScope] = Registry(
+    "reputation scope", "recmarket.scopes", ReputationScope, lambda s: s.name
+)
+SCOPES.register(
+    ReputationScope(
+        "local",
+        "user",
+        lambda r: f"user-{r.sim_user}",
+        lambda users: len(PROFILE_NAMES) * users,
+        strangers_write=False,
+    )
+)
+SCOPES.register(
+    ReputationScope(
+        "style", "profile", lambda r: f"profile-{r.profile}", lambda _: len(PROFILE_NAMES), True
+    )
+)
+SCOPES.register(ReputationScope("shared", "domain", lambda r: "shared", lambda _: 1, True))
+
+# A scope's name in a setting: any registered scope.
+ScopeName = Annotated[str, AfterValidator(SCOPES.known)]
+
+
 def scope_key(request: Request, scope: Scope) -> str:
-    if scope == "local":
-        return f"user-{request.sim_user}"
-    if scope == "style":
-        return f"profile-{request.profile}"
-    return "shared"
+    return SCOPES.get(scope).key(request)
 
 
 def history_sets(scope: Scope, users_per_profile: int) -> int:
     """How many memory sets a domain's requests fall into under ``scope`` (scope_key's
     values), known before any request is drawn."""
-    if scope == "local":
-        return len(PROFILE_NAMES) * users_per_profile
-    if scope == "style":
-        return len(PROFILE_NAMES)
-    return 1
+    return SCOPES.get(scope).sets(users_per_profile)
 
 
 class ReputationMemory:
-    def __init__(
-        self, window: int, scope: Scope, mechanism: str = "window", decay: float = 0.8
-    ) -> None:
-        self.window, self.scope, self.decay = window, scope, decay
-        self.mechanism = mechanism_named(mechanism)
-        self.kept = self.mechanism.kept(window, decay)
+    def __init__(self, window: int, scope: Scope, setting: ReputationSetting | None = None) -> None:
+        setting = setting or ReputationSetting(mechanism="window")
+        self.window, self.scope = window, scope
+        self.mechanism, self.params = mechanism_named(setting.mechanism), setting.built()
+        self.kept = self.mechanism.kept(window, self.params)
+        penalty = self.mechanism.penalty(self.params)
+        self.penalty = tuple(
+            ReputationRecord(claim_reliability="low", note=PENALTY_NOTE) for _ in range(penalty)
+        )
         self._sets: dict[str, dict[str, deque[ReputationRecord]]] = defaultdict(dict)
 
     def histories(
@@ -56,7 +95,10 @@ class ReputationMemory:
         return {p: self._shown(tuple(kept.get(p, ()))) for p in platform_ids}
 
     def _shown(self, records: tuple[ReputationRecord, ...]) -> tuple[ReputationRecord, ...]:
-        weights = self.mechanism.weights(len(records), self.decay)
+        """The records as shown: after the newcomer penalty, if any, weighed by the
+        mechanism (the penalty counts as the oldest records, so under decay it fades)."""
+        records = self.penalty + records
+        weights = self.mechanism.weights(len(records), self.params)
         if weights is None:
             return records
         return tuple(

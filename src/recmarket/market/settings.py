@@ -15,7 +15,8 @@ from pydantic import (
 )
 
 from recmarket.hashing import ADDED_LATER
-from recmarket.market.learning import LearningRuleName, RewardKind
+from recmarket.market.behaviours import BehaviourSetting
+from recmarket.market.learning import LearningRuleName, LearningSetting, RewardKind
 from recmarket.market.policies import (
     assign_policies,
     check_composition,
@@ -23,7 +24,7 @@ from recmarket.market.policies import (
     platform_ids,
 )
 from recmarket.market.presentation import PLATFORM_STRATEGIES, StrategyName, strategy_kind
-from recmarket.mechanisms import MechanismName
+from recmarket.mechanisms import MechanismName, ReputationSetting, mechanism
 from recmarket.policies import PolicyName
 
 
@@ -108,6 +109,11 @@ class MarketConfig(BaseModel):
         lt=1.0,
         description="decay: a record's weight is this to the power of the number of newer records",
     )
+    reputation: Annotated[ReputationSetting | None, ADDED_LATER] = Field(
+        None,
+        description='the mechanism with its parameters ({ mechanism = "decay", params = '
+        "{ rate = 0.8 } }); instead of reputation_mechanism and reputation_decay",
+    )
     composition: str | tuple[str, ...] = Field(
         "equal", description="named composition or one policy per platform"
     )
@@ -124,6 +130,11 @@ class MarketConfig(BaseModel):
         "thompson",
         description="adaptive platforms' learning rule: thompson, exp3, or an installed one",
     )
+    learning: Annotated[LearningSetting | None, ADDED_LATER] = Field(
+        None,
+        description='adaptive platforms\' learning rule with its parameters ({ rule = "exp3", '
+        "params = { gamma = 0.2 } }); instead of learning_rule",
+    )
     reward: Annotated[RewardKind, ADDED_LATER] = Field(
         "top1",
         description="what an adaptive platform learns from: ranked first, bought, or a mix",
@@ -139,6 +150,12 @@ class MarketConfig(BaseModel):
         min_length=1,
         description="offline platforms: how far Strict shades and Exaggeration lifts a "
         "claim, as a multiple of the calibrated distance; adaptive ones choose among them",
+    )
+    behaviours: Annotated[dict[str, BehaviourSetting], ADDED_LATER] = Field(
+        {},
+        description="seat -> a behaviour that plays against the records, with its parameters "
+        '(P4 = { behaviour = "whitewash", params = { below = 0.1 } }): null, '
+        "bait-and-switch, whitewash, sybil, forge, or an installed one",
     )
     entrants: Annotated[tuple[Entrant, ...], ADDED_LATER] = Field(
         (),
@@ -169,6 +186,62 @@ class MarketConfig(BaseModel):
         """Entrants are numbered in order of entry (P(N+1) enters first), so the platforms
         in the market at any round are a prefix of the roster."""
         return tuple(sorted(entrants, key=lambda e: e.after_rounds))
+
+    @model_validator(mode="after")
+    def _one_reputation_form(self) -> MarketConfig:
+        older = {"reputation_mechanism": "window", "reputation_decay": 0.8}
+        set_older = [k for k, default in older.items() if getattr(self, k) != default]
+        if self.reputation is not None and set_older:
+            raise ValueError(
+                f"market.reputation names the mechanism and its parameters; drop "
+                f"{', '.join(set_older)} (the older form of the same setting)"
+            )
+        if self.learning is not None and self.learning_rule != "thompson":
+            raise ValueError(
+                "market.learning names the rule and its parameters; drop learning_rule (the "
+                "older form of the same setting)"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _behaviours_fit(self) -> MarketConfig:
+        incumbents = platform_ids(self.n_platforms)
+        for seat, setting in self.behaviours.items():
+            if seat not in incumbents:
+                raise ValueError(
+                    f"market.behaviours: {seat!r} is not a seat of this market; the seats are "
+                    f"{', '.join(incumbents)}"
+                )
+            rival = getattr(setting.built(), "rival", None)
+            if rival is not None and (rival not in incumbents or rival == seat):
+                raise ValueError(
+                    f"market.behaviours.{seat}: rival {rival!r} must be another seat of "
+                    f"{', '.join(incumbents)}"
+                )
+        if self.sybil_copies and self.entrants:
+            raise ValueError(
+                "market.behaviours: Sybil seats and late entrants cannot share a market (both "
+                "add seats after the incumbents); drop one"
+            )
+        return self
+
+    @property
+    def sybil_copies(self) -> int:
+        """Seats the Sybil owners add after the incumbents, in all."""
+        return sum(b.made.copies(b.built()) for b in self.behaviours.values())
+
+    @property
+    def learning_in_use(self) -> LearningSetting:
+        """The learning rule and parameters in force, whichever form the settings gave."""
+        return self.learning or LearningSetting(rule=self.learning_rule)
+
+    @property
+    def reputation_in_use(self) -> ReputationSetting:
+        """The mechanism and parameters in force, whichever form the settings gave."""
+        if self.reputation is not None:
+            return self.reputation
+        legacy = mechanism(self.reputation_mechanism).legacy(self.reputation_decay)
+        return ReputationSetting(mechanism=self.reputation_mechanism, params=legacy)
 
     @property
     def j(self) -> int:
@@ -202,10 +275,17 @@ class MarketConfig(BaseModel):
         return platform_ids(self.n_platforms + len(self.entrants))[self.n_platforms :]
 
     @property
+    def added_seats(self) -> int:
+        """Seats after the incumbents: Sybil copies or late entrants (never both)."""
+        return self.sybil_copies + len(self.entrants)
+
+    @property
     def adaptive(self) -> bool:
-        """Whether any platform learns its presentation (incumbents or an entrant)."""
+        """Whether any platform's conduct depends on what it observes (incumbents that
+        learn, an adaptive entrant, or a behaviour that reacts)."""
         kinds = (self.platform_strategy, *(e.kind for e in self.entrants))
-        return any(strategy_kind(kind).adaptive for kind in kinds)
+        reacts = any(b.made.adaptive for b in self.behaviours.values())
+        return reacts or any(strategy_kind(kind).adaptive for kind in kinds)
 
     @property
     def policies(self) -> tuple[str, ...]:

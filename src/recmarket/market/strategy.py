@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from recmarket.data.episodes import Request
-from recmarket.market.build import DomainMarket, request_key
+from recmarket.market.build import DomainMarket, Seat, request_key
 from recmarket.market.learning import Observation, reward
 from recmarket.market.outcome import Outcome
 from recmarket.market.presentation import Arm, PlatformStrategy, strategy_kind
@@ -46,6 +46,14 @@ def lessons(episode: Outcome, cfg: MarketConfig) -> dict[str, Lesson]:
     return {platform: (arm, observed(platform)) for platform, arm in episode.choices.items()}
 
 
+def seat_strategy(seat: Seat, cfg: MarketConfig) -> PlatformStrategy:
+    """A seat's conduct: its behaviour's, where it plays one; else its platform strategy's."""
+    if seat.behaviour is not None:  # an incumbent's: it has its composition's policy
+        assert seat.policy is not None
+        return seat.behaviour.made.strategy(seat.policy, seat.behaviour.built())
+    return strategy_kind(seat.strategy).make(seat.policy, cfg)
+
+
 class Strategies:
     """The strategy of every seat of one domain's market, and what the adaptive ones have
     learnt.
@@ -61,7 +69,7 @@ class Strategies:
         cfg = market.config
         self.market, self.period = market, cfg.learning_period
         self.seats: tuple[PlatformStrategy, ...] = tuple(
-            strategy_kind(seat.strategy).make(seat.policy, cfg) for seat in market.seats
+            seat_strategy(seat, cfg) for seat in market.seats
         )
         self.by_id = {seat.platform_id: s for seat, s in zip(market.seats, self.seats, strict=True)}
         self.adaptive = any(s.adaptive for s in self.seats)  # whether lessons are kept
@@ -84,6 +92,17 @@ class Strategies:
 
         return strategy.choose(draw)
 
+    def identity(self, request: Request, platform: int) -> str:
+        """The name the seat shows at this request (once its choice has been made)."""
+        return self.seats[platform].identity(self.market.seats[platform].platform_id)
+
+    def present(self, request: Request, platform: int) -> bool:
+        """Whether the seat proposes at this request (a whitewasher may sit out rounds)."""
+        strategy = self.seats[platform]
+        if strategy.adaptive:
+            self._advance(request.order // self.period)
+        return strategy.present(request.order)
+
     def observe(self, order: int, lessons: dict[str, Lesson]) -> None:
         self.lessons[order] = lessons
 
@@ -102,3 +121,6 @@ class Strategies:
                     if value is not None:
                         self.by_id[platform_id].observe(arm, value)
             self.learned += 1
+            for strategy in self.seats:
+                if strategy.adaptive:
+                    strategy.period_ended(self.learned * self.period)

@@ -119,7 +119,7 @@ def record_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
             "experiment": experiment,
             "cell": name,
             "scope": cell.config.reputation_scope,
-            "mechanism": cell.config.market.reputation_mechanism,
+            "mechanism": cell.config.market.reputation_in_use.mechanism,
             **record_distribution(cell.rows, cell.config),
         }
         for experiment, members in cells.items()

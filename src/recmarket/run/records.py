@@ -33,12 +33,14 @@ def as_record(outcome: Outcome) -> EpisodeRecord:
     return EpisodeRecord(
         identity,
         episode_metrics(outcome).model_dump(),
-        (bought.platform_id if bought else None, outcome.record.note if outcome.record else None),
+        (bought.shown_as if bought else None, outcome.record.note if outcome.record else None),
         [
             (c.role, c.input.model_dump_json(), c.output.model_dump_json() if c.output else "null")
             for c in outcome.calls
         ],
         json.dumps(outcome.lessons) if outcome.lessons else None,
+        json.dumps(outcome.identities) if outcome.identities else None,
+        json.dumps(outcome.forged) if outcome.forged else None,
     )
 
 
@@ -76,12 +78,14 @@ StoredRecord = tuple[int, str, str, str]
 
 
 def stored_records(rows: list[dict[str, Any]]) -> list[StoredRecord]:
-    """The reputation records of stored episodes, in the rows' order."""
-    return [
-        (r["ord"], r["rep_platform"], r["rep_label"], r["rep_note"])
-        for r in rows
-        if r["rep_label"] is not None
-    ]
+    """The reputation records of stored episodes, in the rows' order: each episode's own,
+    then the fake ones forged after it, as the episode appended them."""
+    found: list[StoredRecord] = []
+    for r in rows:
+        if r["rep_label"] is not None:
+            found.append((r["ord"], r["rep_platform"], r["rep_label"], r["rep_note"]))
+        found += [(r["ord"], *fake) for fake in json.loads(r.get("forged") or "[]")]
+    return found
 
 
 def restore_reputation(

@@ -91,10 +91,7 @@ def cell_round(
     if condition(cfg.condition).reputation:
         market = cfg.market
         memory = ReputationMemory(
-            market.memory_window,
-            cfg.reputation_scope,
-            market.reputation_mechanism,
-            market.reputation_decay,
+            market.memory_window, cfg.reputation_scope, market.reputation_in_use
         )
     return Round(
         prepared.market,

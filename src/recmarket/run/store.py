@@ -1,12 +1,14 @@
 """The run store: one SQLite file per run.
 
-It holds a manifest (the full configuration, its hash, the seed, the package version and
-git commit), one row per finished episode with its metrics, and per episode every role
-call with its typed input and output, in order, as one zlib-compressed JSON array (one
-compression per episode is several times faster than one per call, and the calls of an
-episode repeat each other, so it is also much smaller). Each episode is written in a single
-transaction in WAL mode, so a process killed at any moment leaves either the whole episode
-or none of it; a restart with the same configuration resumes after the last whole episode.
+It holds a manifest (the full configuration, its hash, the seed, the package version, git
+commit and whether the checkout was dirty, the installed packages, and the distribution,
+version and source digest of every variant from outside recmarket: ``run.provenance``), one
+row per finished episode with its metrics, and per episode every role call with its typed
+input and output, in order, as one zlib-compressed JSON array (one compression per episode
+is several times faster than one per call, and the calls of an episode repeat each other, so
+it is also much smaller). Each episode is written in a single transaction in WAL mode, so a
+process killed at any moment leaves either the whole episode or none of it; a restart with
+the same configuration resumes after the last whole episode.
 """
 
 from __future__ import annotations
@@ -26,17 +28,24 @@ from recmarket import __version__
 from recmarket.config import RunConfig
 from recmarket.locks import WriterLock
 from recmarket.market.metrics import EpisodeMetrics
+from recmarket.run.provenance import (
+    changed_variants,
+    checkout_dirty,
+    installed_packages,
+    outside_variants,
+)
 from recmarket.sqlite_files import StoreError, connect, named_errors
 
 STORE_NAME = "run.sqlite"
 # 2: episodes.target_best_fit; one compressed call array per episode. 3: top1_platform,
-# regret and the adaptive platforms' lessons (strategy); a schema-2 store gains the columns
-# (empty for its episodes) when it is resumed.
-SCHEMA_VERSION = 3
-UPGRADABLE = ("2",)
+# regret and the adaptive platforms' lessons (strategy). 4: purchased_platform, the names
+# seats showed when not their own (identities) and fake records written (forged). An older
+# store gains the columns (empty for its episodes) when it is resumed.
+SCHEMA_VERSION = 4
+UPGRADABLE = ("2", "3")
 IDENTITY = ("domain", "ord", "episode_id", "sim_user", "round", "profile", "condition")
 METRICS = tuple(EpisodeMetrics.model_fields)
-COLUMNS = (*IDENTITY, *METRICS, "rep_platform", "rep_note", "strategy")
+COLUMNS = (*IDENTITY, *METRICS, "rep_platform", "rep_note", "strategy", "identities", "forged")
 
 
 class RunConflict(RuntimeError):
@@ -57,9 +66,11 @@ class EpisodeRecord:
 
     identity: dict[str, Any]
     metrics: dict[str, Any]
-    reputation: tuple[str | None, str | None]  # purchased platform and note, if recorded
+    reputation: tuple[str | None, str | None]  # the name the record went to, and its note
     calls: list[tuple[str, str, str]]  # (role, input JSON, output JSON), in order
     strategy: str | None = None  # JSON {platform: [arm, reward]} of adaptive platforms
+    identities: str | None = None  # JSON {seat: name shown} where a seat showed another name
+    forged: str | None = None  # JSON [[name, label, note], ...]: fake records written after
 
 
 def _pack_calls(record: EpisodeRecord) -> bytes:
@@ -80,7 +91,7 @@ def episode_rows(record: EpisodeRecord) -> EpisodeRows:
     """The rows of an episode, made where it was played (a worker compresses its own calls,
     so the process that writes the store only inserts them)."""
     row = [record.identity[c] for c in IDENTITY] + [record.metrics[m] for m in METRICS]
-    row += [*record.reputation, record.strategy]
+    row += [*record.reputation, record.strategy, record.identities, record.forged]
     return row, (record.identity["domain"], record.identity["ord"], _pack_calls(record))
 
 
@@ -100,6 +111,12 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
         return db
     except sqlite3.OperationalError:
         return sqlite3.connect(f"{uri}?immutable=1", uri=True)
+
+
+def stored_variants(manifest: dict[str, str]) -> dict[str, dict[str, str]]:
+    """The outside variants a stored run used (none, for a store made before they were
+    recorded)."""
+    return dict(json.loads(manifest.get("variants", "{}")))
 
 
 def stored_roles(manifest: dict[str, str]) -> dict[str, str]:
@@ -170,6 +187,7 @@ class RunStore:
         first (``DirectoryInUse`` names the process writing it), so the manifest is
         compared, and episodes are written, by one process at a time."""
         roles = dict(roles or {})
+        variants = outside_variants(config)
         lock = WriterLock(out_dir)
         try:
             store = cls(out_dir / STORE_NAME)
@@ -178,21 +196,25 @@ class RunStore:
             raise
         store.lock = lock
         try:
-            store._check_or_write_manifest(out_dir, config, roles)
+            store._check_or_write_manifest(out_dir, config, roles, variants)
         except BaseException:
             store.close()
             raise
         return store
 
     def _check_or_write_manifest(
-        self, out_dir: Path, config: RunConfig, roles: dict[str, str]
+        self,
+        out_dir: Path,
+        config: RunConfig,
+        roles: dict[str, str],
+        variants: dict[str, dict[str, str]],
     ) -> None:
         with _named(self.path):
             self._create_schema()
             manifest = self.manifest()
             empty = self.db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 0
             stored = (manifest.get("config_hash"), stored_roles(manifest))
-            other = stored != (config.digest(), roles)
+            other = stored != (config.digest(), roles) or stored_variants(manifest) != variants
             if manifest and empty and other:
                 with self.transaction() as db:
                     db.execute("DELETE FROM manifest")
@@ -204,7 +226,7 @@ class RunStore:
             )
         if not manifest:
             with _named(self.path):
-                self._write_manifest(config, roles)
+                self._write_manifest(config, roles, variants)
         elif manifest.get("schema") in UPGRADABLE and manifest["config_hash"] == config.digest():
             with _named(self.path):
                 self._upgrade()
@@ -228,6 +250,12 @@ class RunStore:
                 f"{_describe(stored_roles(manifest))}, and this run's are answered by "
                 f"{_describe(roles)}; rerun with the same roles to resume it, or choose "
                 "another --out"
+            )
+        elif changes := changed_variants(stored_variants(manifest), variants):
+            raise RunConflict(
+                f"{out_dir} holds episodes made by other plugin code than this process has "
+                f"({changes}); install the version the run was made with to resume it, or "
+                "choose another --out"
             )
 
     @classmethod
@@ -264,9 +292,17 @@ class RunStore:
                     db.execute(f"ALTER TABLE episodes ADD COLUMN {column}")
             db.execute("UPDATE manifest SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
 
-    def _write_manifest(self, config: RunConfig, roles: dict[str, str]) -> None:
+    def _write_manifest(
+        self, config: RunConfig, roles: dict[str, str], variants: dict[str, dict[str, str]]
+    ) -> None:
+        dirty = checkout_dirty()
         values = {
             "roles": json.dumps(roles, sort_keys=True),
+            "variants": json.dumps(variants, sort_keys=True),
+            "packages": json.dumps(
+                installed_packages(tuple(v["distribution"] for v in variants.values()))
+            ),
+            "git_dirty": "" if dirty is None else str(dirty).lower(),
             "schema": str(SCHEMA_VERSION),
             "config": config.model_dump_json(),
             "config_hash": config.digest(),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from recmarket.agents.judgement import Judge
-from recmarket.agents.roles import Agents, with_backends
+from recmarket.agents.roles import Agents, RoleSetting, with_backends
 from recmarket.agents.rules.agent import RuleNeedStructurer, RuleRanker, RuleUpdater
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.agents.rules.platform import RuleExplainer
@@ -19,7 +19,7 @@ __all__ = ["offline_agents"]
 def offline_agents(
     embedder: Embedder,
     params: OfflineParams | None = None,
-    roles: Mapping[str, str] | None = None,
+    roles: Mapping[str, str | RoleSetting] | None = None,
 ) -> Agents:
     """The seven roles answered offline, by this behavioural model or, for the roles in
     ``roles`` ({role: name}), by the registered backends of those names; fit and closeness
