@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from recmarket.agents.llm.attempts import input_digest, read_attempts
+from recmarket.analysis.attacks import HONEST, attacker, defence
 from recmarket.run.store import RunStore
 
 
@@ -32,6 +33,9 @@ def episodes_frame(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
             "rotation": cfg.market.rotation,
             "memory_window": cfg.market.memory_window,
             "requests": cfg.episodes.requests,
+            "attack": found[0] if (found := attacker(cfg)) else HONEST,
+            "attacker_seat": found[1] if found else None,
+            "defence": defence(cfg),
         }
         for column, value in settings.items():
             frame[column] = value

@@ -3,6 +3,7 @@ table)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -63,6 +64,10 @@ def show(
         f"{row['episode_id']}  ({row['condition']}, {row['profile']}, "
         f"user {row['sim_user']}, round {row['round']})"
     )
+    for seat, name in json.loads(row.get("identities") or "{}").items():
+        out.print(f"{seat} appears as {name}: it re-entered the market under a new name")
+    for name, label, note in json.loads(row.get("forged") or "[]"):
+        out.print(f"after this episode a fake user wrote a {label} record for {name}: {note}")
     for call in calls:
         out.rule(f"{call.seq + 1}. {call.role}", style="cyan")
         out.print("input:", style="bold")

@@ -8,10 +8,12 @@ episodes). Users copy a file, edit it, and pass the path wherever a name is acce
 Cells may also come from a grid, as mesa's ``batch_run`` crosses its parameters: ``[axes]``
 maps settings paths (``condition``, ``"market.rho"``) to lists of values, and every listed
 cell (or the base alone, without cells) is crossed with every point of the grid; ``seeds``
-replicates every cell once per seed (``recmarket reproduce --seeds N`` gives every spec
-that names none N seeds). Expanded cells are named by their part, their axis
-values and their seed (``equal/rho=0.1/seed=2``); the report pools the replications of a
-cell (``recmarket.report.data``).
+replicates every cell once per seed (``recmarket reproduce --seeds N`` gives every spec that
+names none N seeds). An axis whose values are named tables, ``defence = [{ name = "shared-
+decay", settings = { reputation_scope = "shared", ... } }, ...]``, varies several settings
+together under one label: its key is then a label, not a settings path. Expanded cells are
+named by their part, their axis values and their seed (``equal/rho=0.1/seed=2``); the report
+pools the replications of a cell (``recmarket.report.data``).
 
 A cell's run directory is keyed by its configuration hash, so cells that two experiments
 share (the equal NoRep market of the opening and the accountability experiment, say) run
@@ -48,6 +50,20 @@ def _nested(path: str, value: Any) -> dict[str, Any]:
     return tree
 
 
+def _named(value: Any) -> bool:
+    """Whether an axis value is a named table of settings."""
+    return isinstance(value, dict) and set(value) == {"name", "settings"}
+
+
+def _label(value: Any) -> str:
+    return str(value["name"]) if _named(value) else str(value)
+
+
+def _point(path: str, value: Any) -> dict[str, Any]:
+    """The settings one axis value sets: a named table's own, else ``path`` = ``value``."""
+    return dict(value["settings"]) if _named(value) else _nested(path, value)
+
+
 class ExperimentSpec(BaseModel):
     """One experiment: named cells of settings over a base configuration, grid axes, the
     figure it feeds, seeds (``load_spec`` reads one; ``expanded`` gives every cell)."""
@@ -73,6 +89,11 @@ class ExperimentSpec(BaseModel):
         for path, values in self.axes.items():
             if not values:
                 raise ValueError(f"axes.{path}: an axis needs at least one value")
+            named = [_named(v) for v in values]
+            if any(named) and not all(named):
+                raise ValueError(
+                    f"axes.{path}: give every value as {{ name, settings }} or none of them"
+                )
         if len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"seeds: {list(self.seeds)} repeats a seed")
         return self
@@ -92,7 +113,7 @@ class ExperimentSpec(BaseModel):
         for path, values in self.axes.items():
             label = path.split(".")[-1]
             points = [
-                (f"{name}/{label}={value}".strip("/"), merge(settings, _nested(path, value)))
+                (f"{name}/{label}={_label(value)}".strip("/"), merge(settings, _point(path, value)))
                 for name, settings in points
                 for value in values
             ]

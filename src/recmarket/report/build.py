@@ -13,6 +13,7 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
+from recmarket.analysis.attacks import attacker_levels
 from recmarket.analysis.records import identical_groups, record_distribution
 from recmarket.conditions import condition
 from recmarket.market.access import analytic_access
@@ -49,7 +50,9 @@ def cell_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
     for experiment, members in cells.items():
         for name, cell in members.items():
             rows.append(
-                {"experiment": experiment, "cell": name, "replicates": cell.pooling} | cell.summary
+                {"experiment": experiment, "cell": name, "replicates": cell.pooling}
+                | cell.summary
+                | attacker_levels(cell.config, cell.rows)
             )
     return rows
 

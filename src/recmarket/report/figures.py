@@ -27,6 +27,7 @@ from recmarket.analysis.shares import (
 )
 from recmarket.conditions import condition
 from recmarket.policies import PAPER_POLICIES
+from recmarket.report.attack_figures import attacks
 from recmarket.report.data import Cell, find
 from recmarket.report.dynamic_figures import adaptation, colour, entry, long_histories
 
@@ -346,4 +347,5 @@ FIGURES: dict[str, tuple[tuple[str, Callable[[Cells], Figure]], ...]] = {
     "overlap": (("fig12_same_item", same_item),),
     "adaptation": (("dyn1_strategic_adaptation", adaptation),),
     "entry": (("dyn2_platform_entry", entry),),
+    "attacks": (("attacks", attacks),),
 }

@@ -1,0 +1,202 @@
+"""What an attack on reputation gains, and what users lose to it (issue 31).
+
+An attack cell is paired with the honest cell of the same defence: the same settings, seeds
+and requests with no seat playing a behaviour. The attacker's *gain* is its Top-1 share and
+purchase share (counted over every seat it owns: a Sybil owner's copies too) minus those of
+the same seat playing honestly, episode by episode; the users' *loss* is the change in
+target purchase, regret and off-target purchase. Each carries a 95% interval from the
+two-stage bootstrap (``analysis.bootstrap``): seeds, then within each seed and domain the
+unit the two cells' episodes depend on together, which is the whole domain where the
+attacker reacts to what it observes (its conduct couples every user's episodes), so there
+the interval rests on the seeds alone.
+
+How an attack acted is counted from the records: the names the attacker showed and how long
+each lived, the share of episodes after which records were forged, and the share of the
+attacker's proposals presented otherwise than honestly (bait-and-switch's switch).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from recmarket.analysis.bootstrap import (
+    Interval,
+    Metric,
+    Row,
+    coarsest,
+    difference,
+    interval,
+    level_of,
+    mean_of,
+    ratio,
+)
+from recmarket.analysis.contrasts import memory_unit
+from recmarket.conditions import condition
+from recmarket.config import RunConfig
+from recmarket.market.build import seats
+from recmarket.market.policies import platform_ids
+
+HONEST = "honest"
+
+
+def attacker(cfg: RunConfig) -> tuple[str, str, frozenset[str]] | None:
+    """(behaviour, seat, every seat it owns) of the cell's attacker; None for an honest
+    cell. A cell has one attacker (the experiment's design; the first seat otherwise)."""
+    behaviours = cfg.market.behaviours
+    if not behaviours:
+        return None
+    seat = sorted(behaviours)[0]
+    owned = frozenset(s.platform_id for s in seats(cfg.market) if s.owned_by == seat)
+    return behaviours[seat].behaviour, seat, owned
+
+
+def defence(cfg: RunConfig) -> str:
+    """The cell's defence in words: the condition, and under reputation its scope and its
+    mechanism with any parameters."""
+    if not condition(cfg.condition).reputation:
+        return f"{cfg.condition} (no records)"
+    mechanism = cfg.market.reputation_in_use
+    params = ", ".join(f"{k}={v}" for k, v in sorted(mechanism.params.items()))
+    return f"{cfg.reputation_scope} {mechanism.mechanism}" + (f" ({params})" if params else "")
+
+
+def honest_twin(cfg: RunConfig) -> str:
+    """What identifies the honest cell an attack cell is paired with: its settings without
+    the behaviours (the seed is pooled over)."""
+    market = cfg.market.model_copy(update={"behaviours": {}})
+    return cfg.model_copy(update={"market": market, "seed": 0}).digest()
+
+
+def gain(
+    honest: Sequence[Row], attacked: Sequence[Row], column: str, owned: frozenset[str], unit: str
+) -> Interval:
+    """The attacker's share of ``column`` (top1_platform, purchased_platform) in the attack
+    cell minus the same seat's in the honest one."""
+
+    def share(row: Row) -> float:
+        return float(row.get(column) in owned)
+
+    return interval([honest, attacked], mean_of(share), difference, unit)
+
+
+def loss(honest: Sequence[Row], attacked: Sequence[Row], column: str, unit: str) -> Interval:
+    """The change in a user outcome (target purchase, off-target purchase, regret) from the
+    honest cell to the attack cell, over the episodes that have it (regret: those that
+    reached a decision)."""
+
+    def parts(row: Row) -> tuple[float, float]:
+        found = row.get(column)
+        return (0.0, 0.0) if found is None else (float(found), 1.0)
+
+    return interval([honest, attacked], Metric(parts, ratio), difference, unit)
+
+
+def churn(rows: Sequence[Row], seat: str) -> tuple[float, float]:
+    """Names the attacker showed per seed and domain, on average, and the rounds each name
+    lived."""
+    names: dict[tuple[Any, str], set[str]] = defaultdict(set)
+    rounds: dict[tuple[Any, str], int] = defaultdict(int)
+    for row in rows:
+        key = (row.get("replicate"), row["domain"])
+        shown = json.loads(row.get("identities") or "{}")
+        names[key].add(shown.get(seat, seat))
+        rounds[key] += 1
+    if not names:
+        return 0.0, 0.0
+    counts = [len(n) for n in names.values()]
+    lives = [rounds[k] / len(n) for k, n in names.items()]
+    return sum(counts) / len(counts), sum(lives) / len(lives)
+
+
+def forged_share(rows: Sequence[Row]) -> float:
+    return sum(bool(r.get("forged")) for r in rows) / max(len(rows), 1)
+
+
+def switched_share(rows: Sequence[Row], seat: str, honest_policy: str) -> float:
+    """The share of the attacker's recorded choices that were not its honest policy (0 where
+    it records none: a behaviour that does not react)."""
+    played = [
+        json.loads(r["strategy"])[seat][0]
+        for r in rows
+        if r.get("strategy") and seat in json.loads(r["strategy"])
+    ]
+    return sum(arm.split(":")[0] != honest_policy for arm in played) / max(len(played), 1)
+
+
+LEVELS = (("attacker_top1", "top1_platform"), ("attacker_purchase", "purchased_platform"))
+LEVEL_COLUMNS = (
+    "attack",
+    "defence",
+    *(f"{name}{end}" for name, _ in LEVELS for end in ("", "_low", "_high")),
+    "identities",
+)
+
+
+def attacker_levels(cfg: RunConfig, rows: Sequence[Row]) -> dict[str, Any]:
+    """A cell's attack, its defence and the attacker's own Top-1 and purchase shares with
+    95% intervals (blank for a cell without one): the columns of ``cells.csv``."""
+    found = attacker(cfg)
+    if found is None:
+        return dict.fromkeys(LEVEL_COLUMNS, "")
+    behaviour, seat, owned = found
+    levels: dict[str, Any] = {"attack": behaviour, "defence": defence(cfg)}
+    for name, column in LEVELS:
+
+        def share(row: Row, column: str = column) -> float:
+            return float(row.get(column) in owned)
+
+        found_share = interval([rows], mean_of(share), level_of, memory_unit(cfg))
+        levels |= _columns(name, found_share)
+    return levels | {"identities": round(churn(rows, seat)[0], 3)}
+
+
+def attack_table(
+    cells: Sequence[tuple[RunConfig, Sequence[Row]]],
+) -> list[dict[str, Any]]:
+    """One row per attack cell: attack, defence, gains and losses with intervals, churn.
+    Cells without an honest twin of the same defence are left out."""
+    honest: dict[str, tuple[RunConfig, Sequence[Row]]] = {
+        honest_twin(cfg): (cfg, rows) for cfg, rows in cells if attacker(cfg) is None
+    }
+    table = []
+    for cfg, rows in cells:
+        found = attacker(cfg)
+        twin = honest.get(honest_twin(cfg))
+        if found is None or twin is None:
+            continue
+        behaviour, seat, owned = found
+        base_cfg, base = twin
+        unit = coarsest([memory_unit(base_cfg), memory_unit(cfg)])
+        top1 = gain(base, rows, "top1_platform", owned, unit)
+        bought = gain(base, rows, "purchased_platform", owned, unit)
+        identities, lifetime = churn(rows, seat)
+        policy = base_cfg.market.policies[platform_ids(cfg.market.n_platforms).index(seat)]
+        table.append(
+            {
+                "attack": "null" if behaviour == "null" else behaviour,
+                "defence": defence(cfg),
+                **_columns("gain_top1", top1),
+                **_columns("gain_purchase", bought),
+                **_columns("loss_target_purchase", loss(base, rows, "target_purchased", unit)),
+                **_columns("loss_off_target", loss(base, rows, "off_target_purchase", unit)),
+                **_columns("loss_regret", loss(base, rows, "regret", unit)),
+                "identities": round(identities, 3),
+                "identity_rounds": round(lifetime, 1),
+                "forged_share": round(forged_share(rows), 4),
+                "switched_share": round(switched_share(rows, seat, policy), 4),
+                "seats_owned": len(owned),
+                "interval": top1.design,
+            }
+        )
+    return sorted(table, key=lambda r: (r["attack"] != "null", r["attack"], r["defence"]))
+
+
+def _columns(name: str, found: Interval) -> Mapping[str, float]:
+    return {
+        name: round(found.estimate, 4),
+        f"{name}_low": round(found.low, 4),
+        f"{name}_high": round(found.high, 4),
+    }

@@ -1,0 +1,177 @@
+"""Platform behaviours that play against the records: each acts through its documented
+mechanism, an attack switched off leaves the honest cell's records, and a resumed attack
+cell stores what the uninterrupted one did. No test says which attack pays."""
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from recmarket.config import RunConfig
+from recmarket.market.behaviours import BEHAVIOURS, BaitAndSwitch, BaitParams, Whitewash
+from recmarket.market.behaviours import WhitewashParams as WW
+from recmarket.run.runner import run
+from recmarket.run.store import RunStore
+
+BASE: dict[str, Any] = {
+    "domains": ["Video_Games"],
+    "condition": "local-rep",
+    "episodes": {"requests": 48, "users_per_profile": 1},
+    "seed": 3,
+}
+
+
+def draw() -> np.random.Generator:
+    return np.random.default_rng(0)
+
+
+def test_a_whitewasher_re_enters_under_a_fresh_name_when_its_reward_stays_low() -> None:
+    made = Whitewash(WW(window=4, below=0.5, reentries=2, absent_rounds=5), "exaggeration")
+    assert made.identity("P4") == "P4" and made.choose(draw).policy == "exaggeration"
+    for reward in (0.0, 1.0, 0.0):
+        made.observe("exaggeration", reward)
+    made.period_ended(12)  # three proposals: not yet a full window
+    assert made.identity("P4") == "P4"
+    made.observe("exaggeration", 0.0)
+    made.period_ended(24)  # 1 in 4 < 0.5: caught
+    assert made.identity("P4") == "P4-2"
+    assert not made.present(28) and made.present(29)  # it sits out five rounds
+    for _ in range(2):
+        for _ in range(4):
+            made.observe("exaggeration", 0.0)
+        made.period_ended(36)
+    assert made.identity("P4") == "P4-3"  # at most two re-entries
+
+
+def test_bait_and_switch_is_honest_until_its_trigger_and_oscillates_when_caught() -> None:
+    made = BaitAndSwitch(BaitParams(switch_round=24, oscillate=True, window=2, below=0.5))
+    made.period_ended(12)
+    assert made.choose(draw).policy == "strict"
+    made.period_ended(24)
+    assert made.choose(draw).policy == "exaggeration"
+    for _ in range(2):
+        made.observe("exaggeration", 0.0)
+    made.period_ended(36)
+    assert made.choose(draw).policy == "strict"  # caught: honest again
+    for _ in range(2):
+        made.observe("strict", 1.0)
+    made.period_ended(48)
+    assert made.choose(draw).policy == "exaggeration"  # recovered: switches back
+    by_rewards = BaitAndSwitch(BaitParams(switch_after=2))
+    by_rewards.observe("strict", 1.0)
+    by_rewards.period_ended(12)
+    assert by_rewards.choose(draw).policy == "strict"
+    by_rewards.observe("strict", 1.0)
+    by_rewards.period_ended(24)
+    assert by_rewards.choose(draw).policy == "exaggeration"
+
+
+def cell(tmp_path: Path, name: str, **settings: Any) -> dict[str, Any]:
+    """A small cell's episode rows (schedule order) and every call, by episode."""
+    data = {**BASE, **settings, "market": {"composition": "equal", **settings.get("market", {})}}
+    out = tmp_path / name
+    run(RunConfig.model_validate(data), out).store.close()
+    with RunStore.read(out) as store:
+        rows = sorted(store.episodes(), key=lambda r: r["ord"])
+        calls = {r["ord"]: list(store.calls(r["domain"], r["ord"])) for r in rows}
+    return {"rows": rows, "calls": calls}
+
+
+def decided(found: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, Any]]:
+    """The records that say what happened: every row but the lessons an adaptive seat kept
+    (bookkeeping of what it observed, stored only for seats that react), and the calls."""
+    rows = [{k: v for k, v in r.items() if k != "strategy"} for r in found["rows"]]
+    return rows, found["calls"]
+
+
+OFF = {
+    "null": {},
+    "whitewash": {"policy": "strict", "reentries": 0},
+    "bait-and-switch": {"honest": "strict"},  # no trigger: never switches
+    "sybil": {"seats": 1},
+    "forge": {"share": 0.0},
+}
+
+
+@pytest.mark.parametrize("scope", ["shared", "local"])
+def test_an_attack_switched_off_leaves_the_honest_cells_records(tmp_path: Path, scope: str) -> None:
+    honest = decided(cell(tmp_path, "honest", reputation_scope=scope))
+    for behaviour, params in OFF.items():
+        setting = {"P4": {"behaviour": behaviour, "params": params}}
+        attacked = cell(tmp_path, behaviour, reputation_scope=scope, market={"behaviours": setting})
+        assert decided(attacked) == honest, behaviour
+    assert set(OFF) == set(BEHAVIOURS.names())  # every built-in behaviour has an off switch
+
+
+def test_forged_records_reach_shared_histories_and_never_a_users_own(tmp_path: Path) -> None:
+    forge = {"P4": {"behaviour": "forge", "params": {"share": 0.5, "rival": "P3"}}}
+    shared = cell(tmp_path, "shared", reputation_scope="shared", market={"behaviours": forge})
+    forged = [json.loads(r["forged"]) for r in shared["rows"] if r["forged"]]
+    assert 10 < len(forged) < 40  # about half of 48 episodes
+    assert {tuple(f[0][:2]) for f in forged} == {("P4", "high")}
+    assert {tuple(f[1][:2]) for f in forged} == {("P3", "low")}
+    later = [c.input for r in shared["rows"][30:] for c in shared["calls"][r["ord"]]]
+    shown = [i["histories"]["P4"] for i in later if i.get("histories")]
+    assert any(r["note"].startswith("Claims matched my use exactly") for h in shown for r in h)
+    local = cell(tmp_path, "local", reputation_scope="local", market={"behaviours": forge})
+    assert not any(r["forged"] for r in local["rows"])
+    assert decided(local) == decided(cell(tmp_path, "honest", reputation_scope="local"))
+
+
+def test_sybil_seats_carry_their_owners_catalog_and_policy(tmp_path: Path) -> None:
+    sybil = {"P4": {"behaviour": "sybil", "params": {"seats": 3}}}
+    found = cell(tmp_path, "sybil", reputation_scope="shared", market={"behaviours": sybil})
+    explained = [
+        c.input
+        for r in found["rows"]
+        for c in found["calls"][r["ord"]]
+        if c.role == "explain" and c.input["platform_id"] in ("P4", "P7", "P8")
+    ]
+    assert {i["platform_id"] for i in explained} == {"P4", "P7", "P8"}
+    assert {i["policy"] for i in explained} == {"strict"}
+    with pytest.raises(ValueError, match="Sybil seats and late entrants"):
+        RunConfig.model_validate({"market": {"behaviours": sybil, "entrants": "strict@10"}})
+
+
+def test_a_whitewasher_shows_its_new_name_to_the_user_agent_and_the_records(
+    tmp_path: Path,
+) -> None:
+    params = {"window": 6, "below": 0.34, "reentries": 3}
+    ww = {"P4": {"behaviour": "whitewash", "params": params}}
+    found = cell(tmp_path, "ww", reputation_scope="shared", market={"behaviours": ww})
+    names = [json.loads(r["identities"] or "{}").get("P4", "P4") for r in found["rows"]]
+    assert names[0] == "P4" and len(set(names)) > 1  # it re-entered
+    for r, name in zip(found["rows"], names, strict=True):
+        for c in found["calls"][r["ord"]]:
+            if c.role == "shortlist":  # the user agent sees the current name, no older one
+                offered = {v["platform_id"] for v in c.input["candidates"]}
+                assert not offered & (set(names) - {name})
+        if r["rep_platform"] and r["purchased_platform"] == "P4":
+            assert r["rep_platform"] == name  # the record goes to the name it bought from
+
+
+@pytest.mark.parametrize(
+    "behaviour",
+    [
+        {"behaviour": "whitewash", "params": {"window": 6, "below": 0.34, "absent_rounds": 3}},
+        {"behaviour": "forge", "params": {"share": 0.5}},
+    ],
+)
+def test_a_resumed_attack_cell_stores_what_the_uninterrupted_one_did(
+    tmp_path: Path, behaviour: dict[str, Any]
+) -> None:
+    settings = {"reputation_scope": "shared", "market": {"behaviours": {"P4": behaviour}}}
+    whole = cell(tmp_path, "whole", **settings)
+    out = tmp_path / "cut"
+    data = {**BASE, **settings}
+    run(RunConfig.model_validate(data), out).store.close()
+    with sqlite3.connect(out / "run.sqlite") as db:  # killed after 20 episodes
+        db.execute("DELETE FROM episodes WHERE ord >= 20")
+        db.execute("DELETE FROM calls WHERE ord >= 20")
+    run(RunConfig.model_validate(data), out).store.close()
+    with RunStore.read(out) as store:
+        rows = sorted(store.episodes(), key=lambda r: r["ord"])
+    assert rows == whole["rows"]
