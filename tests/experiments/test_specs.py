@@ -29,6 +29,9 @@ TABLE_1 = {
     "catalog-overlap": 2,
 }
 BEYOND_THE_PAPER = {"strategic-adaptation": 4, "platform-entry": 4, "accountability-long": 3}
+# Specs that name their own seeds: expanded cells, seeds included (6 attack cells x 5
+# defences x 3 seeds)
+OWN_SEEDS = {"reputation-attacks": 90}
 
 
 ONE_AXIS = {
@@ -40,8 +43,8 @@ ONE_AXIS = {
 
 
 def test_every_table_1_row_is_a_spec_with_its_cells() -> None:
-    assert set(builtin_names()) == set(TABLE_1) | set(BEYOND_THE_PAPER)
-    for name, cells in {**TABLE_1, **BEYOND_THE_PAPER}.items():
+    assert set(builtin_names()) == set(TABLE_1) | set(BEYOND_THE_PAPER) | set(OWN_SEEDS)
+    for name, cells in {**TABLE_1, **BEYOND_THE_PAPER, **OWN_SEEDS}.items():
         spec = load_spec(name)
         assert len(spec.expanded()) == cells, name
         configs = dict(spec.configs())
@@ -102,7 +105,8 @@ def test_paper_settings_reach_the_cells() -> None:
 
 def test_shared_cells_are_planned_once(tmp_path: Path) -> None:
     cells, configs = plan([], tmp_path, seeds=2)
-    assert len(cells) == 2 * (sum(TABLE_1.values()) + sum(BEYOND_THE_PAPER.values()))
+    unseeded = sum(TABLE_1.values()) + sum(BEYOND_THE_PAPER.values())
+    assert len(cells) == 2 * unseeded + sum(OWN_SEEDS.values())
     assert len(configs) < len(cells)  # e.g. the equal 1,200-request NoRep market
 
 
@@ -207,6 +211,29 @@ def test_axes_and_seeds_cross_every_listed_cell() -> None:
         assert f"condition={cfg.condition}" in name and name.endswith(f"seed={cfg.seed}")
         assert f"n_platforms={cfg.market.n_platforms}" in name
     assert len({cfg.digest() for _, cfg in configs}) == 8
+
+
+def test_a_named_axis_value_sets_several_settings_under_one_label() -> None:
+    shared = {"reputation_scope": "shared", "market": {"reputation_mechanism": "decay"}}
+    spec = ExperimentSpec.model_validate(
+        grid(
+            cells=[{"name": "equal", "settings": {"market": {"rho": 0.5}}}],
+            axes={
+                "defence": [
+                    {"name": "local", "settings": {"reputation_scope": "local"}},
+                    {"name": "shared-decay", "settings": shared},
+                ]
+            },
+        )
+    )
+    (local_name, local), (shared_name, decay) = spec.configs()
+    assert (local_name, shared_name) == ("equal/defence=local", "equal/defence=shared-decay")
+    assert local.reputation_scope == "local" and local.market.reputation_mechanism == "window"
+    assert decay.reputation_scope == "shared" and decay.market.reputation_mechanism == "decay"
+    assert decay.market.rho == 0.5  # the cell's own settings stay
+    mixed = grid(axes={"defence": [{"name": "a", "settings": {}}, "shared"]})
+    with pytest.raises(ValueError, match="every value as \\{ name, settings \\} or none"):
+        ExperimentSpec.model_validate(mixed)
 
 
 def test_a_grid_alone_needs_no_cells_and_bad_grids_are_refused() -> None:

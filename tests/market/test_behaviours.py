@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from recmarket.cli import app
 from recmarket.config import RunConfig
 from recmarket.market.behaviours import BEHAVIOURS, BaitAndSwitch, BaitParams, Whitewash
 from recmarket.market.behaviours import WhitewashParams as WW
@@ -175,3 +177,16 @@ def test_a_resumed_attack_cell_stores_what_the_uninterrupted_one_did(
     with RunStore.read(out) as store:
         rows = sorted(store.episodes(), key=lambda r: r["ord"])
     assert rows == whole["rows"]
+
+
+def test_show_names_an_identity_change_and_a_forged_record(tmp_path: Path) -> None:
+    ww = {"behaviour": "whitewash", "params": {"window": 6, "below": 0.34}}
+    forge = {"behaviour": "forge", "params": {"share": 0.5}}
+    settings = {"reputation_scope": "shared", "market": {"behaviours": {"P4": ww, "P1": forge}}}
+    found = cell(tmp_path, "both", **settings)
+    renamed = next(r for r in found["rows"] if r["identities"])
+    forged = next(r for r in found["rows"] if r["forged"])
+    for row, said in ((renamed, "P4 appears as P4-"), (forged, "a fake user wrote a high")):
+        where = f"{row['domain']}:{row['ord']}"
+        shown = CliRunner().invoke(app, ["show", str(tmp_path / "both"), "--episode", where])
+        assert shown.exit_code == 0 and said in shown.stdout, shown.output

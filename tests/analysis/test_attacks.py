@@ -1,0 +1,107 @@
+"""The attack table: each attack cell paired with its defence's honest cell, gains over every
+seat the attacker owns, intervals that say how they were made. No test says which attack
+gains."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from recmarket.analysis.attacks import attack_table, attacker, attacker_levels, defence
+from recmarket.config import RunConfig
+from recmarket.report.attack_figures import attacks
+from recmarket.report.data import Cell, compact_rows
+from recmarket.run.runner import run
+from recmarket.run.store import RunStore
+
+BASE: dict[str, Any] = {
+    "domains": ["Video_Games"],
+    "condition": "local-rep",
+    "reputation_scope": "shared",
+    "episodes": {"requests": 24, "users_per_profile": 1},
+}
+ATTACKS = {
+    "honest": {},
+    "null": {"P4": {"behaviour": "null"}},
+    "sybil": {"P4": {"behaviour": "sybil", "params": {"seats": 3}}},
+    "whitewash": {"P4": {"behaviour": "whitewash", "params": {"window": 6, "below": 0.34}}},
+}
+SEEDS = (1, 2)
+
+
+@pytest.fixture(scope="module")
+def cells(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[RunConfig, list]]:
+    """Each attack at two seeds, its seeds' rows pooled as the report pools them."""
+    found = []
+    for name, behaviours in ATTACKS.items():
+        rows = []
+        for seed in SEEDS:
+            cfg = RunConfig.model_validate(
+                {**BASE, "seed": seed, "market": {"behaviours": behaviours}}
+            )
+            out = tmp_path_factory.mktemp(f"{name}-{seed}")
+            run(cfg, out).store.close()
+            with RunStore.read(out) as store:
+                rows += compact_rows(store.episodes(), {"replicate": seed})
+        found.append((cfg, rows))
+    return found
+
+
+def by_attack(cells: list) -> dict[str, dict[str, Any]]:
+    return {row["attack"]: row for row in attack_table(cells)}
+
+
+def test_every_attack_cell_is_paired_with_the_honest_cell_of_its_defence(cells: list) -> None:
+    table = by_attack(cells)
+    assert set(table) == {"null", "sybil", "whitewash"}  # the honest cell is the baseline
+    assert {r["defence"] for r in table.values()} == {"shared window"}
+    alone = [c for c in cells if attacker(c[0]) is not None]
+    assert attack_table(alone) == []  # no honest twin: no row, never a guessed baseline
+    for row in table.values():
+        assert row["interval"] == "cluster-domain x 2 seeds"  # one history per domain
+
+
+def test_the_null_attacker_gains_nothing_by_construction(cells: list) -> None:
+    null = by_attack(cells)["null"]
+    for measure in ("gain_top1", "gain_purchase", "loss_target_purchase", "loss_regret"):
+        assert null[measure] == null[f"{measure}_low"] == null[f"{measure}_high"] == 0.0
+
+
+def test_a_gain_is_the_attackers_share_over_every_seat_it_owns_minus_the_honest_seats(
+    cells: list,
+) -> None:
+    honest = next(rows for cfg, rows in cells if attacker(cfg) is None)
+    sybil_cfg, sybil = next(c for c in cells if (attacker(c[0]) or ("",))[0] == "sybil")
+    _, _, owned = attacker(sybil_cfg)
+    assert owned == {"P4", "P7", "P8"}
+    by_hand = sum(r["top1_platform"] in owned for r in sybil) / len(sybil)
+    by_hand -= sum(r["top1_platform"] == "P4" for r in honest) / len(honest)
+    row = by_attack(cells)["sybil"]
+    assert row["gain_top1"] == pytest.approx(by_hand, abs=1e-4) and row["seats_owned"] == 3
+    assert row["gain_top1_low"] <= row["gain_top1"] <= row["gain_top1_high"]
+
+
+def test_churn_counts_the_names_a_whitewasher_showed_and_how_long_each_lived(
+    cells: list,
+) -> None:
+    row = by_attack(cells)["whitewash"]
+    assert row["identities"] >= 1
+    assert row["identities"] * row["identity_rounds"] == pytest.approx(24, rel=0.05)
+    assert row["switched_share"] == 1.0  # it presents as Exaggeration, the seat as Strict
+
+
+def test_cells_csv_columns_and_the_report_table(cells: list, tmp_path: Path) -> None:
+    cfg, rows = cells[2]
+    levels = attacker_levels(cfg, rows)
+    assert levels["attack"] == "sybil" and levels["defence"] == defence(cfg)
+    assert levels["attacker_top1_low"] <= levels["attacker_top1"] <= levels["attacker_top1_high"]
+    assert set(attacker_levels(*cells[0]).values()) == {""}  # the honest cell: blank
+    report_cells = [
+        Cell("reputation-attacks", name, "attacks", tmp_path, rows, cfg)
+        for name, (cfg, rows) in zip(ATTACKS, cells, strict=True)
+    ]
+    _, table = attacks(report_cells)
+    assert [r["attack"] for r in table] == ["null", "sybil", "whitewash"]
+    needed = {"attack", "defence", "gain_top1", "gain_top1_low", "gain_top1_high"}
+    needed |= {"gain_purchase", "gain_purchase_low", "gain_purchase_high", "identities"}
+    assert needed <= set(table[0])
