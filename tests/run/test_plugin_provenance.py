@@ -31,7 +31,7 @@ LAST = Last("last-k")
 """
 RULE = """
 from pydantic import BaseModel, ConfigDict
-from recmarket.market.learning import LearningRule
+from recmarket.market.behaviour.learning import LearningRule
 
 class Params(BaseModel):
     model_config = ConfigDict(extra="forbid")

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from recmarket.market.presentation import policy_of
+from recmarket.market.behaviour.strategies import policy_of
 from recmarket.policies import families
 
 BLOCKS = 12

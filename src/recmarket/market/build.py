@@ -17,7 +17,7 @@ from recmarket.data.episodes import Request
 from recmarket.data.reviews import id_hash
 from recmarket.embedding import Embedder
 from recmarket.embedding.cache import embed_items
-from recmarket.market.behaviours import BehaviourSetting, Forgery
+from recmarket.market.behaviour.attacks import BehaviourSetting, Forgery
 from recmarket.market.catalogs import Catalogs, assign_catalogs
 from recmarket.market.policies import platform_ids
 from recmarket.market.retrieval import EpisodeDraws, Retriever, forced_inclusion
@@ -26,7 +26,7 @@ from recmarket.market.settings import MarketConfig
 
 @dataclass(frozen=True)
 class Seat:
-    """A platform of the market: its id, its platform strategy (``market.presentation``),
+    """A platform of the market: its id, its platform strategy (``market.behaviour``),
     the policy it was given (its composition's, or a fixed entrant's; None for an adaptive
     entrant), the number of rounds played before it enters (0 for the incumbents), the
     behaviour it plays against the records, if any (``market.behaviours``), and the seat

@@ -2,7 +2,8 @@
 
 Stage 1: the user writes a request and the user agent structures it. Stage 2: every
 platform in the market retrieves one candidate and explains it under the presentation its
-strategy chooses (its fixed policy, or an adaptive platform's arm: ``market.strategy``).
+strategy chooses (its fixed policy, an adaptive platform's arm, or a behaviour's:
+``market.behaviour``).
 Stage 3: the candidates are shuffled and the user agent ranks exactly K of them with a
 reason each. Stage 4: the user buys one shown item or nothing; under LocalRep a purchase is
 reviewed and the purchased platform's history gains one claim-reliability record.
@@ -46,13 +47,13 @@ from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import visible_text
 from recmarket.market.asker import RoleAsker
-from recmarket.market.behaviours import FORGED_COMPLAINT, FORGED_PRAISE
+from recmarket.market.behaviour.attacks import FORGED_COMPLAINT, FORGED_PRAISE
+from recmarket.market.behaviour.seats import Strategies, lessons
+from recmarket.market.behaviour.strategies import Arm
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.metrics import regret
 from recmarket.market.outcome import Outcome, Proposal
-from recmarket.market.presentation import Arm
 from recmarket.market.reputation import SCOPES, ReputationMemory
-from recmarket.market.strategy import Strategies, lessons
 from recmarket.profiles import PROFILE_BY_NAME
 from recmarket.streams import Stream, rng
 from recmarket.tasks import gather_or_cancel

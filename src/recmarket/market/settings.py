@@ -15,15 +15,15 @@ from pydantic import (
 )
 
 from recmarket.hashing import ADDED_LATER
-from recmarket.market.behaviours import BehaviourSetting
-from recmarket.market.learning import LearningRuleName, LearningSetting, RewardKind
+from recmarket.market.behaviour.attacks import BehaviourSetting
+from recmarket.market.behaviour.learning import LearningRuleName, LearningSetting, RewardKind
+from recmarket.market.behaviour.strategies import PLATFORM_STRATEGIES, StrategyName, strategy_kind
 from recmarket.market.policies import (
     assign_policies,
     check_composition,
     parse_policy,
     platform_ids,
 )
-from recmarket.market.presentation import PLATFORM_STRATEGIES, StrategyName, strategy_kind
 from recmarket.mechanisms import MechanismName, ReputationSetting, mechanism
 from recmarket.policies import PolicyName
 
@@ -50,7 +50,7 @@ class Entrant(BaseModel):
                 f"entrant {value!r} is not POLICY@ROUNDS or adaptive@ROUNDS (e.g. strict@200)"
             )
         name = name.strip().lower()
-        kind = PLATFORM_STRATEGIES.get(name)
+        kind = strategy_kind(name) if name in PLATFORM_STRATEGIES else None
         if kind is not None and not kind.adaptive:
             raise ValueError(
                 f"entrant {value!r}: a fixed entrant is named by its policy (strict@200)"

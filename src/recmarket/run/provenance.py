@@ -20,7 +20,7 @@ from typing import Any
 
 from recmarket.agents.roles import ROLE_BACKENDS, role_setting
 from recmarket.config import RunConfig
-from recmarket.market.learning import LEARNING_RULES
+from recmarket.market.behaviour.learning import LEARNING_RULES
 from recmarket.mechanisms import MECHANISMS
 from recmarket.policies import POLICIES
 from recmarket.registry import Registry

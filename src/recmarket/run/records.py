@@ -11,10 +11,10 @@ from typing import Any
 
 from recmarket.agents.contracts import ReputationRecord
 from recmarket.data.episodes import Request
+from recmarket.market.behaviour.seats import Strategies
 from recmarket.market.metrics import episode_metrics
 from recmarket.market.outcome import Outcome
 from recmarket.market.reputation import ReputationMemory
-from recmarket.market.strategy import Strategies
 from recmarket.run.store import EpisodeRecord, EpisodeRows, RunStore, episode_rows
 
 

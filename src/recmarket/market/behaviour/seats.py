@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from recmarket.data.episodes import Request
+from recmarket.market.behaviour.learning import Observation, reward
+from recmarket.market.behaviour.strategies import Arm, PlatformStrategy, strategy_kind
 from recmarket.market.build import DomainMarket, Seat, request_key
-from recmarket.market.learning import Observation, reward
 from recmarket.market.outcome import Outcome
-from recmarket.market.presentation import Arm, PlatformStrategy, strategy_kind
 from recmarket.market.settings import MarketConfig
 from recmarket.streams import Draws, Stream, call_seed
 
@@ -51,7 +51,9 @@ def seat_strategy(seat: Seat, cfg: MarketConfig) -> PlatformStrategy:
     if seat.behaviour is not None:  # an incumbent's: it has its composition's policy
         assert seat.policy is not None
         return seat.behaviour.made.strategy(seat.policy, seat.behaviour.built())
-    return strategy_kind(seat.strategy).make(seat.policy, cfg)
+    return strategy_kind(seat.strategy).make(
+        seat.policy, cfg.claim_intensities, cfg.learning_in_use
+    )
 
 
 class Strategies:

@@ -11,15 +11,15 @@ from pydantic import ValidationError
 from recmarket.agents.rules import offline_agents
 from recmarket.analysis.contrasts import memory_unit
 from recmarket.config import MarketConfig, RunConfig
-from recmarket.market.build import build_market
-from recmarket.market.presentation import (
+from recmarket.market.behaviour.seats import Strategies
+from recmarket.market.behaviour.strategies import (
     Arm,
     FixedPresentation,
     LearnedPresentation,
     strategy_kind,
 )
+from recmarket.market.build import build_market
 from recmarket.market.protocol import Round
-from recmarket.market.strategy import Strategies
 from tests.fixtures import bundled_parts
 
 
@@ -116,8 +116,9 @@ def test_a_fixed_entrant_keeps_its_policy_among_adaptive_incumbents(setup) -> No
 def test_strategy_kinds_fail_loudly_and_fixed_entrants_are_named_by_their_policy() -> None:
     with pytest.raises(ValueError, match="known: fixed, adaptive"):
         strategy_kind("greedy")
+    cfg = MarketConfig()
     with pytest.raises(ValueError, match="fixed"):
-        strategy_kind("fixed").make(None, MarketConfig())
+        strategy_kind("fixed").make(None, cfg.claim_intensities, cfg.learning_in_use)
     with pytest.raises(ValidationError, match=r"named by its policy \(strict@200\)"):
         MarketConfig(entrants="fixed@200")
 

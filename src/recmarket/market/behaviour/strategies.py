@@ -8,26 +8,27 @@ An arm is a presentation policy and, for the offline platform, a claim intensity
 (how far Strict shades or Exaggeration lifts a claim from the platform's reading; Balanced
 claims its reading, so it has one arm).
 
-The two kinds are the two ways a seat can relate to what it has seen, and there is no
-third: a platform observes nothing but its own proposals' fate (shortlisted, ranked first,
-bought), so any strategy that reacts, rule-based ones included, is a function of its own
-(arm, reward) history and its draws, which is what a learning rule is
-(``market.learning``, extended through the ``recmarket.learning_rules`` entry-point group).
-Code asks a strategy whether it is adaptive, never which kind it is.
+A platform observes nothing but its own proposals' fate (shortlisted, ranked first,
+bought), so a presentation that reacts, rule-based ones included, is a function of its own
+(arm, reward) history and its draws, which is what a learning rule is (``learning``). A
+seat that plays against the records themselves (its name, its records, its seats) plays a
+behaviour (``attacks``), which builds a ``PlatformStrategy`` of its own. Both kinds are
+registered (``PLATFORM_STRATEGIES``), and code asks a strategy whether it is adaptive, never
+which kind it is.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Annotated, Protocol
 
 import numpy as np
+from pydantic import AfterValidator
 
-from recmarket.market.learning import Learner, LearningSetting, learner
+from recmarket.market.behaviour.learning import Learner, LearningSetting, learner
 from recmarket.policies import PAPER_POLICIES, policy
-
-StrategyName = Literal["fixed", "adaptive"]
+from recmarket.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -140,50 +141,44 @@ class LearnedPresentation(Steady):
         self.learner.update(self.index[arm], reward)
 
 
-class StrategySettings(Protocol):
-    """What a seat's strategy is made from besides its policy (``MarketConfig`` has it; the
-    market settings import this module, so it cannot import them)."""
-
-    @property
-    def claim_intensities(self) -> tuple[float, ...]: ...
-
-    @property
-    def learning_in_use(self) -> LearningSetting: ...
-
-
 @dataclass(frozen=True)
 class StrategyKind:
     """A value of ``market.platform_strategy`` (or of an entrant): whether its seats adapt,
     and how a seat's strategy is made from the seat's policy (its composition's, or an
-    entrant's; None for an adaptive entrant) and the market settings."""
+    entrant's; None for an adaptive entrant), the market's claim intensities and its
+    learning rule."""
 
-    name: StrategyName
+    name: str
     adaptive: bool
-    make: Callable[[str | None, StrategySettings], PlatformStrategy]
+    make: Callable[[str | None, tuple[float, ...], LearningSetting], PlatformStrategy]
 
 
-def _fixed(seat_policy: str | None, cfg: StrategySettings) -> PlatformStrategy:
+def _fixed(
+    seat_policy: str | None, intensities: tuple[float, ...], learning: LearningSetting
+) -> PlatformStrategy:
     if seat_policy is None:
         raise ValueError("a fixed platform needs a presentation policy")
-    return FixedPresentation(Arm(seat_policy, cfg.claim_intensities[0]))
+    return FixedPresentation(Arm(seat_policy, intensities[0]))
 
 
-def _learned(seat_policy: str | None, cfg: StrategySettings) -> PlatformStrategy:
-    choices = arms(cfg.claim_intensities)
-    return LearnedPresentation(choices, learner(cfg.learning_in_use, [a.name for a in choices]))
+def _learned(
+    seat_policy: str | None, intensities: tuple[float, ...], learning: LearningSetting
+) -> PlatformStrategy:
+    choices = arms(intensities)
+    return LearnedPresentation(choices, learner(learning, [a.name for a in choices]))
 
 
-PLATFORM_STRATEGIES: dict[str, StrategyKind] = {
-    kind.name: kind
-    for kind in (StrategyKind("fixed", False, _fixed), StrategyKind("adaptive", True, _learned))
-}
+PLATFORM_STRATEGIES: Registry[StrategyKind] = Registry(
+    "platform strategy", "recmarket.platform_strategies", StrategyKind, lambda k: k.name
+)
+PLATFORM_STRATEGIES.register(StrategyKind("fixed", False, _fixed))
+PLATFORM_STRATEGIES.register(StrategyKind("adaptive", True, _learned))
+
+# A platform strategy's name in a setting: any registered one.
+StrategyName = Annotated[str, AfterValidator(PLATFORM_STRATEGIES.known)]
 
 
 def strategy_kind(name: str) -> StrategyKind:
     """The kind of this name (settings have validated it); an unknown one fails with the
     known ones."""
-    try:
-        return PLATFORM_STRATEGIES[name]
-    except KeyError:
-        known = ", ".join(PLATFORM_STRATEGIES)
-        raise ValueError(f"unknown platform strategy {name!r}; known: {known}") from None
+    return PLATFORM_STRATEGIES.get(name)

@@ -42,7 +42,7 @@ import numpy as np
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from recmarket.agents.contracts import ReputationRecord
-from recmarket.market.presentation import Arm, FixedPresentation, PlatformStrategy
+from recmarket.market.behaviour.strategies import Arm, FixedPresentation, PlatformStrategy
 from recmarket.policies import PolicyName
 from recmarket.registry import Registry, VariantSetting
 

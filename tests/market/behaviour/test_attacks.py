@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from recmarket.cli import app
 from recmarket.config import RunConfig
-from recmarket.market.behaviours import BEHAVIOURS, BaitAndSwitch, BaitParams, Whitewash
-from recmarket.market.behaviours import WhitewashParams as WW
+from recmarket.market.behaviour.attacks import BEHAVIOURS, BaitAndSwitch, BaitParams, Whitewash
+from recmarket.market.behaviour.attacks import WhitewashParams as WW
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 
