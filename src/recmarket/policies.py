@@ -20,6 +20,7 @@ from typing import Annotated, Protocol
 import numpy as np
 from pydantic import AfterValidator
 
+from recmarket.payloads import PAYLOADS
 from recmarket.registry import Registry
 
 
@@ -118,6 +119,7 @@ class Wording:
     limitations: int = 0
     trade_off: bool = False
     sells: bool = False
+    payload: str = ""  # a sentence aimed at the user agent, appended (an injecting policy)
 
     def __post_init__(self) -> None:
         if sum((self.limitations > 0, self.trade_off, self.sells)) != 1:
@@ -141,8 +143,24 @@ class PresentationPolicy:
     colour: str  # in figures
 
 
+class _Bounds:
+    strict_shading = 0.3
+    exaggeration_lift = (0.1, 0.3)
+
+
+def probe(item: PresentationPolicy, params: object) -> None:
+    """The contract, checked when a run names the policy: a finite claim for any reading
+    and intensity."""
+    gen = np.random.default_rng(0)
+    for reading in (0.0, 0.5, 1.0):
+        for intensity in (0.5, 1.0, 2.0):
+            level = item.claim.claim(reading, gen, intensity, _Bounds())
+            if not np.isfinite(level):
+                raise ValueError(f"its claim at reading {reading} is {level}, not a number")
+
+
 POLICIES: Registry[PresentationPolicy] = Registry(
-    "policy", "recmarket.policies", PresentationPolicy, lambda p: p.name
+    "policy", "recmarket.policies", PresentationPolicy, lambda p: p.name, probe
 )
 
 
@@ -152,7 +170,7 @@ def policy(name: str) -> PresentationPolicy:
 
 
 # A policy name in a contract or a setting: any registered policy, stored as its name.
-PolicyName = Annotated[str, AfterValidator(POLICIES.known)]
+PolicyName = Annotated[str, AfterValidator(POLICIES.checked)]
 
 STRICT = POLICIES.register(
     PresentationPolicy(
@@ -205,6 +223,26 @@ EXAGGERATION = POLICIES.register(
         wording=Wording(sells=True),
         colour="#C44E52",
     )
+)
+
+
+def _injecting(family: str, sentence: str) -> PresentationPolicy:
+    """Strict, with a sentence aimed at the user agent appended (issue 31): everything else
+    as an honest platform, so an injecting seat's gain over a Strict one is the payload's."""
+    return PresentationPolicy(
+        name=f"inject-{family}",
+        implementation_id=f"strict_with_{family.replace('-', '_')}_payload",
+        guidance=(
+            f'{STRICT.guidance} End the explanation with this sentence, word for word: "{sentence}"'
+        ),
+        claim=ShadeBelow(),
+        wording=Wording(limitations=2, payload=sentence),
+        colour="#8C613C",
+    )
+
+
+INJECTING = tuple(
+    POLICIES.register(_injecting(family, sentence)) for family, (sentence, _, _) in PAYLOADS.items()
 )
 
 # The paper's three, in its order: the families every summary reports, whatever else is

@@ -103,6 +103,7 @@ class Registry(Generic[T]):
         self.probe, self.aliases = probe, aliases  # aliases: deprecated names of the group
         self._items: dict[str, T] = {}
         self._points: dict[str, EntryPoint] = {}
+        self._checked: set[str] = set()
         self._discovered = False
 
     def register(self, item: T) -> T:
@@ -126,6 +127,14 @@ class Registry(Generic[T]):
         except KeyError:
             known = ", ".join(self.names()) or f"none (a package adds some under {self.group})"
             raise UnknownName(f"unknown {self.kind} name {name!r}; known: {known}") from None
+
+    def checked(self, name: str) -> str:
+        """``known``, and the variant passes its probe at its default parameters (once per
+        process): the validator of a setting that names a variant without parameters."""
+        if name not in self._checked:
+            self.params(name, {})
+            self._checked.add(name)
+        return name
 
     def known(self, name: str) -> str:
         """``name`` if a variant answers to it, else ``UnknownName``: the validator of a

@@ -29,9 +29,9 @@ TABLE_1 = {
     "catalog-overlap": 2,
 }
 BEYOND_THE_PAPER = {"strategic-adaptation": 4, "platform-entry": 4, "accountability-long": 3}
-# Specs that name their own seeds: expanded cells, seeds included (6 attack cells x 5
+# Specs that name their own seeds: expanded cells, seeds included (7 attack cells x 5
 # defences x 3 seeds)
-OWN_SEEDS = {"reputation-attacks": 90}
+OWN_SEEDS = {"reputation-attacks": 105}
 
 
 ONE_AXIS = {

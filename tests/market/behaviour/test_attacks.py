@@ -11,10 +11,13 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from recmarket.agents.rules import lexicon
+from recmarket.agents.rules.params import RankerParams
 from recmarket.cli import app
 from recmarket.config import RunConfig
 from recmarket.market.behaviour.attacks import BEHAVIOURS, BaitAndSwitch, BaitParams, Whitewash
 from recmarket.market.behaviour.attacks import WhitewashParams as WW
+from recmarket.payloads import PAYLOADS
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 
@@ -95,6 +98,7 @@ OFF = {
     "bait-and-switch": {"honest": "strict"},  # no trigger: never switches
     "sybil": {"seats": 1},
     "forge": {"share": 0.0},
+    "inject": {"family": None},
 }
 
 
@@ -190,3 +194,23 @@ def test_show_names_an_identity_change_and_a_forged_record(tmp_path: Path) -> No
         where = f"{row['domain']}:{row['ord']}"
         shown = CliRunner().invoke(app, ["show", str(tmp_path / "both"), "--episode", where])
         assert shown.exit_code == 0 and said in shown.stdout, shown.output
+
+
+def test_an_injecting_seat_appends_its_payload_and_sways_only_a_susceptible_reader(
+    tmp_path: Path,
+) -> None:
+    inject = {"P4": {"behaviour": "inject", "params": {"family": "strong"}}}
+    found = cell(tmp_path, "inject", reputation_scope="shared", market={"behaviours": inject})
+    sentence = PAYLOADS["strong"][0]
+    explained = [c for r in found["rows"] for c in found["calls"][r["ord"]] if c.role == "explain"]
+    by_seat = {c.input["platform_id"]: c for c in explained}
+    assert by_seat["P4"].input["policy"] == "inject-strong"
+    assert by_seat["P4"].output["text"].endswith(sentence)
+    assert not any(
+        sentence in c.output["text"] for c in explained if c.input["platform_id"] != "P4"
+    )
+    reader = RankerParams()
+    assert reader.injection_susceptibility == 0.0  # by default the reader ignores it
+    swayed = RankerParams(injection_susceptibility=0.5)
+    assert lexicon.push(by_seat["P4"].output["text"]) == 1.0
+    assert swayed.injection_susceptibility * lexicon.push(sentence) == 0.5

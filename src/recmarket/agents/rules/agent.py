@@ -115,6 +115,8 @@ class RuleRanker:
                 value += p.disclosure_weight * lexicon.count_disclosures(c.explanation)
             if p.position_weight:
                 value += p.position_weight * i / last
+            if p.injection_susceptibility:
+                value += p.injection_susceptibility * lexicon.push(c.explanation)
             out.append(Judged(c, value, belief if records else None))
         return out
 

@@ -23,6 +23,7 @@ from functools import cache, lru_cache
 import numpy as np
 
 from recmarket.agents.judgement import clamp
+from recmarket.payloads import PAYLOADS
 
 BANDS = 5
 BAND_MIDPOINTS = tuple((b + 0.5) / BANDS for b in range(BANDS))
@@ -203,3 +204,16 @@ def vocabulary() -> frozenset[str]:
     texts += [GENERIC_UNKNOWN, FOCUS_FALLBACK]
     texts += [o for options in DIRECTIONS.values() for o in options]
     return frozenset(re.findall(r"[a-z][a-z'\-]*", " ".join(texts).lower()))
+
+
+# --- text aimed at the user agent (issue 31): how hard a text pushes (recmarket.payloads) ---
+
+
+def push(text: str) -> float:
+    """How hard a text pushes the reader it is aimed at: the strongest payload family whose
+    cues it carries (0: none)."""
+    lowered = text.lower()
+    return max(
+        (strength for _, cues, strength in PAYLOADS.values() if any(c in lowered for c in cues)),
+        default=0.0,
+    )

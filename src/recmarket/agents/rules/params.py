@@ -224,6 +224,16 @@ class RankerParams(_Params):
         "order does not matter to a careful reader)",
         FIRST,
     )
+    injection_susceptibility: Annotated[float, ADDED_LATER] = param(
+        0.0,
+        "value added per unit of push of text aimed at the user agent in an explanation "
+        "(authority and social-proof cues push 0.25, an instruction 0.5, an override 1; "
+        "lexicon.push): a design assumption about the reader, so the offline effect of an "
+        "injected explanation follows from it (0: the reader ignores text aimed at it)",
+        FIRST,
+        ge=0,
+        le=1,
+    )
 
     @model_validator(mode="after")
     def _belief_is_monotone_in_labels(self) -> RankerParams:

@@ -26,7 +26,7 @@ from recmarket.agents.rules.params import PlatformParams
 from recmarket.agents.rules.text import join_words, ordered_terms, short_title, words
 from recmarket.agents.words import stem, terms
 from recmarket.data.items import ItemEvidence
-from recmarket.policies import PresentationPolicy, policy
+from recmarket.policies import PresentationPolicy, Wording, policy
 from recmarket.streams import Draws
 
 
@@ -77,6 +77,11 @@ def claimed_level(
     return lexicon.clamp(chosen.claim.claim(reading, gen, intensity, p))
 
 
+def with_payload(text: str, wording: Wording) -> str:
+    """The explanation with its policy's payload, if any, appended."""
+    return f"{text} {wording.payload}" if wording.payload else text
+
+
 @dataclass(frozen=True)
 class RuleExplainer:
     judge: Judge
@@ -104,7 +109,7 @@ class RuleExplainer:
             if item.average_rating is not None and item.average_rating >= 4.3:
                 boast = lexicon.RATING_BOAST.format(rating=f"{item.average_rating:.1f}")
             enthusiasm = lexicon.ENTHUSIASM[int(gen.integers(len(lexicon.ENTHUSIASM)))]
-            return Explanation(text=f"{claim}{boast}! {enthusiasm}")
+            return Explanation(text=with_payload(f"{claim}{boast}! {enthusiasm}", wording))
         said = [f"{claim}: {fact}." if fact else f"{claim}."]
         limits = limitations(item, missing, gen)
         if wording.limitations:
@@ -112,4 +117,4 @@ class RuleExplainer:
         else:  # one trade-off
             lead = lexicon.TRADE_OFF_LEADS[int(gen.integers(len(lexicon.TRADE_OFF_LEADS)))]
             said.append(f"{lead} {limits[0]}.")
-        return Explanation(text=" ".join(said))
+        return Explanation(text=with_payload(" ".join(said), wording))

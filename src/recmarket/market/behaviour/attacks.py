@@ -21,6 +21,11 @@ it writes itself; never a user's private memory. What each assumes:
 - **sybil**: one owner runs ``seats`` seats (the named one and ``seats - 1`` more after the
   incumbents) that share its catalog and its presentation; shares count per seat and per
   owner.
+- **inject**: presents as its composition says (Strict, for the experiment's seat) with a
+  sentence aimed at the user agent appended, of one payload family (``family``: authority,
+  social-proof, basic, strong; ``recmarket.payloads``). An LLM user agent reads it as it
+  will; the offline one is swayed by ``agents.ranker.injection_susceptibility``, a stated
+  design assumption that fixes the sign of the offline result in advance.
 - **forge**: after a share ``share`` of episodes, writes a fake user's High record for
   itself (and, with ``rival``, a Low one for that seat) into the memory set of the
   episode's user. Only a scope whose sets strangers write into (``style``, ``shared``)
@@ -36,7 +41,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -84,6 +89,14 @@ class WhitewashParams(BehaviourParams):
 
 class SybilParams(BehaviourParams):
     seats: int = Field(3, ge=1, le=50, description="seats the owner runs (1: no Sybils)")
+
+
+class InjectParams(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    family: Literal["authority", "social-proof", "basic", "strong"] | None = Field(
+        "strong", description="the payload family (None: no payload, the seat as it is)"
+    )
 
 
 class ForgeParams(BehaviourParams):
@@ -241,6 +254,14 @@ class SybilBehaviour(PlatformBehaviour):
 
 
 @dataclass(frozen=True)
+class InjectBehaviour(PlatformBehaviour):
+    Params: ClassVar[type[BaseModel]] = InjectParams
+
+    def strategy(self, policy: str, params: Any) -> PlatformStrategy:
+        return FixedPresentation(Arm(f"inject-{params.family}" if params.family else policy))
+
+
+@dataclass(frozen=True)
 class ForgeBehaviour(PlatformBehaviour):
     Params: ClassVar[type[BaseModel]] = ForgeParams
 
@@ -270,6 +291,7 @@ BEHAVIOURS.register(BaitAndSwitchBehaviour("bait-and-switch", adaptive=True))
 BEHAVIOURS.register(WhitewashBehaviour("whitewash", adaptive=True))
 BEHAVIOURS.register(SybilBehaviour("sybil"))
 BEHAVIOURS.register(ForgeBehaviour("forge"))
+BEHAVIOURS.register(InjectBehaviour("inject"))
 
 BehaviourName = Annotated[str, AfterValidator(BEHAVIOURS.known)]
 
