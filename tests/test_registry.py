@@ -5,7 +5,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel, ConfigDict, Field
 
+from recmarket.mechanisms import MECHANISMS
 from recmarket.registry import PluginError, Registry, UnknownName
 from tests.plugins import dist_info
 
@@ -68,6 +70,47 @@ def test_installed_packages_add_variants_through_their_entry_point_group(
     assert things.get("extra").name == "extra"
     assert things.names() == ("one", "extra")  # built-ins first
     assert [t.name for t in things] == ["one", "extra"]
+
+
+def test_a_renamed_group_still_reads_its_older_name_with_a_deprecation_warning(
+    plugin_path: Path,
+) -> None:
+    dist_info(
+        plugin_path, "things-plugin", {"recmarket.tests.old": {"extra": "things_plugin:EXTRA"}}
+    )
+    things = Registry(
+        "thing", "recmarket.tests.things", Thing, lambda t: t.name, aliases=("recmarket.tests.old",)
+    )
+    with pytest.warns(DeprecationWarning, match="'recmarket.tests.old', the older name of"):
+        assert things.get("extra").name == "extra"
+
+
+@dataclass(frozen=True)
+class Tuned:
+    name: str
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        level: float = Field(0.5, ge=0, le=1)
+
+
+def test_parameters_are_validated_by_the_variants_model_and_probed_naming_it() -> None:
+    def probe(item: Tuned, params: BaseModel) -> None:
+        if params.level == 1:  # type: ignore[attr-defined]
+            raise ValueError("level 1 breaks it")
+
+    tuned = Registry("tuned thing", "recmarket.tests.tuned", Tuned, lambda t: t.name, probe)
+    tuned.register(Tuned("dial"))
+    assert tuned.params("dial", {"level": 0.2}).level == 0.2  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match=r"tuned thing 'dial': params.level: Input should be"):
+        tuned.params("dial", {"level": 2})
+    with pytest.raises(ValueError, match=r"params.colour: Extra inputs"):
+        tuned.params("dial", {"colour": "red"})
+    with pytest.raises(PluginError, match="tuned thing 'dial' fails its check: level 1 breaks"):
+        tuned.params("dial", {"level": 1})
+    assert MECHANISMS.origin("decay") is None  # recmarket's own: its settings say it all
+    outside = tuned.origin("dial")  # defined in this test module, outside recmarket
+    assert outside is not None and len(outside.digest) == 64
 
 
 @pytest.mark.parametrize(

@@ -43,7 +43,12 @@ class ClaimRule(Protocol):
 
     def claim(
         self, reading: float, gen: np.random.Generator, intensity: float, bounds: PlatformBounds
-    ) -> float: ...
+    ) -> float:
+        """Args: the platform's reading in [0, 1], the call's generator, the intensity (1:
+        calibrated), the calibrated bounds. Returns: a finite level (clamped to [0, 1] by
+        the caller). Raises: nothing (the registry's probe checks a policy when a run names
+        it)."""
+        ...
 
     @property
     def varies(self) -> bool:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points, packages_distributions, version
@@ -206,6 +207,13 @@ class Registry(Generic[T]):
         self._discovered = True
         found = [p for group in (self.group, *self.aliases) for p in entry_points(group=group)]
         for point in sorted(found, key=lambda p: p.name):
+            if point.group != self.group:
+                warnings.warn(
+                    f"entry point {point.name!r} ({point.value}) is declared in the group "
+                    f"{point.group!r}, the older name of {self.group!r}; declare it there",
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
             item = self._load(point)
             if self._name_of(item) != point.name:
                 raise PluginError(

@@ -273,4 +273,12 @@ class Role(Protocol[In, Out]):
     """One role's backend. ``seed`` keys any randomness the backend needs to a named stream
     of this call, so answers are reproducible and independent of call order."""
 
-    async def __call__(self, inp: In, seed: int) -> Out: ...
+    async def __call__(self, inp: In, seed: int) -> Out:
+        """Answer one call of the role.
+
+        Args: ``inp``, the role's typed input (all it may see); ``seed``, this call's seed.
+        Returns: the role's typed output, valid under its contract.
+        Raises: ``RoleFailure`` when no valid answer could be had (the episode ends there
+        and is recorded as failed); anything else stops the run as a bug or an
+        infrastructure failure."""
+        ...

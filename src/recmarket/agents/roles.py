@@ -14,6 +14,7 @@ included, then builds it from the settings alone.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from functools import cache
@@ -41,6 +42,7 @@ from recmarket.agents.contracts import (
 )
 from recmarket.embedding import Embedder
 from recmarket.registry import NoParams, Registry, VariantSetting
+from recmarket.vocabulary import ROLES
 
 
 @dataclass(frozen=True)
@@ -76,8 +78,19 @@ class RoleBackend:
     Params: type[BaseModel] = NoParams
 
 
+def probe(backend: RoleBackend, params: BaseModel) -> None:
+    """The contract, checked when a run names the backend: a role of the seven, and a
+    ``make`` that takes the embedder, the offline parameters and its own parameters."""
+    if backend.role not in ROLES:
+        raise ValueError(f"it answers {backend.role!r}, which is not a role")
+    try:
+        inspect.signature(backend.make).bind(None, None, params)
+    except TypeError as error:
+        raise ValueError(f"make(embedder, offline, params) cannot be called: {error}") from None
+
+
 ROLE_BACKENDS: Registry[RoleBackend] = Registry(
-    "role backend", "recmarket.roles", RoleBackend, lambda b: b.name
+    "role backend", "recmarket.roles", RoleBackend, lambda b: b.name, probe
 )
 
 
