@@ -63,7 +63,7 @@ def test_every_attack_cell_is_paired_with_the_honest_cell_of_its_defence(cells: 
 
 def test_the_null_attacker_gains_nothing_by_construction(cells: list) -> None:
     null = by_attack(cells)["null"]
-    for measure in ("gain_top1", "gain_purchase", "loss_target_purchase", "loss_regret"):
+    for measure in ("gain_top1", "gain_purchase", "change_target_purchase", "change_regret"):
         assert null[measure] == null[f"{measure}_low"] == null[f"{measure}_high"] == 0.0
 
 

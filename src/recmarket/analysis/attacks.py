@@ -3,8 +3,9 @@
 An attack cell is paired with the honest cell of the same defence: the same settings, seeds
 and requests with no seat playing a behaviour. The attacker's *gain* is its Top-1 share and
 purchase share (counted over every seat it owns: a Sybil owner's copies too) minus those of
-the same seat playing honestly, episode by episode; the users' *loss* is the change in
-target purchase, regret and off-target purchase. Each carries a 95% interval from the
+the same seat playing honestly, episode by episode; what users lose shows in the *change* of
+target purchase, off-target purchase and regret (attack cell minus honest cell: a fall in
+target purchase or a rise in the other two is a loss). Each carries a 95% interval from the
 two-stage bootstrap (``analysis.bootstrap``): seeds, then within each seed and domain the
 unit the two cells' episodes depend on together, which is the whole domain where the
 attacker reacts to what it observes (its conduct couples every user's episodes), so there
@@ -82,7 +83,7 @@ def gain(
     return interval([honest, attacked], mean_of(share), difference, unit)
 
 
-def loss(honest: Sequence[Row], attacked: Sequence[Row], column: str, unit: str) -> Interval:
+def change(honest: Sequence[Row], attacked: Sequence[Row], column: str, unit: str) -> Interval:
     """The change in a user outcome (target purchase, off-target purchase, regret) from the
     honest cell to the attack cell, over the episodes that have it (regret: those that
     reached a decision)."""
@@ -180,9 +181,9 @@ def attack_table(
                 "defence": defence(cfg),
                 **_columns("gain_top1", top1),
                 **_columns("gain_purchase", bought),
-                **_columns("loss_target_purchase", loss(base, rows, "target_purchased", unit)),
-                **_columns("loss_off_target", loss(base, rows, "off_target_purchase", unit)),
-                **_columns("loss_regret", loss(base, rows, "regret", unit)),
+                **_columns("change_target_purchase", change(base, rows, "target_purchased", unit)),
+                **_columns("change_off_target", change(base, rows, "off_target_purchase", unit)),
+                **_columns("change_regret", change(base, rows, "regret", unit)),
                 "identities": round(identities, 3),
                 "identity_rounds": round(lifetime, 1),
                 "forged_share": round(forged_share(rows), 4),
