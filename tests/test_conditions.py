@@ -3,20 +3,23 @@
 import pytest
 
 from recmarket.conditions import CONDITIONS, condition
-from recmarket.vocabulary import Condition
+from recmarket.config import RunConfig
 
 
 def test_each_condition_is_the_combination_the_paper_describes() -> None:
-    features = {n: (c.user_agent, c.reputation) for n, c in CONDITIONS.items()}
+    features = {c.name: (c.user_agent, c.reputation) for c in CONDITIONS}
     assert features == {
         "platform-centric": (False, False),
         "no-rep": (True, False),
         "local-rep": (True, True),
     }
-    assert set(CONDITIONS) == set(Condition.__args__)  # every name settings accept
-    assert [c.label for c in CONDITIONS.values()] == ["Platform-Centric", "NoRep", "LocalRep"]
+    assert [c.label for c in CONDITIONS] == ["Platform-Centric", "NoRep", "LocalRep"]
+    for name in CONDITIONS.names():  # every registered name is one settings accept
+        assert RunConfig(condition=name).condition == name
 
 
 def test_an_unknown_condition_is_named_with_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="unknown condition 'rep'; known: platform-centric"):
+    with pytest.raises(ValueError, match="unknown condition name 'rep'; known: platform-centric"):
         condition("rep")
+    with pytest.raises(ValueError, match="unknown condition name 'rep'"):
+        RunConfig(condition="rep")

@@ -18,7 +18,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "recmarket"
 LAYERS = (
     ("recmarket",),  # the version
-    ("registry",),  # named variants and their entry points
+    ("registry", "payloads"),  # named variants and their entry points; injection texts
     (
         "vocabulary",
         "profiles",
