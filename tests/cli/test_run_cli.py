@@ -117,7 +117,10 @@ def test_bad_config_files_are_named_with_the_key(
         (["--k", "9"], "--k: K=9 cannot exceed the number of platforms N=6"),
         (["--policies", "strict=2,hype=4"], "--policies: unknown policy name 'hype'"),
         (["--policies", "strict=2,exaggeration=2"], "assigns 4 platforms but the market has 6"),
-        (["--condition", "rep"], "--condition: unknown condition name 'rep'; known: platform-centric"),
+        (
+            ["--condition", "rep"],
+            "--condition: unknown condition name 'rep'; known: platform-centric",
+        ),
         (["--p-hit", "1.5"], "--p-hit: Input should be less than or equal to 1"),
         (["--entrants", "strict@200,loud@3"], "--entrants: unknown policy name 'loud'"),
         (["--entrants", "strict"], "--entrants: entrant 'strict' is not POLICY@ROUNDS"),

@@ -19,7 +19,8 @@ from recmarket.agents.llm.client import EndpointFailure
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.cli import app
 from recmarket.config import EpisodeConfig, MarketConfig, RunConfig
-from recmarket.policies import POLICIES
+from recmarket.payloads import PAYLOADS
+from recmarket.policies import POLICIES, policy
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 from recmarket.testing.fake_llm import CONTENT_FAULTS, TRANSIENT_FAULTS, FakeLLM, FaultPlan
@@ -527,3 +528,29 @@ def test_a_reask_quotes_only_an_excerpt_of_a_long_bad_answer() -> None:
     assert excerpt("short") == "short"
     long = "x" * 100_000
     assert len(excerpt(long)) < EXCERPT_CHARS + 10 and excerpt(long).endswith("[...]")
+
+
+def test_attacks_play_on_the_llm_path_with_their_names_and_payloads(tmp_path: Path) -> None:
+    """An injecting seat's explain prompt asks for its payload word for word, and a
+    whitewasher's new name is what the shortlist prompt shows and the records key."""
+    behaviours = {
+        "P4": {"behaviour": "inject", "params": {"family": "strong"}},
+        "P1": {"behaviour": "whitewash", "params": {"window": 2, "below": 1.0}},
+    }
+    market = MarketConfig.model_validate({"behaviours": behaviours, "learning_period": 4})
+    with FakeLLM() as server:
+        cfg = cell(server, "local-rep", requests=16).model_copy(
+            update={"market": market, "reputation_scope": "shared"}
+        )
+        store = run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite").store
+    with sqlite3.connect(tmp_path / "r" / "run.sqlite") as db:
+        calls = [
+            (role, json.loads(m)[-1]["content"])
+            for role, m in db.execute("SELECT role, messages FROM llm_calls")
+        ]
+    payload = PAYLOADS["strong"][0]
+    asked = [text for role, text in calls if role == "explain" and payload in text]
+    assert asked and all(policy("inject-strong").guidance in text for text in asked)
+    renamed = [json.loads(r["identities"]) for r in store.episodes() if r["identities"]]
+    assert renamed and {names["P1"] for names in renamed} <= {f"P1-{g}" for g in range(2, 7)}
+    assert any("P1-2" in text for role, text in calls if role == "shortlist")

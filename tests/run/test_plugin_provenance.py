@@ -6,8 +6,6 @@ package's source is refused, naming the package."""
 import json
 from pathlib import Path
 
-import pytest
-
 from recmarket.run.store import RunStore
 from tests.plugins import dist_info, recmarket, refused
 
@@ -70,6 +68,7 @@ def make(embedder, offline, params):
 FIRST_K = RoleBackend("first-k", "shortlist", make, Params)
 """
 BASE = 'condition = "local-rep"\nreputation_scope = "shared"\ndomains = ["Video_Games"]\n'
+# kind: (source, group, name, object, settings, how the manifest names it)
 PLUGINS = {
     "mechanism": (
         MECHANISM,
@@ -84,7 +83,6 @@ PLUGINS = {
         "recmarket.learning_rules",
         "stubborn",
         "STUBBORN",
-        '[market]\nplatform_strategy = "adaptive"\n'
         '[market.learning]\nrule = "stubborn"\nparams = { arm = 2 }\n',
         "learning rule stubborn",
     ),
@@ -99,34 +97,47 @@ PLUGINS = {
 }
 
 
-@pytest.mark.parametrize("kind", PLUGINS)
-def test_an_outside_variant_with_a_parameter_is_recorded_and_an_edit_refuses_the_rerun(
-    tmp_path: Path, kind: str
-) -> None:
-    code, group, name, target, settings, recorded = PLUGINS[kind]
+def install(site: Path, kind: str) -> Path:
+    """The plugin of ``kind`` as its own distribution on ``site``: its source file."""
+    code, group, name, target, _, _ = PLUGINS[kind]
     module = f"plugin_{name.replace('-', '_')}"
-    source = tmp_path / "site" / f"{module}.py"
-    source.parent.mkdir()
+    source = site / f"{module}.py"
     source.write_text(code)
-    site = dist_info(source.parent, f"{name}-plugin", {group: {name: f"{module}:{target}"}})
+    dist_info(site, f"{name}-plugin", {group: {name: f"{module}:{target}"}})
+    return source
+
+
+def test_outside_variants_with_parameters_are_recorded_and_an_edit_of_any_refuses_the_rerun(
+    tmp_path: Path,
+) -> None:
+    """One run uses all three, each with a parameter, each from its own package."""
+    site = tmp_path / "site"
+    site.mkdir()
+    sources = {kind: install(site, kind) for kind in PLUGINS}
     config = tmp_path / "run.toml"
-    config.write_text(BASE + settings)
+    adaptive = '[market]\nplatform_strategy = "adaptive"\n'
+    config.write_text(BASE + adaptive + "".join(p[4] for p in PLUGINS.values()))
     out = tmp_path / "run"
     command = ["run", "--config", str(config), "--requests", "12", "--out", str(out)]
     recmarket(*command, paths=(site,))
     with RunStore.read(out) as store:
-        variants = json.loads(store.manifest()["variants"])
-        packages = json.loads(store.manifest()["packages"])
-        stored = json.loads(store.manifest()["config"])
-    assert variants[recorded]["distribution"] == f"{name}-plugin"
-    assert variants[recorded]["version"] == "0.1" and len(variants[recorded]["digest"]) == 64
-    assert packages[f"{name}-plugin"] == "0.1" and "pydantic" in packages
-    assert '"params": {' in json.dumps(stored)  # the parameter is part of the settings hashed
+        manifest = store.manifest()
+    variants, packages = json.loads(manifest["variants"]), json.loads(manifest["packages"])
+    stored = json.loads(manifest["config"])
+    for kind, (_, _, name, _, _, recorded) in PLUGINS.items():
+        assert variants[recorded]["distribution"] == f"{name}-plugin", kind
+        assert variants[recorded]["version"] == "0.1" and len(variants[recorded]["digest"]) == 64
+        assert packages[f"{name}-plugin"] == "0.1"
+    assert "pydantic" in packages and manifest["git_dirty"] in ("true", "false", "")
+    assert stored["market"]["reputation"]["params"] == {"keep": 2}  # hashed with the name
+    assert stored["roles"]["shortlist"]["params"] == {"reason": "seen first"}
 
-    recmarket(*command, paths=(site,))  # unchanged: resumes (nothing left to play)
-    source.write_text(code + "\n# edited after the run\n")
-    said = refused(*command, paths=(site,))
-    assert f"{recorded}: {name}-plugin 0.1, its source changed" in said
+    for kind, source in sources.items():
+        code, _, name, _, _, recorded = PLUGINS[kind]
+        source.write_text(code + "\n# edited after the run\n")
+        said = refused(*command, paths=(site,))
+        assert f"{recorded}: {name}-plugin 0.1, its source changed" in said, kind
+        source.write_text(code)  # put back: the next edit is the only change
 
 
 def test_a_mechanism_that_breaks_its_contract_is_refused_by_name_before_any_episode(

@@ -121,7 +121,9 @@ def test_failed_retries_in_a_row_across_calls_stop_the_run_early(tmp_path: Path)
         model = chat_model(server, tmp_path, max_retries=10, max_failures_in_a_row=4)
         with pytest.raises(EndpointFailure, match="5 failed retries in a row"):
             ask(model, calls=3)
-        assert server.total <= 8  # 3 first attempts and 5 retries; else up to 3 x 11
+        # 3 first attempts and 5 retries, and at most one retry of each other call already
+        # sent when the fifth failed (the stop cannot recall it); else up to 3 x 11
+        assert server.total <= 3 + 5 + 2
 
 
 def test_a_proxy_failing_every_first_attempt_serves_every_call(tmp_path: Path) -> None:
