@@ -179,6 +179,11 @@ class Round:
         """Every platform's proposal (or the entered platform's J items), explained."""
         ask, retriever = self._asker(o), self.market.retriever
         scores, draws = retriever.scores(vector), self.market.draws(o.request)
+        for index, seat in enumerate(
+            self.market.seats
+        ):  # every name not its seat's, present or not
+            if (name := self.strategies.identity(o.request, index)) != seat.platform_id:
+                o.identities[seat.platform_id] = name
         # An explanation's seed unit is platform * stride + rank: a stride of 100, as every
         # stored run has it, widened once J reaches it so that no two explanations of the
         # entered platform's J items share a seed.
@@ -244,8 +249,6 @@ class Round:
         arm = self.presentation(o, platform)
         platform_id = self.market.seats[platform].platform_id
         identity = self.strategies.identity(o.request, platform)
-        if identity != platform_id:
-            o.identities[platform_id] = identity
         out = await ask(
             "explain",
             ExplanationInput(

@@ -157,6 +157,12 @@ class MarketConfig(BaseModel):
         '(P4 = { behaviour = "whitewash", params = { below = 0.1 } }): null, '
         "bait-and-switch, whitewash, sybil, forge, or an installed one",
     )
+    newcomer_wait: Annotated[int, ADDED_LATER] = Field(
+        0,
+        ge=0,
+        description="rounds a platform that re-enters under a new name waits before it may "
+        "propose (a market's cost for new identities; 0: none)",
+    )
     entrants: Annotated[tuple[Entrant, ...], ADDED_LATER] = Field(
         (),
         description="platforms that join late, comma-separated POLICY@ROUNDS or "

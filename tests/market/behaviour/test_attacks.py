@@ -214,3 +214,18 @@ def test_an_injecting_seat_appends_its_payload_and_sways_only_a_susceptible_read
     swayed = RankerParams(injection_susceptibility=0.5)
     assert lexicon.push(by_seat["P4"].output["text"]) == 1.0
     assert swayed.injection_susceptibility * lexicon.push(sentence) == 0.5
+
+
+def test_a_market_makes_every_new_name_wait_before_it_proposes(tmp_path: Path) -> None:
+    ww = {"P4": {"behaviour": "whitewash", "params": {"window": 6, "below": 0.34}}}
+    market = {"behaviours": ww, "newcomer_wait": 5}
+    found = cell(tmp_path, "wait", reputation_scope="shared", market=market)
+    names = [json.loads(r["identities"] or "{}").get("P4", "P4") for r in found["rows"]]
+    renamed = [i for i in range(1, len(names)) if names[i] != names[i - 1]]
+    assert renamed  # it re-entered at least once
+    for first in renamed:
+        for row in found["rows"][first : first + 5]:
+            seats = {
+                c.input["platform_id"] for c in found["calls"][row["ord"]] if c.role == "explain"
+            }
+            assert not seats & set(names), row["ord"]  # the seat sits out, under any name

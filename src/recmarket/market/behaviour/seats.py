@@ -79,6 +79,7 @@ class Strategies:
         self.learned = 0  # periods applied
         self.lessons: dict[int, dict[str, Lesson]] = {}  # by order, until applied
         self.draws = Draws()  # a choice takes all its draws before anything else runs
+        self.waiting: dict[int, int] = {}  # seat -> the round a new name may first propose
 
     def choose(self, request: Request, platform: int) -> Arm:
         strategy = self.seats[platform]
@@ -95,15 +96,19 @@ class Strategies:
         return strategy.choose(draw)
 
     def identity(self, request: Request, platform: int) -> str:
-        """The name the seat shows at this request (once its choice has been made)."""
-        return self.seats[platform].identity(self.market.seats[platform].platform_id)
-
-    def present(self, request: Request, platform: int) -> bool:
-        """Whether the seat proposes at this request (a whitewasher may sit out rounds)."""
+        """The name the seat shows at this request."""
         strategy = self.seats[platform]
         if strategy.adaptive:
             self._advance(request.order // self.period)
-        return strategy.present(request.order)
+        return strategy.identity(self.market.seats[platform].platform_id)
+
+    def present(self, request: Request, platform: int) -> bool:
+        """Whether the seat proposes at this request: a whitewasher may sit out rounds of its
+        own, and the market makes every new name wait ``market.newcomer_wait`` rounds."""
+        strategy = self.seats[platform]
+        if strategy.adaptive:
+            self._advance(request.order // self.period)
+        return strategy.present(request.order) and request.order >= self.waiting.get(platform, 0)
 
     def observe(self, order: int, lessons: dict[str, Lesson]) -> None:
         self.lessons[order] = lessons
@@ -123,6 +128,12 @@ class Strategies:
                     if value is not None:
                         self.by_id[platform_id].observe(arm, value)
             self.learned += 1
-            for strategy in self.seats:
+            start = self.learned * self.period
+            for index, (seat, strategy) in enumerate(
+                zip(self.market.seats, self.seats, strict=True)
+            ):
                 if strategy.adaptive:
-                    strategy.period_ended(self.learned * self.period)
+                    shown = strategy.identity(seat.platform_id)
+                    strategy.period_ended(start)
+                    if strategy.identity(seat.platform_id) != shown:  # a new name: it waits
+                        self.waiting[index] = start + self.market.config.newcomer_wait
