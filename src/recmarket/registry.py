@@ -60,11 +60,11 @@ def source_digest(module: str) -> str:
     if spec is None:
         return digest.hexdigest()
     roots = [Path(p) for p in spec.submodule_search_locations or ()]
-    files = [f for root in roots for f in sorted(root.rglob("*.py"))]
+    files = [(f.relative_to(root), f) for root in roots for f in sorted(root.rglob("*.py"))]
     if not roots and spec.origin:
-        files = [Path(spec.origin)]
-    for file in files:
-        digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
+        files = [(Path(Path(spec.origin).name), Path(spec.origin))]
+    for name, file in files:
+        digest.update(name.as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
