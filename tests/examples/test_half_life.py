@@ -1,0 +1,34 @@
+"""The example mechanism package (examples/half-life-reputation), installed the way pip
+installs it: its run.toml plays with the mechanism at its parameter, whose records weigh as
+the half-life says, and the manifest names the package."""
+
+import json
+from pathlib import Path
+
+from recmarket.run.store import RunStore
+from tests.plugins import declared_entry_points, dist_info, recmarket
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "half-life-reputation"
+
+
+def test_the_example_run_weighs_records_by_their_half_life(tmp_path: Path) -> None:
+    site = dist_info(
+        tmp_path / "site", "recmarket-half-life", declared_entry_points(EXAMPLE / "pyproject.toml")
+    )
+    out = tmp_path / "run"
+    args = ["run", "--config", str(EXAMPLE / "run.toml"), "--requests", "36", "--out", str(out)]
+    recmarket(*args, paths=(site, EXAMPLE / "src"))
+    with RunStore.read(out) as store:
+        inputs = [c.input for _, _, c in store.all_calls() if c.role == "shortlist"]
+        variants = json.loads(store.manifest()["variants"])
+    assert variants["reputation mechanism half-life"]["distribution"] == "recmarket-half-life"
+    weights = sorted(
+        {
+            r["weight"]
+            for i in inputs
+            for records in (i["histories"] or {}).values()
+            for r in records
+        }
+    )
+    assert weights[-1] == 1.0 and 0.5 ** (1 / 2) in weights  # half_life = 2 in run.toml
+    assert {i["mechanism"] for i in inputs} == {"half-life"}
