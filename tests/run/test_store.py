@@ -54,16 +54,24 @@ def test_rerunning_a_finished_run_changes_nothing(finished: Path) -> None:
 
 
 LATER = {
-    "2": ("top1_platform", "regret", "strategy", "purchased_platform", "identities", "forged"),
-    "3": ("purchased_platform", "identities", "forged"),
+    "2": (
+        "top1_platform",
+        "regret",
+        "strategy",
+        "purchased_platform",
+        "shown_platforms",
+        "identities",
+        "written",
+    ),
+    "3": ("purchased_platform", "shown_platforms", "identities", "written"),
 }
 
 
 @pytest.mark.parametrize("schema", list(LATER))
 def test_an_older_store_gains_the_new_columns_and_resumes(tmp_path: Path, schema: str) -> None:
     """A run stored before issue 12 (schema 2: no top1_platform, regret, strategy) or issue
-    31 (schema 3: no purchased_platform, identities, forged) resumes in place: its episodes
-    keep their values and the new ones fill the new columns."""
+    31 (schema 3: no purchased_platform, shown_platforms, identities, written) resumes in
+    place: its episodes keep their values and the new ones fill the new columns."""
     out = tmp_path / "old"
     run(CFG, out).store.close()
     full = RunStore.read(out).episodes()

@@ -113,7 +113,8 @@ def churn(rows: Sequence[Row], seat: str) -> tuple[float, float]:
 
 
 def forged_share(rows: Sequence[Row]) -> float:
-    return sum(bool(r.get("forged")) for r in rows) / max(len(rows), 1)
+    forged = [any(w[3] == "forged" for w in json.loads(r.get("written") or "[]")) for r in rows]
+    return sum(forged) / max(len(rows), 1)
 
 
 def switched_share(rows: Sequence[Row], seat: str, honest_policy: str) -> float:

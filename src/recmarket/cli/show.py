@@ -66,8 +66,9 @@ def show(
     )
     for seat, name in json.loads(row.get("identities") or "{}").items():
         out.print(f"{seat} appears as {name}: it re-entered the market under a new name")
-    for name, label, note in json.loads(row.get("forged") or "[]"):
-        out.print(f"after this episode a fake user wrote a {label} record for {name}: {note}")
+    for name, label, note, source in json.loads(row.get("written") or "[]"):
+        who = "a fake user" if source == "forged" else "the oracle"
+        out.print(f"after this episode {who} wrote a {label} record for {name}: {note}")
     for call in calls:
         out.rule(f"{call.seq + 1}. {call.role}", style="cyan")
         out.print("input:", style="bold")

@@ -28,6 +28,7 @@ class EpisodeMetrics(Contract):
     top1_platform: str | None = None  # who won the Top-1 position (an entrant's share)
     regret: float | None = None  # best pool utility minus the bought one's (Round.regret)
     purchased_platform: str | None = None  # the seat whose proposal was bought
+    shown_platforms: str | None = None  # the seats shown, in displayed order, comma-joined
 
 
 def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
@@ -58,6 +59,7 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
         top1_platform=top1.platform_id if top1 else None,
         regret=outcome.regret,
         purchased_platform=bought.platform_id if bought else None,
+        shown_platforms=",".join(p.platform_id for p in outcome.shown) or None,
     )
 
 

@@ -64,8 +64,9 @@ class Outcome:
     choices: dict[str, str] = field(default_factory=dict)  # adaptive platform -> arm played
     lessons: dict[str, tuple[str, float | None]] = field(default_factory=dict)  # arm, reward
     identities: dict[str, str] = field(default_factory=dict)  # seat -> its new name, if any
-    # fake-user records written after the episode: (name, label, note), in order
-    forged: list[tuple[str, str, str]] = field(default_factory=list)
+    # records written after the episode besides the purchase's own, in order: (name, label,
+    # note, source), source "forged" (a fake user's) or "oracle" (from the held-out target)
+    written: list[tuple[str, str, str, str]] = field(default_factory=list)
     failed_role: str | None = None
     failure: str | None = None
 

@@ -391,7 +391,7 @@ class Round:
             for seat, record in writes:
                 name = self.strategies.identity(o.request, seat)
                 memory.append(o.request, name, record)
-                o.forged.append((name, record.claim_reliability, record.note))
+                o.written.append((name, record.claim_reliability, record.note, "forged"))
 
     def visible(self, p: Proposal) -> dict[str, str]:
         """The fields of a proposal that the user agent and the user see."""

@@ -40,7 +40,7 @@ def as_record(outcome: Outcome) -> EpisodeRecord:
         ],
         json.dumps(outcome.lessons) if outcome.lessons else None,
         json.dumps(outcome.identities) if outcome.identities else None,
-        json.dumps(outcome.forged) if outcome.forged else None,
+        json.dumps(outcome.written) if outcome.written else None,
     )
 
 
@@ -79,12 +79,12 @@ StoredRecord = tuple[int, str, str, str]
 
 def stored_records(rows: list[dict[str, Any]]) -> list[StoredRecord]:
     """The reputation records of stored episodes, in the rows' order: each episode's own,
-    then the fake ones forged after it, as the episode appended them."""
+    then those written after it (forged, or an oracle's), as the episode appended them."""
     found: list[StoredRecord] = []
     for r in rows:
         if r["rep_label"] is not None:
             found.append((r["ord"], r["rep_platform"], r["rep_label"], r["rep_note"]))
-        found += [(r["ord"], *fake) for fake in json.loads(r.get("forged") or "[]")]
+        found += [(r["ord"], *w[:3]) for w in json.loads(r.get("written") or "[]")]
     return found
 
 

@@ -39,13 +39,14 @@ from recmarket.sqlite_files import StoreError, connect, named_errors
 STORE_NAME = "run.sqlite"
 # 2: episodes.target_best_fit; one compressed call array per episode. 3: top1_platform,
 # regret and the adaptive platforms' lessons (strategy). 4: purchased_platform, the names
-# seats showed when not their own (identities) and fake records written (forged). An older
+# seats showed when not their own (identities), the seats shown (shown_platforms) and the
+# records written after an episode besides its own (written: forged, or an oracle's). An older
 # store gains the columns (empty for its episodes) when it is resumed.
 SCHEMA_VERSION = 4
 UPGRADABLE = ("2", "3")
 IDENTITY = ("domain", "ord", "episode_id", "sim_user", "round", "profile", "condition")
 METRICS = tuple(EpisodeMetrics.model_fields)
-COLUMNS = (*IDENTITY, *METRICS, "rep_platform", "rep_note", "strategy", "identities", "forged")
+COLUMNS = (*IDENTITY, *METRICS, "rep_platform", "rep_note", "strategy", "identities", "written")
 
 
 class RunConflict(RuntimeError):
@@ -70,7 +71,7 @@ class EpisodeRecord:
     calls: list[tuple[str, str, str]]  # (role, input JSON, output JSON), in order
     strategy: str | None = None  # JSON {platform: [arm, reward]} of adaptive platforms
     identities: str | None = None  # JSON {seat: name shown} where a seat showed another name
-    forged: str | None = None  # JSON [[name, label, note], ...]: fake records written after
+    written: str | None = None  # JSON [[name, label, note, source], ...] written after it
 
 
 def _pack_calls(record: EpisodeRecord) -> bytes:
@@ -91,7 +92,7 @@ def episode_rows(record: EpisodeRecord) -> EpisodeRows:
     """The rows of an episode, made where it was played (a worker compresses its own calls,
     so the process that writes the store only inserts them)."""
     row = [record.identity[c] for c in IDENTITY] + [record.metrics[m] for m in METRICS]
-    row += [*record.reputation, record.strategy, record.identities, record.forged]
+    row += [*record.reputation, record.strategy, record.identities, record.written]
     return row, (record.identity["domain"], record.identity["ord"], _pack_calls(record))
 
 

@@ -115,15 +115,15 @@ def test_an_attack_switched_off_leaves_the_honest_cells_records(tmp_path: Path, 
 def test_forged_records_reach_shared_histories_and_never_a_users_own(tmp_path: Path) -> None:
     forge = {"P4": {"behaviour": "forge", "params": {"share": 0.5, "rival": "P3"}}}
     shared = cell(tmp_path, "shared", reputation_scope="shared", market={"behaviours": forge})
-    forged = [json.loads(r["forged"]) for r in shared["rows"] if r["forged"]]
+    forged = [json.loads(r["written"]) for r in shared["rows"] if r["written"]]
     assert 10 < len(forged) < 40  # about half of 48 episodes
-    assert {tuple(f[0][:2]) for f in forged} == {("P4", "high")}
+    assert {(f[0][0], f[0][1], f[0][3]) for f in forged} == {("P4", "high", "forged")}
     assert {tuple(f[1][:2]) for f in forged} == {("P3", "low")}
     later = [c.input for r in shared["rows"][30:] for c in shared["calls"][r["ord"]]]
     shown = [i["histories"]["P4"] for i in later if i.get("histories")]
     assert any(r["note"].startswith("Claims matched my use exactly") for h in shown for r in h)
     local = cell(tmp_path, "local", reputation_scope="local", market={"behaviours": forge})
-    assert not any(r["forged"] for r in local["rows"])
+    assert not any(r["written"] for r in local["rows"])
     assert decided(local) == decided(cell(tmp_path, "honest", reputation_scope="local"))
 
 
@@ -189,7 +189,7 @@ def test_show_names_an_identity_change_and_a_forged_record(tmp_path: Path) -> No
     settings = {"reputation_scope": "shared", "market": {"behaviours": {"P4": ww, "P1": forge}}}
     found = cell(tmp_path, "both", **settings)
     renamed = next(r for r in found["rows"] if r["identities"])
-    forged = next(r for r in found["rows"] if r["forged"])
+    forged = next(r for r in found["rows"] if r["written"])
     for row, said in ((renamed, "P4 appears as P4-"), (forged, "a fake user wrote a high")):
         where = f"{row['domain']}:{row['ord']}"
         shown = CliRunner().invoke(app, ["show", str(tmp_path / "both"), "--episode", where])
