@@ -7,6 +7,10 @@ sure it is (few records read as little evidence, not as bad evidence); ``decay``
 record that still counts, each weighted ``rate`` to the power of the number of newer
 records, so a platform whose claims improve recovers.
 
+``oracle`` keeps the last W records, written not from reviews but by a referee who knows the
+held-out target (the paper authors' precursor code): the ceiling of every mechanism
+comparison, which assumes knowledge no market has.
+
 ``beta`` and ``decay`` can also start every identity never seen before from a stated
 penalty (``newcomer_low``: that many Low records, shown as the oldest and never replaced),
 the pessimistic prior a market sets against whitewashing: a platform that re-enters under a
@@ -58,6 +62,9 @@ class ReputationMechanism:
     name: str
     evidence_header: str | None = None
     Params: ClassVar[type[BaseModel]] = NoParams
+    # Whether its records come from the held-out target (the oracle) rather than from the
+    # purchase's review: then no review or update is asked for
+    knows_targets: ClassVar[bool] = False
 
     def kept(self, window: int, params: BaseModel) -> int | None:
         """Records kept per platform.
@@ -118,6 +125,15 @@ class Decay(EveryRecord):
         return {"rate": decay}
 
 
+@dataclass(frozen=True)
+class Oracle(Window):
+    """Keeps the last W records, as the window does, but its records are written by a
+    referee who knows what each user wanted (``market.written.oracle``): an upper bound for
+    any mechanism grounded in outcomes, which no deployed market could run."""
+
+    knows_targets: ClassVar[bool] = True
+
+
 def probe(item: ReputationMechanism, params: BaseModel) -> None:
     """The contract a mechanism must keep, checked once per use with its parameters: a
     kept count of at least 1 (or None), ``count`` weights in (0, 1] (or None), and a
@@ -146,6 +162,9 @@ WINDOW = MECHANISMS.register(Window("window"))
 BETA = MECHANISMS.register(EveryRecord("beta", "every record counts alike"))
 DECAY = MECHANISMS.register(
     Decay("decay", "a record counts by its weight: older records count less")
+)
+ORACLE = MECHANISMS.register(
+    Oracle("oracle", "each record says whether the platform ranked the wanted item fairly")
 )
 
 

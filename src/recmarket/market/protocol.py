@@ -47,13 +47,13 @@ from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import visible_text
 from recmarket.market.asker import RoleAsker
-from recmarket.market.behaviour.attacks import FORGED_COMPLAINT, FORGED_PRAISE
 from recmarket.market.behaviour.seats import Strategies, lessons
 from recmarket.market.behaviour.strategies import Arm
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.metrics import regret
 from recmarket.market.outcome import Outcome, Proposal
-from recmarket.market.reputation import SCOPES, ReputationMemory
+from recmarket.market.reputation import ReputationMemory
+from recmarket.market.written import forge, oracle
 from recmarket.profiles import PROFILE_BY_NAME
 from recmarket.streams import Stream, rng
 from recmarket.tasks import gather_or_cancel
@@ -270,7 +270,7 @@ class Round:
         if o.failed_role is None:
             await self._stages_3_4(o)
         if self.memory is not None:
-            self.forge(o)
+            forge(o, self.memory, self.market, self.strategies)
         if self.judge is not None:
             o.regret = regret(o, self.market.domain, self.judge)
         if self.strategies.adaptive:
@@ -306,7 +306,9 @@ class Round:
                 ),
                 Stream.DECIDE,
             )
-            if self.memory is not None and o.purchased is not None:
+            if self.memory is not None and self.memory.mechanism.knows_targets:
+                oracle(o, self.memory)  # records from the held-out target, no review
+            elif self.memory is not None and o.purchased is not None:
                 await self._feedback(o, ask, o.purchased)
         except RoleFailure as failure:
             o.fail(failure)
@@ -371,27 +373,6 @@ class Round:
             Stream.UPDATE,
         )
         self.memory.append(o.request, bought.shown_as, o.record)
-
-    def forge(self, o: Outcome) -> None:
-        """Fake-user records the forging seats write after the episode, each after a keyed
-        draw of the episode, into its user's memory set where the scope lets strangers write
-        there (never under ``local``)."""
-        memory = self.memory
-        if memory is None or not SCOPES.get(memory.scope).strangers_write:
-            return
-        ids = [seat.platform_id for seat in self.market.seats]
-        for index, forgery in self.market.forgers():
-            key = request_key(o.request)
-            draw = rng(self.market.seed, self.market.domain.name, Stream.FORGE, key, index)
-            if draw.random() >= forgery.share:
-                continue
-            writes = [(index, FORGED_PRAISE)]
-            if forgery.rival is not None:
-                writes.append((ids.index(forgery.rival), FORGED_COMPLAINT))
-            for seat, record in writes:
-                name = self.strategies.identity(o.request, seat)
-                memory.append(o.request, name, record)
-                o.written.append((name, record.claim_reliability, record.note, "forged"))
 
     def visible(self, p: Proposal) -> dict[str, str]:
         """The fields of a proposal that the user agent and the user see."""

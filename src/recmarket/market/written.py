@@ -1,0 +1,67 @@
+"""Records written after an episode by someone other than its user: a forging platform's fake
+users (``market.behaviours``: forge) and the oracle mechanism's referee, who knows the
+held-out target. Each goes into the episode's memory set and onto the outcome (``written``,
+with its source), so a resumed run appends the same records in the same order.
+"""
+
+from __future__ import annotations
+
+from recmarket.agents.contracts import ReputationRecord
+from recmarket.data.episodes import Request
+from recmarket.market.behaviour.attacks import FORGED_COMPLAINT, FORGED_PRAISE
+from recmarket.market.behaviour.seats import Strategies
+from recmarket.market.build import DomainMarket, request_key
+from recmarket.market.outcome import Outcome
+from recmarket.market.reputation import SCOPES, ReputationMemory
+from recmarket.streams import Stream, rng
+
+ORACLE_LOW = ReputationRecord(
+    claim_reliability="low", note="Ranked above the item the user wanted."
+)
+ORACLE_HIGH = ReputationRecord(claim_reliability="high", note="Offered the item the user wanted.")
+
+
+def _write(
+    o: Outcome,
+    memory: ReputationMemory,
+    request: Request,
+    name: str,
+    record: ReputationRecord,
+    source: str,
+) -> None:
+    memory.append(request, name, record)
+    o.written.append((name, record.claim_reliability, record.note, source))
+
+
+def forge(o: Outcome, memory: ReputationMemory, market: DomainMarket, seats: Strategies) -> None:
+    """Fake-user records the forging seats write after the episode, each after a keyed draw
+    of the episode, into its user's memory set where the scope lets strangers write there
+    (never under ``local``)."""
+    if not SCOPES.get(memory.scope).strangers_write:
+        return
+    ids = [seat.platform_id for seat in market.seats]
+    for index, forgery in market.forgers():
+        draw = rng(market.seed, market.domain.name, Stream.FORGE, request_key(o.request), index)
+        if draw.random() >= forgery.share:
+            continue
+        writes = [(index, FORGED_PRAISE)]
+        if forgery.rival is not None:
+            writes.append((ids.index(forgery.rival), FORGED_COMPLAINT))
+        for seat, record in writes:
+            _write(o, memory, o.request, seats.identity(o.request, seat), record, "forged")
+
+
+def oracle(o: Outcome, memory: ReputationMemory) -> None:
+    """The precursor code's referee, who knows the target: where the target was shown, every
+    platform ranked above it gets a Low record and every platform that showed it a High one;
+    where it was not shown, nobody is judged (who displaced it is not known). A ceiling for
+    outcome-grounded mechanisms, not one a market could run."""
+    shown = [p.item_index for p in o.shown]
+    if o.target not in shown:
+        return
+    first = shown.index(o.target)
+    for rank, proposal in enumerate(o.shown):
+        if proposal.item_index == o.target:
+            _write(o, memory, o.request, proposal.shown_as, ORACLE_HIGH, "oracle")
+        elif rank < first:
+            _write(o, memory, o.request, proposal.shown_as, ORACLE_LOW, "oracle")

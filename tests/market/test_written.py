@@ -1,0 +1,66 @@
+"""Records written by someone other than the episode's user: the oracle's referee, who knows
+the held-out target (forged records are tested with the forge behaviour)."""
+
+import json
+import sqlite3
+from pathlib import Path
+
+from recmarket.config import RunConfig
+from recmarket.market.outcome import Outcome, Proposal
+from recmarket.market.reputation import ReputationMemory
+from recmarket.market.written import oracle
+from recmarket.mechanisms import ReputationSetting
+from recmarket.run.runner import run
+from recmarket.run.store import RunStore
+from tests.fixtures import user_request
+
+TARGET = 7
+
+
+def shown(*items: int) -> Outcome:
+    o = Outcome(user_request(0), "local-rep", TARGET)
+    o.shown = [Proposal(f"P{i + 1}", "strict", item, False, "") for i, item in enumerate(items)]
+    return o
+
+
+def labels(o: Outcome) -> dict[str, str]:
+    return {name: label for name, label, _, source in o.written if source == "oracle"}
+
+
+def test_the_oracle_lows_every_platform_above_the_target_and_highs_every_one_showing_it() -> None:
+    memory = ReputationMemory(10, "local", ReputationSetting(mechanism="oracle"))
+    o = shown(3, 4, TARGET, 5, TARGET)
+    oracle(o, memory)
+    assert labels(o) == {"P1": "low", "P2": "low", "P3": "high", "P5": "high"}  # P4: below
+    records = memory.histories(o.request, ("P1", "P3", "P4"))
+    assert [r.claim_reliability for r in records["P1"]] == ["low"] and not records["P4"]
+    missing = shown(3, 4, 5)
+    oracle(missing, memory)
+    assert missing.written == []  # who displaced an unshown target is not known
+
+
+def test_an_oracle_cell_asks_for_no_review_and_resumes_to_the_same_records(
+    tmp_path: Path,
+) -> None:
+    data = {
+        "domains": ["Video_Games"],
+        "condition": "local-rep",
+        "reputation_scope": "shared",
+        "episodes": {"requests": 36, "users_per_profile": 1},
+        "market": {"reputation": {"mechanism": "oracle"}},
+    }
+    cfg = RunConfig.model_validate(data)
+    run(cfg, tmp_path / "whole").store.close()
+    with RunStore.read(tmp_path / "whole") as store:
+        whole = sorted(store.episodes(), key=lambda r: r["ord"])
+        roles = {c.role for _, _, c in store.all_calls()}
+    assert not roles & {"review", "update"} and all(r["rep_label"] is None for r in whole)
+    written = [w for r in whole for w in json.loads(r["written"] or "[]")]
+    assert written and {w[3] for w in written} == {"oracle"}
+    run(cfg, tmp_path / "cut").store.close()
+    with sqlite3.connect(tmp_path / "cut" / "run.sqlite") as db:
+        db.execute("DELETE FROM episodes WHERE ord >= 18")
+        db.execute("DELETE FROM calls WHERE ord >= 18")
+    run(cfg, tmp_path / "cut").store.close()
+    with RunStore.read(tmp_path / "cut") as store:
+        assert sorted(store.episodes(), key=lambda r: r["ord"]) == whole
