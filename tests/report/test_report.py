@@ -69,7 +69,11 @@ def test_report_regenerates_from_the_stores_alone(report: Path) -> None:
     result = CliRunner().invoke(app, ["report", str(report)])
     assert result.exit_code == 0, result.output
     assert (report / "report" / "report.html").is_file()
-    assert (report / "report" / "tables" / "cells.csv").read_text().count("\n") == 3
+    cells = (report / "report" / "tables" / "cells.csv").read_text()
+    assert cells.count("\n") == 3
+    header = cells.splitlines()[0].split(",")
+    for measure in ("target_purchase", "regret", "hhi_top1", "hhi_purchase", "exposure_gini"):
+        assert {measure, f"{measure}_low", f"{measure}_high"} <= set(header), measure
 
 
 def test_sections_drawn_in_workers_equal_those_drawn_here(report: Path, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from recmarket.analysis.attacks import attacker_levels
+from recmarket.analysis.market_measures import market_measures
 from recmarket.analysis.records import identical_groups, record_distribution
 from recmarket.conditions import condition
 from recmarket.market.access import analytic_access
@@ -52,6 +53,7 @@ def cell_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
             rows.append(
                 {"experiment": experiment, "cell": name, "replicates": cell.pooling}
                 | cell.summary
+                | market_measures(cell.config, cell.rows)
                 | attacker_levels(cell.config, cell.rows)
             )
     return rows

@@ -1,0 +1,164 @@
+"""Market-level measures of a cell (issue 32): what users get, and how concentrated attention
+and sales are, each with a 95% interval from the two-stage bootstrap over the unit the cell's
+episodes depend on together (``contrasts.memory_unit``).
+
+- **User welfare**: target purchase, regret (where the episode reached a decision),
+  off-target purchase and no purchase, per episode.
+- **Concentration**: the Herfindahl-Hirschman index of Top-1 positions and of purchases
+  across platforms, the sum of squared shares: 1/N when N platforms share equally, 1 when one
+  takes everything. Seats one owner runs (Sybil copies) count as their owner. The Gini
+  coefficient of exposure, the shortlist places each platform got: 0 when equal, (N - 1)/N
+  when one platform got them all.
+- **Attention to exaggeration**: the Exaggeration family's share of Top-1 positions.
+- **Entrants' access**: their share of shortlist places (from the rounds they are in) and
+  the rounds from entry to their first record, a point value per seed and domain.
+
+Shares are ratios of per-episode sums, so the bootstrap resamples clusters of episodes and
+recomputes each index from the resampled totals. An index of shares (HHI, Gini) is biased
+upward by sampling noise: with n episodes the plug-in HHI overstates by about (1 - HHI)/n,
+and at equal shares every resample is at least as concentrated, so its percentile interval
+can lie above its estimate. Compare indices of cells with similar episode counts, and read a
+difference smaller than that bias as none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from recmarket.analysis.bootstrap import Interval, Metric, Row, interval, level_of, ratio
+from recmarket.analysis.contrasts import memory_unit
+from recmarket.config import RunConfig
+from recmarket.market.build import seats
+
+DRAWS = 5_000  # per measure and cell: a cell table holds many; percentiles settle well before
+
+
+def hhi(shares: np.ndarray) -> np.ndarray:
+    """The sum of squared shares over the last axis (shares summing to 1)."""
+    return np.sum(np.square(shares), axis=-1)
+
+
+def gini(values: np.ndarray) -> np.ndarray:
+    """The Gini coefficient of non-negative values over the last axis: the mean absolute
+    difference over twice the mean (0: all equal; (n - 1)/n: one holds everything)."""
+    values = np.asarray(values, dtype=float)
+    n = values.shape[-1]
+    diffs = np.abs(values[..., :, None] - values[..., None, :]).sum(axis=(-1, -2))
+    total = values.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return diffs / (2 * n * total)
+
+
+def owners(cfg: RunConfig) -> dict[str, str]:
+    """Each seat's owner: itself, or the seat whose Sybil copy it is."""
+    return {s.platform_id: s.owned_by for s in seats(cfg.market)}
+
+
+def _one_hot(owner_of: dict[str, str], names: list[str], seat: str | None) -> list[float]:
+    found = [0.0] * (len(names) + 1)
+    if seat is not None:
+        found[names.index(owner_of.get(seat, seat))] = 1.0
+        found[-1] = 1.0
+    return found
+
+
+def concentration(column: str, owner_of: dict[str, str]) -> Metric:
+    """HHI of ``column`` (top1_platform, purchased_platform) across owners."""
+    names = sorted(set(owner_of.values()))
+
+    def finish(sums: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return hhi(sums[..., :-1] / sums[..., -1:])
+
+    return Metric(lambda r: _one_hot(owner_of, names, r.get(column)), finish)
+
+
+def exposure_gini(owner_of: dict[str, str]) -> Metric:
+    """The Gini of shortlist places across owners (each owner's places summed)."""
+    names = sorted(set(owner_of.values()))
+
+    def parts(row: Row) -> list[float]:
+        found = [0.0] * len(names)
+        for seat in (row.get("shown_platforms") or "").split(","):
+            if seat:
+                found[names.index(owner_of.get(seat, seat))] += 1.0
+        return found
+
+    return Metric(parts, gini)
+
+
+def share_of(test: Any, among: Any) -> Metric:
+    """Episodes where ``test`` holds over those where ``among`` does."""
+    return Metric(lambda r: (float(bool(among(r) and test(r))), float(bool(among(r)))), ratio)
+
+
+def rate_of(column: str) -> Metric:
+    """The mean of a 0/1 or real column over the episodes that have it."""
+
+    def parts(row: Row) -> tuple[float, float]:
+        value = row.get(column)
+        return (0.0, 0.0) if value is None else (float(value), 1.0)
+
+    return Metric(parts, ratio)
+
+
+def measures(cfg: RunConfig) -> dict[str, Metric]:
+    """Every measure of a cell of these settings, by its column name."""
+    owner_of = owners(cfg)
+    return {
+        "target_purchase": rate_of("target_purchased"),
+        "regret": rate_of("regret"),
+        "off_target_purchase": rate_of("off_target_purchase"),
+        "no_purchase": rate_of("no_purchase"),
+        "hhi_top1": concentration("top1_platform", owner_of),
+        "hhi_purchase": concentration("purchased_platform", owner_of),
+        "exposure_gini": exposure_gini(owner_of),
+        "exaggeration_top1": share_of(
+            lambda r: r.get("top1_policy") == "exaggeration",
+            lambda r: r.get("top1_policy") is not None,
+        ),
+    }
+
+
+def market_measures(
+    cfg: RunConfig, rows: Sequence[Row], draws: int = DRAWS
+) -> dict[str, float | str]:
+    """A cell's measures, each with ``_low`` and ``_high``, and how the intervals were made."""
+    unit = memory_unit(cfg)
+    found: dict[str, float | str] = {}
+    design = ""
+    for name, metric in measures(cfg).items():
+        value: Interval = interval([rows], metric, level_of, unit, draws=draws)
+        found |= {
+            name: round(value.estimate, 4),
+            f"{name}_low": round(value.low, 4),
+            f"{name}_high": round(value.high, 4),
+        }
+        design = value.design
+    return found | entrant_access(cfg, rows) | {"measures_interval": design}
+
+
+def entrant_access(cfg: RunConfig, rows: Sequence[Row]) -> dict[str, float | str]:
+    """Entrants' share of the shortlist places of the rounds they were in, and the rounds
+    from entry to their first record (mean over seeds and domains; blank: never or none)."""
+    entrants = {s.platform_id: s.after_rounds for s in seats(cfg.market) if s.after_rounds}
+    if not entrants:
+        return {"entrant_shortlist_share": "", "entrant_rounds_to_record": ""}
+    places = ours = 0
+    first: dict[tuple[Any, str, str], int] = {}
+    for row in rows:
+        shown = [s for s in (row.get("shown_platforms") or "").split(",") if s]
+        if any(row["ord"] >= after for after in entrants.values()):
+            places += len(shown)
+            ours += sum(s in entrants for s in shown)
+        if row.get("rep_platform") in entrants and row.get("rep_label") is not None:
+            key = (row.get("replicate"), row["domain"], row["rep_platform"])
+            first[key] = min(first.get(key, row["ord"]), row["ord"])
+    waits = [order - entrants[seat] for (_, _, seat), order in first.items()]
+    return {
+        "entrant_shortlist_share": round(ours / places, 4) if places else "",
+        "entrant_rounds_to_record": round(float(np.mean(waits)), 1) if waits else "",
+    }
