@@ -30,8 +30,8 @@ TABLE_1 = {
 }
 BEYOND_THE_PAPER = {"strategic-adaptation": 4, "platform-entry": 4, "accountability-long": 3}
 # Specs that name their own seeds: expanded cells, seeds included (7 attack cells x 5
-# defences x 3 seeds)
-OWN_SEEDS = {"reputation-attacks": 105}
+# defences x 3 seeds; 2 N x 2 K x 2 orders x 9 accountability designs x 3 seeds)
+OWN_SEEDS = {"reputation-attacks": 105, "design-frontier": 216}
 
 
 ONE_AXIS = {

@@ -263,6 +263,42 @@ def report(
         write_report(out_dirs, target or out_dirs[0] / "report", workers or os.cpu_count() or 1)
 
 
+@app.command("frontier")
+def frontier(
+    out_dirs: Annotated[list[Path], typer.Argument(help="reproduce output directories")],
+) -> None:
+    """The design frontier of the runs' design-frontier cells (or, without any, of every
+    cell): each design's users' welfare and concentration with 95% intervals, the
+    non-dominated first."""
+    from recmarket.analysis.frontier import frontier_table
+    from recmarket.report.data import load_cells
+
+    with user_errors():
+        cells = [c for members in load_cells(out_dirs).values() for c in members.values()]
+        chosen = [c for c in cells if c.figure == "frontier"] or cells
+        rows = frontier_table([(c.name, c.config, c.rows) for c in chosen])
+    table = Table(title="Design frontier (macro over domains; 95% intervals: see interval)")
+    table.add_column("design", overflow="fold")  # a design's name is never cut short
+    for column in ("target purchase", "regret", "HHI top-1", "HHI purchase"):
+        table.add_column(column, justify="right")
+    table.add_column("exposure Gini", justify="right")
+    table.add_column("Exaggeration top-1", justify="right")
+    table.add_column("dominated")
+    for row in rows:
+
+        def cell(name: str, row: dict = row) -> str:
+            return f"{row[name]:.3f} [{row[name + '_low']:.3f}, {row[name + '_high']:.3f}]"
+
+        table.add_row(
+            row["design"],
+            *(cell(m) for m in ("target_purchase", "regret", "hhi_top1", "hhi_purchase")),
+            cell("exposure_gini"),
+            cell("exaggeration_top1"),
+            "yes" if row["dominated"] else "no",
+        )
+    out.print(table)
+
+
 def write_report(out_dirs: list[Path], target: Path, workers: int = 1) -> None:
     """Build the report (its sections in ``workers`` processes), print the paper comparison
     for what was run, and the path."""

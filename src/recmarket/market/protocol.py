@@ -316,9 +316,11 @@ class Round:
     async def _shortlist(self, o: Outcome, ask: RoleAsker) -> None:
         assert o.query is not None and o.need is not None
         by_id = {p.shown_as: p for p in o.pool}
-        order = rng(
-            self.market.seed, self.market.domain.name, Stream.SHUFFLE, ask.episode_key
-        ).permutation(len(o.pool))
+        order = np.arange(len(o.pool))
+        if self.market.config.shuffle_candidates:
+            order = rng(
+                self.market.seed, self.market.domain.name, Stream.SHUFFLE, ask.episode_key
+            ).permutation(len(o.pool))
         histories = self.memory.histories(o.request, tuple(by_id)) if self.memory else None
         weighing = self.memory.mechanism if self.memory else None
         k = min(self.market.config.shortlist_k, len(o.pool))

@@ -157,6 +157,11 @@ class MarketConfig(BaseModel):
         '(P4 = { behaviour = "whitewash", params = { below = 0.1 } }): null, '
         "bait-and-switch, whitewash, sybil, forge, or an installed one",
     )
+    shuffle_candidates: Annotated[bool, ADDED_LATER] = Field(
+        True,
+        description="the user agent sees the candidates in a random order (the paper's); "
+        "false: in platform order, P1 first, which lets position favour low-numbered seats",
+    )
     newcomer_wait: Annotated[int, ADDED_LATER] = Field(
         0,
         ge=0,

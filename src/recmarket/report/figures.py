@@ -30,6 +30,7 @@ from recmarket.policies import PAPER_POLICIES
 from recmarket.report.attack_figures import attacks
 from recmarket.report.data import Cell, find
 from recmarket.report.dynamic_figures import adaptation, colour, entry, long_histories
+from recmarket.report.frontier_figures import frontier
 
 Cells = list[Cell]
 Figure = tuple[Any, list[dict[str, Any]]]
@@ -348,4 +349,5 @@ FIGURES: dict[str, tuple[tuple[str, Callable[[Cells], Figure]], ...]] = {
     "adaptation": (("dyn1_strategic_adaptation", adaptation),),
     "entry": (("dyn2_platform_entry", entry),),
     "attacks": (("attacks", attacks),),
+    "frontier": (("frontier", frontier),),
 }
