@@ -18,8 +18,14 @@ from recmarket.analysis.bootstrap import Row
 from recmarket.analysis.market_measures import market_measures
 from recmarket.config import RunConfig
 
-MEASURES = ("target_purchase", "regret", "hhi_top1", "hhi_purchase", "exposure_gini")
-MEASURES += ("exaggeration_top1",)
+MEASURES = (
+    "target_purchase",
+    "regret",
+    "hhi_top1",
+    "hhi_purchase",
+    "exposure_gini",
+    "exaggeration_top1",
+)
 WELFARE, CONCENTRATION = "target_purchase", "hhi_top1"
 
 
