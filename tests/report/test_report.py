@@ -91,6 +91,7 @@ def test_sections_drawn_in_workers_equal_those_drawn_here(report: Path, tmp_path
         ).read_bytes()
 
 
+@pytest.mark.slow  # end to end: the whole matrix, small
 def test_every_paper_figure_is_drawn_from_a_small_reproduce(tmp_path: Path) -> None:
     """The paper's ten figures, and those of the dynamic-market experiments. The attacks and
     frontier figures are drawn in tests/analysis (test_attacks.py, test_frontier.py): their

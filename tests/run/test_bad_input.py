@@ -144,6 +144,7 @@ def _limit_file_size() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (400_000, 400_000))
 
 
+@pytest.mark.slow  # end to end: a run in a tiny filesystem, then resumed
 def test_a_full_disk_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
     env = dict(os.environ, RECMARKET_CACHE=str(tmp_path / "cache"))
     args = [

@@ -154,6 +154,7 @@ def test_worker_processes_give_identical_records(
         assert dump(tmp_path / name) == dump(reference[name]), name
 
 
+@pytest.mark.slow  # end to end: a Ray cluster in-process
 def test_ray_gives_identical_records(reference: dict[str, Path], tmp_path: Path) -> None:
     ray = pytest.importorskip("ray", reason="the 'ray' extra is not installed")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)

@@ -40,6 +40,7 @@ def fault_free(tmp_path_factory: pytest.TempPathFactory) -> dict:
         return play(server, tmp_path_factory.mktemp("clean") / "run")
 
 
+@pytest.mark.slow  # end to end: three LLM runs through an unreliable endpoint
 @pytest.mark.parametrize(
     "unreliable",
     [

@@ -6,6 +6,8 @@ package's source is refused, naming the package."""
 import json
 from pathlib import Path
 
+import pytest
+
 from recmarket.run.store import RunStore
 from tests.plugins import dist_info, recmarket, refused
 
@@ -107,6 +109,7 @@ def install(site: Path, kind: str) -> Path:
     return source
 
 
+@pytest.mark.slow  # end to end: four recmarket processes
 def test_outside_variants_with_parameters_are_recorded_and_an_edit_of_any_refuses_the_rerun(
     tmp_path: Path,
 ) -> None:

@@ -24,6 +24,7 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KEY_ENV, KEY)
 
 
+@pytest.mark.slow  # end to end: LLM cells in one loop and one by one
 def test_llm_cells_make_the_same_records_as_cell_by_cell(tmp_path: Path) -> None:
     with FakeLLM() as server:
         spec = experiment(tmp_path, server)

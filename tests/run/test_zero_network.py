@@ -55,6 +55,7 @@ def test_a_run_the_stores_answer_whole_needs_no_endpoint(tmp_path: Path) -> None
         assert failed.fetchone()[0] == 0  # infrastructure is not an episode outcome
 
 
+@pytest.mark.slow  # end to end: a reproduce, then its rerun
 def test_a_finished_reproduce_reruns_with_the_endpoint_down(tmp_path: Path) -> None:
     with FakeLLM() as server:
         spec = experiment(tmp_path, server)
