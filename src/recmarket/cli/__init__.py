@@ -3,6 +3,7 @@ call the library, and report known failures in one clear line."""
 
 from recmarket.cli import (  # noqa: F401 - importing registers the commands
     audit,
+    branch,
     calibrate,
     data,
     experiments,
