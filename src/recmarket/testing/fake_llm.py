@@ -199,7 +199,11 @@ class FakeLLM:
                 self.wfile.write(data)
 
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                try:
+                    body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                except (ValueError, OSError):  # the client left mid-request (a cancelled call)
+                    self.close_connection = True
+                    return
                 content_type = "application/json"
                 if fake.api_key and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
                     status, headers = 401, dict[str, str]()
