@@ -28,7 +28,14 @@ from importlib.metadata import EntryPoint, entry_points, packages_distributions,
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    model_validator,
+)
 
 T = TypeVar("T")
 
@@ -256,6 +263,7 @@ class VariantSetting(BaseModel):
     KEY: ClassVar[str]
 
     params: dict[str, Any] = Field(default_factory=dict, description="the variant's parameters")
+    _built: BaseModel = PrivateAttr()
 
     @property
     def name(self) -> str:
@@ -263,9 +271,10 @@ class VariantSetting(BaseModel):
 
     @model_validator(mode="after")
     def _params_fit(self) -> VariantSetting:
-        self.REGISTRY.params(self.name, self.params)
+        self._built = self.REGISTRY.params(self.name, self.params)
         return self
 
     def built(self) -> BaseModel:
-        """The validated parameters, as the variant's own model."""
-        return self.REGISTRY.params(self.name, self.params)
+        """The validated parameters, as the variant's own model (validated and probed once,
+        when the setting was read: seats, forgers and measures ask for them often)."""
+        return self._built
