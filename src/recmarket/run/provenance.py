@@ -99,16 +99,23 @@ def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def checkout_dirty() -> bool | None:
-    """Whether recmarket's checkout has uncommitted changes (None: not a checkout)."""
+def _git(*args: str) -> str | None:
+    """What ``git ARGS`` prints in recmarket's own checkout (None: not a checkout, or no git)."""
     try:
         out = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=Path(__file__).parent,
-            capture_output=True,
-            text=True,
-            timeout=5,
+            ["git", *args], cwd=Path(__file__).parent, capture_output=True, text=True, timeout=5
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return bool(out.stdout.strip()) if out.returncode == 0 else None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def git_commit() -> str | None:
+    """The checkout's commit (None: not a checkout)."""
+    return _git("rev-parse", "HEAD") or None
+
+
+def checkout_dirty() -> bool | None:
+    """Whether recmarket's checkout has uncommitted changes (None: not a checkout)."""
+    status = _git("status", "--porcelain", "--untracked-files=no")
+    return None if status is None else bool(status)

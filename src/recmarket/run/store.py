@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 import zlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -31,6 +30,7 @@ from recmarket.market.metrics import EpisodeMetrics
 from recmarket.run.provenance import (
     changed_variants,
     checkout_dirty,
+    git_commit,
     installed_packages,
     outside_variants,
 )
@@ -130,20 +130,6 @@ def _describe(roles: dict[str, str]) -> str:
     if not roles:
         return "recmarket's own backends"
     return ", ".join(f"{role}: {who}" for role, who in sorted(roles.items()))
-
-
-def git_commit() -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=Path(__file__).parent,
-            capture_output=True,
-            text=True,
-            timeout=5,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
 
 
 def _differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
