@@ -29,20 +29,25 @@ def test_a_design_is_dominated_only_by_one_no_worse_on_both_and_better_on_one() 
 
 @pytest.fixture(scope="module")
 def cells(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, RunConfig, list]]:
+    """Two designs under one shared history, each at two seeds: one cluster per seed."""
     found = []
     for name, mechanism in (("window", "window"), ("oracle", "oracle")):
-        cfg = RunConfig.model_validate(
-            {
-                "domains": ["Video_Games"],
-                "reputation_scope": "shared",
-                "episodes": {"requests": 24, "users_per_profile": 1},
-                "market": {"reputation": {"mechanism": mechanism}},
-            }
-        )
-        out = tmp_path_factory.mktemp(name)
-        run(cfg, out).store.close()
-        with RunStore.read(out) as store:
-            found.append((name, cfg, compact_rows(store.episodes(), {"replicate": cfg.seed})))
+        rows: list = []
+        for seed in (1, 2):
+            cfg = RunConfig.model_validate(
+                {
+                    "seed": seed,
+                    "domains": ["Video_Games"],
+                    "reputation_scope": "shared",
+                    "episodes": {"requests": 24, "users_per_profile": 1},
+                    "market": {"reputation": {"mechanism": mechanism}},
+                }
+            )
+            out = tmp_path_factory.mktemp(name)
+            run(cfg, out).store.close()
+            with RunStore.read(out) as store:
+                rows += compact_rows(store.episodes(), {"replicate": seed})
+        found.append((name, cfg, rows))
     return found
 
 
@@ -54,6 +59,7 @@ def test_the_frontier_table_has_every_measure_with_its_interval(cells: list) -> 
         for measure in ("target_purchase", "regret", "hhi_top1", "exposure_gini"):
             assert row[f"{measure}_low"] <= row[f"{measure}_high"], measure
         assert 0 < row["hhi_top1"] <= 1 and isinstance(row["dominated"], bool)
+        assert row["interval"] == "t over 2 seeds, df 1 (cluster-domain x 2 seeds)"
     assert not table[0]["dominated"]  # the non-dominated come first
     fig, rows = frontier(
         [Cell("design-frontier", n, "frontier", Path(), r, c) for n, c, r in cells]

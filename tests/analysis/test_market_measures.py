@@ -82,7 +82,7 @@ def test_a_cells_measures_carry_intervals_and_say_how_they_were_made() -> None:
     # An index of shares is biased upward by sampling noise: at equal shares every resample
     # is at least as concentrated, so the interval lies at or above the estimate (stated)
     assert 1 / 6 - 1e-4 <= found["hhi_top1_low"] <= found["hhi_top1_high"] < 0.3
-    assert found["measures_interval"] == "paired-request"
+    assert found["measures_interval"] == "percentile bootstrap (paired-request), 500 draws"
     assert found["entrant_shortlist_share"] == ""  # no entrant in this market
 
 

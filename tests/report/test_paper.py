@@ -13,7 +13,9 @@ from recmarket.report.paper import (
     cell_with,
     measured,
     metric_value,
+    interval_method,
     paper_numbers,
+    size,
     summary,
     verdict,
 )
@@ -66,17 +68,18 @@ def number(measure: str, paper: float, **extra) -> PaperNumber:
     return PaperNumber(section="x", what="y", paper=paper, measure=measure, experiment="e", **extra)
 
 
-def iv(estimate: float, low: float, high: float) -> Interval:
-    return Interval(estimate, low, high, "paired-request x 3 seeds", 100, {}, 3)
+def iv(estimate: float, low: float, high: float, **extra) -> Interval:
+    return Interval(estimate, low, high, "paired-request x 3 seeds", 100, {}, 3, **extra)
 
 
 def test_a_verdict_needs_an_interval_that_excludes_no_change() -> None:
-    assert verdict(number("difference", -13.0), iv(-2.0, -3.0, -1.0)) == "agrees"
+    assert verdict(number("difference", -13.0), iv(-2.0, -3.0, -1.0)) == "agrees in sign"
+    assert verdict(number("difference", -13.0), iv(-11.0, -14.0, -8.0)) == "agrees in size"
     assert verdict(number("difference", -13.0), iv(4.0, 1.0, 7.0)) == "opposite"
     # the point estimate points the paper's way, but the interval allows either sign
     assert verdict(number("difference", -13.0), iv(-2.0, -4.0, 0.5)) == "no detectable effect"
     assert verdict(number("difference", 5.0), iv(0.0, 0.0, 0.0)) == "no detectable effect"
-    assert verdict(number("ratio", 4.5), iv(1.2, 1.1, 1.3)) == "agrees"
+    assert verdict(number("ratio", 4.5), iv(1.2, 1.1, 1.3)) == "agrees in sign"
     assert verdict(number("ratio", 0.5), iv(1.2, 1.05, 1.3)) == "opposite"
     assert verdict(number("ratio", 0.5), iv(0.9, 0.7, 1.1)) == "no detectable effect"
     assert verdict(number("level", 20.0), iv(31.0, 30.0, 32.0)) == "level"
@@ -88,16 +91,42 @@ def test_a_verdict_needs_an_interval_that_excludes_no_change() -> None:
 
 def test_a_magnitude_without_a_sign_is_judged_by_its_size() -> None:
     small = number("magnitude", 1.1, tolerance=1.1)
-    assert verdict(small, iv(-0.2, -0.9, 0.6)) == "agrees"  # within +-1.1 either way
+    assert verdict(small, iv(-0.2, -0.9, 0.6)) == "agrees in size"  # within +-1.1 either way
     assert verdict(small, iv(-0.2, -1.5, 1.0)) == "inconclusive"
     assert verdict(small, iv(3.0, 2.0, 4.0)) == "larger"
     assert verdict(small, iv(-3.0, -4.0, -2.0)) == "larger"
 
 
 def test_a_spread_is_at_most_the_papers_only_when_its_interval_is() -> None:
-    assert verdict(number("spread", 4.6), iv(3.0, 1.0, 4.5)) == "agrees"
+    assert verdict(number("spread", 4.6), iv(3.0, 1.0, 4.5)) == "agrees in size"
     assert verdict(number("spread", 4.6), iv(9.0, 6.0, 12.0)) == "wider"
     assert verdict(number("spread", 4.6), iv(4.0, 1.0, 8.0)) == "inconclusive"
+
+
+def test_a_spread_is_judged_less_its_noise_bias_and_says_so() -> None:
+    """Noisy arms spread apart even when their true values are equal: the draws' bias is
+    taken off the interval before it is read against the paper's bound."""
+    biased = iv(6.0, 5.0, 8.0, bias=3.5)
+    assert verdict(number("spread", 4.6), iv(6.0, 5.0, 8.0)) == "wider"
+    assert verdict(number("spread", 4.6), biased) == "agrees in size"
+    assert size(number("spread", 4.6), biased) == "ours below"
+    assert "noise bias +3.50 taken off" in interval_method(number("spread", 4.6), biased)
+
+
+def test_size_says_where_the_papers_value_lies_against_our_interval() -> None:
+    assert size(number("difference", -13.0), iv(-2.0, -3.0, -1.0)) == "ours above"
+    assert size(number("difference", -13.0), iv(-20.0, -25.0, -15.0)) == "ours below"
+    assert size(number("difference", -13.0), iv(-11.0, -14.0, -8.0)) == "inside"
+    nothing = iv(1.0, float("nan"), float("nan"))
+    assert size(number("difference", -13.0), nothing) == ""
+    assert verdict(number("difference", -13.0), nothing) == "no interval"
+
+
+def test_the_method_names_the_bootstrap_or_the_t_interval_with_its_df() -> None:
+    boot = interval_method(number("difference", 1.0), iv(1.0, 0.5, 1.5))
+    assert boot == "percentile bootstrap (paired-request x 3 seeds), 100 draws"
+    t = interval_method(number("difference", 1.0), iv(1.0, 0.5, 1.5, df=2))
+    assert t == "t over 3 seeds, df 2 (paired-request x 3 seeds)"
 
 
 def test_numbers_say_what_produces_each_contrast() -> None:
@@ -118,16 +147,16 @@ def test_numbers_say_what_produces_each_contrast() -> None:
 
 def test_the_summary_counts_verdicts_by_kind() -> None:
     rows = [
-        {"kind": "emergent", "verdict": "agrees", "seeds": 3},
+        {"kind": "emergent", "verdict": "agrees in sign", "seeds": 3},
         {"kind": "emergent", "verdict": "no detectable effect", "seeds": 3},
         {"kind": "emergent", "verdict": "opposite", "seeds": 3},
-        {"kind": "protocol", "verdict": "agrees", "seeds": 3},
+        {"kind": "protocol", "verdict": "agrees in size", "seeds": 3},
         {"kind": "", "verdict": "level", "seeds": 3},
         {"kind": "design", "verdict": "not run", "seeds": ""},
     ]
     assert summary(rows) == (
-        "paper comparison (3 seeds): emergent: 1 agree, 1 opposite, 1 no detectable effect; "
-        "protocol: 1 agree"
+        "paper comparison (3 seeds): emergent: 1 agree in sign, not in size, 1 opposite, "
+        "1 no detectable effect; protocol: 1 agree in sign and size"
     )
 
 

@@ -190,7 +190,7 @@ def attack_table(
                 "forged_share": round(forged_share(rows), 4),
                 "switched_share": round(switched_share(rows, seat, policy), 4),
                 "seats_owned": len(owned),
-                "interval": top1.design,
+                "interval": top1.method,
             }
         )
     return sorted(table, key=lambda r: (r["attack"] != "null", r["attack"], r["defence"]))

@@ -129,7 +129,7 @@ def market_measures(
     """A cell's measures, each with ``_low`` and ``_high``, and how the intervals were made."""
     unit = memory_unit(cfg)
     found: dict[str, float | str] = {}
-    design = ""
+    method = ""
     for name, metric in measures(cfg).items():
         value: Interval = interval([rows], metric, level_of, unit, draws=draws)
         found |= {
@@ -137,8 +137,8 @@ def market_measures(
             f"{name}_low": round(value.low, 4),
             f"{name}_high": round(value.high, 4),
         }
-        design = value.design
-    return found | entrant_access(cfg, rows) | {"measures_interval": design}
+        method = value.method
+    return found | entrant_access(cfg, rows) | {"measures_interval": method}
 
 
 def entrant_access(cfg: RunConfig, rows: Sequence[Row]) -> dict[str, float | str]:

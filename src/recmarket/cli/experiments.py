@@ -310,17 +310,20 @@ def write_report(out_dirs: list[Path], target: Path, workers: int = 1) -> None:
     if measured:
         table = Table(
             title="The paper's numbers beside this run's (macro; pp, % or ratio; 95% interval "
-            "over seeds and users or requests)"
+            "as its method says: a bootstrap over seeds and units, or t over seeds)"
         )
-        for column in ("section", "what", "kind", "paper", "ours", "interval", "verdict"):
-            right = column in ("paper", "ours", "interval")
+        columns = ("section", "what", "kind", "paper", "ours", "interval", "ours/paper")
+        for column in (*columns, "verdict", "method"):
+            right = column in ("paper", "ours", "interval", "ours/paper")
             table.add_column(column, justify="right" if right else "left")
         for row in measured:
             span = f"[{row['low']}, {row['high']}]" if row["low"] != "" else ""
             table.add_row(
                 *(str(row[k]) for k in ("section", "what", "kind", "paper", "ours")),
                 span,
+                row["ratio"],
                 row["verdict"],
+                row["interval_method"],
             )
         out.print(table)
         out.print(summary(built.comparison))

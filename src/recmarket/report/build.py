@@ -248,10 +248,15 @@ def build_report(out_dirs: list[Path], target: Path, workers: int = 1) -> BuiltR
     body.append(
         "<h2>The paper's numbers beside this run's</h2><p>"
         + html.escape(summary_line(comparison))
-        + ". Each contrast has a 95% interval from the two-stage bootstrap (seeds, then "
-        "users or requests within each seed and domain). A difference or ratio agrees or is "
-        "opposite only when its interval excludes no change, and is otherwise no detectable "
-        "effect; a magnitude agrees when its whole interval lies within the paper's bound. "
+        + ". Each contrast has a 95% interval, made as its method column says: the two-stage "
+        "bootstrap (seeds, then users or requests within each seed and domain) where each "
+        "seed and domain holds units to resample, and a t-interval over seeds, with its "
+        "degrees of freedom, where it holds one (a shared history, a learning market). A "
+        "difference or ratio is opposite, or agrees, only when its interval excludes no "
+        "change, and is otherwise no detectable effect; it agrees in size only when the "
+        "paper's value lies inside our interval, and in sign alone otherwise (ours/paper "
+        "gives the size). A magnitude agrees in size when its whole interval lies within the "
+        "paper's bound; a spread, when its interval less its noise bias does. "
         "Kind says what produces a contrast here: the protocol (for any ranker), a named "
         "design assumption of the offline agents, or neither (emergent). A level is a single "
         "cell's value, set beside the paper's without a verdict.</p>" + table_html(comparison)

@@ -62,7 +62,7 @@ def _outcomes(axes: Any, cells: list[Cell]) -> list[dict[str, Any]]:
         ax.set_title(label, fontsize=9)
         ax.tick_params(axis="x", labelsize=8)
         rows += [
-            _row(name, "all", measure, i.estimate, (i.low, i.high, i.design))
+            _row(name, "all", measure, i.estimate, (i.low, i.high, i.method))
             for name, i in zip(names, intervals, strict=True)
         ]
     return rows
@@ -72,7 +72,7 @@ def _row(
     cell: str, rounds: str, measure: str, value: float | None, interval: tuple = ("", "", "")
 ) -> dict[str, Any]:
     """One row of a figure's table (one shape for the blocks and the intervals)."""
-    low, high, design = interval
+    low, high, method = interval
     return {
         "cell": cell,
         "rounds": rounds,
@@ -80,7 +80,7 @@ def _row(
         "estimate": "" if value is None else value,
         "low": low,
         "high": high,
-        "design": design,
+        "interval": method,
     }
 
 
@@ -167,7 +167,7 @@ def long_histories(cells: list[Cell]) -> Figure:
             iv = interval([base.rows, cell.rows], metric, difference, unit)
             error = [[iv.estimate - iv.low], [iv.high - iv.estimate]]
             ax.errorbar(i, iv.estimate, yerr=error, fmt="s", capsize=3, color="#55A868")
-            interval_cells = (iv.low, iv.high, iv.design)
+            interval_cells = (iv.low, iv.high, iv.method)
             rows.append(
                 _row(cell.name, "all", f"{measure}, minus NoRep (pp)", iv.estimate, interval_cells)
             )

@@ -90,7 +90,7 @@ def _sweep(cells: Cells, key: Callable[[Cell], int], axis: str) -> Figure:
                 "estimate": i.estimate,
                 "low": i.low,
                 "high": i.high,
-                "design": i.design,
+                "interval": i.method,
             }
             for x, i in zip(xs, intervals, strict=True)
         ]
@@ -214,7 +214,7 @@ def _diff(interval: Any) -> dict[str, Any]:
         "difference": interval.estimate,
         "low": interval.low,
         "high": interval.high,
-        "design": interval.design,
+        "interval": interval.method,
     }
 
 

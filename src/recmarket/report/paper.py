@@ -168,38 +168,86 @@ def measured(
     )
 
 
+def _judged_bounds(number: PaperNumber, value: Interval) -> tuple[float, float]:
+    """The interval a verdict reads: a spread's, less the noise bias its draws measure
+    (the largest minus the smallest of noisy values exceeds that of the true ones)."""
+    if number.measure == "spread":
+        return value.low - value.bias, value.high - value.bias
+    return value.low, value.high
+
+
 def verdict(number: PaperNumber, value: Interval | None) -> str:
-    """What the interval supports about the paper's statement."""
+    """What the interval supports about the paper's statement. A contrast in the paper's
+    direction agrees in size only where the paper's value lies inside our interval;
+    otherwise it agrees in sign alone, which is never called agreement."""
     if number.experiment is None:
         return "no counterpart"
     if value is None or np.isnan(value.estimate):
         return "not run"
-    low, high = value.low, value.high
     if number.measure == "level":
         return "level"
+    if np.isnan(value.low):
+        return "no interval"
+    low, high = _judged_bounds(number, value)
     if number.measure == "spread":
         return (
-            "agrees" if high <= number.paper else "wider" if low > number.paper else "inconclusive"
+            "agrees in size"
+            if high <= number.paper
+            else "wider"
+            if low > number.paper
+            else "inconclusive"
         )
     if number.measure == "magnitude":
         bound = number.tolerance
         if -bound <= low and high <= bound:
-            return "agrees"
+            return "agrees in size"
         return "larger" if low > bound or high < -bound else "inconclusive"
     null = 1.0 if number.measure == "ratio" else 0.0
     if not value.excludes(null):
         return "no detectable effect"
-    same_side = (value.estimate - null) * (number.paper - null) > 0
-    return "agrees" if same_side else "opposite"
+    if (value.estimate - null) * (number.paper - null) <= 0:
+        return "opposite"
+    return "agrees in size" if low <= number.paper <= high else "agrees in sign"
+
+
+def size(number: PaperNumber, value: Interval | None) -> str:
+    """Where the paper's value lies against our interval: inside, or which side ours is on."""
+    if value is None or number.experiment is None or np.isnan(value.low):
+        return ""
+    low, high = _judged_bounds(number, value)
+    return (
+        "inside"
+        if low <= number.paper <= high
+        else "ours below"
+        if high < number.paper
+        else "ours above"
+    )
+
+
+def interval_method(number: PaperNumber, value: Interval | None) -> str:
+    """How the interval was made, with a spread's noise bias where the verdict removed it."""
+    if value is None:
+        return ""
+    if number.measure == "spread" and not np.isnan(value.low):
+        return f"{value.method}; noise bias {value.bias:+.2f} taken off before judging"
+    return value.method
 
 
 def _shown(x: float | None) -> str:
     return "" if x is None or np.isnan(x) else f"{round(x, 2):g}"
 
 
+def _ratio(number: PaperNumber, value: Interval | None) -> str:
+    """Ours over the paper's, where the paper gives a number other than zero."""
+    if value is None or number.paper == 0 or np.isnan(value.estimate):
+        return ""
+    return _shown(value.estimate / number.paper)
+
+
 def compare(cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS) -> list[dict[str, Any]]:
     """One row per paper number: where, what, what produces it, the paper's value, ours with
-    its 95% interval, and the verdict the interval supports."""
+    its 95% interval and how that was made, ours over the paper's, whether the paper's
+    value lies inside our interval, and the verdict the interval supports."""
     rows = []
     for number in paper_numbers():
         value = measured(number, cells, draws=draws)
@@ -213,21 +261,37 @@ def compare(cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS) -> list[di
                 "ours": _shown(value.estimate if value else None),
                 "low": _shown(value.low if value else None),
                 "high": _shown(value.high if value else None),
+                "ratio": _ratio(number, value),
+                "size": size(number, value),
                 "verdict": verdict(number, value),
                 "seeds": value.seeds if value else "",
                 "design": value.design if value else "",
+                "interval_method": interval_method(number, value),
                 "basis": number.basis,
             }
         )
     return rows
 
 
-PLURAL = {"agrees": "agree"}
-VERDICTS = ("agrees", "opposite", "no detectable effect", "larger", "wider", "inconclusive")
+SAID = {
+    "agrees in size": "agree in sign and size",
+    "agrees in sign": "agree in sign, not in size",
+}
+VERDICTS = (
+    "agrees in size",
+    "agrees in sign",
+    "opposite",
+    "no detectable effect",
+    "larger",
+    "wider",
+    "inconclusive",
+    "no interval",
+)
 
 
 def summary(rows: list[dict[str, Any]]) -> str:
-    """The verdicts counted apart by what produces each contrast, in one line."""
+    """The verdicts counted apart by what produces each contrast, in one line; agreement in
+    sign alone is counted apart from agreement in size."""
     judged = [r for r in rows if r["kind"] and r["verdict"] in VERDICTS]
     if not judged:
         return "paper comparison: no contrast measured"
@@ -236,6 +300,6 @@ def summary(rows: list[dict[str, Any]]) -> str:
     for kind in ("emergent", "design", "protocol"):
         counts = Counter(r["verdict"] for r in judged if r["kind"] == kind)
         if counts:
-            said = ", ".join(f"{counts[v]} {PLURAL.get(v, v)}" for v in VERDICTS if counts[v])
+            said = ", ".join(f"{counts[v]} {SAID.get(v, v)}" for v in VERDICTS if counts[v])
             parts.append(f"{kind}: {said}")
     return f"paper comparison ({seeds} seed{'s' * (seeds > 1)}): " + "; ".join(parts)
