@@ -11,9 +11,9 @@ from recmarket.report.data import Cell
 from recmarket.report.paper import (
     PaperNumber,
     cell_with,
+    interval_method,
     measured,
     metric_value,
-    interval_method,
     paper_numbers,
     size,
     summary,
