@@ -13,7 +13,7 @@ from recmarket.analysis.bootstrap import (
     ratio,
     spread,
 )
-from recmarket.analysis.contrasts import contrast, rate
+from recmarket.analysis.contrasts import contrast, paired_and_unpaired, rate
 
 scipy_stats = pytest.importorskip("scipy.stats", reason="scipy comes with the test extras")
 VALUE = mean_of(lambda r: r["v"])
@@ -123,6 +123,20 @@ def test_arms_share_units_and_a_spread_is_taken_inside_each_draw() -> None:
     assert result.low == pytest.approx(1.0) and result.high == pytest.approx(1.0)
     paired = interval(arms[:2], VALUE, difference, "request", draws=5_000)
     assert paired.low == pytest.approx(0.3) and paired.high == pytest.approx(0.3)
+
+
+def test_pairing_narrows_a_contrast_whose_arms_share_their_noise() -> None:
+    """Two arms that share each request's large noise and differ by 0.2: paired, the noise
+    cancels; unpaired, each arm's noise adds."""
+    shared = np.random.default_rng(8).normal(0, 1, 400)
+    arms = [
+        episodes(shared),
+        episodes(shared + 0.2 + np.random.default_rng(9).normal(0, 0.05, 400)),
+    ]
+    paired, unpaired = paired_and_unpaired(*arms, lambda r: r["v"], "request", draws=5_000)
+    assert paired.estimate == pytest.approx(unpaired.estimate) == pytest.approx(20, abs=1)
+    assert (unpaired.high - unpaired.low) > 10 * (paired.high - paired.low)
+    assert paired.low > 15 and unpaired.design == "paired-request, arms resampled apart"
 
 
 def test_contrasts_pick_the_design_and_check_requests_match() -> None:

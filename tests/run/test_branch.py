@@ -31,17 +31,20 @@ def parent(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def branch(parent: Path, out: Path, *flags: str) -> None:
+def branch(parent: Path, out: Path, *flags: str) -> str:
     args = ["branch", str(parent), "--from-round", "3", "--out", str(out), *flags]
     done = CliRunner().invoke(app, args)
     assert done.exit_code == 0, done.output
+    return " ".join(done.output.split())
 
 
 def test_a_branch_that_changes_nothing_is_its_parent_record_for_record(
     parent: Path, tmp_path: Path
 ) -> None:
-    branch(parent, tmp_path / "null")
+    said = branch(parent, tmp_path / "null")
     assert records(tmp_path / "null") == records(parent)
+    assert "rounds 3+: +0.00 pp; paired 95% [+0.00, +0.00]" in said
+    assert "the paired interval is no width at all" in said
     branch(parent, tmp_path / "null")  # a rerun resumes: nothing left to play
     assert records(tmp_path / "null") == records(parent)
 
@@ -49,7 +52,8 @@ def test_a_branch_that_changes_nothing_is_its_parent_record_for_record(
 def test_a_changed_setting_acts_from_its_round_on_and_the_rounds_before_are_copied(
     parent: Path, tmp_path: Path
 ) -> None:
-    branch(parent, tmp_path / "shared", "--set", "reputation_scope=shared")
+    said = branch(parent, tmp_path / "shared", "--set", "reputation_scope=shared")
+    assert "target purchase, branch minus parent, rounds 3+" in said and "unpaired [" in said
     rows, calls = records(tmp_path / "shared")
     parent_rows, parent_calls = records(parent)
     early = {r["ord"] for r in parent_rows if r["round"] < 2}  # rounds 1 and 2

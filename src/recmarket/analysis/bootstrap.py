@@ -194,6 +194,75 @@ def interval(
     picked seed and domain, the same units in every arm) where every stratum has units to
     resample, and a t-interval over seeds where some stratum has only one."""
     _check_same_episodes(arms)
+    drawn = _drawn(arms, metric, statistic, cluster, draws, np.random.default_rng(seed))
+    return drawn.interval(level)
+
+
+def unpaired_difference(
+    rows_a: Sequence[Row],
+    rows_b: Sequence[Row],
+    metric: Metric,
+    cluster: str,
+    *,
+    draws: int = DRAWS,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Interval:
+    """B minus A as if the arms were independent samples: each arm's level is resampled on
+    its own. Against ``interval``'s paired difference it shows what pairing the arms'
+    episodes gains (a branch and its parent share their requests)."""
+    gen = np.random.default_rng(seed)
+    a, b = (_drawn([rows], metric, level_of, cluster, draws, gen) for rows in (rows_a, rows_b))
+    both = Drawn(
+        b.estimate - a.estimate,
+        b.out - a.out if len(a.out) and len(b.out) else np.array([]),
+        f"{a.design}, arms resampled apart",
+        draws,
+        {d: b.per_domain[d] - a.per_domain.get(d, np.nan) for d in b.per_domain},
+        a.seeds,
+        None if a.df is None or b.df is None else min(a.df, b.df),
+    )
+    return both.interval(level)
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """An estimate with its resampled (or t-drawn) values, before they become an interval."""
+
+    estimate: float
+    out: np.ndarray
+    design: str
+    draws: int
+    per_domain: dict[str, float]
+    seeds: int
+    df: int | None
+
+    def interval(self, level: float) -> Interval:
+        tail = (1 - level) / 2 * 100
+        finite = self.out[np.isfinite(self.out)]  # a draw with nobody counted has no value
+        low, high = np.percentile(finite, [tail, 100 - tail]) if len(finite) else (np.nan,) * 2
+        bias = float(finite.mean() - self.estimate) if len(finite) else 0.0
+        return Interval(
+            self.estimate,
+            float(low),
+            float(high),
+            self.design,
+            self.draws,
+            self.per_domain,
+            self.seeds,
+            self.df,
+            bias,
+        )
+
+
+def _drawn(
+    arms: Sequence[Sequence[Row]],
+    metric: Metric,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    cluster: str,
+    draws: int,
+    gen: np.random.Generator,
+) -> Drawn:
     strata = _strata(arms, metric, cluster)
     replicates = sorted({r for r, _ in strata}, key=str)
     domains = sorted({d for _, d in strata})
@@ -201,7 +270,6 @@ def interval(
     design = {"request": "paired-request"}.get(cluster, f"cluster-{cluster}")
     if len(replicates) > 1:
         design += f" x {len(replicates)} seeds"
-    gen = np.random.default_rng(seed)
     estimate = float(statistic(_values(totals, metric)))
     df = None
     if min(len(units) for units in strata.values()) > 1:
@@ -220,20 +288,8 @@ def interval(
             df = len(seed_values) - 1
             estimate = float(statistic(seed_values.mean(axis=0)))
             out = _seed_t_draws(seed_values, statistic, draws, gen)
-    tail = (1 - level) / 2 * 100
-    finite = out[np.isfinite(out)]  # a draw with nobody counted (or a zero base) has no value
-    low, high = np.percentile(finite, [tail, 100 - tail]) if len(finite) else (np.nan, np.nan)
-    return Interval(
-        estimate,
-        float(low),
-        float(high),
-        design,
-        draws,
-        {d: float(statistic(metric.finish(t))) for d, t in totals.items()},
-        len(replicates),
-        df,
-        float(finite.mean() - estimate) if len(finite) else 0.0,
-    )
+    per_domain = {d: float(statistic(metric.finish(t))) for d, t in totals.items()}
+    return Drawn(estimate, out, design, draws, per_domain, len(replicates), df)
 
 
 def _bootstrap_draws(

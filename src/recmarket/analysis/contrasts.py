@@ -15,6 +15,7 @@ from recmarket.analysis.bootstrap import (
     interval,
     level_of,
     mean_of,
+    unpaired_difference,
 )
 from recmarket.conditions import condition
 from recmarket.config import RunConfig
@@ -68,3 +69,18 @@ def rate(
 
 def is_target_purchase(r: Row) -> float:
     return float(r["target_purchased"])
+
+
+def paired_and_unpaired(
+    rows_a: Sequence[Row],
+    rows_b: Sequence[Row],
+    value: Callable[[Row], float],
+    unit: str,
+    *,
+    draws: int = DRAWS,
+) -> tuple[Interval, Interval]:
+    """B minus A of ``value`` (in points), paired episode by episode and as if the arms were
+    independent: what sharing the requests (a branch and its parent) buys in width."""
+    metric = mean_of(value, 100.0)
+    paired = interval([rows_a, rows_b], metric, difference, unit, draws=draws)
+    return paired, unpaired_difference(rows_a, rows_b, metric, unit, draws=draws)

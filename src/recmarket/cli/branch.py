@@ -39,3 +39,29 @@ def branch_command(
         episodes = len(result.store.episodes())
         result.store.close()
     out.print(f"branch of {parent} from round {from_round}: {episodes:,} episodes in {target}")
+    out.print(branch_contrast(parent, target, from_round), soft_wrap=True)
+
+
+def branch_contrast(parent: Path, branch_dir: Path, from_round: int) -> str:
+    """Target purchase, branch minus parent over the replayed rounds, with the paired
+    interval beside the unpaired one (pairing is why a branch exists)."""
+    from recmarket.analysis.bootstrap import coarsest
+    from recmarket.analysis.contrasts import is_target_purchase, memory_unit, paired_and_unpaired
+    from recmarket.run.store import RunStore
+
+    runs = []
+    for directory in (parent, branch_dir):
+        with RunStore.read(directory) as store:
+            rows = [r for r in store.episodes() if r["round"] >= from_round - 1]
+            runs.append((rows, store.config()))
+    if not runs[1][0]:
+        return f"no round from {from_round} on: nothing to contrast"
+    unit = coarsest([memory_unit(config) for _, config in runs])
+    paired, unpaired = paired_and_unpaired(runs[0][0], runs[1][0], is_target_purchase, unit)
+    widths = paired.high - paired.low, unpaired.high - unpaired.low
+    gain = f"{widths[1] / widths[0]:.1f} times narrower" if widths[0] > 0 else "no width at all"
+    return (
+        f"target purchase, branch minus parent, rounds {from_round}+: {paired.estimate:+.2f} pp; "
+        f"paired 95% [{paired.low:+.2f}, {paired.high:+.2f}] ({paired.method}), unpaired "
+        f"[{unpaired.low:+.2f}, {unpaired.high:+.2f}]: the paired interval is {gain}"
+    )
