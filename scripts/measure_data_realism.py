@@ -7,7 +7,10 @@ The first holds measures of whole domains, with ``target best fit``: the share o
 in which the target is strictly the best judged fit (a NoRep run of REQUESTS requests per
 domain, offline agents at their defaults). The second compares how distinctive titles are
 (distinct title words per item, near-duplicate title pairs per 1,000 items), which depend
-on catalog size: each demo domain is sub-sampled to the item count of each real slice.
+on catalog size: each demo domain is sub-sampled to the item count of each real slice. The
+third puts the NoRep funnel's levels side by side (the gap a reader comparing levels with
+the paper must allow for): each domain at SEEDS seeds, at most LEVEL_REQUESTS requests a
+seed (the Office slice's eligible count), mean over seeds with a t-interval over them.
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ import json
 import math
 import tempfile
 from pathlib import Path
+
+import numpy as np
+from scipy import stats
 
 from recmarket.analysis.funnel import funnel
 from recmarket.config import EpisodeConfig, RunConfig
@@ -46,6 +52,16 @@ COLUMNS = (
     "target best fit",
 )
 REQUESTS = 600  # per domain at most (the real slices hold fewer eligible requests)
+SEEDS = (1, 2, 3, 4, 5)
+LEVEL_REQUESTS = 362  # the Office slice's eligible requests; Fashion holds 105
+LEVELS = (
+    ("target present", "target_present"),
+    ("target best fit", "target_best_fit"),
+    ("target shortlisted", "target_shortlisted"),
+    ("target top-1", "target_top1"),
+    ("target purchased", "target_purchased"),
+    ("any purchase", "purchase_rate"),
+)
 
 
 def row(label: str, directory: Path, name: str) -> str:
@@ -85,6 +101,51 @@ def target_best_fit(directory: Path, name: str, requests: int) -> float:
     return float(funnel(rows)["macro"]["target_best_fit"])
 
 
+def norep_funnel(directory: Path, name: str, requests: int, seed: int) -> dict[str, float]:
+    cfg = RunConfig.model_validate(
+        {
+            "data": str(directory),
+            "domains": [name],
+            "condition": "no-rep",
+            "seed": seed,
+            "episodes": {"requests": requests},
+        }
+    )
+    with tempfile.TemporaryDirectory() as out:
+        result = run(cfg, Path(out))
+        rows = result.store.episodes()
+        result.store.close()
+    return funnel(rows)["macro"]
+
+
+def level_row(label: str, directory: Path, name: str) -> str:
+    """A domain's NoRep levels: mean over seeds and a 95% t-interval over them (df 4)."""
+    domain = load_domain(domain_files(directory, name))
+    requests = min(LEVEL_REQUESTS, len(index_episodes(domain, EpisodeConfig())))
+    runs = [norep_funnel(directory, name, requests, seed) for seed in SEEDS]
+    cells = []
+    for _, key in LEVELS:
+        values = 100 * np.array([float(r[key]) for r in runs])
+        half = stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values))
+        cells.append(
+            f"{values.mean():.1f} [{values.mean() - half:.1f}, {values.mean() + half:.1f}]"
+        )
+    return f"| {label} | {requests} | " + " | ".join(cells) + " |"
+
+
+def levels(real_dir: Path, real_names: list[str], demo_dir: Path) -> None:
+    print(
+        f"\n| NoRep levels (%; {len(SEEDS)} seeds, t-interval df {len(SEEDS) - 1}) | requests | "
+        + " | ".join(label for label, _ in LEVELS)
+        + " |"
+    )
+    print("|---" * (len(LEVELS) + 2) + "|")
+    for name in real_names:
+        print(level_row(f"real: {name}", real_dir, name))
+    for files in find_domains(demo_dir):
+        print(level_row(f"demo: {files.name}", demo_dir, files.name))
+
+
 def titles_of(directory: Path, name: str) -> list[str]:
     return [item.title for item in load_domain(domain_files(directory, name)).items]
 
@@ -115,15 +176,16 @@ def main() -> None:
         for name in real_slice(args.samples, Path(tmp)):
             print(row(f"real: {name}", Path(tmp), name))
             real[name] = titles_of(Path(tmp), name)
+        demo = {}
+        for files in find_domains(args.data):
+            print(row(f"demo: {files.name}", args.data, files.name))
+            demo[files.name] = titles_of(args.data, files.name)
+        distinctiveness(real, demo)
+        levels(Path(tmp), list(real), args.data)
     beauty = json.loads((args.samples / BEAUTY_REVIEWS).read_text())
     texts = [r["text"] for user in beauty.values() for r in user.values() if r.get("text")]
     share = len(set(texts)) / len(texts)
-    print(f"| real: All_Beauty (reviews only) | | | | {share:.0%} | | | | | |")
-    demo = {}
-    for files in find_domains(args.data):
-        print(row(f"demo: {files.name}", args.data, files.name))
-        demo[files.name] = titles_of(args.data, files.name)
-    distinctiveness(real, demo)
+    print(f"\nreal: All_Beauty (reviews only): {share:.0%} distinct review texts")
 
 
 if __name__ == "__main__":

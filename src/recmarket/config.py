@@ -11,13 +11,14 @@ import hashlib
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from recmarket.agents.llm.config import OFFLINE, OPERATIONAL, LLMConfig
 from recmarket.agents.roles import RoleSetting, chosen_backend, role_setting
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.conditions import ConditionName, condition
 from recmarket.data.settings import EpisodeConfig
+from recmarket.data.sources import demo_users
 from recmarket.embedding.settings import EmbedderConfig
 from recmarket.hashing import ADDED_LATER, unset_later
 from recmarket.market.reputation import ScopeName
@@ -36,7 +37,8 @@ class RunConfig(BaseModel):
     data: Path | None = Field(
         None,
         description="directory of {Category}.jsonl[.gz] and meta_{Category}.jsonl[.gz] "
-        "files; none: the bundled demo domains",
+        "files; none: the bundled demo domains; demo:N: the demo generator's market with N "
+        "reviewers a domain, made once in the cache directory (recmarket.data.sources)",
     )
     domains: tuple[str, ...] = Field(
         DEFAULT_DOMAINS, min_length=1, description="product domains (categories) to run"
@@ -60,6 +62,12 @@ class RunConfig(BaseModel):
         description="role -> a registered role backend's name (recmarket.roles entry points), "
         "or { backend = NAME, params = {...} }, answering that role instead of the offline model",
     )
+
+    @field_validator("data")
+    @classmethod
+    def _demo_market_is_sized(cls, data: Path | None) -> Path | None:
+        demo_users(data)  # a demo:N market's size is checked here, at the edge
+        return data
 
     @model_validator(mode="after")
     def _roles_are_registered_backends(self) -> RunConfig:

@@ -28,7 +28,12 @@ TABLE_1 = {
     "reputation-scope": 4,
     "catalog-overlap": 2,
 }
-BEYOND_THE_PAPER = {"strategic-adaptation": 4, "platform-entry": 4, "accountability-long": 3}
+BEYOND_THE_PAPER = {
+    "strategic-adaptation": 4,
+    "platform-entry": 4,
+    "accountability-long": 3,
+    "label-counterfactual": 4,
+}
 # Specs that name their own seeds: expanded cells, seeds included (7 attack cells x 5
 # defences x 3 seeds; 2 N x 2 K x 2 orders x 9 accountability designs x 3 seeds)
 OWN_SEEDS = {"reputation-attacks": 105, "design-frontier": 216}

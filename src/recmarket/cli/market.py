@@ -13,10 +13,10 @@ from recmarket.cli.app import Strict, app, out, user_errors
 from recmarket.cli.data import report_skips
 from recmarket.cli.options import FLAG_OF_PATH, MARKET, RUN, with_settings
 from recmarket.config_file import build_config
-from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import find_domains
 from recmarket.data.episodes import index_episodes
 from recmarket.data.raw import DataError
+from recmarket.data.sources import data_directory
 from recmarket.embedding import load_embedder
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.market.access import analytic_access, simulate_access
@@ -76,7 +76,7 @@ def build(
     with user_errors():
         given_domains = "domains" in settings
         cfg = build_config(None, settings, FLAG_OF_PATH)
-        data = cfg.data or BUNDLED_DATA_DIR
+        data = data_directory(cfg.data, cache_dir or default_cache_dir())
         chosen = cfg.market
         model = load_embedder(cfg.embedder)
         names = list(cfg.domains) if given_domains else [f.name for f in find_domains(data)]

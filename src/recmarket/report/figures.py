@@ -31,6 +31,7 @@ from recmarket.report.attack_figures import attacks
 from recmarket.report.data import Cell, find
 from recmarket.report.dynamic_figures import adaptation, colour, entry, long_histories
 from recmarket.report.frontier_figures import frontier
+from recmarket.report.label_figures import label_counterfactual
 
 Cells = list[Cell]
 Figure = tuple[Any, list[dict[str, Any]]]
@@ -350,4 +351,5 @@ FIGURES: dict[str, tuple[tuple[str, Callable[[Cells], Figure]], ...]] = {
     "entry": (("dyn2_platform_entry", entry),),
     "attacks": (("attacks", attacks),),
     "frontier": (("frontier", frontier),),
+    "label-counterfactual": (("fig07_label_counterfactual", label_counterfactual),),
 }

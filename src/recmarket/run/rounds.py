@@ -18,11 +18,11 @@ from recmarket.agents.judgement import Judge
 from recmarket.agents.roles import Agents
 from recmarket.conditions import condition
 from recmarket.config import RunConfig
-from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import Domain
 from recmarket.data.episodes import Request
+from recmarket.data.sources import data_directory
 from recmarket.embedding import Embedder
-from recmarket.embedding.cache import embed_items
+from recmarket.embedding.cache import default_cache_dir, embed_items
 from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.build import DomainMarket, build_market, item_vectors
 from recmarket.market.protocol import Round
@@ -49,7 +49,7 @@ def prepare(
     """A domain loaded and its requests sampled (once per process: see run/loaded.py), its
     items embedded, its market built; each step's time added to ``phases``."""
     phases = phases or Phases()
-    data = cfg.data or BUNDLED_DATA_DIR
+    data = data_directory(cfg.data, cache_dir or default_cache_dir())
     with phases.timed("domain data"):
         domain, requests = requests_for(data, name, cfg.episodes, cfg.seed, strict)
     with phases.timed("embedding"):

@@ -1,0 +1,40 @@
+"""Data sources: a directory as given, the bundle by default, and demo:N markets made once
+in the cache, byte for byte the generator's, and refused outside their range."""
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from recmarket.config import RunConfig
+from recmarket.data import BUNDLED_DATA_DIR
+from recmarket.data.demo_listings import DOMAINS
+from recmarket.data.sources import data_directory, demo_users
+from recmarket.data.synthetic import write_domain
+
+
+def test_a_directory_is_read_as_given_and_none_is_the_bundle(tmp_path: Path) -> None:
+    assert data_directory(None, tmp_path) == BUNDLED_DATA_DIR
+    assert data_directory(tmp_path / "mine", tmp_path) == tmp_path / "mine"
+    assert demo_users(Path("demo")) is None and demo_users("demo:120") == 120
+
+
+def test_a_demo_market_is_the_generators_bytes_made_once(tmp_path: Path) -> None:
+    made = data_directory(Path("demo:120"), tmp_path / "cache")
+    assert made.parent == tmp_path / "cache" / "demo-markets"
+    reference = tmp_path / "reference"
+    for domain in DOMAINS:
+        write_domain(domain, reference, n_users=120)
+    files = sorted(p.name for p in reference.iterdir())
+    assert sorted(p.name for p in made.iterdir()) == files
+    assert all((made / f).read_bytes() == (reference / f).read_bytes() for f in files)
+    stamps = {f: (made / f).stat().st_mtime_ns for f in files}
+    assert data_directory(Path("demo:120"), tmp_path / "cache") == made
+    assert {f: (made / f).stat().st_mtime_ns for f in files} == stamps  # not made again
+    assert [p.name for p in made.parent.iterdir()] == [made.name]  # no half-built folder
+
+
+def test_a_demo_market_outside_its_range_is_refused_at_the_edge() -> None:
+    with pytest.raises(ValidationError, match=r"data\n.*demo:5: a demo market has 100 to"):
+        RunConfig.model_validate({"data": "demo:5"})
+    assert RunConfig.model_validate({"data": "demo:3000"}).data == Path("demo:3000")
