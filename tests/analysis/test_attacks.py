@@ -57,8 +57,8 @@ def test_every_attack_cell_is_paired_with_the_honest_cell_of_its_defence(cells: 
     assert {r["defence"] for r in table.values()} == {"shared window"}
     alone = [c for c in cells if attacker(c[0]) is not None]
     assert attack_table(alone) == []  # no honest twin: no row, never a guessed baseline
-    for row in table.values():
-        assert row["interval"] == "cluster-domain x 2 seeds"  # one history per domain
+    for row in table.values():  # one history per domain: a t-interval over the two seeds
+        assert row["interval"] == "t over 2 seeds, df 1 (cluster-domain x 2 seeds)"
 
 
 def test_the_null_attacker_gains_nothing_by_construction(cells: list) -> None:

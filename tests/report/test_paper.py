@@ -109,7 +109,11 @@ def test_a_spread_is_judged_less_its_noise_bias_and_says_so() -> None:
     biased = iv(6.0, 5.0, 8.0, bias=3.5)
     assert verdict(number("spread", 4.6), iv(6.0, 5.0, 8.0)) == "wider"
     assert verdict(number("spread", 4.6), biased) == "agrees in size"
-    assert size(number("spread", 4.6), biased) == "ours below"
+    assert size(number("spread", 4.6), biased) == "within the bound"
+    assert size(number("spread", 4.6), iv(6.0, 5.0, 8.0)) == "beyond the bound"
+    small = number("magnitude", 1.1, tolerance=1.1)
+    assert size(small, iv(-2.0, -3.8, -0.4)) == "across the bound"
+    assert size(small, iv(-0.2, -0.9, 0.6)) == "within the bound"
     assert "noise bias +3.50 taken off" in interval_method(number("spread", 4.6), biased)
 
 

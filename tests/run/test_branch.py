@@ -53,7 +53,8 @@ def test_a_changed_setting_acts_from_its_round_on_and_the_rounds_before_are_copi
     parent: Path, tmp_path: Path
 ) -> None:
     said = branch(parent, tmp_path / "shared", "--set", "reputation_scope=shared")
-    assert "target purchase, branch minus parent, rounds 3+" in said and "unpaired [" in said
+    # one history shared by the domain, one seed: one cluster, so no interval, said so
+    assert "rounds 3+: " in said and "no interval (cluster-domain: one cluster, one seed)" in said
     rows, calls = records(tmp_path / "shared")
     parent_rows, parent_calls = records(parent)
     early = {r["ord"] for r in parent_rows if r["round"] < 2}  # rounds 1 and 2
@@ -67,6 +68,13 @@ def test_a_changed_setting_acts_from_its_round_on_and_the_rounds_before_are_copi
     with RunStore.read(tmp_path / "shared") as store:
         assert store.config().reputation_scope == "shared"
         assert '"from_round": 3' in store.manifest()["branch"]
+
+
+def test_a_branch_says_how_much_pairing_narrows_its_contrast(parent: Path, tmp_path: Path) -> None:
+    said = branch(parent, tmp_path / "oracle", "--set", "market.reputation.mechanism=oracle")
+    assert "target purchase, branch minus parent, rounds 3+" in said
+    assert "(percentile bootstrap (cluster-user), 50000 draws), unpaired [" in said
+    assert "times narrower" in said
 
 
 def test_bad_assignments_and_rounds_are_named(parent: Path, tmp_path: Path) -> None:

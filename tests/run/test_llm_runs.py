@@ -56,6 +56,7 @@ def cell(server: FakeLLM, condition: str, requests: int = 24, **kw) -> RunConfig
     )
 
 
+@pytest.mark.slow  # end to end, three whole LLM runs: runs in .ci/run with -m slow
 @pytest.mark.parametrize("condition", ["platform-centric", "no-rep", "local-rep"])
 def test_all_conditions_complete_under_twenty_percent_faults(
     tmp_path: Path, condition: str

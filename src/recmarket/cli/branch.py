@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -58,10 +59,12 @@ def branch_contrast(parent: Path, branch_dir: Path, from_round: int) -> str:
         return f"no round from {from_round} on: nothing to contrast"
     unit = coarsest([memory_unit(config) for _, config in runs])
     paired, unpaired = paired_and_unpaired(runs[0][0], runs[1][0], is_target_purchase, unit)
+    head = f"target purchase, branch minus parent, rounds {from_round}+: {paired.estimate:+.2f} pp"
+    if math.isnan(paired.low):
+        return f"{head}; {paired.method}"
     widths = paired.high - paired.low, unpaired.high - unpaired.low
     gain = f"{widths[1] / widths[0]:.1f} times narrower" if widths[0] > 0 else "no width at all"
     return (
-        f"target purchase, branch minus parent, rounds {from_round}+: {paired.estimate:+.2f} pp; "
-        f"paired 95% [{paired.low:+.2f}, {paired.high:+.2f}] ({paired.method}), unpaired "
+        f"{head}; paired 95% [{paired.low:+.2f}, {paired.high:+.2f}] ({paired.method}), unpaired "
         f"[{unpaired.low:+.2f}, {unpaired.high:+.2f}]: the paired interval is {gain}"
     )

@@ -310,7 +310,8 @@ def write_report(out_dirs: list[Path], target: Path, workers: int = 1) -> None:
     if measured:
         table = Table(
             title="The paper's numbers beside this run's (macro; pp, % or ratio; 95% interval "
-            "as its method says: a bootstrap over seeds and units, or t over seeds)"
+            "as its method says: a bootstrap over seeds and units, or t over seeds; the "
+            "report's table says more)"
         )
         columns = ("section", "what", "kind", "paper", "ours", "interval", "ours/paper")
         for column in (*columns, "verdict", "method"):
@@ -318,12 +319,15 @@ def write_report(out_dirs: list[Path], target: Path, workers: int = 1) -> None:
             table.add_column(column, justify="right" if right else "left")
         for row in measured:
             span = f"[{row['low']}, {row['high']}]" if row["low"] != "" else ""
+            method = (
+                "none" if not span else "bootstrap" if row["df"] == "" else f"t, df {row['df']}"
+            )
             table.add_row(
                 *(str(row[k]) for k in ("section", "what", "kind", "paper", "ours")),
                 span,
                 row["ratio"],
                 row["verdict"],
-                row["interval_method"],
+                method,
             )
         out.print(table)
         out.print(summary(built.comparison))

@@ -211,10 +211,18 @@ def verdict(number: PaperNumber, value: Interval | None) -> str:
 
 
 def size(number: PaperNumber, value: Interval | None) -> str:
-    """Where the paper's value lies against our interval: inside, or which side ours is on."""
+    """Where the paper's value lies against our interval: inside it, or which side ours is
+    on; for a bound (a magnitude, a spread), whether our interval lies within it."""
     if value is None or number.experiment is None or np.isnan(value.low):
         return ""
     low, high = _judged_bounds(number, value)
+    if number.measure in ("magnitude", "spread"):
+        bound = number.tolerance if number.measure == "magnitude" else number.paper
+        floor = -bound if number.measure == "magnitude" else -np.inf
+        if floor <= low and high <= bound:
+            return "within the bound"
+        beyond = low > bound or high < floor
+        return "beyond the bound" if beyond else "across the bound"
     return (
         "inside"
         if low <= number.paper <= high
@@ -266,6 +274,7 @@ def compare(cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS) -> list[di
                 "verdict": verdict(number, value),
                 "seeds": value.seeds if value else "",
                 "design": value.design if value else "",
+                "df": "" if value is None or value.df is None else value.df,
                 "interval_method": interval_method(number, value),
                 "basis": number.basis,
             }
