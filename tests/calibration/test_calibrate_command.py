@@ -17,6 +17,7 @@ from tests.fixtures import fake_llm_pilot
 runner = CliRunner()
 
 
+@pytest.mark.slow  # end to end: simulated runs, calibrate and its check; .ci/run -m slow
 def test_calibrate_writes_a_config_run_accepts_and_a_fit_report(simulated, tmp_path: Path) -> None:
     out = tmp_path / "params.toml"
     result = runner.invoke(app, ["calibrate", str(simulated[0]), "--out", str(out)])
@@ -42,6 +43,7 @@ def test_calibrate_names_a_directory_without_a_run(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "no run store" in result.stderr
 
 
+@pytest.mark.slow  # end to end: simulated runs, calibrate and its check; .ci/run -m slow
 def test_a_pilot_through_the_fake_llm_calibrates_and_says_what_it_could_not_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -55,6 +57,7 @@ def test_a_pilot_through_the_fake_llm_calibrates_and_says_what_it_could_not_read
     RunConfig.model_validate(tomllib.loads(out.read_text()))
 
 
+@pytest.mark.slow  # end to end: simulated runs, calibrate and its check; .ci/run -m slow
 def test_reproduce_takes_the_calibrated_table_for_every_cell(simulated, tmp_path: Path) -> None:
     params = tmp_path / "params.toml"
     assert runner.invoke(app, ["calibrate", str(simulated[0]), "--out", str(params)]).exit_code == 0
@@ -67,6 +70,7 @@ def test_reproduce_takes_the_calibrated_table_for_every_cell(simulated, tmp_path
             assert opened.config().agents.update.mixed_gap == 0.3  # the calibrated value
 
 
+@pytest.mark.slow  # end to end: simulated runs, calibrate and its check; .ci/run -m slow
 def test_the_check_predicts_a_cell_of_the_same_agents_and_flags_other_agents(
     simulated, tmp_path: Path
 ) -> None:

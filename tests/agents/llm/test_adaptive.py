@@ -155,6 +155,7 @@ def drive(model: ChatModel, calls: int) -> None:
     asyncio.run(go())
 
 
+@pytest.mark.slow  # end to end against the loopback fake: .ci/run -m slow
 def test_against_64_slots_the_limit_climbs_past_48(tmp_path: Path) -> None:
     limits: list[int] = []
     with FakeLLM(slots=64, latency=0.2) as server:
@@ -162,6 +163,7 @@ def test_against_64_slots_the_limit_climbs_past_48(tmp_path: Path) -> None:
     assert max(limits) >= 48, limits
 
 
+@pytest.mark.slow  # end to end against the loopback fake: .ci/run -m slow
 def test_against_one_slot_the_calls_finish_where_a_fixed_limit_times_out(tmp_path: Path) -> None:
     from recmarket.agents.llm.wrappers import EndpointFailure
 
