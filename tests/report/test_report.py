@@ -93,7 +93,8 @@ def test_sections_drawn_in_workers_equal_those_drawn_here(report: Path, tmp_path
 
 @pytest.mark.slow  # end to end: the whole matrix, small
 def test_every_paper_figure_is_drawn_from_a_small_reproduce(tmp_path: Path) -> None:
-    """The paper's ten figures, and those of the dynamic-market experiments. The attacks and
+    """The paper's ten figures, the label counterfactual beside Fig. 7, and those of the
+    dynamic-market experiments. The attacks and
     frontier figures are drawn in tests/analysis (test_attacks.py, test_frontier.py): their
     specs' 105 and 216 cells would triple this test's time."""
     own_seeds = ("reputation-attacks", "design-frontier")
@@ -102,13 +103,14 @@ def test_every_paper_figure_is_drawn_from_a_small_reproduce(tmp_path: Path) -> N
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     pngs = sorted(p.name for p in (tmp_path / "report" / "figures").glob("*.png"))
-    assert len([p for p in pngs if p.startswith("fig")]) == 10
+    assert len([p for p in pngs if p.startswith("fig")]) == 11
+    assert "fig07_label_counterfactual.png" in pngs
     assert [p for p in pngs if p.startswith(("dyn", "acc"))] == [
         "acc_long_histories.png",
         "dyn1_strategic_adaptation.png",
         "dyn2_platform_entry.png",
     ]
-    assert len(list((tmp_path / "report" / "figures").glob("*.pdf"))) == 13
+    assert len(list((tmp_path / "report" / "figures").glob("*.pdf"))) == 14
     table = (tmp_path / "report" / "tables" / "dyn2_platform_entry.csv").read_text()
     assert "P7 Top-1 share" in table and "regret" in table and "cluster" in table
     assert "data:image/png;base64" in (tmp_path / "report" / "report.html").read_text()
