@@ -12,6 +12,7 @@ what it requires, transitively, and the plugins' distributions.
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 from importlib.metadata import PackageNotFoundError, distribution
@@ -77,8 +78,22 @@ def changed_variants(stored: dict[str, dict[str, str]], now: dict[str, dict[str,
 def installed_packages(also: tuple[str, ...] = ()) -> dict[str, str]:
     """recmarket, the distributions it requires (transitively; not the optional ones of an
     extra) and ``also``, each with its installed version."""
+    found = dict(_recmarket_closure())
+    _add_closure(found, list(also))
+    return dict(sorted(found.items()))
+
+
+@functools.cache
+def _recmarket_closure() -> dict[str, str]:
+    """recmarket's own requirements, read once a process: they cannot change under the code
+    already loaded, and reading a hundred distributions' metadata took a quarter of a
+    second for every cell a worker opened."""
     found: dict[str, str] = {}
-    waiting = ["recmarket", *also]
+    _add_closure(found, ["recmarket"])
+    return found
+
+
+def _add_closure(found: dict[str, str], waiting: list[str]) -> None:
     while waiting:
         name = canonical(waiting.pop())
         if name in found:
@@ -92,7 +107,6 @@ def installed_packages(also: tuple[str, ...] = ()) -> dict[str, str]:
             if re.search(r"\bextra\s*==", requirement.partition(";")[2]):
                 continue
             waiting.append(re.split(r"[\s;<>=!~\[(]", requirement, maxsplit=1)[0])
-    return dict(sorted(found.items()))
 
 
 def canonical(name: str) -> str:
@@ -110,12 +124,16 @@ def _git(*args: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
+@functools.cache
 def git_commit() -> str | None:
-    """The checkout's commit (None: not a checkout)."""
+    """The checkout's commit (None: not a checkout), read once a process: the code it
+    runs was loaded from it then."""
     return _git("rev-parse", "HEAD") or None
 
 
+@functools.cache
 def checkout_dirty() -> bool | None:
-    """Whether recmarket's checkout has uncommitted changes (None: not a checkout)."""
+    """Whether recmarket's checkout has uncommitted changes (None: not a checkout), read
+    once a process, as the commit is."""
     status = _git("status", "--porcelain", "--untracked-files=no")
     return None if status is None else bool(status)
