@@ -30,8 +30,8 @@ makes 50,000 draws of a 0/1 contrast cheap.
 Each pick of a stratum of n clusters draws n - 1 of them (Davison and Hinkley 1997,
 section 3.7, after McCarthy and Snowden 1985): the plain bootstrap's variance is that of n
 draws from the sample, short of the sampling variance by (n - 1) / n, which for the twelve
-users of a Local-12 domain makes a nominal 95% interval cover about 93%. Every value is a
-ratio, so a draw of n - 1 clusters needs no rescaling.
+users of a Local-12 domain makes a nominal 95% interval cover 92.6% (the coverage test).
+Every value is a ratio, so a draw of n - 1 clusters needs no rescaling.
 """
 
 from __future__ import annotations
