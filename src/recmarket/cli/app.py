@@ -26,7 +26,6 @@ from recmarket.embedding import EmbedderUnavailable
 from recmarket.locks import DirectoryInUse
 from recmarket.market.protocol import ProtocolError
 from recmarket.registry import PluginError
-from recmarket.run.reproduce import Interrupted, PlanError
 from recmarket.run.store import RunConflict
 from recmarket.sqlite_files import StoreError, cause
 
@@ -60,6 +59,10 @@ def describe_validation_error(exc: ValidationError) -> str:
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Known failures become one line on stderr and exit code 2; bugs keep their traceback."""
+    # reproduce's errors are read when a command runs: importing reproduce reaches the LLM
+    # client (openai), which --help has no use for
+    from recmarket.run.reproduce import Interrupted, PlanError
+
     try:
         yield
     except ValidationError as exc:

@@ -11,8 +11,6 @@ import typer
 from rich.table import Table
 
 from recmarket.agents.llm.audit.card import AuditCard, default_audits
-from recmarket.agents.llm.audit.probes import Material
-from recmarket.agents.llm.audit.runner import audit_model
 from recmarket.cli.app import llm_app, out, user_errors
 from recmarket.cli.options import (
     Backend,
@@ -49,6 +47,9 @@ def audit(
     with user_errors():
         llm = configured_llm(config, backend, llm_model, llm_base_url, llm_api_key_env, "audit")
         items = load_domain(domain_files(BUNDLED_DATA_DIR, domain)).items
+        from recmarket.agents.llm.audit.probes import Material
+        from recmarket.agents.llm.audit.runner import audit_model  # the client: openai
+
         material = Material(domain, items, seed)
         audits = out_dir or default_audits()
         cards = [

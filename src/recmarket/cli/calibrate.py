@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from recmarket.calibration.calibrate import Calibration, calibrate, write_params
-from recmarket.calibration.mle import Estimate
 from recmarket.cli.app import app, err, fail, out, user_errors
 from recmarket.locks import WriterLock
-from recmarket.report.prediction import REPLICATES, PredictionRow, check_predictions
+
+if TYPE_CHECKING:  # the fit needs scipy: imported when a calibration runs, not for --help
+    from recmarket.calibration.calibrate import Calibration
+    from recmarket.calibration.mle import Estimate
+    from recmarket.report.prediction import PredictionRow
+
+REPLICATES = 20  # offline runs per checked cell (recmarket.report.prediction takes it as given)
 
 
 def prediction_table(rows: list[PredictionRow], replicates: int) -> Table:
@@ -102,6 +106,9 @@ def calibrate_command(
     likelihood; write them as a config file that run --config accepts. With --check,
     predict other cells' model runs with the fitted offline agents and say which metrics
     fall inside the prediction intervals."""
+    from recmarket.calibration.calibrate import calibrate, write_params
+    from recmarket.report.prediction import check_predictions
+
     with user_errors():
         for run_dir in [*run_dirs, *(check or [])]:
             if not (run_dir / "run.sqlite").is_file():

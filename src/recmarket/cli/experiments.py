@@ -6,7 +6,7 @@ import json
 import os
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -18,11 +18,11 @@ from recmarket.cli.app import app, err, out, user_errors
 from recmarket.cli.options import Budget, LlmCache, LLMChoice, Replay, with_llm
 from recmarket.config_file import merge, read_config_file
 from recmarket.embedding.cache import default_cache_dir
-from recmarket.experiments.spec import builtin_names, load_spec
-from recmarket.run.estimate import CellCost, estimate_plan
-from recmarket.run.reproduce import DEFAULT_SEEDS
-from recmarket.run.reproduce import reproduce as run_experiments
+from recmarket.experiments.spec import DEFAULT_SEEDS, builtin_names, load_spec
 from recmarket.run.store import RunStore
+
+if TYPE_CHECKING:  # planning and playing reach the LLM client: imported when a command runs
+    from recmarket.run.estimate import CellCost
 
 experiments_app = typer.Typer(
     help="The named experiments of the paper's Table 1.", no_args_is_help=True
@@ -79,6 +79,8 @@ def print_estimate(
     names: list[str], out_dir: Path, scale: float, overrides: dict, seeds: int
 ) -> None:
     """Calls, tokens and USD per experiment, and the plan's total with shared cells once."""
+    from recmarket.run.estimate import estimate_plan
+
     cells = estimate_plan(names, out_dir, default_cache_dir(), scale, overrides, seeds)
     table = Table(
         title=f"Estimate of {len(cells)} cells at --scale {scale:g}, {seeds} seed(s) (prompt "
@@ -191,6 +193,8 @@ def reproduce(
             def on_wait(notice: str) -> None:  # a long wait for an endpoint, or its end
                 line = f"reproduce ({notice})" if notice else "reproduce"
                 bar.update(task, description=escape(line))  # the bar reads markup
+
+            from recmarket.run.reproduce import reproduce as run_experiments
 
             cells = run_experiments(
                 names or [],

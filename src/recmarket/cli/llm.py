@@ -7,17 +7,19 @@ import math
 import os
 import signal
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from recmarket.agents.llm.api import CHARS_PER_TOKEN, ChatRequest
-from recmarket.agents.llm.backend import Checked, LLMBackend
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.agents.llm.local import DEFAULT_ALIAS, LocalServer, LocalServerError
 from recmarket.agents.llm.pace import BEFORE_MEASURED, CEILING, FLOOR, READ_TOKENS, deadline
 from recmarket.agents.llm.wrappers import EndpointFailure
 from recmarket.cli.app import fail, llm_app, out, user_errors
+
+if TYPE_CHECKING:  # the backend brings the openai client: imported when a command runs
+    from recmarket.agents.llm.backend import Checked
 from recmarket.cli.options import ConfigPath, LlmBaseUrl, LlmKeyEnv, LlmModel, configured_llm
 
 SERVE_KEY_ENV = "RECMARKET_SERVE_KEY"  # the key variable of serve's own speed check
@@ -35,6 +37,8 @@ def check(
     concurrency limit starts), and find the structured-output form each model honours."""
     with user_errors():
         llm = configured_llm(config, None, llm_model, llm_base_url, llm_api_key_env, "check")
+        from recmarket.agents.llm.backend import LLMBackend  # the client: openai
+
         backend = LLMBackend(llm, cache_paths=[])
 
         async def run_checks() -> list[Checked]:
@@ -80,6 +84,8 @@ def deadlines(found: Checked) -> str:
 def serving_line(alias: str, base_url: str) -> str:
     """What ``serve`` says once the server answers: where, and the pace a run's check will
     find there (measured now, before anything else asks), with the deadline it gives."""
+    from recmarket.agents.llm.backend import Checked, LLMBackend  # the client: openai
+
     os.environ.setdefault(SERVE_KEY_ENV, "local")  # this process only; the server ignores it
     cfg = ModelConfig(name=alias, base_url=base_url, api_key_env=SERVE_KEY_ENV)
     backend = LLMBackend(LLMConfig(models={alias: cfg}, roles={"default": alias}), [])

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import pandas as pd
 import typer
 from rich.markup import escape
 
 from recmarket.agents.llm.attempts import Attempt, input_digest, read_attempts
 from recmarket.cli.app import app, fail, out, user_errors
 from recmarket.run.store import RunStore
+
+if TYPE_CHECKING:  # export builds the frame; --help and show never load pandas
+    import pandas as pd
 
 
 def _find_episode(store: RunStore, episode: str | None) -> dict[str, Any]:

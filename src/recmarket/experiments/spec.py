@@ -32,6 +32,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError, merge
 
+DEFAULT_SEEDS = 3  # replicates of every cell: verdicts rest on intervals over seeds
+
 
 class CellSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)

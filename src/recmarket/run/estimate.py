@@ -23,8 +23,9 @@ from recmarket.agents.llm.prefixes import PrefixIndex, prompt_text
 from recmarket.agents.llm.prices import prices_for
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
+from recmarket.experiments.spec import DEFAULT_SEEDS
 from recmarket.run.loaded import embedder_for
-from recmarket.run.reproduce import DEFAULT_SEEDS, plan
+from recmarket.run.reproduce import plan
 from recmarket.run.rounds import cell_round, prepare
 from recmarket.vocabulary import ROLES
 

@@ -16,11 +16,10 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from recmarket.agents.llm.backend import require_prices
 from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import SpendAccount
 from recmarket.config import RunConfig
-from recmarket.experiments.spec import builtin_names, load_spec
+from recmarket.experiments.spec import DEFAULT_SEEDS, builtin_names, load_spec
 from recmarket.run.driver import run_cells
 from recmarket.run.executor import LocalExecutor, ProcessExecutor
 from recmarket.run.phases import Phases
@@ -29,7 +28,6 @@ from recmarket.run.threads import pinned_native_threads
 from recmarket.tasks import gather_or_cancel
 
 PLAN = "plan.json"
-DEFAULT_SEEDS = 3  # replicates of every cell: verdicts rest on intervals over seeds
 SPEND = "llm-spend.sqlite"  # the one LLM spend account every cell of the directory shares
 
 
@@ -140,6 +138,8 @@ def reproduce(
     cells, configs = plan(names, out, scale, overrides, seeds)
     for cfg in configs.values():
         if cfg.llm is not None:
+            from recmarket.agents.llm.backend import require_prices  # the client: openai
+
             require_prices(cfg.llm, run_options.get("budget"))
     out.mkdir(parents=True, exist_ok=True)
     write_plan(out, cells)

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from recmarket.agents.llm.adaptive import LimitNotice
-from recmarket.agents.llm.backend import LLMBackend
 from recmarket.agents.llm.client import WaitNotice
 from recmarket.agents.llm.config import OFFLINE
 from recmarket.agents.llm.endpoints import Endpoints
@@ -223,6 +222,8 @@ async def play_cell(
     backend = None
     if cfg.uses_llm:
         assert cfg.llm is not None
+        from recmarket.agents.llm.backend import LLMBackend  # the openai client: LLM runs only
+
         shared = llm_cache if llm_cache is not None else cache / "llm-calls.sqlite"
         backend = LLMBackend(
             cfg.llm,
