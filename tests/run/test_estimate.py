@@ -44,6 +44,21 @@ def test_reproduce_estimate_prints_the_total_and_runs_nothing(tmp_path: Path) ->
     assert "no role is answered by an LLM" in offline.stdout
 
 
+def test_an_offline_plan_is_priced_by_planning_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No LLM answers any role: every cell costs nothing, and none is prepared or played
+    (an offline --estimate of the whole plan once played every cell's sample requests)."""
+
+    def played(*_: object) -> None:
+        raise AssertionError("an offline cell was played to price it")
+
+    monkeypatch.setattr("recmarket.run.estimate.estimate", played)
+    cells = estimate_plan(["design-frontier"], tmp_path, tmp_path / "cache", 0.05)
+    assert len(cells) == 216 and all(c.calls == c.cost == 0 for c in cells)
+    assert sum(c.episodes for c in cells) == 216 * 30 * 3
+
+
 def test_a_deepseek_run_is_estimated_at_peak_and_off_peak_with_its_cache_hits(
     tmp_path: Path,
 ) -> None:

@@ -128,11 +128,12 @@ def estimate_plan(
     seeds: int = DEFAULT_SEEDS,
 ) -> list[CellCost]:
     """Every planned cell of the experiments priced as ``estimate`` prices a run; a cell
-    that several experiments share is priced once and listed under each."""
+    that several experiments share is priced once and listed under each. A cell no LLM
+    answers costs nothing and is not played: pricing the offline plan is planning alone."""
     cells, configs = plan(names, out, scale, overrides, seeds)
     priced: dict[str, CellCost] = {}
     for run_dir, cfg in configs.items():
-        paid = [r for r in estimate(cfg, cache_dir) if r.model != OFFLINE]
+        paid = [r for r in estimate(cfg, cache_dir) if r.model != OFFLINE] if cfg.uses_llm else []
         priced[run_dir] = CellCost(
             "",
             "",
