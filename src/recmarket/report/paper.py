@@ -179,7 +179,8 @@ def _judged_bounds(number: PaperNumber, value: Interval) -> tuple[float, float]:
 def verdict(number: PaperNumber, value: Interval | None) -> str:
     """What the interval supports about the paper's statement. A contrast in the paper's
     direction agrees in size only where the paper's value lies inside our interval;
-    otherwise it agrees in sign alone, which is never called agreement."""
+    otherwise it agrees in sign alone, which is never called agreement. A bound (a
+    magnitude, a spread) is judged by where our interval lies against it (``size``)."""
     if number.experiment is None:
         return "no counterpart"
     if value is None or np.isnan(value.estimate):
@@ -188,26 +189,18 @@ def verdict(number: PaperNumber, value: Interval | None) -> str:
         return "level"
     if np.isnan(value.low):
         return "no interval"
-    low, high = _judged_bounds(number, value)
-    if number.measure == "spread":
-        return (
-            "agrees in size"
-            if high <= number.paper
-            else "wider"
-            if low > number.paper
-            else "inconclusive"
+    where = size(number, value)
+    if number.measure in ("magnitude", "spread"):
+        beyond = "larger" if number.measure == "magnitude" else "wider"
+        return {"within the bound": "agrees in size", "beyond the bound": beyond}.get(
+            where, "inconclusive"
         )
-    if number.measure == "magnitude":
-        bound = number.tolerance
-        if -bound <= low and high <= bound:
-            return "agrees in size"
-        return "larger" if low > bound or high < -bound else "inconclusive"
     null = 1.0 if number.measure == "ratio" else 0.0
     if not value.excludes(null):
         return "no detectable effect"
     if (value.estimate - null) * (number.paper - null) <= 0:
         return "opposite"
-    return "agrees in size" if low <= number.paper <= high else "agrees in sign"
+    return "agrees in size" if where == "inside" else "agrees in sign"
 
 
 def size(number: PaperNumber, value: Interval | None) -> str:
