@@ -4,8 +4,6 @@ with 95% intervals (``recmarket.analysis.attacks`` says how they are made)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -13,9 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from recmarket.analysis.attacks import attack_table
-from recmarket.report.data import Cell, MissingCell
-
-Figure = tuple[Any, list[dict[str, Any]]]
+from recmarket.report.data import Cell, Figure, MissingCell
 
 
 def attacks(cells: list[Cell]) -> Figure:

@@ -19,6 +19,8 @@ from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.run.reproduce import read_plan
 from recmarket.run.store import RunStore
 
+Figure = tuple[Any, list[dict[str, Any]]]  # a drawn figure and its table's rows
+
 SHORT_TEXT = 32  # characters: texts at most this long are labels repeated across rows
 
 

@@ -22,15 +22,12 @@ from recmarket.analysis.contrasts import is_target_purchase, memory_unit, rate
 from recmarket.analysis.dynamics import entrant_top1_by_block, policy_mix_by_block
 from recmarket.analysis.shares import top1_share
 from recmarket.policies import PAPER_POLICIES, POLICIES, policy
-from recmarket.report.data import Cell, find
+from recmarket.report.data import Cell, Figure, find
 
 
 def colour(label: str) -> str | None:
     """A policy's colour in every figure; None (matplotlib's cycle) for other labels."""
     return policy(label).colour if label in POLICIES else None
-
-
-Figure = tuple[Any, list[dict[str, Any]]]
 
 
 def _regret(row: Mapping[str, Any]) -> float:

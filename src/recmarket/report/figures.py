@@ -28,13 +28,12 @@ from recmarket.analysis.shares import (
 from recmarket.conditions import condition
 from recmarket.policies import PAPER_POLICIES
 from recmarket.report.attack_figures import attacks
-from recmarket.report.data import Cell, find
+from recmarket.report.data import Cell, Figure, find
 from recmarket.report.dynamic_figures import adaptation, colour, entry, long_histories
 from recmarket.report.frontier_figures import frontier
 from recmarket.report.label_figures import label_counterfactual
 
 Cells = list[Cell]
-Figure = tuple[Any, list[dict[str, Any]]]
 STAGES = (
     ("target_present", "Present"),
     ("target_shortlisted", "Shortlist"),

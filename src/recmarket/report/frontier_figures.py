@@ -4,17 +4,13 @@ non-dominated designs marked (``recmarket.analysis.frontier``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from recmarket.analysis.frontier import frontier_table
-from recmarket.report.data import Cell
-
-Figure = tuple[Any, list[dict[str, Any]]]
+from recmarket.report.data import Cell, Figure
 
 
 def frontier(cells: list[Cell]) -> Figure:

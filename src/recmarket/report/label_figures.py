@@ -19,9 +19,7 @@ import numpy as np
 from recmarket.analysis.bootstrap import coarsest, difference, interval
 from recmarket.analysis.contrasts import memory_unit
 from recmarket.analysis.shares import label_shares, top1_share
-from recmarket.report.data import Cell, find
-
-Figure = tuple[Any, list[dict[str, Any]]]
+from recmarket.report.data import Cell, Figure, find
 
 LABELS = ("high", "mixed", "low")
 
