@@ -85,23 +85,13 @@ def row(label: str, directory: Path, name: str) -> str:
 
 
 def target_best_fit(directory: Path, name: str, requests: int) -> float:
-    """Share of NoRep pools whose target is strictly the best judged fit."""
-    cfg = RunConfig.model_validate(
-        {
-            "data": str(directory),
-            "domains": [name],
-            "condition": "no-rep",
-            "episodes": {"requests": requests},
-        }
-    )
-    with tempfile.TemporaryDirectory() as out:
-        result = run(cfg, Path(out))
-        rows = result.store.episodes()
-        result.store.close()
-    return float(funnel(rows)["macro"]["target_best_fit"])
+    """Share of NoRep pools whose target is strictly the best judged fit (default seed)."""
+    default_seed = RunConfig.model_fields["seed"].default
+    return float(norep_funnel(directory, name, requests, default_seed)["target_best_fit"])
 
 
 def norep_funnel(directory: Path, name: str, requests: int, seed: int) -> dict[str, float]:
+    """The macro funnel of a NoRep run of one domain."""
     cfg = RunConfig.model_validate(
         {
             "data": str(directory),
