@@ -18,7 +18,7 @@ from recmarket.agents.roles import RoleSetting, chosen_backend, role_setting
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.conditions import ConditionName, condition
 from recmarket.data.settings import EpisodeConfig
-from recmarket.data.sources import demo_users
+from recmarket.data.sources import demo_users, generator_digest
 from recmarket.embedding.settings import EmbedderConfig
 from recmarket.hashing import ADDED_LATER, unset_later
 from recmarket.market.reputation import ScopeName
@@ -126,4 +126,7 @@ class RunConfig(BaseModel):
         if self.llm is not None:
             assert "llm" not in exclude  # no LLM setting is marked: nothing to merge
             exclude["llm"] = {"models": {name: set(OPERATIONAL) for name in self.llm.models}}
-        return hashlib.sha256(self.model_dump_json(exclude=exclude).encode()).hexdigest()
+        identity = self.model_dump_json(exclude=exclude)
+        if demo_users(self.data) is not None:  # the market is the generator's output
+            identity += f"\ndemo generator {generator_digest()}"
+        return hashlib.sha256(identity.encode()).hexdigest()

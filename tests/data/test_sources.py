@@ -34,6 +34,17 @@ def test_a_demo_market_is_the_generators_bytes_made_once(tmp_path: Path) -> None
     assert [p.name for p in made.parent.iterdir()] == [made.name]  # no half-built folder
 
 
+def test_a_demo_markets_generator_is_part_of_the_runs_identity(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A changed generator makes another market: its runs hash differently, so a store of
+    the old market is never resumed on the new one; a directory's runs do not depend on it."""
+    demo, bundled = (RunConfig.model_validate({"data": d}) for d in ("demo:3000", None))
+    before = demo.digest(), bundled.digest()
+    monkeypatch.setattr("recmarket.config.generator_digest", lambda: "another generator")
+    assert demo.digest() != before[0] and bundled.digest() == before[1]
+
+
 def test_a_demo_market_outside_its_range_is_refused_at_the_edge() -> None:
     with pytest.raises(ValidationError, match=r"data\n.*demo:5: a demo market has 100 to"):
         RunConfig.model_validate({"data": "demo:5"})

@@ -6,11 +6,13 @@ domain (about nine in ten of them eligible), for experiments that need more requ
 the bundle's 1,500 or so a domain: long histories, above all. The generator is
 deterministic, so the market is written once into the cache directory, under a name that
 carries the generator's own source digest (a changed generator writes a new market, never
-reuses an old one), and every later run reads the same bytes.
+reuses an old one), and every later run reads the same bytes. The digest is also in the
+run's configuration hash, so a store never holds episodes of two generators.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import shutil
@@ -36,7 +38,12 @@ def demo_users(data: Path | str | None) -> int | None:
     return users
 
 
-def _generator_digest() -> str:
+@functools.cache
+def generator_digest() -> str:
+    """A digest of the demo generator's source as this process loaded it: it names a
+    demo:N market's folder and is part of the identity of every run on one, so a changed
+    generator never resumes a store made with the old one (read once a process; runs ask
+    for it per domain and per hash)."""
     digest = hashlib.sha256()
     for module in (synthetic, demo_listings, demo_vocabulary):
         digest.update(Path(str(module.__file__)).read_bytes())
@@ -51,7 +58,7 @@ def data_directory(data: Path | None, cache_dir: Path) -> Path:
         return BUNDLED_DATA_DIR
     if users is None:
         return data
-    target = cache_dir / "demo-markets" / f"{users}-users-{_generator_digest()}"
+    target = cache_dir / "demo-markets" / f"{users}-users-{generator_digest()}"
     if target.is_dir():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
