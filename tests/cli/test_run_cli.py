@@ -62,12 +62,19 @@ def test_table_output_and_show(tmp_path: Path) -> None:
     assert "target purchased" in result.stdout and "macro" in result.stdout
     shown = invoke("show", str(out), "--episode", "Sports_and_Outdoors:3")
     assert shown.exit_code == 0, shown.output
+    lines = shown.stdout.splitlines()
+    assert lines[1].startswith("Outcome: Bought") or lines[1].startswith("Outcome: No purchase")
+    assert lines[2].startswith("Target: ")
     text = shown.stdout
     order = [
-        text.index(f". {role}") for role in ("query", "need", "explain", "shortlist", "decide")
+        text.index(part) for part in ("Request:", "Need:", "Pool:", "Shortlist 1:", "Decision:")
     ]
     assert order == sorted(order)
-    assert "query_text" in text and "metrics" in text
+    raw = invoke("show", str(out), "--episode", "Sports_and_Outdoors:3", "--json")
+    document = json.loads(raw.stdout)
+    roles = [c["role"] for c in document["calls"]]
+    assert roles[:3] == ["query", "need", "explain"] and "shortlist" in roles
+    assert document["episode"]["ord"] == 3 and "query_text" in document["calls"][0]["output"]
     missing = invoke("show", str(out), "--episode", "nope")
     assert missing.exit_code == 2 and "no episode 'nope'" in missing.stderr
 

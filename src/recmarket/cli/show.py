@@ -9,8 +9,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
 
 from recmarket.agents.llm.attempts import Attempt, input_digest, read_attempts
+from recmarket.analysis.story import episode_story
 from recmarket.cli.app import app, fail, out, user_errors
 from recmarket.run.store import RunStore
 
@@ -53,38 +56,98 @@ def show(
             "--episode", help="episode id (DOMAIN/USER) or DOMAIN:ORDER; default: the first"
         ),
     ] = None,
+    raw: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="print the episode row and every role call's input and output as one JSON "
+            "document instead of the story",
+        ),
+    ] = False,
 ) -> None:
-    """One episode as the market saw it: every role's input and output, in order; for a
-    failed or repaired LLM call, every attempt (what the model wrote, why it was refused,
-    what it was told)."""
+    """One episode as a story in the market's order: the outcome first, then the need, the
+    pool (each platform's policy and claim, the target marked), the shortlist, the decision,
+    the review and the record written; for a failed or repaired LLM call, every attempt
+    (what the model wrote, why it was refused, what it was told)."""
     with user_errors(), RunStore.read(run_dir) as store:
         row = _find_episode(store, episode)
         calls = list(store.calls(row["domain"], row["ord"]))
         keys = [(call.role, input_digest(call.input)) for call in calls]
         attempts = {key: read_attempts(store.db, key).get(key, []) for key in keys}
+    if raw:
+        document = {
+            "episode": row,
+            "calls": [{"role": c.role, "input": c.input, "output": c.output} for c in calls],
+        }
+        typer.echo(json.dumps(document, indent=1, default=str))
+        return
+    _print_story(row, episode_story(row, calls))
+    for call, key in zip(calls, keys, strict=True):
+        tried = attempts[key]
+        if call.output is None or len(tried) > 1:  # failed or repaired: what the model wrote
+            out.rule(f"{call.seq + 1}. {call.role}: the model's attempts", style="cyan")
+            _print_attempts(tried)
+    out.print(
+        f"every role call's input and output: recmarket show {run_dir} --episode "
+        f"{row['domain']}:{row['ord']} --json",
+        style="dim",
+        highlight=False,
+    )
+
+
+def _print_story(row: dict[str, Any], story: dict[str, Any]) -> None:
+    def line(label: str, text: str) -> None:
+        out.print(Text.assemble((f"{label}: ", "bold"), text))
+
     out.rule(
         f"{row['episode_id']}  ({row['condition']}, {row['profile']}, "
         f"user {row['sim_user']}, round {row['round']})"
     )
+    line("Outcome", story["headline"])
+    line("Target", story["target"] or "(not recorded)")
+    line("Request", story["request"])
+    need = story["need"]
+    if need:
+        now, later = need.get("current_need", ""), need.get("long_term_need", "")
+        line("Need", f"{now} (long-term: {later})")
+    pool = Table(
+        title="Pool: one candidate a platform (* the target; rank: on the shortlist)",
+        title_justify="left",
+    )
+    for column in ("", "platform", "policy", "rank", "records", "candidate", "claim"):
+        pool.add_column(column, overflow="fold")
+    for p in story["pool"]:
+        pool.add_row(
+            "*" if p["target"] else "",
+            p["platform"] + (" (bought)" if p["bought"] else ""),
+            p["policy"],
+            str(p["rank"] or ""),
+            str(p["records"]),
+            p["title"],
+            p["claim"],
+        )
+    out.print(pool)
     for seat, name in json.loads(row.get("identities") or "{}").items():
         out.print(f"{seat} appears as {name}: it re-entered the market under a new name")
+    for item in story["shortlist"]:
+        line(f"Shortlist {item['rank']}", f"{item['platform']}: {item['reason']}")
+    decision = story["decision"]
+    if decision:
+        line("Decision", f"{decision.get('option_id') or 'none'}: {decision.get('reason', '')}")
+    if story["review"]:
+        line("Review", story["review"])
+    record = story["record"]
+    if record:
+        line(
+            "Record written",
+            f"{record['platform']}: {record.get('claim_reliability', '')}, "
+            f"{record.get('note', '')}",
+        )
     for name, label, note, source in json.loads(row.get("written") or "[]"):
         who = "a fake user" if source == "forged" else "the oracle"
         out.print(f"after this episode {who} wrote a {label} record for {name}: {note}")
-    for call in calls:
-        out.rule(f"{call.seq + 1}. {call.role}", style="cyan")
-        out.print("input:", style="bold")
-        out.print_json(data=call.input)
-        tried = attempts[(call.role, input_digest(call.input))]
-        if call.output is None or len(tried) > 1:  # failed or repaired: what the model wrote
-            _print_attempts(tried)
-        out.print("output:", style="bold")
-        if call.output is None:
-            out.print(f"none: {row['failed_role']} failed, which ended the episode", style="red")
-        else:
-            out.print_json(data=call.output)
-    out.rule("metrics")
-    out.print_json(data={k: v for k, v in row.items() if k not in ("domain", "ord")})
+    if story["failed_role"]:
+        out.print(f"{story['failed_role']} failed, which ended the episode", style="red")
 
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")

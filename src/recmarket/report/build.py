@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import csv
 import html
+import math
 import multiprocessing
-from collections import Counter, defaultdict
+from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,16 +20,25 @@ from recmarket.analysis.records import identical_groups, record_distribution
 from recmarket.conditions import condition
 from recmarket.market.access import analytic_access
 from recmarket.report.data import Cell, MissingCell, load_cells
+from recmarket.report.explorer import EXPLORER_PER_DOMAIN, explorer, policy_colours
 from recmarket.report.figures import FIGURES
 from recmarket.report.html import figure_html, page, table_html
+from recmarket.report.layout import (
+    CLOSING,
+    PAPER_SECTIONS,
+    Entry,
+    caption,
+    cited_stem,
+    nav,
+    row_anchor,
+)
 from recmarket.report.models import models_section
 from recmarket.report.paper import compare
 from recmarket.report.paper import summary as summary_line
+from recmarket.report.summary import RunSummary, run_summary
+from recmarket.report.ticks import untangle
 from recmarket.run.lifeline import die_with_parent
-from recmarket.run.store import RunStore
 from recmarket.run.threads import pin_native_threads
-
-EXPLORER_PER_DOMAIN = 3  # episodes per domain and run whose role calls the page embeds
 
 
 def write_table(rows: list[dict[str, Any]], stem: Path) -> None:
@@ -77,46 +87,6 @@ def access_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
     return rows
 
 
-def explorer(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
-    """The first episodes of every domain of every run, each with all of its role calls
-    and the experiments and cells that use its run."""
-    by_run: dict[Path, dict[str, Any]] = {}
-    for experiment, members in cells.items():
-        for name, cell in members.items():
-            entry = by_run.setdefault(cell.run_dir, {"cell": cell, "uses": []})
-            entry["uses"].append({"experiment": experiment, "cell": name})
-    episodes = []
-    for run_dir, entry in by_run.items():
-        taken: Counter[str] = Counter()
-        with RunStore.read(run_dir) as store:
-            for row in entry["cell"].rows:
-                if taken[row["domain"]] < EXPLORER_PER_DOMAIN:
-                    taken[row["domain"]] += 1
-                    calls = list(store.calls(row["domain"], row["ord"]))
-                    episodes.append(_explored(row, calls, entry["uses"]))
-    return episodes
-
-
-def _explored(row: dict[str, Any], calls: list[Any], uses: list[dict[str, str]]) -> dict[str, Any]:
-    answered = (c.output for c in calls if c.role == "query" and c.output)
-    query = next((out.get("query_text", "") for out in answered), "")
-    if row["failed_role"]:
-        outcome = "failed"
-    elif row["target_purchased"]:
-        outcome = "target purchase"
-    else:
-        outcome = "off-target purchase" if row["any_purchase"] else "no purchase"
-    return {
-        "episode_id": row["episode_id"],
-        "domain": row["domain"],
-        "condition": row["condition"],
-        "outcome": outcome,
-        "title": query,
-        "uses": uses,
-        "calls": [{"role": c.role, "input": c.input, "output": c.output} for c in calls],
-    }
-
-
 def record_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
     """Per reputation cell, the records each platform ended with in each memory set."""
     return [
@@ -161,20 +131,67 @@ class BuiltReport:
     path: Path  # report.html
     comparison: list[dict[str, Any]]  # the paper's numbers beside ours
     notes: list[str]  # cells that could not show their treatment
+    summary: RunSummary  # the first screen
 
 
-def _drawn(stem: str, draw: Any, cells: list[Cell], figures: Path, tables: Path) -> str:
-    """One figure drawn and saved (PNG, PDF, its table): its HTML, or why it is missing."""
+@dataclass(frozen=True)
+class DrawnFigure:
+    """A figure as a section worker leaves it: saved as PNG and PDF, its table written."""
+
+    stem: str
+    title: str  # a whole sentence
+    rows: list[dict[str, Any]]  # its table, empty rows left out
+    omitted: int  # rows left out for having no episodes
+    missing: str = ""  # why it was not drawn (its cells are not in the run)
+
+
+def heading(draw: Any) -> str:
+    """A figure's heading: the first paragraph of its drawing function's docstring."""
+    doc = (draw.__doc__ or "").strip().split("\n\n")[0]
+    return " ".join(doc.split())
+
+
+def is_empty(row: dict[str, Any]) -> bool:
+    """A table row for something no episode reached: no episodes, or no value at all."""
+    if row.get("episodes") == 0 or row.get("estimate") == "":
+        return True
+    return any(isinstance(v, float) and math.isnan(v) for v in row.values())
+
+
+def _drawn(stem: str, draw: Any, cells: list[Cell], figures: Path, tables: Path) -> DrawnFigure:
+    """One figure drawn and saved (PNG, PDF, its table without empty rows)."""
     try:
         fig, rows = draw(cells)
     except MissingCell as missing:  # a custom spec under a built-in figure
-        return f"<p>{stem}: not drawn, {html.escape(str(missing))}</p>"
+        return DrawnFigure(stem, heading(draw), [], 0, str(missing))
+    untangle(fig)
     for suffix in (".png", ".pdf"):
         fig.savefig(figures / f"{stem}{suffix}", dpi=130, bbox_inches="tight")
     plt.close(fig)
-    write_table(rows, tables / stem)
-    title = draw.__doc__.splitlines()[0] if draw.__doc__ else stem
-    return figure_html(title, figures / f"{stem}.png", rows)
+    kept = [r for r in rows if not is_empty(r)]
+    write_table(kept, tables / stem)
+    return DrawnFigure(stem, heading(draw), kept, len(rows) - len(kept))
+
+
+def _figure_html(drawn: DrawnFigure, figures: Path, comparison: list[dict[str, Any]]) -> str:
+    if drawn.missing:
+        return (
+            f'<figure id="{drawn.stem}"><h3>{html.escape(drawn.title)}</h3><p>{drawn.stem}: not '
+            f"drawn, {html.escape(drawn.missing)}</p></figure>"
+        )
+    note = (
+        f"{drawn.omitted} table rows with no episodes (rounds no user reached, say) are left out."
+        if drawn.omitted
+        else ""
+    )
+    return figure_html(
+        drawn.stem,
+        drawn.title,
+        figures / f"{drawn.stem}.png",
+        drawn.rows,
+        caption(drawn.stem, comparison),
+        note,
+    )
 
 
 # The cells of the report being built: forked section workers read them from here rather
@@ -237,62 +254,111 @@ def build_report(out_dirs: list[Path], target: Path, workers: int = 1) -> BuiltR
     finally:
         _cells = {}
     access, comparison, records, notes, every, episodes, models = results[: len(rest)]
-    body = []
+    drawn_figures: list[DrawnFigure] = results[len(rest) :]
+    parts: dict[str, str] = {d.stem: _figure_html(d, figures, comparison) for d in drawn_figures}
     write_table(access, tables / "access_check")
     if access:
-        body.append(
-            "<h2>Appendix A.2: analytic vs empirical forced inclusion</h2>" + table_html(access)
+        parts["access_check"] = (
+            '<figure id="access_check"><h3>Appendix A.2: the analytic chance that the target '
+            "is present beside the empirical forced-inclusion rate of each opening cell.</h3>"
+            + caption("access_check", comparison)
+            + table_html(access)
+            + "</figure>"
         )
-    body += results[len(rest) :]
     write_table(comparison, tables / "paper_comparison")
-    body.append(
-        "<h2>The paper's numbers beside this run's</h2><p>"
-        + html.escape(summary_line(comparison))
-        + ". Each contrast has a 95% interval, made as its method column says: the two-stage "
-        "bootstrap (seeds, then users or requests within each seed and domain) where each "
-        "seed and domain holds units to resample, and a t-interval over seeds, with its "
-        "degrees of freedom, where it holds one (a shared history, a learning market). A "
-        "difference or ratio is opposite, or agrees, only when its interval excludes no "
-        "change, and is otherwise no detectable effect; it agrees in size only when the "
-        "paper's value lies inside our interval, and in sign alone otherwise (ours/paper "
-        "gives the size). A magnitude agrees in size when its whole interval lies within the "
-        "paper's bound; a spread, when its interval less its noise bias does. "
-        "Kind says what produces a contrast here: the protocol (for any ranker), a named "
-        "design assumption of the offline agents, or neither (emergent). A level is a single "
-        "cell's value, set beside the paper's without a verdict. Which levels compare: "
-        "access (target present, forced inclusion, copies in the pool) follows from the "
-        "protocol and may be read against the paper's; the judgement levels (shortlisted, "
-        "Top-1, purchased, label shares) are the offline model's, about 30% target purchase "
-        "on the bundled demo and on the real Office and Fashion slices alike (docs/data.md), "
-        "against the paper's 45-50% with LLM agents: compare their contrasts, not their "
-        "levels.</p>" + table_html(comparison)
-    )
     write_table(records, tables / "records_per_history")
-    if records or notes:
-        body.append(
-            "<h2>Could each reputation treatment act?</h2><p>Records each platform ended with "
-            "in each memory set (a user, a profile or a whole domain, per seed): a mechanism "
-            "that reads more than the last W records differs from the window only where a "
-            "history passed W.</p>"
-            + "".join(f"<p><strong>{html.escape(n)}.</strong></p>" for n in notes)
-            + (table_html(records) if records else "")
-        )
-    if models:
-        body.append(models)
     write_table(every, tables / "cells")
-    body.append("<h2>Every cell (macro over domains)</h2>" + table_html(every))
-    summary = (
-        f"{sum(len(m) for m in cells.values())} cells of {len(cells)} experiments, "
-        f"{sum(r['episodes'] for r in every):,} episodes; built from {len(out_dirs)} "
-        "reproduce directories."
-    )
+    drawn = set(parts) - {d.stem for d in drawn_figures if d.missing}
+    closing = {
+        "comparison": comparison_html(comparison, drawn),
+        "records": records_html(records, notes),
+        "models": models,
+        "cells": "<p>Macro over domains.</p>" + table_html(every),
+    }
+    summary = run_summary(cells, comparison, len(out_dirs))
+    titles = {d.stem: d.title for d in drawn_figures} | {"access_check": "Appendix A.2 table."}
+    contents = [Entry("summary", "Summary")]
+    body = []
+    for section in PAPER_SECTIONS:
+        stems = [stem for stem in section.stems if stem in parts]
+        shown = [parts[stem] for stem in stems]
+        if shown:
+            figures_in = tuple(Entry(stem, titles[stem]) for stem in stems)
+            contents.append(Entry(section.anchor, section.title, figures_in))
+            body.append(
+                f'<section id="{section.anchor}"><h2>{html.escape(section.title)}</h2>'
+                + "".join(shown)
+                + "</section>"
+            )
+    for anchor, title in CLOSING:
+        if anchor == "explorer" or closing.get(anchor):
+            contents.append(Entry(anchor, title))
+        if closing.get(anchor):
+            body.append(
+                f'<section id="{anchor}"><h2>{html.escape(title)}</h2>{closing[anchor]}</section>'
+            )
     note = (
         f"Role calls are embedded for the first {EXPLORER_PER_DOMAIN} episodes of each "
         "domain in every run; `recmarket show RUN_DIR --episode ID` opens any episode."
     )
     path = target / "report.html"
-    path.write_text(page(summary, "\n".join(body), episodes, note), encoding="utf-8")
-    return BuiltReport(path, comparison, notes)
+    first = summary.html() + nav(contents)
+    path.write_text(
+        page(first, "\n".join(body), episodes, note, policy_colours()), encoding="utf-8"
+    )
+    return BuiltReport(path, comparison, notes, summary)
+
+
+def comparison_html(comparison: list[dict[str, Any]], drawn: set[str]) -> str:
+    """The paper comparison: each row under its own anchor, its section linked to the
+    figure or table behind it where the report has one."""
+    stems = [cited_stem(r["section"]) for r in comparison]
+    return (
+        "<p>"
+        + html.escape(summary_line(comparison))
+        + ". "
+        + COMPARISON_NOTE
+        + "</p>"
+        + table_html(
+            comparison,
+            ids=[row_anchor(i) for i in range(len(comparison))],
+            links=[f"#{s}" if s in drawn else None for s in stems],
+        )
+    )
+
+
+def records_html(records: list[dict[str, Any]], notes: list[str]) -> str:
+    if not records and not notes:
+        return ""
+    return (
+        "<p>Records each platform ended with in each memory set (a user, a profile or a "
+        "whole domain, per seed): a mechanism that reads more than the last W records "
+        "differs from the window only where a history passed W.</p>"
+        + "".join(f"<p><strong>{html.escape(n)}.</strong></p>" for n in notes)
+        + (table_html(records) if records else "")
+    )
+
+
+COMPARISON_NOTE = (
+    "Each contrast has a 95% interval, made as its method column says: the two-stage "
+    "bootstrap (seeds, then users or requests within each seed and domain) where each "
+    "seed and domain holds units to resample, and a t-interval over seeds, with its "
+    "degrees of freedom, where it holds one (a shared history, a learning market). A "
+    "difference or ratio is opposite, or agrees, only when its interval excludes no "
+    "change, and is otherwise no detectable effect; it agrees in size only when the "
+    "paper's value lies inside our interval, and in sign alone otherwise (ours/paper "
+    "gives the size). A magnitude agrees in size when its whole interval lies within the "
+    "paper's bound; a spread, when its interval less its noise bias does. "
+    "Kind says what produces a contrast here: the protocol (for any ranker), a named "
+    "design assumption of the offline agents, or neither (emergent). A level is a single "
+    "cell's value, set beside the paper's without a verdict. Which levels compare: "
+    "access (target present, forced inclusion, copies in the pool) follows from the "
+    "protocol and may be read against the paper's; the judgement levels (shortlisted, "
+    "Top-1, purchased, label shares) are the offline model's, about 30% target purchase "
+    "on the bundled demo and on the real Office and Fashion slices alike (docs/data.md), "
+    "against the paper's 45-50% with LLM agents: compare their contrasts, not their "
+    "levels. A section links to the figure behind the row."
+)
 
 
 # The sections besides the figures, in the order build_report unpacks them.

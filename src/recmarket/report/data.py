@@ -70,6 +70,26 @@ def compact_rows(rows: Iterable[dict[str, Any]], extra: dict[str, Any]) -> list[
     ]
 
 
+@dataclass(frozen=True)
+class Made:
+    """Where and when a run store was made, from its manifest."""
+
+    commit: str  # "" outside a git checkout
+    dirty: bool | None  # None: not known (no checkout)
+    created: str  # ISO date and time
+    version: str  # recmarket's
+
+    @classmethod
+    def of(cls, manifest: Mapping[str, str]) -> Made:
+        dirty = manifest.get("git_dirty", "")
+        return cls(
+            manifest.get("git_commit", ""),
+            None if dirty == "" else dirty == "true",
+            manifest.get("created", ""),
+            manifest.get("version", ""),
+        )
+
+
 @dataclass
 class Cell:
     experiment: str
@@ -79,6 +99,8 @@ class Cell:
     rows: Sequence[Row]  # each marked with its ``replicate`` (the seed of the run it came from)
     config: RunConfig  # the first replicate's
     seeds: tuple[int, ...] = ()  # the replicates pooled here
+    scale: float | None = None  # --scale it ran at (None: not recorded by an older plan)
+    made: tuple[Made, ...] = ()  # each replicate's store's provenance
 
     @property
     def macro(self) -> dict[str, Any]:
@@ -138,7 +160,7 @@ def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
     become one Cell: their episode rows together, each marked with its seed, so rates
     average over the seeds and intervals resample users within each replicate."""
     found: dict[str, dict[str, list[tuple[str, Cell]]]] = defaultdict(lambda: defaultdict(list))
-    loaded: dict[str, tuple[list[CompactRow], Any]] = {}
+    loaded: dict[str, tuple[list[CompactRow], Any, Made]] = {}
     for out in out_dirs:
         for entry in read_plan(out):
             run_dir = str(out / entry.run_dir)
@@ -146,10 +168,19 @@ def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
                 with RunStore.read(Path(run_dir)) as store:
                     cfg = store.config()
                     rows = compact_rows(store.episodes(), {"replicate": cfg.seed})
-                    loaded[run_dir] = (rows, cfg)
-            rows, cfg = loaded[run_dir]
+                    loaded[run_dir] = (rows, cfg, Made.of(store.manifest()))
+            rows, cfg, made = loaded[run_dir]
             figure = figure_of(entry.experiment, entry.figure)
-            cell = Cell(entry.experiment, entry.cell, figure, Path(run_dir), rows, cfg)
+            cell = Cell(
+                entry.experiment,
+                entry.cell,
+                figure,
+                Path(run_dir),
+                rows,
+                cfg,
+                scale=entry.scale,
+                made=(made,),
+            )
             settings = cfg.model_copy(update={"seed": 0}).digest()
             found[entry.experiment][settings].append((entry.cell, cell))
     return {
@@ -167,4 +198,5 @@ def _pooled(members: list[tuple[str, Cell]]) -> tuple[str, Cell]:
         return members[0][0], replace(first, seeds=seeds)
     label = re.sub(r"/?seed=\d+$", "", members[0][0]) or members[0][0]
     rows = [r for _, c in members for r in c.rows]
-    return label, replace(first, name=label, rows=rows, seeds=seeds)
+    made = tuple(m for _, c in members for m in c.made)
+    return label, replace(first, name=label, rows=rows, seeds=seeds, made=made)

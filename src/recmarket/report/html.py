@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,119 +22,97 @@ table { border-collapse: collapse; font-size: 0.8rem; margin: 0.5rem 0; }
 td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
 .warning { color: #a40000; }
 td:first-child, th:first-child { text-align: left; }
-#explorer { display: flex; gap: 1rem; } #list { width: 40%; max-height: 36rem; overflow: auto; }
+#browser { display: flex; gap: 1rem; } #list { width: 40%; max-height: 36rem; overflow: auto; }
 #list li { cursor: pointer; padding: 2px; } #list li:hover { background: #eef; }
 #detail { width: 60%; max-height: 36rem; overflow: auto; }
+tr.target td { background: #fff3c4; font-weight: 600; }
+.outcome { font-size: 1.05rem; font-weight: 600; }
+nav ol ol { font-size: 0.85rem; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; }
+dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; }
+figcaption { font-size: 0.85rem; }
 pre { white-space: pre-wrap; font-size: 0.75rem; background: #f6f6f6; padding: 4px; }
 </style></head><body>
 <h1>recmarket report</h1>
-<p>__SUMMARY__</p>
+__SUMMARY__
 __BODY__
-<h2>Episode explorer</h2>
+<section id="explorer"><h2>Episode explorer</h2>
 <p>__EXPLORER_NOTE__</p>
 <div><label>experiment <select id="f-experiment"></select></label>
 <label>cell <select id="f-cell"></select></label>
 <label>domain <select id="f-domain"></select></label>
 <label>outcome <select id="f-outcome"></select></label> <span id="count"></span></div>
-<div id="explorer"><ol id="list"></ol><div id="detail"></div></div>
+<p id="empty" class="warning"></p>
+<div id="browser"><ol id="list"></ol><div id="detail"></div></div></section>
 <script type="application/json" id="episodes">__EPISODES__</script>
+<script type="application/json" id="policy-colours">__COLOURS__</script>
 <script>
-"use strict";
-const episodes = JSON.parse(document.getElementById("episodes").textContent);
-const keys = ["experiment", "cell", "domain", "outcome"];
-const wanted = Object.fromEntries(new URLSearchParams(location.hash.slice(1)));
-function fill(key) {
-  const select = document.getElementById("f-" + key);
-  const values = [...new Set(episodes.flatMap(e => key === "experiment" || key === "cell"
-    ? e.uses.map(u => u[key]) : [e[key]]))].sort();
-  for (const value of ["(all)", ...values]) {
-    const option = document.createElement("option");
-    option.value = option.textContent = value;
-    select.appendChild(option);
-  }
-  if (wanted[key] && values.includes(wanted[key])) select.value = wanted[key];
-  select.addEventListener("change", render);
-}
-function chosen(key) {
-  const v = document.getElementById("f-" + key).value;
-  return v === "(all)" ? null : v;
-}
-function matches(e) {
-  const x = chosen("experiment"), c = chosen("cell");
-  if (!e.uses.some(u => (!x || u.experiment === x) && (!c || u.cell === c))) return false;
-  return (!chosen("domain") || e.domain === chosen("domain"))
-      && (!chosen("outcome") || e.outcome === chosen("outcome"));
-}
-function show(e) {
-  const detail = document.getElementById("detail");
-  detail.replaceChildren();
-  const head = document.createElement("h3");
-  head.textContent = e.episode_id + " (" + e.condition + ", " + e.outcome + ")";
-  detail.appendChild(head);
-  e.calls.forEach((call, i) => {
-    const title = document.createElement("h4");
-    title.textContent = (i + 1) + ". " + call.role;
-    const input = document.createElement("pre");
-    input.textContent = "input: " + JSON.stringify(call.input, null, 2);
-    const output = document.createElement("pre");
-    output.textContent = "output: " + JSON.stringify(call.output, null, 2);
-    detail.append(title, input, output);
-  });
-}
-function render() {
-  const list = document.getElementById("list");
-  list.replaceChildren();
-  const shown = episodes.filter(matches);
-  for (const e of shown) {
-    const item = document.createElement("li");
-    item.className = "episode";
-    item.textContent = e.domain + " · " + e.title + " · " + e.outcome;
-    item.addEventListener("click", () => show(e));
-    list.appendChild(item);
-  }
-  document.getElementById("count").textContent = shown.length + " episodes";
-  document.body.dataset.listed = String(shown.length);
-}
-keys.forEach(fill);
-render();
-if (wanted.open) {  // deep link: open the n-th listed episode (1-based)
-  const pick = episodes.filter(matches)[Number(wanted.open) - 1];
-  if (pick) show(pick);
-}
+__SCRIPT__
 </script></body></html>
 """
 
 
-def table_html(rows: list[dict[str, Any]]) -> str:
+def table_html(
+    rows: list[dict[str, Any]], ids: list[str] | None = None, links: list[str | None] | None = None
+) -> str:
+    """A table of ``rows``; each row may carry an id (``ids``), and its first cell may link
+    to an anchor (``links``: "#anchor" or None)."""
     if not rows:
         return ""
     head = "".join(f"<th>{html.escape(str(k))}</th>" for k in rows[0])
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(_fmt(v))}</td>" for v in r.values()) + "</tr>"
-        for r in rows
-    )
-    return f"<table><tr>{head}</tr>{body}</table>"
+    body = []
+    for i, row in enumerate(rows):
+        cells = [html.escape(_fmt(v)) for v in row.values()]
+        link = links[i] if links else None
+        if link:
+            cells[0] = f'<a href="{html.escape(link)}">{cells[0]}</a>'
+        row_id = f' id="{html.escape(ids[i])}"' if ids else ""
+        body.append(f"<tr{row_id}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 
 
 def _fmt(value: Any) -> str:
     return f"{value:.4f}" if isinstance(value, float) else str(value)
 
 
-def figure_html(title: str, png: Path, rows: list[dict[str, Any]]) -> str:
+def figure_html(
+    anchor: str, title: str, png: Path, rows: list[dict[str, Any]], caption: str, note: str
+) -> str:
+    """A figure under its anchor: heading, image, the paper's values beside ours
+    (``caption``, HTML), a ``note`` (text) and the figure's table."""
     data = base64.b64encode(png.read_bytes()).decode()
+    said = f'<p class="note">{html.escape(note)}</p>' if note else ""
     return (
-        f"<figure><h2>{html.escape(title)}</h2>"
+        f'<figure id="{html.escape(anchor)}"><h3>{html.escape(title)}</h3>'
         f'<img alt="{html.escape(title)}" src="data:image/png;base64,{data}">'
-        f"{table_html(rows)}</figure>"
+        f"{caption}{said}{table_html(rows)}</figure>"
     )
 
 
-def page(summary: str, body: str, episodes: list[dict[str, Any]], note: str) -> str:
-    # JSON in a script element: "<" is escaped so no "</script>" can end it early.
-    payload = json.dumps(episodes).replace("<", "\\u003c")
-    return (
-        PAGE.replace("__SUMMARY__", html.escape(summary))
-        .replace("__EXPLORER_NOTE__", html.escape(note))
-        .replace("__BODY__", body)
-        .replace("__EPISODES__", payload)
-    )
+SCRIPT = Path(__file__).with_name("explorer.js")
+
+
+def _inert(data: Any) -> str:
+    """JSON for a script element: "<" is escaped so no "</script>" can end it early."""
+    return json.dumps(data).replace("<", "\\u003c")
+
+
+def page(
+    summary: str,
+    body: str,
+    episodes: list[dict[str, Any]],
+    note: str,
+    colours: dict[str, str],
+) -> str:
+    """The page: ``summary`` and ``body`` are HTML; the episodes and the policies' colours
+    go in as inert JSON. Every placeholder is filled in one pass, so a text that happens to
+    contain one is never filled in turn."""
+    values = {
+        "SUMMARY": summary,
+        "BODY": body,
+        "EXPLORER_NOTE": html.escape(note),
+        "EPISODES": _inert(episodes),
+        "COLOURS": _inert(colours),
+        "SCRIPT": SCRIPT.read_text(encoding="utf-8"),
+    }
+    return re.sub(r"__([A-Z_]+)__", lambda m: values[m[1]], PAGE)

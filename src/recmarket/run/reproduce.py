@@ -38,6 +38,7 @@ class PlannedCell:
     run_dir: str  # relative to the reproduce directory, so the directory can move
     digest: str
     figure: str = ""  # the spec's figure (plans written before it was stored have none)
+    scale: float | None = None  # --scale it ran at (None: a plan written before it was stored)
 
 
 class PlanError(ValueError):
@@ -92,7 +93,7 @@ def plan(
         ):
             digest = cfg.digest()
             run_dir = Path("cells") / f"{cfg.condition}-{digest[:12]}"
-            cells.append(PlannedCell(spec.name, cell, str(run_dir), digest, spec.figure))
+            cells.append(PlannedCell(spec.name, cell, str(run_dir), digest, spec.figure, scale))
             configs[str(out / run_dir)] = cfg
     return cells, configs
 

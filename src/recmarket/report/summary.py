@@ -1,0 +1,234 @@
+"""The report's first screen: what ran, what it found, and what this run cannot show.
+
+Every caution is derived from the run itself (its scale, seeds, data, backend, and the
+records its reputation histories reached), so a full-scale LLM run on real data says less
+than a small offline one on the demo, and nothing here is fixed text about the paper.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from statistics import median
+from typing import Any
+
+from recmarket.agents.llm.config import OFFLINE
+from recmarket.analysis.records import records_per_history
+from recmarket.conditions import condition
+from recmarket.config import RunConfig
+from recmarket.data.sources import demo_users
+from recmarket.market.reputation import SCOPES
+from recmarket.report.data import Cell
+from recmarket.report.paper import summary as comparison_line
+from recmarket.vocabulary import ROLES
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    ran: tuple[tuple[str, str], ...]  # (what, value): experiments, scale, data, backend...
+    found: tuple[str, ...]  # the paper comparison, counted
+    cautions: tuple[str, ...]  # what this run cannot show, each from its own measurements
+
+    def html(self) -> str:
+        facts = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in self.ran)
+        found = "".join(f"<p>{html.escape(line)}</p>" for line in self.found)
+        cautions = "".join(f"<li>{html.escape(line)}</li>" for line in self.cautions)
+        return (
+            '<section id="summary"><h2>Summary</h2>'
+            f'<h3>What ran</h3><dl class="facts">{facts}</dl>'
+            f"<h3>What it found</h3>{found}"
+            "<h3>What this run cannot show</h3>"
+            + (f"<ul>{cautions}</ul>" if cautions else "<p>Nothing this summary can name.</p>")
+            + "</section>"
+        )
+
+
+def data_name(config: RunConfig) -> str:
+    if config.data is None:
+        return "the bundled demo domains (synthetic)"
+    users = demo_users(config.data)
+    if users is not None:
+        return f"a synthetic demo market of {users:,} reviewers a domain ({config.data})"
+    return f"review files in {config.data}"
+
+
+def backend_name(config: RunConfig) -> str:
+    """Which agents answered the roles: the offline rules, or the models per role."""
+    llm = config.llm
+    if llm is None:
+        return "offline agents (rule-based behavioural model)"
+    models = {role: llm.model_for(role) for role in ROLES}
+    answered = {r: m for r, m in models.items() if m != OFFLINE}
+    if not answered:
+        return "offline agents (rule-based behavioural model)"
+    by_model: dict[str, list[str]] = {}
+    for role, model in answered.items():
+        by_model.setdefault(llm.models[model].name, []).append(role)
+    said = "; ".join(f"{name} ({', '.join(roles)})" for name, roles in by_model.items())
+    offline = [r for r in ROLES if r not in answered]
+    return f"LLM model {said}" + (f"; offline rules for {', '.join(offline)}" if offline else "")
+
+
+def _listed(values: Iterable[str]) -> str:
+    return "; ".join(sorted(set(values)))
+
+
+def _unique(cells: list[Cell]) -> list[Cell]:
+    """Each store's cell once (a cell two experiments share counts once)."""
+    return list({(c.run_dir, c.seeds): c for c in cells}.values())
+
+
+def _provenance(cells: list[Cell]) -> list[tuple[str, str]]:
+    made = [m for c in cells for m in c.made]
+    commits = sorted({m.commit[:10] for m in made if m.commit}) or ["none (not a git checkout)"]
+    dirty = {m.dirty for m in made}
+    state = (
+        "with uncommitted changes"
+        if True in dirty
+        else "clean"
+        if dirty == {False}
+        else "checkout state unknown"
+    )
+    days = sorted({m.created[:10] for m in made if m.created})
+    when = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}" if days else "not recorded"
+    versions = _listed(m.version for m in made if m.version) or "not recorded"
+    return [("commit", f"{', '.join(commits)} ({state}); recmarket {versions}"), ("date", when)]
+
+
+def _scale(cells: list[Cell]) -> str:
+    scales = {c.scale for c in cells}
+    known = sorted(s for s in scales if s is not None)
+    said = ", ".join(f"{s:g}" for s in known)
+    if None in scales:
+        said = (said + "; " if said else "") + "not recorded (a plan from an older version)"
+    return said
+
+
+def run_summary(
+    cells: dict[str, dict[str, Cell]], comparison: list[dict[str, Any]], out_dirs: int
+) -> RunSummary:
+    every = [c for members in cells.values() for c in members.values()]
+    unique = _unique(every)
+    seeds = sorted({s for c in every for s in c.seeds})
+    episodes = sum(len(c.rows) for c in unique)
+    ran = [
+        (
+            "experiments",
+            f"{', '.join(cells)}: {len(every)} cells, {episodes:,} episodes, from "
+            f"{out_dirs} reproduce director{'y' if out_dirs == 1 else 'ies'}",
+        ),
+        ("seeds", f"{len(seeds)} ({', '.join(map(str, seeds))})"),
+        ("scale", _scale(every)),
+        ("data", _listed(data_name(c.config) for c in unique)),
+        ("backend", _listed(backend_name(c.config) for c in unique)),
+        *_provenance(unique),
+    ]
+    return RunSummary(tuple(ran), tuple(_found(comparison)), tuple(cautions(unique, comparison)))
+
+
+def _found(comparison: list[dict[str, Any]]) -> list[str]:
+    measured = [r for r in comparison if r["verdict"] not in ("not run", "no counterpart")]
+    return [
+        f"{len(measured)} of the paper's {len(comparison)} reported numbers were measured "
+        "here (the rest need experiments this run did not include, or have no offline "
+        "counterpart).",
+        comparison_line(comparison) + ".",
+    ]
+
+
+def cautions(cells: list[Cell], comparison: list[dict[str, Any]]) -> list[str]:
+    """What this run cannot show, each said from its own settings and measurements."""
+    said = [*_history_cautions(cells), *_power_cautions(cells, comparison)]
+    offline = [c for c in cells if not c.config.uses_llm]
+    if offline:
+        design = sum(1 for r in comparison if r["kind"] == "design" and r["ours"] != "")
+        said.append(
+            f"Offline agents played {len(offline)} of the {len(cells)} cells: emergent results "
+            "are this behavioural model's, not an LLM's"
+            + (
+                f", and {design} design contrast{'s' * (design != 1)} "
+                f"{'have their' if design != 1 else 'has its'} sign fixed in advance by a "
+                "named assumption of the model (the basis column names it)."
+                if design
+                else "."
+            )
+        )
+    demo = [c for c in cells if c.config.data is None or demo_users(c.config.data) is not None]
+    if demo:
+        said.append(
+            f"{len(demo)} cells ran on synthetic demo data: access levels follow the "
+            "protocol, but judgement levels (shortlisted, Top-1, purchased) are the "
+            "generator's and the offline model's; compare contrasts, not levels."
+        )
+    failed = sum(1 for c in cells for r in c.rows if r["failed_role"])
+    if failed:
+        said.append(
+            f"{failed:,} episodes ended when a role's answer could not be used: they count "
+            "as outcomes (no purchase), and their share is each cell's role failures."
+        )
+    return said
+
+
+def _rounds_per_user(cell: Cell) -> float:
+    """The median number of episodes a simulated user played in one replicate and domain."""
+    rounds = Counter((r.get("replicate"), r["domain"], r["sim_user"]) for r in cell.rows)
+    return float(median(rounds.values()))
+
+
+def _history_cautions(cells: list[Cell]) -> list[str]:
+    """How long the reputation histories grew: the rounds a user played and the records a
+    platform reached in one memory set, against the window W a mechanism reads."""
+    kept = [c for c in cells if condition(c.config.condition).reputation]
+    per_user = [c for c in kept if SCOPES.get(c.config.reputation_scope).unit == "user"]
+    said = []
+    scales = {c.scale for c in per_user if c.scale}
+    if per_user and len(scales) == 1 and (scale := scales.pop()) < 1:
+        played, longest = max((_rounds_per_user(c), c.name) for c in per_user)
+        full = played / scale
+        said.append(
+            f"At --scale {scale:g}, a user with their own memory (LocalRep) plays about "
+            f"{played:g} rounds in the longest such cell ({longest}), not the {full:.0f} of "
+            f"full scale: records have {full / played:.0f} times fewer rounds to build up in."
+        )
+    if kept:
+        counts = [int(n) for c in kept for n in records_per_history(c.rows, c.config)]
+        window = min(c.config.market.memory_window for c in kept)
+        longest = max(counts, default=0)
+        typical = median(counts) if counts else 0
+        reached = (
+            f"no history passed the window W = {window} records, so mechanisms that differ "
+            "only past it (window, beta, decay) cannot be told apart here"
+            if longest <= window
+            else f"{sum(n > window for n in counts) / len(counts):.0%} of histories passed "
+            f"the window W = {window}"
+        )
+        said.append(
+            f"Records per platform per memory set over the {len(kept)} reputation cells: "
+            f"median {typical:g}, most {longest}; {reached}."
+        )
+    return said
+
+
+def _power_cautions(cells: list[Cell], comparison: list[dict[str, Any]]) -> list[str]:
+    said = []
+    contrasts = [r for r in comparison if r["kind"] and r["ours"] != ""]
+    flat = sum(r["verdict"] == "no detectable effect" for r in contrasts)
+    scales = {c.scale for c in cells if c.scale}
+    if flat and len(scales) == 1 and (scale := scales.pop()) < 1:
+        said.append(
+            f"{flat} of the {len(contrasts)} measured contrasts show no detectable effect; at "
+            f"--scale {scale:g} an interval is about {1 / math.sqrt(scale):.1f} times as wide "
+            "as at full scale, so these say little about whether an effect exists."
+        )
+    none = sum(r["verdict"] == "no interval" for r in contrasts)
+    seeds = {s for c in cells for s in c.seeds}
+    if none:
+        said.append(
+            f"{none} contrasts have no interval: with {len(seeds)} seed(s), a cell whose "
+            "episodes share one history a seed (a shared memory, a learning market) has "
+            "nothing to resample; run more --seeds."
+        )
+    return said
