@@ -1,7 +1,6 @@
 """An episode as a story: what it says agrees with the episode's own row, for every episode
 of a small run of each condition, and a failed role ends the story."""
 
-
 import pytest
 from typer.testing import CliRunner
 
