@@ -10,7 +10,9 @@ import pytest
 from recmarket.analysis.attacks import attack_table, attacker, attacker_levels, defence
 from recmarket.config import RunConfig
 from recmarket.report.attack_figures import attacks
+from recmarket.report.build import drawn_figure
 from recmarket.report.data import Cell, compact_rows
+from recmarket.report.ticks import overlaps
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 
@@ -100,7 +102,8 @@ def test_cells_csv_columns_and_the_report_table(cells: list, tmp_path: Path) -> 
         Cell("reputation-attacks", name, "attacks", tmp_path, rows, cfg)
         for name, (cfg, rows) in zip(ATTACKS, cells, strict=True)
     ]
-    _, table = attacks(report_cells)
+    fig, table = drawn_figure(attacks, report_cells)
+    assert overlaps(fig) == []  # as the report saves it
     assert [r["attack"] for r in table] == ["null", "sybil", "whitewash"]
     needed = {"attack", "defence", "gain_top1", "gain_top1_low", "gain_top1_high"}
     needed |= {"gain_purchase", "gain_purchase_low", "gain_purchase_high", "identities"}

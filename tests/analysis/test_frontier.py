@@ -9,8 +9,10 @@ from typer.testing import CliRunner
 from recmarket.analysis.frontier import dominated, frontier_table
 from recmarket.cli import app
 from recmarket.config import RunConfig
+from recmarket.report.build import drawn_figure
 from recmarket.report.data import Cell, compact_rows
 from recmarket.report.frontier_figures import frontier
+from recmarket.report.ticks import overlaps
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 
@@ -61,10 +63,10 @@ def test_the_frontier_table_has_every_measure_with_its_interval(cells: list) -> 
         assert 0 < row["hhi_top1"] <= 1 and isinstance(row["dominated"], bool)
         assert row["interval"] == "t over 2 seeds, df 1 (cluster-domain x 2 seeds)"
     assert not table[0]["dominated"]  # the non-dominated come first
-    fig, rows = frontier(
-        [Cell("design-frontier", n, "frontier", Path(), r, c) for n, c, r in cells]
+    fig, rows = drawn_figure(
+        frontier, [Cell("design-frontier", n, "frontier", Path(), r, c) for n, c, r in cells]
     )
-    assert rows == table and fig is not None
+    assert rows == table and overlaps(fig) == []
 
 
 def test_the_frontier_command_prints_the_table(tmp_path: Path) -> None:

@@ -2,15 +2,21 @@
 Chromium (no console errors, filters work, planted markup stays inert)."""
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pytest
 from typer.testing import CliRunner
 
 from recmarket.cli import app
 from recmarket.experiments.spec import builtin_names
+from recmarket.report.build import drawn_figure, heading
+from recmarket.report.data import load_cells
+from recmarket.report.figures import FIGURES
+from recmarket.report.ticks import overlaps
 from tests.data.test_domain import newest_first
 from tests.fixtures import meta, write_jsonl
 
@@ -113,7 +119,35 @@ def test_every_paper_figure_is_drawn_from_a_small_reproduce(tmp_path: Path) -> N
     assert len(list((tmp_path / "report" / "figures").glob("*.pdf"))) == 14
     table = (tmp_path / "report" / "tables" / "dyn2_platform_entry.csv").read_text()
     assert "P7 Top-1 share" in table and "regret" in table and "cluster" in table
-    assert "data:image/png;base64" in (tmp_path / "report" / "report.html").read_text()
+    page = (tmp_path / "report" / "report.html").read_text()
+    assert "data:image/png;base64" in page
+    assert_navigable(page)
+    cells = load_cells([tmp_path])
+    by_figure: dict[str, list] = {}
+    for members in cells.values():
+        for cell in members.values():
+            by_figure.setdefault(cell.figure, []).append(cell)
+    for kind, figures in FIGURES.items():
+        for stem, draw in figures if kind in by_figure else ():
+            fig, _ = drawn_figure(draw, by_figure[kind])
+            assert overlaps(fig) == [], stem
+            assert heading(draw).endswith("."), stem
+            plt.close(fig)
+
+
+def assert_navigable(page: str) -> None:
+    """The summary comes before any figure, every contents link and every link of the paper
+    comparison resolves, and every figure has its anchor."""
+    ids = set(re.findall(r'id="([^"]+)"', page))
+    assert page.index('id="summary"') < page.index("<figure")
+    contents = re.search(r"<nav[^>]*>(.*?)</nav>", page, re.S)
+    assert contents is not None
+    links = re.findall(r'href="#([^"]+)"', contents.group(1))
+    assert len(links) >= 8 and set(links) <= ids
+    everywhere = set(re.findall(r'href="#([^"]+)"', page))
+    assert everywhere <= ids, everywhere - ids
+    for stem in re.findall(r'<figure id="([^"]+)"', page):
+        assert stem in links
 
 
 def test_cells_whose_treatment_never_acted_are_flagged(report: Path, tmp_path: Path) -> None:

@@ -15,7 +15,8 @@ from recmarket.report.data import Cell, Figure, MissingCell
 
 
 def attacks(cells: list[Cell]) -> Figure:
-    """Reputation under attack: each attacker's gain over the same seat playing honestly."""
+    """Reputation under attack: each attacker's gain over the same seat playing honestly,
+    under each defence, with 95% intervals."""
     rows = attack_table([(c.config, c.rows) for c in cells])
     if not rows:
         raise MissingCell("no attack cell with an honest cell of the same defence")

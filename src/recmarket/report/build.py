@@ -152,19 +152,29 @@ def heading(draw: Any) -> str:
 
 
 def is_empty(row: dict[str, Any]) -> bool:
-    """A table row for something no episode reached: no episodes, or no value at all."""
-    if row.get("episodes") == 0 or row.get("estimate") == "":
-        return True
-    return any(isinstance(v, float) and math.isnan(v) for v in row.values())
+    """A table row for something no episode reached: no episodes, or no estimate (a row
+    with an estimate but no interval is not empty: it says so in its interval column)."""
+    estimate = row.get("estimate", 0.0)
+    return (
+        row.get("episodes") == 0
+        or estimate == ""
+        or (isinstance(estimate, float) and math.isnan(estimate))
+    )
+
+
+def drawn_figure(draw: Any, cells: list[Cell]) -> Any:
+    """A figure and its rows as the report saves them: drawn, its tick labels untangled."""
+    fig, rows = draw(cells)
+    untangle(fig)
+    return fig, rows
 
 
 def _drawn(stem: str, draw: Any, cells: list[Cell], figures: Path, tables: Path) -> DrawnFigure:
     """One figure drawn and saved (PNG, PDF, its table without empty rows)."""
     try:
-        fig, rows = draw(cells)
+        fig, rows = drawn_figure(draw, cells)
     except MissingCell as missing:  # a custom spec under a built-in figure
         return DrawnFigure(stem, heading(draw), [], 0, str(missing))
-    untangle(fig)
     for suffix in (".png", ".pdf"):
         fig.savefig(figures / f"{stem}{suffix}", dpi=130, bbox_inches="tight")
     plt.close(fig)

@@ -21,13 +21,10 @@ from recmarket.analysis.bootstrap import coarsest, difference, interval, mean_of
 from recmarket.analysis.contrasts import is_target_purchase, memory_unit, rate
 from recmarket.analysis.dynamics import entrant_top1_by_block, policy_mix_by_block
 from recmarket.analysis.shares import top1_share
-from recmarket.policies import PAPER_POLICIES, POLICIES, policy
+from recmarket.policies import PAPER_POLICIES, policy
 from recmarket.report.data import Cell, Figure, find
-
-
-def colour(label: str) -> str | None:
-    """A policy's colour in every figure; None (matplotlib's cycle) for other labels."""
-    return policy(label).colour if label in POLICIES else None
+from recmarket.report.drawing import ARMS
+from recmarket.report.ticks import display_names
 
 
 def _regret(row: Mapping[str, Any]) -> float:
@@ -37,7 +34,7 @@ def _regret(row: Mapping[str, Any]) -> float:
 def _outcomes(axes: Any, cells: list[Cell]) -> list[dict[str, Any]]:
     """Target purchase and regret per cell, with intervals, on two axes."""
     rows = []
-    names = [c.name for c in cells]
+    names = display_names([c.name for c in cells])
     for ax, measure, value, label in (
         (axes[0], "target_purchase", is_target_purchase, "target purchase"),
         (axes[1], "regret", _regret, "regret (utility of the best proposal minus the bought)"),
@@ -82,8 +79,8 @@ def _row(
 
 
 def adaptation(cells: list[Cell]) -> Figure:
-    """Strategic adaptation: the policies adaptive platforms choose over round blocks, and the
-    user's target purchase and regret"""
+    """Strategic adaptation: which policies adaptive platforms settle on over round blocks,
+    and what users get from it (target purchase and regret, with 95% intervals)."""
     fig = plt.figure(figsize=(3.0 * max(len(cells), 2), 6.0))
     grid = fig.add_gridspec(2, max(len(cells), 2))
     rows: list[dict[str, Any]] = []
@@ -116,8 +113,8 @@ def adaptation(cells: list[Cell]) -> Figure:
 
 
 def entry(cells: list[Cell]) -> Figure:
-    """Platform entry: the late entrant's share of Top-1 positions over round blocks, and the
-    user's target purchase and regret"""
+    """Platform entry: how much Top-1 attention a late entrant wins over round blocks, and
+    what users get (target purchase and regret, with 95% intervals)."""
     fig, (top, purchase, regret) = plt.subplots(1, 3, figsize=(12.0, 3.6))
     rows: list[dict[str, Any]] = []
     for cell in cells:
@@ -149,7 +146,8 @@ def entry(cells: list[Cell]) -> Figure:
 
 def long_histories(cells: list[Cell]) -> Figure:
     """Accountability over long histories: LocalRep minus NoRep in Exaggeration's Top-1 share
-    and in target purchase, per memory scope, with intervals over seeds and memory sets"""
+    and in target purchase, per memory scope, with 95% intervals over seeds and memory
+    sets."""
     base = find(cells, "condition no-rep", lambda c: c.condition == "no-rep")
     treated = [c for c in cells if c.config.condition == "local-rep"]
     fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.2))
@@ -163,13 +161,13 @@ def long_histories(cells: list[Cell]) -> Figure:
             unit = coarsest([memory_unit(base.config), memory_unit(cell.config)])
             iv = interval([base.rows, cell.rows], metric, difference, unit)
             error = [[iv.estimate - iv.low], [iv.high - iv.estimate]]
-            ax.errorbar(i, iv.estimate, yerr=error, fmt="s", capsize=3, color="#55A868")
+            ax.errorbar(i, iv.estimate, yerr=error, fmt="s", capsize=3, color=ARMS["LocalRep"])
             interval_cells = (iv.low, iv.high, iv.method)
             rows.append(
                 _row(cell.name, "all", f"{measure}, minus NoRep (pp)", iv.estimate, interval_cells)
             )
         ax.axhline(0, color="k", lw=0.6)
-        ax.set_xticks(range(len(treated)), [c.name for c in treated], fontsize=8)
+        ax.set_xticks(range(len(treated)), display_names([c.name for c in treated]), fontsize=8)
         ax.set_title(f"{measure}: LocalRep minus NoRep (pp)", fontsize=9)
     fig.tight_layout()
     return fig, rows

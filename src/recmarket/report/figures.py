@@ -15,23 +15,26 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-import numpy as np
 
-from recmarket.analysis.bootstrap import Row
-from recmarket.analysis.contrasts import contrast, is_target_purchase, rate
+from recmarket.analysis.bootstrap import Interval, Metric, Row, mean_of
+from recmarket.analysis.contrasts import contrast, is_target_purchase
 from recmarket.analysis.shares import (
-    label_shares,
-    same_item_rate,
-    same_item_wins,
-    top1_share_in_rounds,
+    LABELS,
+    label_share,
+    same_item_share,
+    same_item_win_share,
+    top1_in_rounds,
+    top1_share,
 )
 from recmarket.conditions import condition
 from recmarket.policies import PAPER_POLICIES
 from recmarket.report.attack_figures import attacks
 from recmarket.report.data import Cell, Figure, find
-from recmarket.report.dynamic_figures import adaptation, colour, entry, long_histories
+from recmarket.report.drawing import ARMS, bars, columns, level, yerr
+from recmarket.report.dynamic_figures import adaptation, entry, long_histories
 from recmarket.report.frontier_figures import frontier
 from recmarket.report.label_figures import label_counterfactual
+from recmarket.report.ticks import display_names
 
 Cells = list[Cell]
 STAGES = (
@@ -43,31 +46,31 @@ STAGES = (
 BLOCKS = ((1, 50), (51, 100), (101, 200), (201, 400))
 
 
-def _bars(ax: Any, groups: list[str], series: dict[str, list[float]]) -> None:
-    width = 0.8 / len(series)
-    for i, (label, values) in enumerate(series.items()):
-        ax.bar(np.arange(len(groups)) + i * width, values, width, label=label, color=colour(label))
-    ax.set_xticks(np.arange(len(groups)) + width * (len(series) - 1) / 2, groups)
-    ax.legend(frameon=False, fontsize=8)
-
-
-def funnel_by_condition(cells: Cells) -> Figure:
-    """Fig. 3: stage-wise target outcomes, Platform-Centric vs user agent (J = K)."""
-    fig, ax = plt.subplots(figsize=(6.5, 3.4))
-    series = {condition(c.config.condition).label: [c.macro[k] for k, _ in STAGES] for c in cells}
-    _bars(ax, [label for _, label in STAGES], series)
-    ax.set_ylabel("share of episodes (macro)")
-    ax.set_title("Stage-wise target outcomes")
-    rows = [
-        {"condition": n, **dict(zip([s for s, _ in STAGES], v, strict=True))}
-        for n, v in series.items()
-    ]
-    return fig, rows
-
-
 def _column(name: str) -> Callable[[Row], float]:
     """A row's value of one 0/1 column, as a number."""
     return lambda r: float(r[name])
+
+
+def _stage(name: str) -> Metric:
+    return mean_of(_column(name))
+
+
+def funnel_by_condition(cells: Cells) -> Figure:
+    """Fig. 3: where the target is lost, stage by stage, under Platform-Centric access and
+    under the user agent (J = K), with 95% intervals."""
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    series = {
+        condition(c.config.condition).label: [level(c, _stage(k)) for k, _ in STAGES] for c in cells
+    }
+    bars(ax, [label for _, label in STAGES], series)
+    ax.set_ylabel("share of episodes (macro, 95% CI)")
+    ax.set_title("Stage-wise target outcomes")
+    rows = [
+        {"condition": name, "stage": stage, **columns(found)}
+        for name, found_all in series.items()
+        for (stage, _), found in zip(STAGES, found_all, strict=True)
+    ]
+    return fig, rows
 
 
 def _sweep(cells: Cells, key: Callable[[Cell], int], axis: str) -> Figure:
@@ -76,24 +79,11 @@ def _sweep(cells: Cells, key: Callable[[Cell], int], axis: str) -> Figure:
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
     rows = []
     for stage, label in STAGES:
-        intervals = [rate(c.rows, _column(stage)) for c in ordered]
-        y = [i.estimate for i in intervals]
-        err = [
-            [v - i.low for v, i in zip(y, intervals, strict=True)],
-            [i.high - v for v, i in zip(y, intervals, strict=True)],
-        ]
-        ax.errorbar(xs, y, yerr=err, marker="o", capsize=3, label=label)
-        rows += [
-            {
-                axis: x,
-                "stage": stage,
-                "estimate": i.estimate,
-                "low": i.low,
-                "high": i.high,
-                "interval": i.method,
-            }
-            for x, i in zip(xs, intervals, strict=True)
-        ]
+        found = [level(c, _stage(stage)) for c in ordered]
+        ax.errorbar(
+            xs, [i.estimate for i in found], yerr=yerr(found), marker="o", capsize=3, label=label
+        )
+        rows += [{axis: x, "stage": stage, **columns(i)} for x, i in zip(xs, found, strict=True)]
     ax.set_xticks(xs)
     ax.set_xlabel(axis)
     ax.set_ylabel("share of episodes (macro, 95% CI)")
@@ -102,78 +92,76 @@ def _sweep(cells: Cells, key: Callable[[Cell], int], axis: str) -> Figure:
 
 
 def n_sweep(cells: Cells) -> Figure:
-    """Fig. 4: market expansion."""
+    """Fig. 4: how the target's stage-wise outcomes move as the market grows from N
+    platforms, with 95% intervals."""
     fig, rows = _sweep(cells, lambda c: c.config.market.n_platforms, "N")
     fig.axes[0].set_title("Market expansion")
     return fig, rows
 
 
 def k_sweep(cells: Cells) -> Figure:
-    """Fig. 5: shortlist capacity."""
+    """Fig. 5: how the target's stage-wise outcomes move with the shortlist's capacity K,
+    with 95% intervals."""
     fig, rows = _sweep(cells, lambda c: c.config.market.shortlist_k, "K")
     fig.axes[0].set_title("Shortlist capacity")
     return fig, rows
 
 
+DECISIONS = (
+    ("target purchase", "target_purchased"),
+    ("off-target purchase", "off_target_purchase"),
+    ("no purchase", "no_purchase"),
+)
+
+
 def decision_composition(cells: Cells) -> Figure:
-    """Fig. 6: decision composition under homogeneous NoRep policies."""
+    """Fig. 6: what users decide when every platform presents the same way (NoRep), with
+    95% intervals."""
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
-    rows = []
-    bottom = np.zeros(3)
-    names = [c.name for c in cells]
-    parts = (
-        ("target_purchased", "target purchase"),
-        ("off_target_purchase_rate", "off-target"),
-        ("no_purchase_rate", "no purchase"),
-    )
-    for key, label in parts:
-        values = np.array([c.macro[key] for c in cells])
-        ax.bar(names, values, bottom=bottom, label=label)
-        bottom += values
-        rows += [{"cell": n, "part": label, "share": v} for n, v in zip(names, values, strict=True)]
-    ax.set_ylabel("share of episodes (macro)")
+    names = display_names([c.name for c in cells])
+    series = {label: [level(c, _stage(column)) for c in cells] for label, column in DECISIONS}
+    bars(ax, names, series)
+    ax.set_ylabel("share of episodes (macro, 95% CI)")
     ax.set_title("Decisions under homogeneous policies (NoRep)")
-    ax.legend(frameon=False, fontsize=8)
+    rows = [
+        {"cell": name, "part": label, **columns(found)}
+        for label, found_all in series.items()
+        for name, found in zip(names, found_all, strict=True)
+    ]
     return fig, rows
 
 
 def top1_by_family(cells: Cells) -> Figure:
-    """Fig. 7: Top-1 attention by policy family, equal market, NoRep vs LocalRep."""
+    """Fig. 7: which policy family wins the Top-1 slot in the equal market, without and with
+    reputation, with 95% intervals."""
     arms = {
         "NoRep": _market(cells, "equal", "no-rep"),
         "LocalRep": _market(cells, "equal", "local-rep"),
     }
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
-    series = {
-        p: [a.macro["top1_share_by_policy"][p] for a in arms.values()] for p in PAPER_POLICIES
-    }
-    _bars(ax, list(arms), series)
-    ax.set_ylabel("share of Top-1 (macro)")
+    series = {p: [level(a, top1_share(p), 100) for a in arms.values()] for p in PAPER_POLICIES}
+    bars(ax, list(arms), series)
+    ax.set_ylabel("share of Top-1 (macro, 95% CI)")
     ax.set_title("Top-1 attention by policy family")
-    return fig, [
-        {"arm": arm, "policy": p, "share": v[i]}
-        for p, v in series.items()
+    rows = [
+        {"arm": arm, "policy": p, **columns(found[i])}
+        for p, found in series.items()
         for i, arm in enumerate(arms)
     ]
+    return fig, rows
 
 
 def purchase_by_composition(cells: Cells) -> Figure:
-    """Fig. 8: target purchase, NoRep vs LocalRep, with cluster-bootstrap intervals of the
-    difference."""
+    """Fig. 8: how often users buy the target without and with reputation in each market
+    composition, with 95% intervals of each arm and of their difference."""
     compositions = ("equal", "balanced-exaggeration", "strict-exaggeration")
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
     rows = []
     for i, comp in enumerate(compositions):
         a, b = _market(cells, comp, "no-rep"), _market(cells, comp, "local-rep")
         diff = contrast(a.rows, b.rows, is_target_purchase)
-        ax.plot(
-            [i - 0.1, i + 0.1],
-            [a.macro["target_purchased"], b.macro["target_purchased"]],
-            "k-",
-            lw=0.8,
-        )
-        ax.plot(i - 0.1, a.macro["target_purchased"], "o", color="#DD8452")
-        ax.plot(i + 0.1, b.macro["target_purchased"], "s", color="#55A868")
+        arms = (level(a, _stage("target_purchased")), level(b, _stage("target_purchased")))
+        _arm_pair(ax, i, arms, vertical=True)
         ax.annotate(
             f"{diff.estimate:+.1%}\n[{diff.low:+.1%}, {diff.high:+.1%}]",
             (i, 0.88),
@@ -184,15 +172,36 @@ def purchase_by_composition(cells: Cells) -> Figure:
         rows.append(
             {
                 "composition": comp,
-                "no_rep": a.macro["target_purchased"],
-                "local_rep": b.macro["target_purchased"],
+                "no_rep": arms[0].estimate,
+                "local_rep": arms[1].estimate,
                 **_diff(diff),
             }
         )
     ax.set_xticks(range(3), compositions)
-    ax.set_ylabel("target purchase (macro)")
+    ax.set_ylabel("target purchase (macro, 95% CI)")
     ax.set_title("Target purchase: NoRep (circles) vs LocalRep (squares)")
     return fig, rows
+
+
+def _arm_pair(ax: Any, at: float, arms: tuple[Interval, Interval], *, vertical: bool) -> None:
+    """NoRep (circle) and LocalRep (square) side by side at ``at``, each with its interval,
+    joined by a line."""
+    offsets = (-0.1, 0.1) if vertical else (0.0, 0.0)
+    for (name, marker), found, offset in zip(
+        (("NoRep", "o"), ("LocalRep", "s")), arms, offsets, strict=True
+    ):
+        bar = yerr([found])
+        if vertical:
+            ax.errorbar(
+                at + offset, found.estimate, yerr=bar, fmt=marker, color=ARMS[name], capsize=2
+            )
+        else:
+            ax.errorbar(found.estimate, at, xerr=bar, fmt=marker, color=ARMS[name], capsize=2)
+    ends = [found.estimate for found in arms]
+    if vertical:
+        ax.plot([at + o for o in offsets], ends, "k-", lw=0.8)
+    else:
+        ax.plot(ends, [at, at], "k-", lw=0.8)
 
 
 def _market(cells: Cells, composition: str, condition: str) -> Cell:
@@ -219,115 +228,123 @@ def _diff(interval: Any) -> dict[str, Any]:
 
 
 def robustness(cells: Cells) -> Figure:
-    """Fig. 9 and Table 2: rotations and evaluation-side variants, NoRep vs LocalRep."""
-    pairs = [
-        (c.name.removesuffix("/no-rep").removesuffix("/condition=no-rep"), c, _twin(cells, c))
-        for c in cells
-        if c.config.condition == "no-rep"
-    ]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.4))
+    """Fig. 9 and Table 2: Exaggeration's Top-1 share and target purchase without and with
+    reputation under each catalog rotation and evaluation-side variant, with 95%
+    intervals."""
+    based = [c for c in cells if c.config.condition == "no-rep"]
+    pairs = list(zip(display_names([c.name for c in based]), based, strict=True))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 1.2 + 0.28 * max(len(pairs), 4)))
     rows = []
-    for i, (setting, a, b) in enumerate(pairs):
-        ex = (
-            a.macro["top1_share_by_policy"]["exaggeration"],
-            b.macro["top1_share_by_policy"]["exaggeration"],
-        )
-        tp = (a.macro["target_purchased"], b.macro["target_purchased"])
-        left.plot(ex, [i, i], "k-", lw=0.8)
-        left.plot(ex[0], i, "o", color="#DD8452")
-        left.plot(ex[1], i, "s", color="#55A868")
-        right.plot(tp, [i, i], "k-", lw=0.8)
-        right.plot(tp[0], i, "o", color="#DD8452")
-        right.plot(tp[1], i, "s", color="#55A868")
-        diff = contrast(a.rows, b.rows, is_target_purchase)
+    for i, (setting, a) in enumerate(pairs):
+        b = _twin(cells, a)
+        ex = (level(a, top1_share("exaggeration"), 100), level(b, top1_share("exaggeration"), 100))
+        tp = (level(a, _stage("target_purchased")), level(b, _stage("target_purchased")))
+        _arm_pair(left, i, ex, vertical=False)
+        _arm_pair(right, i, tp, vertical=False)
         rows.append(
             {
                 "setting": setting,
-                "exaggeration_top1_norep": ex[0],
-                "exaggeration_top1_localrep": ex[1],
-                "delta_top1": ex[1] - ex[0],
-                "target_purchase_norep": tp[0],
-                "target_purchase_localrep": tp[1],
-                **_diff(diff),
+                "exaggeration_top1_norep": ex[0].estimate,
+                "exaggeration_top1_localrep": ex[1].estimate,
+                "delta_top1": ex[1].estimate - ex[0].estimate,
+                "target_purchase_norep": tp[0].estimate,
+                "target_purchase_localrep": tp[1].estimate,
+                **_diff(contrast(a.rows, b.rows, is_target_purchase)),
             }
         )
     for ax, title in ((left, "Exaggeration Top-1 share"), (right, "Target purchase")):
         ax.set_yticks(range(len(pairs)), [p[0] for p in pairs], fontsize=7)
-        ax.set_title(title, fontsize=9)
+        ax.set_title(f"{title} (95% CI)", fontsize=9)
+    right.tick_params(labelleft=False)
     fig.tight_layout()
     return fig, rows
 
 
 def reputation_scope(cells: Cells) -> Figure:
-    """Fig. 10: Exaggeration's Top-1 share over early round blocks, by reputation scope."""
+    """Fig. 10: Exaggeration's Top-1 share over the early round blocks under each reputation
+    scope, with 95% intervals; blocks no user reached are left out."""
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
     rows = []
-    labels = [f"{lo}-{hi}" for lo, hi in BLOCKS]
-    for cell in cells:
-        name = cell.name
-        shares = []
-        for lo, hi in BLOCKS:
-            share = top1_share_in_rounds(cell.rows, "exaggeration", lo, hi) / 100
-            shares.append(share)
+    names = display_names([c.name for c in cells])
+    dodge = 0.3 / max(len(cells), 1)  # series side by side within a block, not on one line
+    for k, (cell, name) in enumerate(zip(cells, names, strict=True)):
+        reached = []
+        for at, (lo, hi) in enumerate(BLOCKS):
             episodes = sum(lo <= r["ord"] + 1 <= hi for r in cell.rows)
-            rows.append(
-                {
-                    "scope": name,
-                    "rounds": f"{lo}-{hi}",
-                    "exaggeration_top1": share,
-                    "episodes": episodes,
-                }
-            )
-        ax.plot(labels, shares, marker="o", label=name)
+            found = level(cell, top1_in_rounds("exaggeration", lo, hi), 100)
+            block = {"scope": name, "rounds": f"{lo}-{hi}", "episodes": episodes}
+            rows.append(block | columns(found))
+            if episodes:
+                reached.append((at + (k - (len(cells) - 1) / 2) * dodge, found))
+        ax.errorbar(
+            [x for x, _ in reached],
+            [found.estimate for _, found in reached],
+            yerr=yerr([found for _, found in reached]),
+            marker="o",
+            capsize=3,
+            label=name,
+        )
+    ax.set_xticks(range(len(BLOCKS)), [f"{lo}-{hi}" for lo, hi in BLOCKS])
     ax.set_xlabel("rounds (schedule order within a domain)")
-    ax.set_ylabel("Exaggeration Top-1 share")
+    ax.set_ylabel("Exaggeration Top-1 share (95% CI)")
     ax.set_title("Reputation scope")
     ax.legend(frameon=False, fontsize=8)
     return fig, rows
 
 
 def label_distribution(cells: Cells) -> Figure:
-    """Fig. 11: claim-reliability labels among purchase-grounded updates, by family."""
+    """Fig. 11: which claim-reliability labels each policy family's purchases earned under
+    LocalRep, with 95% intervals."""
     cell = _market(cells, "equal", "local-rep")
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
-    rows = []
-    series: dict[str, list[float]] = {label: [] for label in ("high", "mixed", "low")}
     families = list(PAPER_POLICIES)
-    for family in families:
-        shares = label_shares(cell.rows, family)
-        updates = sum(r["purchased_policy"] == family and bool(r["rep_label"]) for r in cell.rows)
-        for label in series:
-            share = 0.0 if np.isnan(shares[label]) else shares[label] / 100
-            series[label].append(share)
-            rows.append({"family": family, "label": label, "share": share, "updates": updates})
-    _bars(ax, families, series)
-    ax.set_ylabel("share of updates")
+    series = {
+        label: [level(cell, label_share(family, label), 100) for family in families]
+        for label in LABELS
+    }
+    bars(ax, families, series)
+    rows = [
+        {
+            "family": family,
+            "label": label,
+            "updates": sum(
+                r["purchased_policy"] == family and bool(r["rep_label"]) for r in cell.rows
+            ),
+            **columns(found[i]),
+        }
+        for label, found in series.items()
+        for i, family in enumerate(families)
+    ]
+    ax.set_ylabel("share of updates (95% CI)")
     ax.set_title("What the reputation memory learns (Local-12)")
     return fig, rows
 
 
+def _updates(cell: Cell, family: str) -> int:
+    """Records written after purchases from this family's platforms."""
+    return sum(r["purchased_policy"] == family and bool(r["rep_label"]) for r in cell.rows)
+
+
 def same_item(cells: Cells) -> Figure:
-    """Fig. 12: same-item comparisons at Top-1 and who wins them, rho 0.1 vs 1.0."""
+    """Fig. 12: how often the Top-1 item is one another platform also proposed, and how
+    often Exaggeration wins those same-item comparisons, at low and full catalog overlap,
+    with 95% intervals."""
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
-    rows: list[dict[str, Any]] = []
-    for cell in cells:
-        wins = same_item_wins(cell.rows, "exaggeration")
-        rows.append(
-            {
-                "cell": cell.name,
-                "same_item_rate": same_item_rate(cell.rows) / 100,
-                "exaggeration_wins": 0.0 if np.isnan(wins) else wins / 100,
-            }
-        )
-    _bars(
-        ax,
-        [r["cell"] for r in rows],
-        {
-            "same-item comparisons": [r["same_item_rate"] for r in rows],
-            "Exaggeration wins them": [r["exaggeration_wins"] for r in rows],
-        },
-    )
+    names = display_names([c.name for c in cells])
+    series = {
+        "same-item comparisons": [level(c, same_item_share(), 100) for c in cells],
+        "Exaggeration wins them": [
+            level(c, same_item_win_share("exaggeration"), 100) for c in cells
+        ],
+    }
+    bars(ax, names, series)
+    ax.set_ylabel("share (95% CI)")
     ax.set_title("Presentation competition under NoRep")
+    rows = [
+        {"cell": name, "measure": measure, **columns(found)}
+        for measure, found_all in series.items()
+        for name, found in zip(names, found_all, strict=True)
+    ]
     return fig, rows
 
 

@@ -20,13 +20,14 @@ from recmarket.analysis.bootstrap import coarsest, difference, interval
 from recmarket.analysis.contrasts import memory_unit
 from recmarket.analysis.shares import label_shares, top1_share
 from recmarket.report.data import Cell, Figure, find
+from recmarket.report.drawing import ARMS
 
 LABELS = ("high", "mixed", "low")
 
 
 def label_counterfactual(cells: list[Cell]) -> Figure:
-    """Per Low threshold: Exaggeration's labels under LocalRep and the LocalRep minus NoRep
-    Exaggeration Top-1 share with its interval."""
+    """Beside Fig. 7: at each Low threshold, Exaggeration's labels under LocalRep and the
+    change LocalRep makes to its Top-1 share, with 95% intervals."""
     thresholds = sorted({c.config.agents.update.low_gap for c in cells})
     fig, (mix_ax, move_ax) = plt.subplots(1, 2, figsize=(9.0, 3.4))
     rows: list[dict[str, Any]] = []
@@ -57,7 +58,7 @@ def label_counterfactual(cells: list[Cell]) -> Figure:
     mix_ax.set_title("Exaggeration's labels (LocalRep)", fontsize=9)
     estimates = np.array([r["exaggeration_top1_change"] for r in rows])
     errors = [estimates - [r["low"] for r in rows], [r["high"] for r in rows] - estimates]
-    move_ax.errorbar(xs, estimates, yerr=errors, fmt="s", capsize=3, color="#55A868")
+    move_ax.errorbar(xs, estimates, yerr=errors, fmt="s", capsize=3, color=ARMS["LocalRep"])
     move_ax.axhline(0, color="k", lw=0.6)
     move_ax.set_xticks(xs, [f"low_gap {g:g}" for g in thresholds])
     move_ax.set_ylabel("pp")

@@ -5,30 +5,32 @@ size guesses; the extents know)."""
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-WRAP = 16  # characters per line of a wrapped tick label
 ROTATIONS = (0, 30, 60, 90)
 
 
 def display_names(names: Sequence[str]) -> list[str]:
-    """Cell names as labels: the parts every name shares dropped, "setting=value" shown as
-    its value. "composition=all-strict/seed=42" beside "composition=all-balanced/seed=42"
-    reads "all-strict" and "all-balanced". Names that would no longer differ stay whole."""
+    """Cell names as labels: the parts every name shares dropped, and "setting=value" shown
+    as its value where the value says what it is. "composition=all-strict/seed=42" beside
+    "composition=all-balanced/seed=42" reads "all-strict" and "all-balanced"; a number keeps
+    its setting ("rotation=1"). Names that would no longer differ stay whole."""
     split = [name.split("/") for name in names]
     width = max((len(parts) for parts in split), default=0)
     shared = {i for i in range(width) if len({p[i] if i < len(p) else None for p in split}) == 1}
     shown = []
     for name, parts in zip(names, split, strict=True):
         kept = [p for i, p in enumerate(parts) if i not in shared or len(names) == 1]
-        shown.append("/".join(re.sub(r"^[\w.]+=", "", p) for p in kept) or name)
+        shown.append("/".join(_value(p) for p in kept) or name)
     return shown if len(set(shown)) == len(shown) else list(names)
 
 
-def wrapped(labels: Sequence[str], width: int = WRAP) -> list[str]:
-    return ["\n".join(textwrap.wrap(label, width)) or label for label in labels]
+def _value(part: str) -> str:
+    _, equals, value = part.partition("=")
+    if not equals or re.fullmatch(r"[-+.\d]+", value):
+        return part
+    return value
 
 
 def _extents(labels: list[Any], renderer: Any) -> list[Any]:
