@@ -52,6 +52,9 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = CliRunner().invoke(app, ["reproduce", str(spec), "--out", str(root / "out")])
     assert result.exit_code == 0, result.output
     assert "report:" in result.stdout
+    said = result.stdout
+    assert said.lstrip("─ ").startswith("Summary")  # the terminal opens with it too
+    assert said.index("backend: offline agents") < said.index("Experiments in")
     return root / "out"
 
 

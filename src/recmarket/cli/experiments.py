@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
 from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, err, out, user_errors
@@ -22,6 +23,7 @@ from recmarket.experiments.spec import DEFAULT_SEEDS, builtin_names, load_spec
 from recmarket.run.store import RunStore
 
 if TYPE_CHECKING:  # planning and playing reach the LLM client: imported when a command runs
+    from recmarket.report.summary import RunSummary
     from recmarket.run.estimate import CellCost
 
 experiments_app = typer.Typer(
@@ -242,9 +244,8 @@ def reproduce(
                     f"{len(rows):,}",
                     ", ".join(f"{k} {v}" for k, v in sorted(failed.items())) or "0",
                 )
-    out.print(table)
     with user_errors():
-        write_report([out_dir], out_dir / "report", workers or os.cpu_count() or 1)
+        write_report([out_dir], out_dir / "report", workers or os.cpu_count() or 1, table)
 
 
 @app.command("report")
@@ -303,13 +304,32 @@ def frontier(
     out.print(table)
 
 
-def write_report(out_dirs: list[Path], target: Path, workers: int = 1) -> None:
-    """Build the report (its sections in ``workers`` processes), print the paper comparison
-    for what was run, and the path."""
+def print_summary(summary: RunSummary) -> None:
+    """The report's first screen, in the terminal."""
+    out.rule("Summary")
+    for what, value in summary.ran:
+        out.print(Text.assemble((f"{what}: ", "bold"), value))
+    for line in summary.found:
+        out.print(line)
+    if summary.cautions:
+        out.print("What this run cannot show:", style="bold")
+        for caution in summary.cautions:
+            out.print(Text.assemble("- ", caution))
+    out.rule()
+
+
+def write_report(
+    out_dirs: list[Path], target: Path, workers: int = 1, cells: Table | None = None
+) -> None:
+    """Build the report (its sections in ``workers`` processes); print its summary, the
+    ``cells`` table of a reproduce, the paper comparison for what was run, and the path."""
     from recmarket.report.build import build_report
     from recmarket.report.paper import summary
 
     built = build_report(out_dirs, target, workers)
+    print_summary(built.summary)
+    if cells is not None:
+        out.print(cells)
     measured = [r for r in built.comparison if r["verdict"] not in ("not run", "no counterpart")]
     if measured:
         table = Table(

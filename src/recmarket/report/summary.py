@@ -206,7 +206,8 @@ def _history_cautions(cells: list[Cell]) -> list[str]:
             f"the window W = {window}"
         )
         said.append(
-            f"Records per platform per memory set over the {len(kept)} reputation cells: "
+            f"Records per platform per memory set over {len(kept)} reputation "
+            f"cell{'s' * (len(kept) != 1)}: "
             f"median {typical:g}, most {longest}; {reached}."
         )
     return said

@@ -1,0 +1,79 @@
+"""The report's first screen: what ran, and cautions derived from the run's own settings and
+measured records, never fixed text."""
+
+from pathlib import Path
+
+from recmarket.agents.llm.config import LLMConfig, ModelConfig
+from recmarket.config import RunConfig
+from recmarket.report.data import Cell, Made
+from recmarket.report.summary import backend_name, cautions, data_name, run_summary
+
+MADE = Made("0123456789abcdef", True, "2026-12-02T10:00:00+00:00", "0.1.0")
+
+
+def cell(condition: str, *, rounds: int, scale: float | None, labelled: int = 0) -> Cell:
+    """A one-domain cell of 12 users, each playing ``rounds`` episodes; the first
+    ``labelled`` episodes of each user leave a record for P1."""
+    rows = [
+        {
+            "replicate": 42,
+            "domain": "D",
+            "ord": r * 12 + u,
+            "sim_user": u,
+            "condition": condition,
+            "rep_label": "low" if r < labelled else None,
+            "rep_platform": "P1" if r < labelled else None,
+            "failed_role": None,
+        }
+        for u in range(12)
+        for r in range(rounds)
+    ]
+    config = RunConfig(condition=condition)
+    return Cell("e", condition, "accountability", Path("x"), rows, config, (42,), scale, (MADE,))
+
+
+def test_a_small_run_says_how_few_rounds_its_users_played() -> None:
+    small = [cell("no-rep", rounds=5, scale=0.05), cell("local-rep", rounds=5, scale=0.05)]
+    said = " ".join(cautions(small, []))
+    assert "At --scale 0.05, a user with their own memory (LocalRep) plays about 5 rounds" in said
+    assert "not the 100 of full scale" in said
+    assert "no history passed the window W = 10 records" in said
+    full = [cell("local-rep", rounds=100, scale=1.0, labelled=30)]
+    said = " ".join(cautions(full, []))
+    assert "--scale" not in said
+    # P1 holds 30 records in each user's memory, the other five platforms none
+    assert "over 1 reputation cell: median 0, most 30; 17% of histories passed" in said
+
+
+def test_the_power_caution_counts_the_flat_contrasts_at_this_scale() -> None:
+    rows = [
+        {"kind": "emergent", "ours": "1", "verdict": "no detectable effect"},
+        {"kind": "emergent", "ours": "2", "verdict": "agrees in sign"},
+        {"kind": "", "ours": "3", "verdict": "level"},
+    ]
+    said = cautions([cell("no-rep", rounds=2, scale=0.25)], rows)
+    assert any("1 of the 2 measured contrasts show no detectable effect" in s for s in said)
+    assert any("about 2.0 times as wide" in s for s in said)
+    assert not any(
+        "times as wide" in s for s in cautions([cell("no-rep", rounds=2, scale=1.0)], rows)
+    )
+
+
+def test_what_ran_names_data_backend_and_provenance() -> None:
+    summary = run_summary({"e": {"a": cell("no-rep", rounds=1, scale=None)}}, [], 1)
+    ran = dict(summary.ran)
+    assert ran["scale"] == "not recorded (a plan from an older version)"
+    assert ran["commit"].startswith("0123456789 (with uncommitted changes)")
+    assert ran["seeds"] == "1 (42)" and ran["date"] == "2026-12-02"
+    assert "12 episodes" in ran["experiments"]
+    assert data_name(RunConfig()) == "the bundled demo domains (synthetic)"
+    assert "3,000 reviewers" in data_name(RunConfig(data="demo:3000"))
+    assert backend_name(RunConfig()).startswith("offline agents")
+    llm = LLMConfig(
+        models={"small": ModelConfig(name="smollm2", base_url="http://127.0.0.1:1/v1")},
+        roles={"explain": "small"},
+    )
+    said = backend_name(RunConfig(llm=llm))
+    assert said.startswith("LLM model smollm2 (explain)") and "offline rules for query" in said
+    html = summary.html()
+    assert html.startswith('<section id="summary">') and "What this run cannot show" in html
