@@ -177,7 +177,9 @@ def test_cells_whose_treatment_never_acted_are_flagged(report: Path, tmp_path: P
     assert records.count("\n") == 3 and ",10," in records  # both cells, and the window
 
 
-def chromium_dom(page: Path, fragment: str, profile: Path) -> tuple[str, str]:
+def chromium(page: Path, fragment: str, profile: Path, *action: str) -> tuple[str, str]:
+    """Headless Chromium on the page at ``#fragment``: what ``action`` prints (the DOM after
+    the scripts ran, by default) and the browser's log."""
     result = subprocess.run(
         [
             CHROMIUM,
@@ -193,7 +195,7 @@ def chromium_dom(page: Path, fragment: str, profile: Path) -> tuple[str, str]:
             "--enable-logging=stderr",
             "--v=0",
             "--virtual-time-budget=5000",
-            "--dump-dom",
+            *(action or ("--dump-dom",)),
             f"{page.as_uri()}#{fragment}",
         ],
         capture_output=True,
@@ -204,15 +206,30 @@ def chromium_dom(page: Path, fragment: str, profile: Path) -> tuple[str, str]:
     return result.stdout, result.stderr
 
 
+def listed(dom: str) -> int:
+    return int(dom.split('data-listed="')[1].split('"')[0])
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (.ci/run installs it)")
 def test_the_page_in_headless_chromium(report: Path, tmp_path: Path) -> None:
     page = report / "report" / "report.html"
-    everything, log = chromium_dom(page, "", tmp_path / "a")
+    everything, log = chromium(page, "", tmp_path / "a")
     assert 'data-listed="' in everything, "the explorer script did not run"
     assert "Uncaught" not in log and "CONSOLE" not in log
-    listed = int(everything.split('data-listed="')[1].split('"')[0])
-    filtered, _ = chromium_dom(page, "domain=Other&open=1", tmp_path / "b")
-    fewer = int(filtered.split('data-listed="')[1].split('"')[0])
-    assert 0 < fewer < listed
+    assert_navigable(everything)  # as the browser holds the page, scripts run
+    filtered, _ = chromium(page, "domain=Other&open=1", tmp_path / "b")
+    assert 0 < listed(filtered) < listed(everything)
     assert "data-pwned" not in filtered and "data-pwned" not in everything  # inert
     assert "&lt;script&gt;document.body.dataset.pwned" in filtered  # shown as text
+    # An opened episode is a story: its outcome first, the target's row marked.
+    bought, _ = chromium(page, "outcome=target purchase&open=1", tmp_path / "c")
+    detail = bought.split('id="detail"')[1]
+    assert detail.index('class="outcome target-purchase"') < detail.index('class="pool"')
+    assert '<tr class="target bought">' in detail and "\u2605 target" in detail
+    # A filter that empties the list says why, and the other filters offer nothing then.
+    empty, _ = chromium(page, "cell=nowhere&domain=Other", tmp_path / "d")
+    assert listed(empty) == 0
+    assert 'No embedded episode has cell "nowhere", domain "Other"' in empty
+    assert "Clear the cell filter" in empty
+    outcomes = empty.split('id="f-outcome"')[1].split("</select>")[0]
+    assert outcomes.count("<option") == 1  # "(all)": no episode is left to offer

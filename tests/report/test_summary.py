@@ -37,6 +37,10 @@ def test_a_small_run_says_how_few_rounds_its_users_played() -> None:
     said = " ".join(cautions(small, []))
     assert "At --scale 0.05, a user with their own memory (LocalRep) plays about 5 rounds" in said
     assert "not the 100 of full scale" in said
+    longer = [*small, cell("local-rep", rounds=10, scale=0.05)]
+    assert "plays about 5 to 10 rounds a cell (2 such cells), not the 100 to 200" in " ".join(
+        cautions(longer, [])
+    )
     assert "no history passed the window W = 10 records" in said
     full = [cell("local-rep", rounds=100, scale=1.0, labelled=30)]
     said = " ".join(cautions(full, []))

@@ -16,13 +16,25 @@ from recmarket.policies import POLICIES, policy
 from recmarket.report.data import Cell
 
 ARMS = {"NoRep": "#DD8452", "LocalRep": "#55A868"}  # the reputation arms, in every figure
+# Everything else a figure names more than once: the access conditions, the claim-reliability
+# labels and the decisions, each one colour wherever it appears (none of a policy's).
+OTHERS = {
+    "Platform-Centric": "#8C8C8C",
+    "high": "#2A9D8F",
+    "mixed": "#E9C46A",
+    "low": "#9B2226",
+    "target purchase": "#3A6EA5",
+    "off-target purchase": "#B0B0B0",
+    "no purchase": "#E0E0E0",
+}
 
 
 def colour(label: str) -> str | None:
-    """A policy's or an arm's colour in every figure; None (matplotlib's cycle) otherwise."""
-    if label in ARMS:
-        return ARMS[label]
-    return policy(label).colour if label in POLICIES else None
+    """A policy's, an arm's or a label's colour in every figure; None (matplotlib's cycle)
+    for anything else."""
+    if label in POLICIES:
+        return policy(label).colour
+    return ARMS.get(label) or OTHERS.get(label)
 
 
 def level(cell: Cell, metric: Metric, per: float = 1.0) -> Interval:
@@ -69,6 +81,8 @@ def bars(ax: Any, groups: list[str], series: dict[str, list[Interval]]) -> None:
             capsize=2,
             label=label,
             color=colour(label),
+            edgecolor="#555555",
+            linewidth=0.4,
         )
     ax.set_xticks(np.arange(len(groups)) + width * (len(series) - 1) / 2, groups)
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))

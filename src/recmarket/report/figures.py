@@ -186,7 +186,7 @@ def purchase_by_composition(cells: Cells) -> Figure:
 def _arm_pair(ax: Any, at: float, arms: tuple[Interval, Interval], *, vertical: bool) -> None:
     """NoRep (circle) and LocalRep (square) side by side at ``at``, each with its interval,
     joined by a line."""
-    offsets = (-0.1, 0.1) if vertical else (0.0, 0.0)
+    offsets = (-0.1, 0.1) if vertical else (-0.2, 0.2)
     for (name, marker), found, offset in zip(
         (("NoRep", "o"), ("LocalRep", "s")), arms, offsets, strict=True
     ):
@@ -198,10 +198,8 @@ def _arm_pair(ax: Any, at: float, arms: tuple[Interval, Interval], *, vertical: 
         else:
             ax.errorbar(found.estimate, at, xerr=bar, fmt=marker, color=ARMS[name], capsize=2)
     ends = [found.estimate for found in arms]
-    if vertical:
-        ax.plot([at + o for o in offsets], ends, "k-", lw=0.8)
-    else:
-        ax.plot(ends, [at, at], "k-", lw=0.8)
+    places = [at + o for o in offsets]
+    ax.plot(*((places, ends) if vertical else (ends, places)), "k-", lw=0.8)
 
 
 def _market(cells: Cells, composition: str, condition: str) -> Cell:
@@ -233,7 +231,7 @@ def robustness(cells: Cells) -> Figure:
     intervals."""
     based = [c for c in cells if c.config.condition == "no-rep"]
     pairs = list(zip(display_names([c.name for c in based]), based, strict=True))
-    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 1.2 + 0.28 * max(len(pairs), 4)))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 1.4 + 0.45 * max(len(pairs), 4)))
     rows = []
     for i, (setting, a) in enumerate(pairs):
         b = _twin(cells, a)
@@ -256,6 +254,9 @@ def robustness(cells: Cells) -> Figure:
         ax.set_yticks(range(len(pairs)), [p[0] for p in pairs], fontsize=7)
         ax.set_title(f"{title} (95% CI)", fontsize=9)
     right.tick_params(labelleft=False)
+    left.plot([], [], "o", color=ARMS["NoRep"], label="NoRep")
+    left.plot([], [], "s", color=ARMS["LocalRep"], label="LocalRep")
+    fig.legend(frameon=False, fontsize=8, loc="lower center", ncol=2, bbox_to_anchor=(0.5, 1.0))
     fig.tight_layout()
     return fig, rows
 
@@ -284,7 +285,9 @@ def reputation_scope(cells: Cells) -> Figure:
             capsize=3,
             label=name,
         )
-    ax.set_xticks(range(len(BLOCKS)), [f"{lo}-{hi}" for lo, hi in BLOCKS])
+    played = {r["rounds"] for r in rows if r["episodes"]}
+    ticks = [(i, f"{lo}-{hi}") for i, (lo, hi) in enumerate(BLOCKS) if f"{lo}-{hi}" in played]
+    ax.set_xticks([i for i, _ in ticks], [label for _, label in ticks])
     ax.set_xlabel("rounds (schedule order within a domain)")
     ax.set_ylabel("Exaggeration Top-1 share (95% CI)")
     ax.set_title("Reputation scope")

@@ -16,7 +16,8 @@ PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>recmarket report</title>
 <style>
-body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 2rem auto; padding: 0 1rem;
+  max-width: 1100px; color: #222; }
 h1, h2 { font-weight: 600; } figure { margin: 1.5rem 0; } img { max-width: 100%; }
 table { border-collapse: collapse; font-size: 0.8rem; margin: 0.5rem 0; }
 td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }

@@ -117,7 +117,8 @@ def run_summary(
     ran = [
         (
             "experiments",
-            f"{', '.join(cells)}: {len(every)} cells, {episodes:,} episodes, from "
+            f"{', '.join(cells)}: {len(every)} cells ({len(unique)} distinct runs), "
+            f"{episodes:,} episodes, from "
             f"{out_dirs} reproduce director{'y' if out_dirs == 1 else 'ies'}",
         ),
         ("seeds", f"{len(seeds)} ({', '.join(map(str, seeds))})"),
@@ -186,12 +187,18 @@ def _history_cautions(cells: list[Cell]) -> list[str]:
     said = []
     scales = {c.scale for c in per_user if c.scale}
     if per_user and len(scales) == 1 and (scale := scales.pop()) < 1:
-        played, longest = max((_rounds_per_user(c), c.name) for c in per_user)
-        full = played / scale
+        played = sorted(_rounds_per_user(c) for c in per_user)
+        fewest, most = played[0], played[-1]
+        span = f"{fewest:g}" if fewest == most else f"{fewest:g} to {most:g}"
+        full = (
+            f"{fewest / scale:.0f}"
+            if fewest == most
+            else f"{fewest / scale:.0f} to {most / scale:.0f}"
+        )
         said.append(
             f"At --scale {scale:g}, a user with their own memory (LocalRep) plays about "
-            f"{played:g} rounds in the longest such cell ({longest}), not the {full:.0f} of "
-            f"full scale: records have {full / played:.0f} times fewer rounds to build up in."
+            f"{span} rounds a cell ({len(per_user)} such cells), not the {full} of full "
+            f"scale: records have {1 / scale:.0f} times fewer rounds to build up in."
         )
     if kept:
         counts = [int(n) for c in kept for n in records_per_history(c.rows, c.config)]
