@@ -5,19 +5,21 @@ A round is one episode of a domain's schedule (the paper's "rounds": Table 1, Fi
 schedule is cut into ``BLOCKS`` equal blocks, so a scaled run keeps the same number of
 points and an entrant whose round is scaled with the run still enters on a block boundary
 (round 200 of 600 at the start of the fifth block of 50). Shares are computed per domain
-and then averaged with equal weight per domain, as the paper's Fig. 10 pools domains.
+and then averaged with equal weight per domain, as the paper's Fig. 10 pools domains; each
+is one Metric, so the report draws it with its interval from the same definition.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from recmarket.analysis.bootstrap import Metric, point, ratio
+from recmarket.analysis.shares import share_of
 from recmarket.market.behaviour.strategies import policy_of
-from recmarket.policies import families
+from recmarket.policies import PAPER_POLICIES
 
 BLOCKS = 12
 
@@ -28,45 +30,43 @@ def round_blocks(rounds: int) -> list[tuple[int, int]]:
     return [(lo + 1, min(lo + size, rounds)) for lo in range(0, rounds, size)]
 
 
-def _by_domain(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
-    grouped: dict[str, list[Mapping[str, Any]]] = {}
-    for row in rows:
-        grouped.setdefault(row["domain"], []).append(row)
-    return grouped
+def entrant_top1_share(entrant: str, first: int, last: int) -> Metric:
+    """Percent of the Top-1 positions awarded in rounds first..last that ``entrant`` won."""
+    return share_of(
+        lambda r: first <= r["ord"] + 1 <= last and bool(r.get("top1_platform")),
+        lambda r: r["top1_platform"] == entrant,
+    )
 
 
-def _pooled(per_domain: list[dict[str, float] | None]) -> dict[str, float] | None:
-    """The equal-weight mean over the domains that have the block."""
-    present = [d for d in per_domain if d is not None]
-    if not present:
-        return None
-    keys = sorted({k for d in present for k in d})
-    return {k: sum(d.get(k, 0.0) for d in present) / len(present) for k in keys}
+def proposal_share(family: str, first: int, last: int) -> Metric:
+    """Percent of the adaptive platforms' proposals in rounds first..last made under
+    ``family`` (each episode row carries every adaptive platform's choice)."""
+
+    def parts(row: Mapping[str, Any]) -> tuple[float, float]:
+        if not first <= row["ord"] + 1 <= last:
+            return 0.0, 0.0
+        chosen = [policy_of(arm) for arm, _ in json.loads(row.get("strategy") or "{}").values()]
+        return float(chosen.count(family)), float(len(chosen))
+
+    return Metric(parts, lambda sums: ratio(sums, 100.0))
 
 
-def _blocked(rows: Sequence[Mapping[str, Any]], rounds: int, share: Any) -> list[dict[str, Any]]:
+def _blocked(
+    rows: Sequence[Mapping[str, Any]], rounds: int, names: Sequence[str], metric: Any
+) -> list[dict[str, Any]]:
+    """Per block, each name's share (a fraction) under ``metric(name, first, last)``; None
+    for a block no domain's episodes reached."""
     out = []
-    domains = _by_domain(rows)
     for first, last in round_blocks(rounds):
-        per_domain = [
-            share([r for r in kept if first <= r["ord"] + 1 <= last]) for kept in domains.values()
-        ]
-        out.append({"rounds": f"{first}-{last}", "shares": _pooled(per_domain)})
+        values = {name: point(rows, metric(name, first, last)) / 100 for name in names}
+        reached = not all(math.isnan(v) for v in values.values())
+        out.append({"rounds": f"{first}-{last}", "shares": values if reached else None})
     return out
 
 
 def policy_mix_by_block(rows: Sequence[Mapping[str, Any]], rounds: int) -> list[dict[str, Any]]:
     """Per block, the share of adaptive platforms' proposals made under each policy."""
-
-    def share(block: list[Mapping[str, Any]]) -> dict[str, float] | None:
-        counts: Counter[str] = Counter()
-        for row in block:
-            for arm, _ in json.loads(row.get("strategy") or "{}").values():
-                counts[policy_of(arm)] += 1
-        total = sum(counts.values())
-        return {p: counts[p] / total for p in families(counts)} if total else None
-
-    return _blocked(rows, rounds, share)
+    return _blocked(rows, rounds, PAPER_POLICIES, proposal_share)
 
 
 def entrant_top1_by_block(
@@ -74,9 +74,4 @@ def entrant_top1_by_block(
 ) -> list[dict[str, Any]]:
     """Per block, each entrant's share of the Top-1 positions awarded (none before it
     could enter, where it is 0 by construction)."""
-
-    def share(block: list[Mapping[str, Any]]) -> dict[str, float] | None:
-        awarded = [r["top1_platform"] for r in block if r.get("top1_platform")]
-        return {e: awarded.count(e) / len(awarded) for e in entrants} if awarded else None
-
-    return _blocked(rows, rounds, share)
+    return _blocked(rows, rounds, entrants, entrant_top1_share)

@@ -17,13 +17,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from recmarket.analysis.bootstrap import coarsest, difference, interval, mean_of
+from recmarket.analysis.bootstrap import Interval, coarsest, difference, interval, mean_of
 from recmarket.analysis.contrasts import is_target_purchase, memory_unit, rate
-from recmarket.analysis.dynamics import entrant_top1_by_block, policy_mix_by_block
+from recmarket.analysis.dynamics import entrant_top1_share, proposal_share, round_blocks
 from recmarket.analysis.shares import top1_share
-from recmarket.policies import PAPER_POLICIES, policy
+from recmarket.policies import PAPER_POLICIES
 from recmarket.report.data import Cell, Figure, find
-from recmarket.report.drawing import ARMS
+from recmarket.report.drawing import ARMS, colour, level
 from recmarket.report.ticks import display_names
 
 
@@ -62,6 +62,19 @@ def _outcomes(axes: Any, cells: list[Cell]) -> list[dict[str, Any]]:
     return rows
 
 
+def _band(ax: Any, found: list[Interval], label: str) -> None:
+    """A share over round blocks as a line, its 95% interval as a band around it."""
+    xs = range(len(found))
+    estimates = [i.estimate for i in found]
+    (line,) = ax.plot(xs, estimates, marker="o", ms=3, label=label, color=colour(label))
+    lows, highs = [i.low for i in found], [i.high for i in found]
+    ax.fill_between(xs, lows, highs, color=line.get_color(), alpha=0.2)
+
+
+def _interval(found: Interval) -> tuple[float, float, str]:
+    return found.low, found.high, found.method
+
+
 def _row(
     cell: str, rounds: str, measure: str, value: float | None, interval: tuple = ("", "", "")
 ) -> dict[str, Any]:
@@ -84,28 +97,23 @@ def adaptation(cells: list[Cell]) -> Figure:
     fig = plt.figure(figsize=(3.0 * max(len(cells), 2), 6.0))
     grid = fig.add_gridspec(2, max(len(cells), 2))
     rows: list[dict[str, Any]] = []
+    names = display_names([c.name for c in cells])
     for column, cell in enumerate(cells):
         ax = fig.add_subplot(grid[0, column])
-        blocks = policy_mix_by_block(cell.rows, cell.config.episodes.requests)
-        labels = [b["rounds"].split("-")[0] for b in blocks]
-        shares = {p: [(b["shares"] or {}).get(p, 0.0) for b in blocks] for p in PAPER_POLICIES}
-        ax.stackplot(
-            range(len(blocks)),
-            *shares.values(),
-            labels=list(shares),
-            colors=[policy(p).colour for p in shares],
-        )
-        ax.set_xticks(range(0, len(blocks), 3), labels[::3], fontsize=7)
+        blocks = round_blocks(cell.config.episodes.requests)
+        for family in PAPER_POLICIES:
+            found = [level(cell, proposal_share(family, lo, hi), 100) for lo, hi in blocks]
+            _band(ax, found, family)
+            rows += [
+                _row(cell.name, f"{lo}-{hi}", f"{family} share", i.estimate, _interval(i))
+                for (lo, hi), i in zip(blocks, found, strict=True)
+            ]
+        ax.set_xticks(range(0, len(blocks), 3), [str(lo) for lo, _ in blocks][::3], fontsize=7)
         ax.set_ylim(0, 1)
-        ax.set_title(cell.name, fontsize=9)
+        ax.set_title(names[column], fontsize=9)
         ax.set_xlabel("first round of block", fontsize=8)
-        rows += [
-            _row(cell.name, b["rounds"], f"{policy} share", values[i])
-            for i, b in enumerate(blocks)
-            for policy, values in shares.items()
-        ]
     fig.axes[0].set_ylabel("share of adaptive proposals")
-    fig.axes[0].legend(frameon=False, fontsize=7, loc="lower left")
+    fig.axes[0].legend(frameon=False, fontsize=7, loc="upper left")
     half = max(len(cells), 2) // 2
     rows += _outcomes((fig.add_subplot(grid[1, :half]), fig.add_subplot(grid[1, half:])), cells)
     fig.tight_layout()
@@ -117,21 +125,17 @@ def entry(cells: list[Cell]) -> Figure:
     what users get (target purchase and regret, with 95% intervals)."""
     fig, (top, purchase, regret) = plt.subplots(1, 3, figsize=(12.0, 3.6))
     rows: list[dict[str, Any]] = []
-    for cell in cells:
+    for cell, name in zip(cells, display_names([c.name for c in cells]), strict=True):
         entrants = cell.config.market.entrant_ids
-        blocks = entrant_top1_by_block(cell.rows, cell.config.episodes.requests, entrants)
+        blocks = round_blocks(cell.config.episodes.requests)
         for entrant in entrants:
-            shares = [(b["shares"] or {}).get(entrant) for b in blocks]
-            top.plot(
-                [b["rounds"].split("-")[0] for b in blocks],
-                [float("nan") if s is None else s for s in shares],
-                marker="o",
-                label=f"{cell.name} ({entrant})" if len(entrants) > 1 else cell.name,
-            )
+            found = [level(cell, entrant_top1_share(entrant, lo, hi), 100) for lo, hi in blocks]
+            _band(ax=top, found=found, label=f"{name} ({entrant})" if len(entrants) > 1 else name)
             rows += [
-                _row(cell.name, b["rounds"], f"{entrant} Top-1 share", s)
-                for b, s in zip(blocks, shares, strict=True)
+                _row(cell.name, f"{lo}-{hi}", f"{entrant} Top-1 share", i.estimate, _interval(i))
+                for (lo, hi), i in zip(blocks, found, strict=True)
             ]
+        top.set_xticks(range(len(blocks)), [str(lo) for lo, _ in blocks])
     fair = 1 / (cells[0].config.market.n_platforms + 1) if cells else 0.0
     top.axhline(fair, color="grey", linestyle=":", linewidth=1, label="1/(N+1)")
     top.set_xlabel("first round of block", fontsize=8)
