@@ -13,9 +13,16 @@ from typing import Any, Protocol
 
 
 class Call(Protocol):
-    role: str
-    input: dict[str, Any]
-    output: dict[str, Any] | None
+    """A stored role call (``recmarket.run.store.StoredCall``), read only."""
+
+    @property
+    def role(self) -> str: ...
+
+    @property
+    def input(self) -> dict[str, Any]: ...
+
+    @property
+    def output(self) -> dict[str, Any] | None: ...
 
 
 def _first(calls: Sequence[Call], role: str) -> Call | None:

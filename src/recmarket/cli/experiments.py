@@ -226,7 +226,8 @@ def reproduce(
             "episodes",
             "role failures",
         ):
-            table.add_column(col, justify="left" if col in ("experiment", "cell") else "right")
+            left = col in ("experiment", "cell")  # a cell's name is folded, never cut short
+            table.add_column(col, justify="left" if left else "right", overflow="fold")
         for experiment, members in by_experiment.items():
             for cell in members:
                 with RunStore.read(out_dir / cell.run_dir) as store:

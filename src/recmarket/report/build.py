@@ -217,7 +217,7 @@ def _by_figure() -> dict[str, list[Cell]]:
     return by_figure
 
 
-def _figure(kind: str, stem: str, draw: Any, figures: Path, tables: Path) -> str:
+def _figure(kind: str, stem: str, draw: Any, figures: Path, tables: Path) -> DrawnFigure:
     return _drawn(stem, draw, _by_figure()[kind], figures, tables)
 
 
@@ -253,14 +253,14 @@ def build_report(out_dirs: list[Path], target: Path, workers: int = 1) -> BuiltR
     figures.mkdir(parents=True, exist_ok=True)
     tables.mkdir(parents=True, exist_ok=True)
     by_figure = _by_figure()
-    drawn = [
+    figure_tasks = [
         (_figure, (kind, stem, draw, figures, tables))
         for kind, figures_of_kind in FIGURES.items()
         for stem, draw in (figures_of_kind if by_figure[kind] else ())
     ]
     rest = [(_on_cells, (section,)) for section in SECTIONS]
     try:
-        results = _sections(rest + drawn, workers)
+        results = _sections(rest + figure_tasks, workers)
     finally:
         _cells = {}
     access, comparison, records, notes, every, episodes, models = results[: len(rest)]
