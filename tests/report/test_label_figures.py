@@ -38,6 +38,9 @@ def test_each_threshold_has_its_label_mix_and_its_contrast(cells: list[Cell]) ->
     for row in rows:
         mix = [row[f"exaggeration_{label}"] for label in ("high", "mixed", "low")]
         assert sum(mix) == pytest.approx(100, abs=0.05)
+        for label in ("high", "mixed", "low"):  # each share with its interval
+            low, high = map(float, row[f"exaggeration_{label}_ci"].strip("[]").split(", "))
+            assert low <= row[f"exaggeration_{label}"] <= high
         assert row["low"] <= row["exaggeration_top1_change"] <= row["high"]
         assert row["interval"] == "percentile bootstrap (cluster-user), 50000 draws"
 

@@ -16,13 +16,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from recmarket.analysis.bootstrap import coarsest, difference, interval
+from recmarket.analysis.bootstrap import Interval, coarsest, difference, interval
 from recmarket.analysis.contrasts import memory_unit
-from recmarket.analysis.shares import label_shares, top1_share
+from recmarket.analysis.shares import LABELS, label_share, top1_share
 from recmarket.report.data import Cell, Figure, find
-from recmarket.report.drawing import ARMS
-
-LABELS = ("high", "mixed", "low")
+from recmarket.report.drawing import ARMS, bars, level
 
 
 def label_counterfactual(cells: list[Cell]) -> Figure:
@@ -31,16 +29,19 @@ def label_counterfactual(cells: list[Cell]) -> Figure:
     thresholds = sorted({c.config.agents.update.low_gap for c in cells})
     fig, (mix_ax, move_ax) = plt.subplots(1, 2, figsize=(9.0, 3.4))
     rows: list[dict[str, Any]] = []
-    bottom = np.zeros(len(thresholds))
+    mixes: dict[str, list[Interval]] = {label: [] for label in LABELS}
     for gap in thresholds:
         base, treated = (_arm(cells, gap, condition) for condition in ("no-rep", "local-rep"))
-        shares = label_shares(treated.rows, "exaggeration")
+        shares = {label: level(treated, label_share("exaggeration", label)) for label in LABELS}
+        for label in LABELS:
+            mixes[label].append(shares[label])
         unit = coarsest([memory_unit(base.config), memory_unit(treated.config)])
         move = interval([base.rows, treated.rows], top1_share("exaggeration"), difference, unit)
         rows.append(
             {
                 "low_gap": gap,
-                **{f"exaggeration_{label}": round(shares[label], 2) for label in LABELS},
+                **{f"exaggeration_{label}": round(shares[label].estimate, 2) for label in LABELS},
+                **{f"exaggeration_{label}_ci": _span(shares[label]) for label in LABELS},
                 "exaggeration_top1_change": round(move.estimate, 2),
                 "low": round(move.low, 2),
                 "high": round(move.high, 2),
@@ -48,13 +49,8 @@ def label_counterfactual(cells: list[Cell]) -> Figure:
             }
         )
     xs = np.arange(len(thresholds))
-    for label in LABELS:
-        heights = [r[f"exaggeration_{label}"] for r in rows]
-        mix_ax.bar(xs, heights, bottom=bottom, label=label)
-        bottom += heights
-    mix_ax.set_xticks(xs, [f"low_gap {g:g}" for g in thresholds])
+    bars(mix_ax, [f"low_gap {g:g}" for g in thresholds], mixes)
     mix_ax.set_ylabel("% of Exaggeration's records")
-    mix_ax.legend(fontsize=8)
     mix_ax.set_title("Exaggeration's labels (LocalRep)", fontsize=9)
     estimates = np.array([r["exaggeration_top1_change"] for r in rows])
     errors = [estimates - [r["low"] for r in rows], [r["high"] for r in rows] - estimates]
@@ -65,6 +61,10 @@ def label_counterfactual(cells: list[Cell]) -> Figure:
     move_ax.set_title("Exaggeration Top-1 share, LocalRep minus NoRep", fontsize=9)
     fig.tight_layout()
     return fig, rows
+
+
+def _span(found: Interval) -> str:
+    return f"[{found.low:.1f}, {found.high:.1f}]"
 
 
 def _arm(cells: list[Cell], gap: float, condition: str) -> Cell:
