@@ -83,19 +83,17 @@ def _unique(cells: list[Cell]) -> list[Cell]:
 
 def _provenance(cells: list[Cell]) -> list[tuple[str, str]]:
     made = [m for c in cells for m in c.made]
-    commits = sorted({m.commit[:10] for m in made if m.commit}) or ["none (not a git checkout)"]
+    commits = sorted({m.commit[:10] for m in made if m.commit})
     dirty = {m.dirty for m in made}
-    state = (
-        "with uncommitted changes"
-        if True in dirty
-        else "clean"
-        if dirty == {False}
-        else "checkout state unknown"
-    )
+    if not commits:
+        commit = "not recorded (the running code came from no git checkout pip could name)"
+    else:
+        state = "with uncommitted changes" if True in dirty else "clean"
+        commit = f"{', '.join(commits)} ({state})"
     days = sorted({m.created[:10] for m in made if m.created})
     when = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}" if days else "not recorded"
     versions = _listed(m.version for m in made if m.version) or "not recorded"
-    return [("commit", f"{', '.join(commits)} ({state}); recmarket {versions}"), ("date", when)]
+    return [("commit", f"{commit}; recmarket {versions}"), ("date", when)]
 
 
 def _scale(cells: list[Cell]) -> str:

@@ -5,19 +5,24 @@ code behind a name. For every variant a run uses that recmarket does not ship (a
 policy, learning rule or role backend from another package), the manifest records the
 distribution, its version and a digest of its source files, and a resume that finds any of
 them changed is refused, naming the package: episodes made by two versions of a plugin
-never share a store. The installed packages and whether the checkout was dirty are recorded
-too, for the reader (as inspect_ai's ``EvalSpec.packages``), and not compared: recmarket and
-what it requires, transitively, and the plugins' distributions.
+never share a store. The installed packages, the commit and whether the checkout was dirty
+are recorded too, for the reader (as inspect_ai's ``EvalSpec.packages``), and not compared:
+recmarket and what it requires, transitively, and the plugins' distributions. The commit is
+that of the checkout the running code came from: recmarket's own directory when installed
+editable, or the directory ``pip install .`` built it from, if that still holds the same
+files (pip records the directory; a checkout that moved on since says nothing).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 import subprocess
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 from recmarket.agents.roles import ROLE_BACKENDS, role_setting
 from recmarket.config import RunConfig
@@ -113,27 +118,69 @@ def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _git(*args: str) -> str | None:
-    """What ``git ARGS`` prints in recmarket's own checkout (None: not a checkout, or no git)."""
+PACKAGE = Path(__file__).resolve().parents[1]  # the recmarket package these modules are in
+
+
+def _git(*args: str, where: Path) -> str | None:
+    """What ``git ARGS`` prints in ``where`` (None: not a checkout, or no git)."""
     try:
-        out = subprocess.run(
-            ["git", *args], cwd=Path(__file__).parent, capture_output=True, text=True, timeout=5
-        )
+        out = subprocess.run(["git", *args], cwd=where, capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() if out.returncode == 0 else None
 
 
+def installed_from() -> Path | None:
+    """The local directory a plain ``pip install DIR`` built recmarket from, as pip records
+    it (``direct_url.json``); None for an editable install, an index or an unknown source."""
+    try:
+        text = distribution("recmarket").read_text("direct_url.json")
+        found = json.loads(text or "{}")
+    except (PackageNotFoundError, ValueError):
+        return None
+    url = urlparse(str(found.get("url", "")))
+    if url.scheme != "file" or "dir_info" not in found or found["dir_info"].get("editable"):
+        return None
+    return Path(unquote(url.path))
+
+
+def same_code(package: Path, source: Path) -> bool:
+    """Whether two copies of the package hold the same Python files, byte for byte."""
+
+    def files(root: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.py"))}
+
+    return source.is_dir() and files(package) == files(source)
+
+
+@functools.cache
+def checkout() -> Path | None:
+    """The git checkout whose working tree is the code this process runs: recmarket's own
+    directory (an editable install), or the directory a plain ``pip install .`` built it
+    from while that directory still holds the same files (read once a process)."""
+    if _git("rev-parse", "HEAD", where=PACKAGE):
+        return PACKAGE
+    source = installed_from()
+    if source is not None and same_code(PACKAGE, source / "src" / "recmarket"):
+        return source if _git("rev-parse", "HEAD", where=source) else None
+    return None
+
+
 @functools.cache
 def git_commit() -> str | None:
-    """The checkout's commit (None: not a checkout), read once a process: the code it
-    runs was loaded from it then."""
-    return _git("rev-parse", "HEAD") or None
+    """The checkout's commit (None: no checkout holds the code this process runs)."""
+    where = checkout()
+    return None if where is None else _git("rev-parse", "HEAD", where=where)
 
 
 @functools.cache
 def checkout_dirty() -> bool | None:
-    """Whether recmarket's checkout has uncommitted changes (None: not a checkout), read
-    once a process, as the commit is."""
-    status = _git("status", "--porcelain", "--untracked-files=no")
+    """Whether that checkout has uncommitted changes (None: no checkout), read once a
+    process, as the commit is."""
+    where = checkout()
+    status = (
+        None
+        if where is None
+        else _git("status", "--porcelain", "--untracked-files=no", where=where)
+    )
     return None if status is None else bool(status)
