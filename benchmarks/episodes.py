@@ -2,7 +2,9 @@
 paper's fixed platforms, then adaptive ones (issue 12) on the same requests.
 
 Goals: >= 400 local-rep episodes per second per core; an adaptive cell at most 1.3x the
-time of the fixed one. The process is pinned to one thread of BLAS
+time of the fixed one. Each run also prints the store's bytes an episode and the time an
+episode spends being made into rows and written (issue 34: each a third of its earlier
+value). The process is pinned to one thread of BLAS
 and tokenizers so the figure is per core. Times the episode loop of one domain (stage 1
 through the reputation update, metrics and the SQLite commit of every episode and role
 call), after the domain is loaded and its item embeddings are cached.
@@ -32,25 +34,46 @@ from typing import Any  # noqa: E402
 from recmarket.agents.rules import offline_agents  # noqa: E402
 from recmarket.config import EpisodeConfig, MarketConfig, RunConfig  # noqa: E402
 from recmarket.embedding import load_embedder  # noqa: E402
+from recmarket.run import records, runner  # noqa: E402
 from recmarket.run.rounds import prepare  # noqa: E402
 from recmarket.run.runner import play_domain  # noqa: E402
 from recmarket.run.store import RunStore  # noqa: E402
 
 
-def time_cell(cfg: RunConfig, domain: str, embedder: Any) -> tuple[float, float, float]:
-    """(wall seconds, CPU seconds) of the episode loop, and seconds to prepare the domain."""
+class TimedWrites(records.BatchedWrites):
+    """The store's part of an episode: making its record and rows, and writing them."""
+
+    spent = 0.0
+
+    def __call__(self, outcome: Any) -> None:
+        start = time.perf_counter()
+        super().__call__(outcome)
+        TimedWrites.spent += time.perf_counter() - start
+
+    def flush(self) -> None:
+        start = time.perf_counter()
+        super().flush()
+        TimedWrites.spent += time.perf_counter() - start
+
+
+def time_cell(cfg: RunConfig, domain: str, embedder: Any) -> tuple[float, float, float, float, int]:
+    """(wall seconds, CPU seconds) of the episode loop, seconds to prepare the domain,
+    seconds of it spent writing, and the store's bytes."""
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp) / "cache"
         start = time.perf_counter()
         prepared = prepare(cfg, domain, embedder, cache)
         prepare_seconds = time.perf_counter() - start
         store = RunStore.open(Path(tmp) / "run", cfg)
+        TimedWrites.spent = 0.0
         start, cpu = time.perf_counter(), time.process_time()
         agents = offline_agents(embedder, cfg.agents)
         asyncio.run(play_domain(cfg, store, prepared, agents, embedder, lambda: None))
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         store.close()
-    return seconds, cpu, prepare_seconds
+        stored = sum(p.stat().st_size for p in (Path(tmp) / "run").iterdir() if p.is_file())
+    return seconds, cpu, prepare_seconds, TimedWrites.spent, stored
 
 
 def main() -> None:
@@ -71,15 +94,17 @@ def main() -> None:
         for strategy in ("fixed", "adaptive")
     }
     times: dict[str, list[float]] = {name: [] for name in cells}
+    runner.BatchedWrites = TimedWrites  # type: ignore[misc]  # the store's share, timed
     for _ in range(args.repeats):  # alternating, so a slow spell of the machine hits both
         for name, cfg in cells.items():
-            seconds, cpu, prepare_seconds = time_cell(cfg, args.domain, embedder)
+            seconds, cpu, prepare_seconds, writing, stored = time_cell(cfg, args.domain, embedder)
             times[name].append(seconds)
             print(
                 f"{args.condition}, {name} platforms, N=6, {args.requests} episodes of "
                 f"{args.domain}: {seconds:.2f} s, {args.requests / seconds:,.0f} episodes/s on "
                 f"one core ({args.requests / cpu:,.0f} per CPU-second); loading and embedding "
-                f"the domain took {prepare_seconds:.1f} s"
+                f"the domain took {prepare_seconds:.1f} s; store {stored / args.requests:,.0f} "
+                f"bytes an episode, written in {writing / args.requests * 1e6:,.0f} us an episode"
             )
     fixed, adaptive = (statistics.median(times[name]) for name in cells)
     print(

@@ -4,11 +4,14 @@ them, without installing anything."""
 
 from __future__ import annotations
 
+import csv
+import json
 import os
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 
 def dist_info(root: Path, name: str, groups: dict[str, dict[str, str]]) -> Path:
@@ -56,3 +59,19 @@ def refused(*args: str, paths: tuple[Path, ...] = ()) -> str:
     done = run_recmarket(*args, paths=paths)
     assert done.returncode == 2, done.stderr[-2000:]
     return " ".join(done.stderr.split())
+
+
+def exported_calls(run_dir: Path, paths: tuple[Path, ...]) -> list[dict[str, Any]]:
+    """Every role call of a run, read by ``recmarket export --calls`` in a process that sees
+    ``paths``: an offline run's calls are played again from its settings, which name the
+    plugins only such a process can load."""
+    target = run_dir.parent / f"{run_dir.name}-calls.csv"
+    recmarket(
+        "export", str(run_dir), "--calls", "--format", "csv", "--out", str(target), paths=paths
+    )
+    with target.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return [
+        {**row, "input": json.loads(row["input"]), "output": json.loads(row["output"])}
+        for row in rows
+    ]

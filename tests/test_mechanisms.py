@@ -15,8 +15,7 @@ from recmarket.mechanisms import (
     mechanism,
 )
 from recmarket.registry import NoParams
-from recmarket.run.store import RunStore
-from tests.plugins import dist_info, recmarket
+from tests.plugins import dist_info, exported_calls, recmarket
 
 
 def test_the_built_in_mechanisms_keep_and_weigh_as_documented() -> None:
@@ -64,8 +63,7 @@ def test_an_installed_mechanism_is_used_by_name(tmp_path: Path) -> None:
     flags = ["--domain", "Video_Games", "--requests", "24", "--reputation-scope", "shared"]
     flags += ["--reputation-mechanism", "halving", "--out", str(out)]
     recmarket("run", *flags, paths=(site,))
-    with RunStore.read(out) as store:
-        inputs = [c.input for _, _, c in store.all_calls() if c.role == "shortlist"]
+    inputs = [c["input"] for c in exported_calls(out, (site,)) if c["role"] == "shortlist"]
     assert {i["mechanism"] for i in inputs} == {"halving"}
     weights = [r["weight"] for i in inputs for records in i["histories"].values() for r in records]
     assert weights and set(weights) <= {0.5**k for k in range(10)} and min(weights) < 1.0

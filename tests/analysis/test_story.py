@@ -6,6 +6,7 @@ from typer.testing import CliRunner
 
 from recmarket.analysis.story import episode_story, headline
 from recmarket.cli import app
+from recmarket.run.replay import calls_of
 from recmarket.run.store import RunStore, StoredCall
 
 
@@ -16,7 +17,9 @@ def episodes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     result = CliRunner().invoke(app, [*args, "--condition", request.param])
     assert result.exit_code == 0, result.output
     with RunStore.read(out) as store:
-        return [(row, list(store.calls(row["domain"], row["ord"]))) for row in store.episodes()]
+        rows = store.episodes()
+        calls = calls_of(store, "Video_Games", [row["ord"] for row in rows])
+        return [(row, calls[row["ord"]]) for row in rows]
 
 
 def test_the_story_agrees_with_the_row(episodes: list) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.run.replay import all_calls
 from recmarket.run.runner import run
 from recmarket.run.store import RunConflict, RunStore
 from tests.plugins import dist_info, recmarket
@@ -25,7 +26,7 @@ def load_example():
 def test_a_ranker_of_ones_own_answers_every_shortlist_of_the_cell(tmp_path: Path) -> None:
     example = load_example()
     result = example.main(tmp_path / "run", requests=36)
-    shortlists = [c for _, _, c in result.store.all_calls() if c.role == "shortlist"]
+    shortlists = [c for _, _, c in all_calls(result.store) if c.role == "shortlist"]
     assert len(shortlists) == len(result.store.episodes()) == 36 * 3  # three domains
     assert all(r["reason"].startswith("held up ") for c in shortlists for r in c.output["ranked"])
     result.store.close()
@@ -80,7 +81,7 @@ def test_a_ranker_named_in_settings_plays_in_reproduce_workers(tmp_path: Path) -
     recmarket("reproduce", *flags, paths=(site, EXAMPLE.parent), timeout=600)
     stores = sorted((tmp_path / "out").rglob("run.sqlite"))
     assert len(stores) == 2
-    for found in stores:
+    for found in stores:  # the calls the workers' episodes kept (the first of a domain)
         with RunStore.read(found.parent) as store:
             reasons = [
                 r["reason"]

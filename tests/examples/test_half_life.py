@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from recmarket.run.store import RunStore
-from tests.plugins import declared_entry_points, dist_info, recmarket
+from tests.plugins import declared_entry_points, dist_info, exported_calls, recmarket
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "half-life-reputation"
 
@@ -18,8 +18,10 @@ def test_the_example_run_weighs_records_by_their_half_life(tmp_path: Path) -> No
     out = tmp_path / "run"
     args = ["run", "--config", str(EXAMPLE / "run.toml"), "--requests", "36", "--out", str(out)]
     recmarket(*args, paths=(site, EXAMPLE / "src"))
+    inputs = [
+        c["input"] for c in exported_calls(out, (site, EXAMPLE / "src")) if c["role"] == "shortlist"
+    ]
     with RunStore.read(out) as store:
-        inputs = [c.input for _, _, c in store.all_calls() if c.role == "shortlist"]
         variants = json.loads(store.manifest()["variants"])
     assert variants["reputation mechanism half-life"]["distribution"] == "recmarket-half-life"
     weights = sorted(

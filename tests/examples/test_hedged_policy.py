@@ -34,7 +34,8 @@ def run(site: Path, out: Path, *flags: str) -> dict:
 
 
 def explanations(out: Path, platform: str) -> list[dict]:
-    """The stored explain calls of one platform: their inputs and answers."""
+    """The stored explain calls of one platform (those of the episodes whose calls the run
+    kept: reading the others would play them again, with the plugin loaded)."""
     with RunStore.read(out) as store:
         calls = [c for _, _, c in store.all_calls() if c.role == "explain"]
     found = [{"input": c.input, "output": c.output} for c in calls]

@@ -10,6 +10,7 @@ from recmarket.market.outcome import Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
 from recmarket.market.written import oracle
 from recmarket.mechanisms import ReputationSetting
+from recmarket.run.replay import all_calls
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 from tests.fixtures import user_request
@@ -53,7 +54,7 @@ def test_an_oracle_cell_asks_for_no_review_and_resumes_to_the_same_records(
     run(cfg, tmp_path / "whole").store.close()
     with RunStore.read(tmp_path / "whole") as store:
         whole = sorted(store.episodes(), key=lambda r: r["ord"])
-        roles = {c.role for _, _, c in store.all_calls()}
+        roles = {c.role for _, _, c in all_calls(store)}
     assert not roles & {"review", "update"} and all(r["rep_label"] is None for r in whole)
     written = [w for r in whole for w in json.loads(r["written"] or "[]")]
     assert written and {w[3] for w in written} == {"oracle"}

@@ -33,11 +33,21 @@ CELLS: dict[str, dict[str, Any]] = {
 }
 
 
+def stored_calls(store: RunStore) -> Any:
+    """Every call of the run: played again where it was not kept (this version's
+    ``recmarket.run.replay``), as stored by a version that kept every call."""
+    try:
+        from recmarket.run.replay import all_calls
+    except ImportError:
+        return store.all_calls()
+    return all_calls(store)
+
+
 def records(run_dir: Path) -> dict[str, Any]:
     store = RunStore.read(run_dir)  # closed explicitly: older versions are no context manager
     episodes = store.episodes()
     calls: dict[str, Any] = {}
-    for domain, order, call in store.all_calls():
+    for domain, order, call in stored_calls(store):
         digest = calls.setdefault(f"{domain}:{order}", hashlib.sha256())
         digest.update(json.dumps([call.role, call.input, call.output], sort_keys=True).encode())
     store.close()

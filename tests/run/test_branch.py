@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 from recmarket.cli import app
 from recmarket.config import RunConfig
 from recmarket.run.branch import overrides
+from recmarket.run.replay import all_calls
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 
@@ -20,7 +21,7 @@ CFG = RunConfig.model_validate(
 def records(run_dir: Path) -> tuple[list[dict], list]:
     with RunStore.read(run_dir) as store:
         rows = sorted(store.episodes(), key=lambda r: r["ord"])
-        calls = [(d, o, c.role, c.input, c.output) for d, o, c in store.all_calls()]
+        calls = [(d, o, c.role, c.input, c.output) for d, o, c in all_calls(store)]
     return rows, calls
 
 

@@ -11,6 +11,7 @@ import pandas as pd
 
 from recmarket.agents.llm.attempts import input_digest, read_attempts
 from recmarket.analysis.attacks import HONEST, attacker, defence
+from recmarket.run.replay import all_calls
 from recmarket.run.store import RunStore
 
 
@@ -53,7 +54,7 @@ def calls_frame(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
         with RunStore.read(Path(run_dir)) as store:
             episode_ids = {(e["domain"], e["ord"]): e["episode_id"] for e in store.episodes()}
             attempts = read_attempts(store.db)
-            for domain, order, call in store.all_calls():
+            for domain, order, call in all_calls(store):
                 tried = attempts.get((call.role, input_digest(call.input)), [])
                 rows.append(
                     {

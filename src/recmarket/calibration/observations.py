@@ -26,6 +26,7 @@ from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import lexicon
 from recmarket.embedding.similarity import visible_text
 from recmarket.profiles import PROFILE_BY_INSTRUCTION
+from recmarket.run.replay import all_calls
 from recmarket.run.store import RunStore
 
 EpisodeKey = tuple[str, str, int]  # (run directory, domain, order)
@@ -146,7 +147,7 @@ def label(
 
 def _calls(run_dir: Path) -> Iterator[tuple[EpisodeKey, str, dict, dict]]:
     with RunStore.read(run_dir) as store:
-        for domain, order, call in store.all_calls():
+        for domain, order, call in all_calls(store):
             if call.output is not None:  # a failed call shows no behaviour to fit
                 yield (str(run_dir), domain, order), call.role, call.input, call.output
 

@@ -15,6 +15,7 @@ from rich.text import Text
 from recmarket.agents.llm.attempts import Attempt, input_digest, read_attempts
 from recmarket.analysis.story import episode_story
 from recmarket.cli.app import app, fail, out, user_errors
+from recmarket.run.replay import calls_of
 from recmarket.run.store import RunStore
 
 if TYPE_CHECKING:  # export builds the frame; --help and show never load pandas
@@ -71,7 +72,7 @@ def show(
     (what the model wrote, why it was refused, what it was told)."""
     with user_errors(), RunStore.read(run_dir) as store:
         row = _find_episode(store, episode)
-        calls = list(store.calls(row["domain"], row["ord"]))
+        calls = calls_of(store, row["domain"], [row["ord"]])[row["ord"]]
         keys = [(call.role, input_digest(call.input)) for call in calls]
         attempts = {key: read_attempts(store.db, key).get(key, []) for key in keys}
     if raw:

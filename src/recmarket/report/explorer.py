@@ -4,13 +4,14 @@ that use its run."""
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from recmarket.analysis.story import episode_story
 from recmarket.policies import POLICIES
 from recmarket.report.data import Cell
+from recmarket.run.replay import calls_of
 from recmarket.run.store import RunStore
 
 EXPLORER_PER_DOMAIN = 3  # episodes per domain and run whose role calls the page embeds
@@ -26,13 +27,14 @@ def explorer(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
             entry["uses"].append({"experiment": experiment, "cell": name})
     episodes = []
     for run_dir, entry in by_run.items():
-        taken: Counter[str] = Counter()
+        chosen: dict[str, list[Any]] = defaultdict(list)
+        for row in entry["cell"].rows:
+            if len(chosen[row["domain"]]) < EXPLORER_PER_DOMAIN:
+                chosen[row["domain"]].append(row)
         with RunStore.read(run_dir) as store:
-            for row in entry["cell"].rows:
-                if taken[row["domain"]] < EXPLORER_PER_DOMAIN:
-                    taken[row["domain"]] += 1
-                    calls = list(store.calls(row["domain"], row["ord"]))
-                    episodes.append(_explored(row, calls, entry["uses"]))
+            for domain, rows in chosen.items():
+                calls = calls_of(store, domain, [row["ord"] for row in rows])
+                episodes += [_explored(row, calls[row["ord"]], entry["uses"]) for row in rows]
     return episodes
 
 

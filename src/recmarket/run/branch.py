@@ -2,7 +2,8 @@
 settings changed from round t on.
 
 The branch's store starts with the parent's episodes of rounds 1 to t - 1, each with every
-role call it made, copied as they are (no call is made again), and then plays rounds t on
+role call it made, copied as they are (an offline parent's calls it did not keep are played
+again from its settings, run/replay.py; no LLM call is made again), and then plays rounds t on
 under the changed settings, resuming exactly as an interrupted run would: the reputation
 memory and the adaptive platforms' lessons are rebuilt from the copied episodes. Both runs
 hold the same requests, so a contrast between them is paired episode by episode. A branch
@@ -18,8 +19,9 @@ from typing import Any
 
 from recmarket.config import RunConfig
 from recmarket.config_file import merge
+from recmarket.run.replay import replayed
 from recmarket.run.runner import RunResult, run
-from recmarket.run.store import COLUMNS, RunStore, stored_roles
+from recmarket.run.store import COLUMNS, EpisodeRows, RunStore, episode_rows, stored_roles
 
 
 def parsed_value(text: str) -> Any:
@@ -45,6 +47,26 @@ def overrides(assignments: list[str]) -> dict[str, Any]:
     return tree
 
 
+def _bodies(parent: RunStore, kept: list[dict[str, Any]]) -> dict[tuple[str, int], bytes]:
+    """The packed calls of the episodes a branch copies: as the parent stored them, or
+    played again where an offline parent kept none (run/replay.py), so that the branch
+    holds every call of its episodes."""
+    bodies = dict(
+        ((domain, order), body)
+        for domain, order, body in parent.db.execute("SELECT domain, ord, body FROM calls")
+    )
+    missing: dict[str, list[int]] = {}
+    for row in kept:
+        if (row["domain"], row["ord"]) not in bodies:
+            missing.setdefault(row["domain"], []).append(row["ord"])
+    for domain, orders in missing.items():
+        for order, record in replayed(parent, domain, orders).items():
+            _, packed = episode_rows(record)
+            assert packed is not None  # replayed records keep their calls
+            bodies[(domain, order)] = packed[2]
+    return bodies
+
+
 def branch(
     parent_dir: Path, out_dir: Path, from_round: int, changes: dict[str, Any], **options: Any
 ) -> RunResult:
@@ -55,15 +77,12 @@ def branch(
     with RunStore.read(parent_dir) as parent:
         config, manifest = parent.config(), parent.manifest()
         kept = [r for r in parent.episodes() if r["round"] < from_round - 1]
-        bodies = dict(
-            ((domain, order), body)
-            for domain, order, body in parent.db.execute("SELECT domain, ord, body FROM calls")
-        )
+        bodies = _bodies(parent, kept)
     changed = RunConfig.model_validate(merge(json.loads(config.model_dump_json()), changes))
     store = RunStore.open(out_dir, changed, roles=stored_roles(manifest))
     try:
         if not store.episodes():
-            rows = [
+            rows: list[EpisodeRows] = [
                 (
                     [row.get(c) for c in COLUMNS],
                     (row["domain"], row["ord"], bodies[(row["domain"], row["ord"])]),

@@ -39,7 +39,7 @@ from recmarket.market.reputation import history_sets
 from recmarket.run.lifeline import die_with_parent
 from recmarket.run.loaded import embedder_for, kept
 from recmarket.run.phases import Phases
-from recmarket.run.records import as_record
+from recmarket.run.records import as_record, keeps_calls
 from recmarket.run.rounds import PreparedDomain, prepare, restored_round, streams
 from recmarket.run.runner import play_pending
 from recmarket.run.store import EpisodeRows, RunStore, episode_rows
@@ -61,6 +61,7 @@ class WorkUnit:
     stored: tuple[dict[str, Any], ...]  # the domain's stored episodes (STORED_COLUMNS)
     cache_dir: str
     cost: float  # pending episodes weighted by their role calls: the schedule's sort key
+    keep_all: bool = False  # every episode keeps its calls (not replayable: run/records.py)
 
 
 @dataclass
@@ -104,8 +105,10 @@ def play_unit(unit: WorkUnit) -> UnitResult:
             agents = offline_agents(embedder, cfg.agents, cfg.roles)
             round_ = restored_round(cfg, prepared, agents, embedder, unit.stored)
 
+            keep = keeps_calls(cfg, unit.keep_all)
+
             def commit(outcome: Outcome) -> None:
-                result.rows.append(episode_rows(as_record(outcome)))
+                result.rows.append(episode_rows(as_record(outcome, keep(outcome))))
 
             asyncio.run(play_pending(cfg, round_, pending, commit))
     return result
@@ -148,6 +151,7 @@ def plan_units(
                 stored,
                 str(cache_dir),
                 cost / parts,
+                not store.replayable,
             )
             for part in range(parts)
         ]

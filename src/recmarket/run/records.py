@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from recmarket.agents.contracts import ReputationRecord
+from recmarket.config import RunConfig
 from recmarket.data.episodes import Request
 from recmarket.market.behaviour.seats import Strategies
 from recmarket.market.metrics import episode_metrics
@@ -17,8 +18,23 @@ from recmarket.market.outcome import Outcome
 from recmarket.market.reputation import ReputationMemory
 from recmarket.run.store import EpisodeRecord, EpisodeRows, RunStore, episode_rows
 
+# The first episodes of each domain whose calls an offline run keeps: the report's explorer
+# shows them at once; any other is played again from the run's settings when asked for
+# (run/replay.py), rather than every episode's 20 KB of call JSON written and compressed.
+CALLS_KEPT = 3
 
-def as_record(outcome: Outcome) -> EpisodeRecord:
+
+def keeps_calls(cfg: RunConfig, everything: bool = False) -> Callable[[Outcome], bool]:
+    """Which finished episodes keep their role calls: every one an LLM answered a role of
+    (a model's answers cannot be made again) and every one of a run its settings alone
+    cannot play again (``everything``: a branch, or roles handed to ``run`` in Python), the
+    first CALLS_KEPT of a domain otherwise."""
+    if cfg.uses_llm or everything:
+        return lambda _: True
+    return lambda outcome: outcome.request.order < CALLS_KEPT
+
+
+def as_record(outcome: Outcome, keep_calls: bool = True) -> EpisodeRecord:
     request = outcome.request
     identity = {
         "domain": request.episode.domain,
@@ -37,7 +53,9 @@ def as_record(outcome: Outcome) -> EpisodeRecord:
         [
             (c.role, c.input.model_dump_json(), c.output.model_dump_json() if c.output else "null")
             for c in outcome.calls
-        ],
+        ]
+        if keep_calls
+        else None,
         json.dumps(outcome.lessons) if outcome.lessons else None,
         json.dumps(outcome.identities) if outcome.identities else None,
         json.dumps(outcome.written) if outcome.written else None,
@@ -54,12 +72,18 @@ class BatchedWrites:
     also when the run stops on an error; a kill loses at most one batch, which the rerun
     plays again with the same draws."""
 
-    def __init__(self, store: RunStore, size: int, tick: Callable[[], None]) -> None:
-        self.store, self.size, self.tick = store, size, tick
+    def __init__(
+        self,
+        store: RunStore,
+        size: int,
+        tick: Callable[[], None],
+        keep: Callable[[Outcome], bool] = lambda _: True,
+    ) -> None:
+        self.store, self.size, self.tick, self.keep = store, size, tick, keep
         self.rows: list[EpisodeRows] = []
 
     def __call__(self, outcome: Outcome) -> None:
-        self.rows.append(episode_rows(as_record(outcome)))
+        self.rows.append(episode_rows(as_record(outcome, self.keep(outcome))))
         if len(self.rows) >= self.size:
             self.flush()
         self.tick()

@@ -34,6 +34,7 @@ from recmarket.run.records import (
     WRITE_BATCH,
     BatchedWrites,
     Commit,
+    keeps_calls,
 )
 from recmarket.run.rounds import PreparedDomain, prepare, restored_round, streams
 from recmarket.run.store import RunStore
@@ -75,7 +76,8 @@ async def play_domain(
     for _ in done:
         tick()
     pending = [r for r in prepared.requests if r.order not in done]
-    writes = BatchedWrites(store, WRITE_BATCH if offline else 1, tick)
+    keep = keeps_calls(cfg, everything=not store.replayable)
+    writes = BatchedWrites(store, WRITE_BATCH if offline else 1, tick, keep)
     try:
         await play_pending(cfg, round_, pending, writes, offline)
     finally:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,13 +40,16 @@ STORE_NAME = "run.sqlite"
 # 2: episodes.target_best_fit; one compressed call array per episode. 3: top1_platform,
 # regret and the adaptive platforms' lessons (strategy). 4: purchased_platform, the names
 # seats showed when not their own (identities), the seats shown (shown_platforms) and the
-# records written after an episode besides its own (written: forged, or an oracle's). An older
+# records written after an episode besides its own (written: forged, or an oracle's). 5: an
+# offline run keeps the role calls of only the first episodes of each domain (the rest are
+# played again when asked for: run/replay.py); its episodes are those of schema 4. An older
 # store gains the columns (empty for its episodes) when it is resumed.
-SCHEMA_VERSION = 4
-UPGRADABLE = ("2", "3")
+SCHEMA_VERSION = 5
+UPGRADABLE = ("2", "3", "4")
 IDENTITY = ("domain", "ord", "episode_id", "sim_user", "round", "profile", "condition")
 METRICS = tuple(EpisodeMetrics.model_fields)
 COLUMNS = (*IDENTITY, *METRICS, "rep_platform", "rep_note", "strategy", "identities", "written")
+BOOLEANS = {m for m, f in EpisodeMetrics.model_fields.items() if f.annotation is bool}
 
 
 class RunConflict(RuntimeError):
@@ -68,21 +71,23 @@ class EpisodeRecord:
     identity: dict[str, Any]
     metrics: dict[str, Any]
     reputation: tuple[str | None, str | None]  # the name the record went to, and its note
-    calls: list[tuple[str, str, str]]  # (role, input JSON, output JSON), in order
+    calls: list[tuple[str, str, str]] | None  # (role, input JSON, output JSON), in order;
+    # None: not kept (an offline episode past the first of its domain: run/replay.py)
     strategy: str | None = None  # JSON {platform: [arm, reward]} of adaptive platforms
     identities: str | None = None  # JSON {seat: name shown} where a seat showed another name
     written: str | None = None  # JSON [[name, label, note, source], ...] written after it
 
 
-def _pack_calls(record: EpisodeRecord) -> bytes:
+def _pack_calls(calls: list[tuple[str, str, str]]) -> bytes:
     """An episode's calls as one JSON array of [role, input, output], compressed once. The
     inputs and outputs are already JSON, so they are spliced in, not parsed again."""
-    body = ",".join(f"[{json.dumps(role)},{i},{o}]" for role, i, o in record.calls)
+    body = ",".join(f"[{json.dumps(role)},{i},{o}]" for role, i, o in calls)
     return zlib.compress(f"[{body}]".encode(), 1)
 
 
-# An episode as the rows it becomes: the episodes row and the (domain, ord, packed calls) row.
-EpisodeRows = tuple[list[Any], tuple[str, int, bytes]]
+# An episode as the rows it becomes: the episodes row and the (domain, ord, packed calls) row
+# (None where its calls are not kept).
+EpisodeRows = tuple[list[Any], tuple[str, int, bytes] | None]
 INSERT_EPISODE = (
     f"INSERT INTO episodes ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 )
@@ -93,7 +98,9 @@ def episode_rows(record: EpisodeRecord) -> EpisodeRows:
     so the process that writes the store only inserts them)."""
     row = [record.identity[c] for c in IDENTITY] + [record.metrics[m] for m in METRICS]
     row += [*record.reputation, record.strategy, record.identities, record.written]
-    return row, (record.identity["domain"], record.identity["ord"], _pack_calls(record))
+    if record.calls is None:
+        return row, None
+    return row, (record.identity["domain"], record.identity["ord"], _pack_calls(record.calls))
 
 
 def _unpack_calls(blob: bytes) -> list[StoredCall]:
@@ -308,6 +315,14 @@ class RunStore:
     def config(self) -> RunConfig:
         return RunConfig.model_validate_json(self.manifest()["config"])
 
+    @property
+    def replayable(self) -> bool:
+        """Whether its settings alone play its episodes again: not a branch (whose
+        settings change at a round) and no role answered by a backend the settings do not
+        name (one handed to ``run`` in Python)."""
+        manifest = self.manifest()
+        return "branch" not in manifest and not stored_roles(manifest)
+
     class _Transaction:
         def __init__(self, db: sqlite3.Connection) -> None:
             self.db = db
@@ -326,12 +341,13 @@ class RunStore:
         """One episode and its calls, in one transaction."""
         self.write_rows([episode_rows(record)])
 
-    def write_rows(self, rows: list[EpisodeRows]) -> None:
+    def write_rows(self, rows: Sequence[EpisodeRows]) -> None:
         """Several episodes in one transaction: all of them or none survive a kill, and a
         batch costs one commit instead of one per episode."""
         with _named(self.path), self.transaction() as db:
             db.executemany(INSERT_EPISODE, [episode for episode, _ in rows])
-            db.executemany("INSERT INTO calls VALUES (?, ?, ?)", [calls for _, calls in rows])
+            kept = [calls for _, calls in rows if calls is not None]
+            db.executemany("INSERT INTO calls VALUES (?, ?, ?)", kept)
 
     def done(self, domain: str) -> set[int]:
         with _named(self.path):
@@ -345,13 +361,23 @@ class RunStore:
             cursor = self.db.execute(sql + " ORDER BY domain, ord", (domain,) if domain else ())
             rows = cursor.fetchall()
         names = [d[0] for d in cursor.description]
-        booleans = {m for m, f in EpisodeMetrics.model_fields.items() if f.annotation is bool}
-        return [
-            {n: bool(v) if n in booleans else v for n, v in zip(names, row, strict=True)}
-            for row in rows
-        ]
+        return [self.row_dict(row, names) for row in rows]
+
+    @staticmethod
+    def row_dict(values: Iterable[Any], names: Iterable[str] = COLUMNS) -> dict[str, Any]:
+        """An episode row as a dict with Python types (an episodes row's values, or those
+        ``episode_rows`` makes, in ``COLUMNS`` order)."""
+        return {n: bool(v) if n in BOOLEANS else v for n, v in zip(names, values, strict=True)}
+
+    def kept_calls(self, domain: str) -> set[int]:
+        """The orders of the domain's episodes whose calls the store holds."""
+        with _named(self.path):
+            rows = self.db.execute("SELECT ord FROM calls WHERE domain = ?", (domain,))
+            return {o for (o,) in rows}
 
     def calls(self, domain: str, order: int) -> Iterator[StoredCall]:
+        """The stored calls of one episode (none where they were not kept: an offline
+        episode's come from ``recmarket.run.replay``)."""
         with _named(self.path):
             rows = self.db.execute(
                 "SELECT body FROM calls WHERE domain = ? AND ord = ?", (domain, order)

@@ -18,6 +18,7 @@ from recmarket.config import RunConfig
 from recmarket.market.behaviour.attacks import BEHAVIOURS, BaitAndSwitch, BaitParams, Whitewash
 from recmarket.market.behaviour.attacks import WhitewashParams as WW
 from recmarket.payloads import PAYLOADS
+from recmarket.run.replay import calls_of
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 
@@ -81,7 +82,8 @@ def cell(tmp_path: Path, name: str, **settings: Any) -> dict[str, Any]:
     run(RunConfig.model_validate(data), out).store.close()
     with RunStore.read(out) as store:
         rows = sorted(store.episodes(), key=lambda r: r["ord"])
-        calls = {r["ord"]: list(store.calls(r["domain"], r["ord"])) for r in rows}
+        (domain,) = {r["domain"] for r in rows}
+        calls = calls_of(store, domain, [r["ord"] for r in rows])
     return {"rows": rows, "calls": calls}
 
 
