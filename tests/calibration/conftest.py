@@ -38,7 +38,7 @@ def simulate(out: Path, condition: str = "local-rep", requests: int = 600) -> Ru
             "agents": {"ranker": RANKER, "decision": {"profiles": PROFILES}, "update": UPDATE},
         }
     )
-    run(cfg, out).store.close()
+    run(cfg, out, keep_calls=True).store.close()  # calibration reads every call
     return cfg
 
 

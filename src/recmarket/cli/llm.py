@@ -132,8 +132,9 @@ def serve(
 
     # Before the server starts: a signal that came before them would end this command and
     # leave the server (in a session of its own) running, an orphan holding the port.
-    for signum in (signal.SIGINT, signal.SIGTERM):  # SIGINT too: a background job ignores it
-        signal.signal(signum, stop_on)
+    # SIGINT too: a background job ignores it. The previous handlers come back when the
+    # command ends, so a process that called it in-process (a test) does not keep them.
+    previous = {s: signal.signal(s, stop_on) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         with user_errors():
             try:
@@ -152,3 +153,5 @@ def serve(
         out.print("stopping")
     finally:
         server.stop()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

@@ -68,15 +68,17 @@ async def play_domain(
     embedder: Embedder,
     tick: Callable[[], None],
     offline: bool = True,
+    keep_calls: bool = False,
 ) -> None:
-    """Play the domain's unfinished episodes into the store, resuming its stored ones."""
+    """Play the domain's unfinished episodes into the store, resuming its stored ones;
+    ``keep_calls`` keeps every episode's role calls (run/records.py)."""
     rows = store.episodes(prepared.market.domain.name)
     round_ = restored_round(cfg, prepared, agents, embedder, rows)
     done = {row["ord"] for row in rows}
     for _ in done:
         tick()
     pending = [r for r in prepared.requests if r.order not in done]
-    keep = keeps_calls(cfg, everything=not store.replayable)
+    keep = keeps_calls(cfg, everything=keep_calls or not store.replayable)
     writes = BatchedWrites(store, WRITE_BATCH if offline else 1, tick, keep)
     try:
         await play_pending(cfg, round_, pending, writes, offline)
@@ -205,6 +207,7 @@ async def play_cell(
     on_wait: WaitNotice | None = None,
     on_limit: LimitNotice | None = None,
     endpoints: Endpoints | None = None,
+    keep_calls: bool = False,
 ) -> RunResult:
     """Run (or resume) a cell into ``out_dir``.
 
@@ -215,7 +218,9 @@ async def play_cell(
     one budget (its owner clears stale reservations before the cells start); ``on_wait``
     hears of every long wait for an endpoint, ``on_limit`` of every move of an endpoint's
     adaptive concurrency limit. Cells played at once in one loop share their endpoints'
-    limits through ``endpoints`` (see agents/llm/endpoints.py).
+    limits through ``endpoints`` (see agents/llm/endpoints.py). ``keep_calls`` stores every
+    offline episode's role calls, not only the first of each domain's (for a run whose calls
+    will all be read, as calibration reads them: reading them otherwise plays the run again).
     """
     embedder = embedder_for(cfg.embedder)
     agents = agents or offline_agents(embedder, cfg.agents, cfg.roles)
@@ -252,7 +257,7 @@ async def play_cell(
             if progress:
                 progress(name, count, total)
 
-        await play_domain(cfg, store, prepared, agents, embedder, tick, offline=backend is None)
+        await play_domain(cfg, store, prepared, agents, embedder, tick, backend is None, keep_calls)
 
     async def play_all() -> None:
         if backend is None:  # one domain after another: a long domain's requests are freed

@@ -1,5 +1,6 @@
 """The local model server's edges: what is missing is said before anything starts."""
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -22,8 +23,12 @@ def test_without_the_bundled_package_the_install_command_is_given(monkeypatch) -
 
 
 def test_serve_refuses_a_missing_model_with_one_line(tmp_path: Path) -> None:
+    before = signal.getsignal(signal.SIGTERM)
     result = CliRunner().invoke(app, ["llm", "serve", "--model", str(tmp_path / "x.gguf")])
     assert result.exit_code == 2 and "no such model file" in result.output
+    # Its handlers go with it: a process forked later (a worker pool) would otherwise
+    # inherit one that turns SIGTERM into KeyboardInterrupt, and a pool's terminate hung.
+    assert signal.getsignal(signal.SIGTERM) is before
 
 
 def test_the_server_command_is_loopback_with_the_alias(tmp_path: Path, monkeypatch) -> None:
