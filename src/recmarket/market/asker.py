@@ -30,7 +30,7 @@ class RoleAsker:
 
     async def __call__(self, role: str, inp: Contract, stream: Stream, *unit: int) -> Any:
         seed = call_seed(self.seed, self.domain, stream, self.episode_key, *unit)
-        slot = Call(role, inp, inp)  # holds the call's place until its answer comes
+        slot = Call(role, inp, inp, len(self.calls))  # holds its place until the answer comes
         self.calls.append(slot)
         try:
             out = await getattr(self.agents, role)(inp, seed)
@@ -44,4 +44,9 @@ class RoleAsker:
         return out
 
     def _place(self, slot: Call) -> int:
+        """Where the slot is now: where it was put, unless an interrupted call before it
+        left the log (then found by a search; the episode is being abandoned anyway)."""
+        at = slot.at
+        if at < len(self.calls) and self.calls[at] is slot:
+            return at
         return next(i for i, c in enumerate(self.calls) if c is slot)

@@ -25,6 +25,7 @@ class Call:
     role: str
     input: Contract
     output: Contract | None  # None: the role failed (its attempts are in the LLM store)
+    at: int = -1  # its place in the episode's log when it was made (market/asker.py)
 
 
 @dataclass(frozen=True)
