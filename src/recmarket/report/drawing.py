@@ -59,10 +59,10 @@ def yerr(intervals: Sequence[Interval]) -> np.ndarray:
     return np.nan_to_num(np.array([below, above], dtype=float), nan=0.0)
 
 
-def columns(found: Interval) -> dict[str, Any]:
-    """An interval as a figure table's columns."""
+def columns(found: Interval, name: str = "estimate") -> dict[str, Any]:
+    """An interval as a figure table's columns, its estimate under ``name``."""
     return {
-        "estimate": found.estimate,
+        name: found.estimate,
         "low": found.low,
         "high": found.high,
         "interval": found.method,

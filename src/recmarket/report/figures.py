@@ -174,7 +174,7 @@ def purchase_by_composition(cells: Cells) -> Figure:
                 "composition": comp,
                 "no_rep": arms[0].estimate,
                 "local_rep": arms[1].estimate,
-                **_diff(diff),
+                **columns(diff, "difference"),
             }
         )
     ax.set_xticks(range(3), compositions)
@@ -216,15 +216,6 @@ def _twin(cells: Cells, cell: Cell) -> Cell:
     return find(cells, f"the settings of {cell.name} under local-rep", lambda c: c == twin)
 
 
-def _diff(interval: Any) -> dict[str, Any]:
-    return {
-        "difference": interval.estimate,
-        "low": interval.low,
-        "high": interval.high,
-        "interval": interval.method,
-    }
-
-
 def robustness(cells: Cells) -> Figure:
     """Fig. 9 and Table 2: Exaggeration's Top-1 share and target purchase without and with
     reputation under each catalog rotation and evaluation-side variant, with 95%
@@ -247,7 +238,7 @@ def robustness(cells: Cells) -> Figure:
                 "delta_top1": ex[1].estimate - ex[0].estimate,
                 "target_purchase_norep": tp[0].estimate,
                 "target_purchase_localrep": tp[1].estimate,
-                **_diff(contrast(a.rows, b.rows, is_target_purchase)),
+                **columns(contrast(a.rows, b.rows, is_target_purchase), "difference"),
             }
         )
     for ax, title in ((left, "Exaggeration Top-1 share"), (right, "Target purchase")):
