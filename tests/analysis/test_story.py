@@ -6,8 +6,9 @@ from typer.testing import CliRunner
 
 from recmarket.analysis.story import episode_story, headline
 from recmarket.cli import app
+from recmarket.run.episode_rows import StoredCall
 from recmarket.run.replay import calls_of
-from recmarket.run.store import RunStore, StoredCall
+from recmarket.run.store import RunStore
 
 
 @pytest.fixture(scope="module", params=["local-rep", "platform-centric"])

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 
 class Call(Protocol):
-    """A stored role call (``recmarket.run.store.StoredCall``), read only."""
+    """A stored role call (``recmarket.run.episode_rows.StoredCall``), read only."""
 
     @property
     def role(self) -> str: ...

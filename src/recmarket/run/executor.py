@@ -36,13 +36,14 @@ from recmarket.config import RunConfig
 from recmarket.embedding import Embedder
 from recmarket.market.outcome import Outcome
 from recmarket.market.reputation import history_sets
+from recmarket.run.episode_rows import EpisodeRows, episode_rows
 from recmarket.run.lifeline import die_with_parent
 from recmarket.run.loaded import embedder_for, kept
 from recmarket.run.phases import Phases
 from recmarket.run.records import as_record, keeps_calls
 from recmarket.run.rounds import PreparedDomain, prepare, restored_round, streams
 from recmarket.run.runner import play_pending
-from recmarket.run.store import EpisodeRows, RunStore, episode_rows
+from recmarket.run.store import RunStore
 from recmarket.run.threads import pin_native_threads, pinned_native_threads
 
 PARTS_PER_WORKER = 4  # units per worker a plan is cut into at least, for an even finish

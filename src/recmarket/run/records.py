@@ -16,7 +16,8 @@ from recmarket.market.behaviour.seats import Strategies
 from recmarket.market.metrics import episode_metrics
 from recmarket.market.outcome import Outcome
 from recmarket.market.reputation import ReputationMemory
-from recmarket.run.store import EpisodeRecord, EpisodeRows, RunStore, episode_rows
+from recmarket.run.episode_rows import EpisodeRecord, EpisodeRows, episode_rows
+from recmarket.run.store import RunStore
 
 # The first episodes of each domain whose calls an offline run keeps: the report's explorer
 # shows them at once; any other is played again from the run's settings when asked for

@@ -19,11 +19,12 @@ from pathlib import Path
 
 from recmarket.agents.rules import offline_agents
 from recmarket.market.outcome import Outcome
+from recmarket.run.episode_rows import EpisodeRecord, StoredCall, episode_rows, row_dict
 from recmarket.run.loaded import embedder_for
 from recmarket.run.records import as_record
 from recmarket.run.rounds import prepare, restored_round
 from recmarket.run.runner import play_pending
-from recmarket.run.store import EpisodeRecord, RunStore, StoredCall, StoreError, episode_rows
+from recmarket.run.store import RunStore, StoreError
 
 
 class ReplayMismatch(StoreError):
@@ -63,7 +64,7 @@ def replayed(
     manifest = store.manifest()
     for order, record in found.items():
         row, _ = episode_rows(record)
-        again = RunStore.row_dict(row)
+        again = row_dict(row)
         if order in stored and again != stored[order]:
             made = manifest.get("git_commit", "")[:10] or "an unrecorded commit"
             raise ReplayMismatch(

@@ -16,9 +16,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,17 @@ from typing import Any
 from recmarket import __version__
 from recmarket.config import RunConfig
 from recmarket.locks import WriterLock
-from recmarket.market.metrics import EpisodeMetrics
+from recmarket.run.episode_rows import (
+    COLUMNS,
+    IDENTITY,
+    INSERT_EPISODE,
+    EpisodeRecord,
+    EpisodeRows,
+    StoredCall,
+    episode_rows,
+    row_dict,
+    unpack_calls,
+)
 from recmarket.run.provenance import (
     changed_variants,
     checkout_dirty,
@@ -46,67 +55,10 @@ STORE_NAME = "run.sqlite"
 # store gains the columns (empty for its episodes) when it is resumed.
 SCHEMA_VERSION = 5
 UPGRADABLE = ("2", "3", "4")
-IDENTITY = ("domain", "ord", "episode_id", "sim_user", "round", "profile", "condition")
-METRICS = tuple(EpisodeMetrics.model_fields)
-COLUMNS = (*IDENTITY, *METRICS, "rep_platform", "rep_note", "strategy", "identities", "written")
-BOOLEANS = {m for m, f in EpisodeMetrics.model_fields.items() if f.annotation is bool}
 
 
 class RunConflict(RuntimeError):
     """The output directory holds a run made with another configuration."""
-
-
-@dataclass(frozen=True)
-class StoredCall:
-    seq: int
-    role: str
-    input: dict[str, Any]
-    output: dict[str, Any] | None  # None: the call whose role failed, ending the episode
-
-
-@dataclass(frozen=True)
-class EpisodeRecord:
-    """A finished episode as plain data: it can cross process and machine boundaries."""
-
-    identity: dict[str, Any]
-    metrics: dict[str, Any]
-    reputation: tuple[str | None, str | None]  # the name the record went to, and its note
-    calls: list[tuple[str, str, str]] | None  # (role, input JSON, output JSON), in order;
-    # None: not kept (an offline episode past the first of its domain: run/replay.py)
-    strategy: str | None = None  # JSON {platform: [arm, reward]} of adaptive platforms
-    identities: str | None = None  # JSON {seat: name shown} where a seat showed another name
-    written: str | None = None  # JSON [[name, label, note, source], ...] written after it
-
-
-def _pack_calls(calls: list[tuple[str, str, str]]) -> bytes:
-    """An episode's calls as one JSON array of [role, input, output], compressed once. The
-    inputs and outputs are already JSON, so they are spliced in, not parsed again."""
-    body = ",".join(f"[{json.dumps(role)},{i},{o}]" for role, i, o in calls)
-    return zlib.compress(f"[{body}]".encode(), 1)
-
-
-# An episode as the rows it becomes: the episodes row and the (domain, ord, packed calls) row
-# (None where its calls are not kept).
-EpisodeRows = tuple[list[Any], tuple[str, int, bytes] | None]
-INSERT_EPISODE = (
-    f"INSERT INTO episodes ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
-)
-
-
-def episode_rows(record: EpisodeRecord) -> EpisodeRows:
-    """The rows of an episode, made where it was played (a worker compresses its own calls,
-    so the process that writes the store only inserts them)."""
-    row = [record.identity[c] for c in IDENTITY] + [record.metrics[m] for m in METRICS]
-    row += [*record.reputation, record.strategy, record.identities, record.written]
-    if record.calls is None:
-        return row, None
-    return row, (record.identity["domain"], record.identity["ord"], _pack_calls(record.calls))
-
-
-def _unpack_calls(blob: bytes) -> list[StoredCall]:
-    return [
-        StoredCall(seq, r, i, o) for seq, (r, i, o) in enumerate(json.loads(zlib.decompress(blob)))
-    ]
 
 
 def _connect_readonly(path: Path) -> sqlite3.Connection:
@@ -361,13 +313,7 @@ class RunStore:
             cursor = self.db.execute(sql + " ORDER BY domain, ord", (domain,) if domain else ())
             rows = cursor.fetchall()
         names = [d[0] for d in cursor.description]
-        return [self.row_dict(row, names) for row in rows]
-
-    @staticmethod
-    def row_dict(values: Iterable[Any], names: Iterable[str] = COLUMNS) -> dict[str, Any]:
-        """An episode row as a dict with Python types (an episodes row's values, or those
-        ``episode_rows`` makes, in ``COLUMNS`` order)."""
-        return {n: bool(v) if n in BOOLEANS else v for n, v in zip(names, values, strict=True)}
+        return [row_dict(row, names) for row in rows]
 
     def kept_calls(self, domain: str) -> set[int]:
         """The orders of the domain's episodes whose calls the store holds."""
@@ -387,7 +333,7 @@ class RunStore:
 
     def _unpack(self, domain: str, order: int, body: bytes) -> list[StoredCall]:
         try:
-            return _unpack_calls(body)
+            return unpack_calls(body)
         except (zlib.error, ValueError, TypeError) as exc:
             raise StoreError(
                 f"{self.path}: the role calls of episode {domain}:{order} are corrupt ({exc})"

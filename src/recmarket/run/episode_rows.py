@@ -1,0 +1,77 @@
+"""An episode as the store's rows: its identity and metrics in the episodes table's
+columns, and its role calls as one compressed JSON array (``recmarket.run.store`` writes
+and reads them; a worker makes them where the episode was played)."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from recmarket.market.metrics import EpisodeMetrics
+
+IDENTITY = ("domain", "ord", "episode_id", "sim_user", "round", "profile", "condition")
+METRICS = tuple(EpisodeMetrics.model_fields)
+COLUMNS = (*IDENTITY, *METRICS, "rep_platform", "rep_note", "strategy", "identities", "written")
+BOOLEANS = {m for m, f in EpisodeMetrics.model_fields.items() if f.annotation is bool}
+
+
+@dataclass(frozen=True)
+class StoredCall:
+    seq: int
+    role: str
+    input: dict[str, Any]
+    output: dict[str, Any] | None  # None: the call whose role failed, ending the episode
+
+
+@dataclass(frozen=True)
+class EpisodeRecord:
+    """A finished episode as plain data: it can cross process and machine boundaries."""
+
+    identity: dict[str, Any]
+    metrics: dict[str, Any]
+    reputation: tuple[str | None, str | None]  # the name the record went to, and its note
+    calls: list[tuple[str, str, str]] | None  # (role, input JSON, output JSON), in order;
+    # None: not kept (an offline episode past the first of its domain: run/replay.py)
+    strategy: str | None = None  # JSON {platform: [arm, reward]} of adaptive platforms
+    identities: str | None = None  # JSON {seat: name shown} where a seat showed another name
+    written: str | None = None  # JSON [[name, label, note, source], ...] written after it
+
+
+def pack_calls(calls: list[tuple[str, str, str]]) -> bytes:
+    """An episode's calls as one JSON array of [role, input, output], compressed once. The
+    inputs and outputs are already JSON, so they are spliced in, not parsed again."""
+    body = ",".join(f"[{json.dumps(role)},{i},{o}]" for role, i, o in calls)
+    return zlib.compress(f"[{body}]".encode(), 1)
+
+
+# An episode as the rows it becomes: the episodes row and the (domain, ord, packed calls) row
+# (None where its calls are not kept).
+EpisodeRows = tuple[list[Any], tuple[str, int, bytes] | None]
+INSERT_EPISODE = (
+    f"INSERT INTO episodes ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+)
+
+
+def episode_rows(record: EpisodeRecord) -> EpisodeRows:
+    """The rows of an episode, made where it was played (a worker compresses its own calls,
+    so the process that writes the store only inserts them)."""
+    row = [record.identity[c] for c in IDENTITY] + [record.metrics[m] for m in METRICS]
+    row += [*record.reputation, record.strategy, record.identities, record.written]
+    if record.calls is None:
+        return row, None
+    return row, (record.identity["domain"], record.identity["ord"], pack_calls(record.calls))
+
+
+def unpack_calls(blob: bytes) -> list[StoredCall]:
+    return [
+        StoredCall(seq, r, i, o) for seq, (r, i, o) in enumerate(json.loads(zlib.decompress(blob)))
+    ]
+
+
+def row_dict(values: Iterable[Any], names: Iterable[str] = COLUMNS) -> dict[str, Any]:
+    """An episode row as a dict with Python types (an episodes row's values, or those
+    ``episode_rows`` makes, in ``COLUMNS`` order)."""
+    return {n: bool(v) if n in BOOLEANS else v for n, v in zip(names, values, strict=True)}
