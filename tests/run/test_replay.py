@@ -2,7 +2,9 @@
 played again from its settings, equal to those the run made, and a store whose episodes the
 code no longer plays the same way is named rather than answered."""
 
+import json
 import sqlite3
+import zlib
 from pathlib import Path
 
 import pytest
@@ -48,3 +50,20 @@ def test_an_episode_the_code_now_plays_differently_is_named(tmp_path: Path) -> N
         assert len(calls_of(store, "Video_Games", [2])[2]) > 5  # kept: read as stored
         with pytest.raises(ReplayMismatch, match=r"episode Video_Games:9 plays differently"):
             calls_of(store, "Video_Games", [9])
+
+
+def test_a_change_of_wording_alone_is_named_by_the_kept_calls(tmp_path: Path) -> None:
+    """Code that words a call differently may leave every episode row as it was; the calls
+    the run kept show the difference, so no replayed call is passed off as the run's."""
+    cfg = RunConfig.model_validate({**BASE, **CELLS["local-rep"]})
+    run(cfg, tmp_path / "run").store.close()
+    with RunStore.read(tmp_path / "run") as store:
+        first = list(store.calls("Video_Games", 0))
+    reworded = [[c.role, c.input, c.output] for c in first]
+    reworded[0][2] = {**reworded[0][2], "query_text": "worded by another version"}
+    body = zlib.compress(json.dumps(reworded).encode())
+    with sqlite3.connect(tmp_path / "run" / "run.sqlite") as db:
+        db.execute("UPDATE calls SET body = ? WHERE ord = 0", (body,))
+    said = r"episode Video_Games:0 plays differently"
+    with RunStore.read(tmp_path / "run") as store, pytest.raises(ReplayMismatch, match=said):
+        calls_of(store, "Video_Games", [9])

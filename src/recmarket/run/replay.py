@@ -7,7 +7,10 @@ domain's schedule is replayed up to the last episode asked for: every episode de
 on those before it in schedule order, so that prefix plays it exactly as the run did. Each
 replayed episode's row is compared with the stored one; if the code now plays an episode
 differently (a recmarket or plugin changed since the run), nothing is returned in its
-place and the error names the episode and the version the run was made with.
+place and the error names the episode and the version the run was made with. The calls of
+the kept episodes within the replayed prefix are compared too, since a change of wording can
+leave every row as it was, and a plugin whose source changed since the run is refused
+before anything is played.
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ from recmarket.agents.rules import offline_agents
 from recmarket.market.outcome import Outcome
 from recmarket.run.episode_rows import EpisodeRecord, StoredCall, episode_rows, row_dict
 from recmarket.run.loaded import embedder_for
+from recmarket.run.provenance import changed_variants, outside_variants
 from recmarket.run.records import as_record
 from recmarket.run.rounds import prepare, restored_round
 from recmarket.run.runner import play_pending
-from recmarket.run.store import RunStore, StoreError
+from recmarket.run.store import RunStore, StoreError, stored_variants
 
 
 class ReplayMismatch(StoreError):
@@ -46,33 +50,42 @@ def replayed(
             "this run's settings alone cannot play them again (an LLM, a branch, or roles "
             "handed to run in Python); the store is damaged"
         )
+    manifest = store.manifest()
+    if changes := changed_variants(stored_variants(manifest), outside_variants(cfg)):
+        raise ReplayMismatch(
+            f"{store.path}: the run was made with other plugin code than this process has "
+            f"({changes}), so its role calls cannot be made again; install the version the "
+            "run was made with to read them"
+        )
     embedder = embedder_for(cfg.embedder)
     prepared = prepare(cfg, domain, embedder, cache_dir)
     last = max(wanted)
     prefix = [r for r in prepared.requests if r.order <= last]
+    # The episodes whose calls the run kept check the replay's calls as well as its rows:
+    # code that words an explanation differently may leave every row as it was.
+    checks = {o for o in store.kept_calls(domain) if o <= last}
     found: dict[int, EpisodeRecord] = {}
 
     def keep(outcome: Outcome) -> None:
-        if outcome.request.order in wanted:
+        if outcome.request.order in wanted | checks:
             found[outcome.request.order] = as_record(outcome, keep_calls=True)
 
     round_ = restored_round(
         cfg, prepared, offline_agents(embedder, cfg.agents, cfg.roles), embedder, []
     )
     asyncio.run(play_pending(cfg, round_, prefix, keep))
-    stored = {row["ord"]: row for row in store.episodes(domain) if row["ord"] in wanted}
-    manifest = store.manifest()
+    stored = {row["ord"]: row for row in store.episodes(domain) if row["ord"] in found}
     for order, record in found.items():
         row, _ = episode_rows(record)
-        again = row_dict(row)
-        if order in stored and again != stored[order]:
+        differs = order in stored and row_dict(row) != stored[order]
+        if differs or (order in checks and decoded(record) != list(store.calls(domain, order))):
             made = manifest.get("git_commit", "")[:10] or "an unrecorded commit"
             raise ReplayMismatch(
                 f"{store.path}: episode {domain}:{order} plays differently now than when the "
                 f"run was made (recmarket {manifest.get('version', '?')} at {made}), so its "
                 "role calls cannot be made again; install that version to read them"
             )
-    return found
+    return {o: r for o, r in found.items() if o in wanted}
 
 
 def calls_of(
