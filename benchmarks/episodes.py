@@ -35,6 +35,7 @@ from recmarket.agents.rules import offline_agents  # noqa: E402
 from recmarket.config import EpisodeConfig, MarketConfig, RunConfig  # noqa: E402
 from recmarket.embedding import load_embedder  # noqa: E402
 from recmarket.run import records, runner  # noqa: E402
+from recmarket.run.collector import spaced_collections  # noqa: E402
 from recmarket.run.rounds import prepare  # noqa: E402
 from recmarket.run.runner import play_domain  # noqa: E402
 from recmarket.run.store import RunStore  # noqa: E402
@@ -68,7 +69,8 @@ def time_cell(cfg: RunConfig, domain: str, embedder: Any) -> tuple[float, float,
         TimedWrites.spent = 0.0
         start, cpu = time.perf_counter(), time.process_time()
         agents = offline_agents(embedder, cfg.agents)
-        asyncio.run(play_domain(cfg, store, prepared, agents, embedder, lambda: None))
+        with spaced_collections():  # as run() and every worker play episodes
+            asyncio.run(play_domain(cfg, store, prepared, agents, embedder, lambda: None))
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         store.close()

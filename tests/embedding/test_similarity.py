@@ -33,3 +33,37 @@ def test_texts_known_before_the_cache_is_cleared_are_still_answered(
     assert vectors.argmax(axis=1).tolist() == [0, 3, 4]
     assert len(cache.unknown(["apple", "date", "elder", "berry"])) == 1  # berry was dropped
     assert embedder.encoded[-3:] == ["apple", "date", "elder"]
+
+
+def test_a_cosine_is_the_same_whatever_it_is_read_with() -> None:
+    """A judge keeps fit levels by (need, text), so a cosine must not depend on how many
+    texts it was read with (a BLAS product's rounding may)."""
+    gen = np.random.default_rng(0)
+    vectors = gen.normal(size=(40, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    class Table:
+        fingerprint = "table:1"
+
+        def encode(self, texts: list[str]) -> np.ndarray:
+            return vectors[[int(t) for t in texts]]
+
+    cache = Similarity(Table())  # type: ignore[arg-type]
+    together = cache.to_each("0", [str(i) for i in range(1, 40)])
+    for i in range(1, 40):
+        assert cache.to_each("0", [str(i)])[0] == together[i - 1]
+        assert cache.to_each("0", [str(j) for j in range(i, 40)])[0] == together[i - 1]
+
+
+def test_queries_are_encoded_once_as_queries() -> None:
+    class Asked(Letters):
+        def encode_queries(self, texts: list[str]) -> np.ndarray:
+            return -self.encode(texts)
+
+    embedder = Asked()
+    cache = Similarity(embedder)  # type: ignore[arg-type]
+    first = cache.query_vectors(["apple", "berry", "apple"])
+    again = cache.query_vectors(["berry", "cherry"])
+    assert embedder.encoded == ["apple", "berry", "cherry"]
+    assert first[0][0] == -1.0 and np.array_equal(again[0], first[1])
+    assert cache.vectors(["apple"])[0][0] == 1.0  # a document vector is another thing

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from recmarket.market.catalogs import Catalogs, assign_catalogs
-from recmarket.market.retrieval import EpisodeDraws, Retriever, top_l, top_l_per_platform
+from recmarket.market.retrieval import EpisodeDraws, Retriever, top_l
 
 
 def unit(rows: np.ndarray) -> np.ndarray:
@@ -32,14 +32,22 @@ def test_top_l_is_exact(market) -> None:
 
 
 @pytest.mark.parametrize("shortlist", [8, 64, 4096])
-def test_shortlisted_top_l_equals_a_scan_of_each_catalog(market, shortlist: int) -> None:
+def test_the_pool_is_each_catalogs_gumbel_draw_over_its_exact_top_l(market, shortlist) -> None:
+    """All platforms' draws are taken at once over one shortlist of the universe; whatever
+    its size (8 makes every platform fall back to a scan of its whole catalog), each
+    candidate is the Gumbel-max over that platform's exact top L, as a scan of it finds."""
     vectors, catalogs = market
+    retriever = Retriever(vectors, catalogs, top_l=5, tau=0.1, p_hit=0.0)
+    retriever.shortlist = shortlist
     members = [catalogs.members(p) for p in range(6)]
-    for need in vectors[:20]:
+    for e, need in enumerate(vectors[:20]):
         scores = vectors @ need
-        fast = top_l_per_platform(scores, catalogs.membership, members, 5, shortlist)
-        for p in range(6):
-            assert list(fast[p][0]) == list(top_l(scores, members[p], 5)[0])
+        draws = EpisodeDraws.draw(3, "D", e, 6, 5)
+        pool = retriever.user_agent_pool(scores, target=0, draws=draws)
+        for p, proposal in enumerate(pool):
+            items, item_scores = top_l(scores, members[p], 5)
+            keys = item_scores / 0.1 + draws.gumbel[p, : len(items)]
+            assert proposal.candidate == items[np.argmax(keys)]
 
 
 def test_gumbel_draw_frequencies_follow_softmax_over_top_l() -> None:

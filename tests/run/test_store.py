@@ -6,9 +6,8 @@ from pathlib import Path
 import pytest
 
 from recmarket.config import EpisodeConfig, RunConfig
-from recmarket.run import records
 from recmarket.run.records import CALLS_KEPT
-from recmarket.run.replay import all_calls, calls_of
+from recmarket.run.replay import ReplayMismatch, calls_of
 from recmarket.run.runner import run
 from recmarket.run.store import SCHEMA_VERSION, RunConflict, RunStore
 
@@ -60,71 +59,37 @@ def test_rerunning_a_finished_run_changes_nothing(finished: Path) -> None:
     assert RunStore.read(finished).episodes() == before
 
 
-LATER = {
-    "2": (
-        "top1_platform",
-        "regret",
-        "strategy",
-        "purchased_platform",
-        "shown_platforms",
-        "identities",
-        "written",
-    ),
-    "3": ("purchased_platform", "shown_platforms", "identities", "written"),
-}
-
-
-@pytest.mark.parametrize("schema", list(LATER))
-def test_an_older_store_gains_the_new_columns_and_resumes(tmp_path: Path, schema: str) -> None:
-    """A run stored before issue 12 (schema 2: no top1_platform, regret, strategy) or issue
-    31 (schema 3: no purchased_platform, shown_platforms, identities, written) resumes in
-    place: its episodes keep their values and the new ones fill the new columns."""
+@pytest.mark.parametrize("schema", ["2", "5"])
+def test_a_store_of_an_earlier_engine_is_read_but_not_resumed(tmp_path: Path, schema) -> None:
+    """A store of schema 2-5 holds episodes of the engine before issue 34, which drew them
+    otherwise: it stays readable (rows, kept calls), and resuming it or playing its
+    episodes again is refused with one line naming both versions and how to finish it."""
     out = tmp_path / "old"
     run(CFG, out).store.close()
-    full = RunStore.read(out).episodes()
     with sqlite3.connect(out / "run.sqlite") as db:
         db.execute("DELETE FROM episodes WHERE ord >= 12")
         db.execute("DELETE FROM calls WHERE ord >= 12")
-        for column in LATER[schema]:
-            db.execute(f"ALTER TABLE episodes DROP COLUMN {column}")
+        if schema == "2":  # no regret, purchased_platform, ... columns
+            for column in ("regret", "purchased_platform", "shown_platforms", "written"):
+                db.execute(f"ALTER TABLE episodes DROP COLUMN {column}")
         db.execute("UPDATE manifest SET value = ? WHERE key = 'schema'", (schema,))
-    run(CFG, out).store.close()
-    store = RunStore.read(out)
-    rows = store.episodes()
-    assert store.manifest()["schema"] == str(SCHEMA_VERSION)
-    assert [r["regret"] is None for r in rows] == [schema == "2"] * 12 + [False] * 12
-    bought = [r["purchased_platform"] is not None for r in full[:12]]
-    assert [r["purchased_platform"] is not None for r in rows[:12]] == [False] * 12
-    assert any(bought)  # the new column would have held something for them
-    assert rows[12:] == full[12:]
-    old_columns = [k for k in full[0] if k not in LATER[schema]]
-    assert [{k: r[k] for k in old_columns} for r in rows] == [
-        {k: r[k] for k in old_columns} for r in full
-    ]
-
-
-def test_a_schema_4_store_keeps_its_calls_and_resumes(tmp_path: Path) -> None:
-    """A store of schema 4 kept every episode's calls. Its records are those this engine
-    plays, so it resumes in place: its episodes keep their stored calls, the new ones keep
-    the first CALLS_KEPT's only, and every episode's calls read the same either way."""
-    everything = tmp_path / "all"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(records, "CALLS_KEPT", 10**9)  # as schema 4 stored them
-        run(CFG, everything).store.close()
-    with RunStore.read(everything) as store:
-        made = {(d, o): c for d, o, c in store.all_calls()}
-        assert len({o for _, o in made}) == 24
-    with sqlite3.connect(everything / "run.sqlite") as db:
-        db.execute("DELETE FROM episodes WHERE ord >= 12")
-        db.execute("DELETE FROM calls WHERE ord >= 12")
-        db.execute("UPDATE manifest SET value = '4' WHERE key = 'schema'")
-    run(CFG, everything).store.close()
-    with RunStore.read(everything) as store:
-        assert store.manifest()["schema"] == str(SCHEMA_VERSION)
-        domain = store.episodes()[0]["domain"]
-        assert store.kept_calls(domain) == set(range(12))
-        again = {(d, o): c for d, o, c in all_calls(store)}
-    assert again == made
+        db.execute("UPDATE manifest SET value = '0.9.0' WHERE key = 'version'")
+        db.execute("UPDATE manifest SET value = '1879300abc' WHERE key = 'git_commit'")
+    before = RunStore.read(out).episodes()
+    assert len(before) == 12 and ("regret" in before[0]) == (schema == "5")
+    with pytest.raises(RunConflict) as refused:
+        run(CFG, out)
+    message = str(refused.value)
+    assert "\n" not in message
+    assert f"store schema {schema} made by recmarket 0.9.0 at 1879300abc" in message
+    assert f"(schema {SCHEMA_VERSION})" in message
+    assert "pip install 'recmarket==0.9.0' or a checkout of 1879300abc" in message
+    with RunStore.read(out) as store:
+        assert store.episodes() == before  # nothing written
+        domain = before[0]["domain"]
+        assert list(store.calls(domain, 0))  # a kept episode's calls read as stored
+        with pytest.raises(ReplayMismatch, match="to read the role calls it did not keep"):
+            calls_of(store, domain, [5])
 
 
 def test_a_store_of_an_unknown_schema_is_refused(tmp_path: Path) -> None:
@@ -132,5 +97,5 @@ def test_a_store_of_an_unknown_schema_is_refused(tmp_path: Path) -> None:
     run(CFG.model_copy(update={"episodes": EpisodeConfig(requests=12)}), out).store.close()
     with sqlite3.connect(out / "run.sqlite") as db:
         db.execute("UPDATE manifest SET value = '1' WHERE key = 'schema'")
-    with pytest.raises(RunConflict, match="schema 1 made by an older recmarket"):
+    with pytest.raises(RunConflict, match="store schema 1 made by recmarket"):
         RunStore.open(out, CFG.model_copy(update={"episodes": EpisodeConfig(requests=12)}))

@@ -10,7 +10,7 @@ of, mixes the two.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -18,6 +18,8 @@ import numpy as np
 from recmarket.agents.words import terms
 from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import Similarity, similarity_for
+
+FITS_KEPT = 200_000  # (need, text) fit levels a judge remembers
 
 
 def clamp(value: float, low: float = 0.0, high: float = 1.0) -> float:
@@ -57,6 +59,11 @@ class Judge:
 
     similarity: Similarity
     scale: Scale
+    # Fit levels already read, by (need, text): the ranker reads the same pool against the
+    # same need as the market's measure of the episode did.
+    _fits: dict[tuple[str, str], float] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     @classmethod
     def of(cls, embedder: Embedder, scale: Scale) -> Judge:
@@ -68,8 +75,15 @@ class Judge:
         visibly shows. Not clipped: an item closer to the need than the typical item a
         request is written from reads above 1, so fits stay ordered (the lexicon clamps a
         level when it is put into words)."""
-        shown = np.array([self._shown(need, t) for t in texts])
-        return self._level(self.similarity.to_each(need, texts), shown)
+        known = self._fits
+        new = list(dict.fromkeys(t for t in texts if (need, t) not in known))
+        if new:
+            if len(known) + len(new) > FITS_KEPT:
+                known.clear()
+            shown = np.array([self._shown(need, t) for t in new])
+            levels = self._level(self.similarity.to_each(need, new), shown)
+            known.update(((need, t), float(level)) for t, level in zip(new, levels, strict=True))
+        return np.array([known[need, t] for t in texts])
 
     def fit_one(self, need: str, text: str) -> float:
         """``fit`` of a single text, without the array work (a platform reads one item)."""

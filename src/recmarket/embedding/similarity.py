@@ -8,6 +8,7 @@ catalog's titles by thousands of rankings), so each text is encoded once and kep
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
@@ -17,25 +18,42 @@ from recmarket.embedding.base import Embedder
 CACHE_LIMIT = 200_000  # texts kept per embedder (~300 MB at 384 float32 dimensions)
 
 
+def _unknown(known: dict[str, np.ndarray], texts: list[str]) -> list[str]:
+    """The texts not encoded yet, each once, in order."""
+    return list(dict.fromkeys(t for t in texts if t not in known))
+
+
+def _kept(
+    known: dict[str, np.ndarray], texts: list[str], encode: Callable[[list[str]], np.ndarray]
+) -> np.ndarray:
+    """Vectors of the texts from ``known``, encoding those not seen before in one batch."""
+    new = _unknown(known, texts)
+    if new:
+        if len(known) + len(new) > CACHE_LIMIT:  # start afresh, with all of these texts
+            known.clear()
+            new = _unknown(known, texts)
+        known.update(zip(new, encode(new), strict=True))
+    return np.array([known[t] for t in texts])
+
+
 class Similarity:
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
         self._vectors: dict[str, np.ndarray] = {}
+        self._queries: dict[str, np.ndarray] = {}
 
     def unknown(self, texts: list[str]) -> list[str]:
         """The texts not encoded yet, each once, in order."""
-        return list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        return _unknown(self._vectors, texts)
 
     def vectors(self, texts: list[str]) -> np.ndarray:
         """Unit vectors of the texts, encoding only those not seen before (in one batch)."""
-        known = self._vectors
-        new = self.unknown(texts)
-        if new:
-            if len(known) + len(new) > CACHE_LIMIT:  # start afresh, with all of these texts
-                known.clear()
-                new = self.unknown(texts)
-            known.update(zip(new, self.embedder.encode(new), strict=True))
-        return np.array([known[t] for t in texts])
+        return _kept(self._vectors, texts, self.embedder.encode)
+
+    def query_vectors(self, texts: list[str]) -> np.ndarray:
+        """The texts as retrieval queries (``encode_queries``), each encoded once and kept:
+        a user's long-term need recurs in every request they make."""
+        return _kept(self._queries, texts, self.embedder.encode_queries)
 
     def remember(self, texts: list[str], vectors: np.ndarray) -> None:
         """Keep vectors already made by this embedder's ``encode`` (item texts embedded for
@@ -45,9 +63,11 @@ class Similarity:
             self._vectors.update(zip(texts, vectors, strict=True))
 
     def to_each(self, text: str, others: list[str]) -> np.ndarray:
-        """Cosine of one text with each of the others."""
+        """Cosine of one text with each of the others, each summed on its own (not a BLAS
+        product, whose rounding may depend on how many others there are), so a cosine is
+        the same whatever it was read with."""
         vectors = self.vectors([text, *others])
-        return vectors[1:] @ vectors[0]
+        return (vectors[1:] * vectors[0]).sum(axis=1)
 
     def pair(self, a: str, b: str) -> float:
         known = self._vectors

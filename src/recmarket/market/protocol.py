@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +31,6 @@ from recmarket.agents.contracts import (
     ExplanationInput,
     HeldOutTarget,
     NeedInput,
-    PastInteraction,
     QueryInput,
     RankedItem,
     ReviewInput,
@@ -45,7 +45,7 @@ from recmarket.agents.roles import Agents
 from recmarket.conditions import condition
 from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
-from recmarket.embedding.similarity import visible_text
+from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.asker import RoleAsker
 from recmarket.market.behaviour.seats import Strategies, lessons
 from recmarket.market.behaviour.strategies import Arm
@@ -55,7 +55,7 @@ from recmarket.market.outcome import Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
 from recmarket.market.written import forge, oracle
 from recmarket.profiles import PROFILE_BY_NAME
-from recmarket.streams import Stream, rng
+from recmarket.streams import Stream, brief
 from recmarket.tasks import gather_or_cancel
 from recmarket.vocabulary import Condition
 
@@ -64,11 +64,15 @@ class ProtocolError(RuntimeError):
     """A role answered outside its contract (for example a shortlist with unknown ids)."""
 
 
-def _past(h: Interaction) -> PastInteraction:
-    # The interaction was validated when it was read; its four fields are copied as they are.
-    return PastInteraction.model_construct(
-        title=h.title, rating=h.rating, review_title=h.review_title, review_text=h.review_text
-    )
+def _past(h: Interaction) -> dict[str, Any]:
+    """A history entry's four observable fields, validated with the input that carries them
+    (in one pass, about a third of the time of building each entry alone)."""
+    return {
+        "title": h.title,
+        "rating": h.rating,
+        "review_title": h.review_title,
+        "review_text": h.review_text,
+    }
 
 
 def _held_out(t: Interaction) -> HeldOutTarget:
@@ -147,28 +151,28 @@ class Round:
     async def _stage1(self, o: Outcome) -> None:
         ask = self._asker(o)
         episode = o.request.episode
-        history = tuple(_past(h) for h in episode.history)
+        asked = QueryInput.model_validate(
+            {
+                "domain": self.market.domain.name,
+                "profile": PROFILE_BY_NAME[o.request.profile],
+                "history": [_past(h) for h in episode.history],
+                "target": _held_out(episode.target),
+            }
+        )
         try:
-            o.query = await ask(
-                "query",
-                QueryInput(
-                    domain=self.market.domain.name,
-                    profile=PROFILE_BY_NAME[o.request.profile],
-                    history=history,
-                    target=_held_out(episode.target),
-                ),
-                Stream.QUERY,
-            )
+            o.query = await ask("query", asked, Stream.QUERY)
             o.need = await ask(
-                "need", NeedInput(history=history, query_text=o.query.query_text), Stream.NEED
+                "need",
+                NeedInput(history=asked.history, query_text=o.query.query_text),
+                Stream.NEED,
             )
         except RoleFailure as failure:
             o.fail(failure)
 
     def need_vectors(self, needs: list[StructuredNeed]) -> np.ndarray:
         """Needs as platforms search with them: current and long-term parts, weighted; one
-        batched encoding for many needs."""
-        encoded = self.embedder.encode_queries(
+        batched encoding for many needs, of the texts not encoded before."""
+        encoded = similarity_for(self.embedder).query_vectors(
             [text for n in needs for text in (n.current_need, n.long_term_need)]
         )
         weight = self.market.config.long_term_weight
@@ -318,7 +322,7 @@ class Round:
         by_id = {p.shown_as: p for p in o.pool}
         order = np.arange(len(o.pool))
         if self.market.config.shuffle_candidates:
-            order = rng(
+            order = brief(
                 self.market.seed, self.market.domain.name, Stream.SHUFFLE, ask.episode_key
             ).permutation(len(o.pool))
         histories = self.memory.histories(o.request, tuple(by_id)) if self.memory else None

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from recmarket.market.catalogs import Catalogs
-from recmarket.streams import Stream, rng
+from recmarket.streams import Stream, brief
 
 
 @dataclass(frozen=True)
@@ -47,22 +47,22 @@ class EpisodeDraws:
         (a Platform-Centric J above L), so the first L columns never depend on J. Late
         entrants' rows come from their own streams, so the incumbents' never depend on
         them."""
-        gumbel = rng(seed, domain, Stream.RETRIEVAL, episode).gumbel(size=(n_platforms, top_l))
+        gumbel = brief(seed, domain, Stream.RETRIEVAL, episode).gumbel(size=(n_platforms, top_l))
         if width is not None and width > top_l:
-            extra = rng(seed, domain, Stream.RETRIEVAL_EXTENSION, episode).gumbel(
+            extra = brief(seed, domain, Stream.RETRIEVAL_EXTENSION, episode).gumbel(
                 size=(n_platforms, width - top_l)
             )
             gumbel = np.hstack([gumbel, extra])
-        inclusion = rng(seed, domain, Stream.FORCED_INCLUSION, episode).random(n_platforms)
+        inclusion = brief(seed, domain, Stream.FORCED_INCLUSION, episode).random(n_platforms)
         if entrants:
-            late = rng(seed, domain, Stream.ENTRANT_RETRIEVAL, episode)
+            late = brief(seed, domain, Stream.ENTRANT_RETRIEVAL, episode)
             gumbel = np.vstack([gumbel, late.gumbel(size=(entrants, gumbel.shape[1]))])
-            late_inclusion = rng(seed, domain, Stream.ENTRANT_INCLUSION, episode)
+            late_inclusion = brief(seed, domain, Stream.ENTRANT_INCLUSION, episode)
             inclusion = np.concatenate([inclusion, late_inclusion.random(entrants)])
         return cls(
             inclusion=inclusion,
             gumbel=gumbel,
-            entry=int(rng(seed, domain, Stream.PLATFORM_ENTRY, episode).integers(n_platforms)),
+            entry=int(brief(seed, domain, Stream.PLATFORM_ENTRY, episode).integers(n_platforms)),
         )
 
 
@@ -74,8 +74,6 @@ def forced_inclusion(carries_target: np.ndarray, inclusion: np.ndarray, p_hit: f
 @dataclass(frozen=True)
 class PlatformRetrieval:
     platform: int
-    top_items: np.ndarray  # the exact top-L item indices, best first
-    top_scores: np.ndarray
     candidate: int  # -1 when the catalog is empty
     forced: bool
 
@@ -90,34 +88,21 @@ def top_l(scores: np.ndarray, members: np.ndarray, size: int) -> tuple[np.ndarra
     return members[order], s[order]
 
 
-def top_l_per_platform(
-    scores: np.ndarray,
-    membership: np.ndarray,
-    members: list[np.ndarray],
-    size: int,
-    shortlist: int = 1024,
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Every platform's exact top-``size``, computed through one global shortlist.
-
-    The best ``shortlist`` items overall are sorted once; a platform's top-L is its first L
-    members in that order. That is exact whenever the platform has at least L members in
-    the shortlist (or fewer members in all); otherwise it falls back to scanning the
-    platform's whole catalog. One partition of the universe replaces N of them.
-    """
+def ranked_head(
+    scores: np.ndarray, membership: np.ndarray, size: int, shortlist: int = 1024
+) -> tuple[np.ndarray, np.ndarray]:
+    """The best ``shortlist`` items overall, best first (ties: lower index first), and each
+    one's place in every platform's top-``size`` (-1 where the platform does not carry it or
+    has ``size`` better items). One partition of the universe serves all N platforms; a
+    platform's top-L read off it is exact whenever it has at least L members in the
+    shortlist (or fewer members in all), which ``complete`` checks."""
     n = len(scores)
     head = np.arange(n) if n <= shortlist else np.argpartition(-scores, shortlist - 1)[:shortlist]
     head = head[np.lexsort((head, -scores[head]))]
     carried = membership[head]
-    take = carried & (np.cumsum(carried, axis=0) <= size)
-    lists = []
-    for p in range(membership.shape[1]):
-        chosen = take[:, p]
-        if chosen.sum() < min(size, len(members[p])):
-            lists.append(top_l(scores, members[p], size))
-        else:
-            items = head[chosen]
-            lists.append((items, scores[items]))
-    return lists
+    place = np.cumsum(carried, axis=0, dtype=np.int32) - 1
+    place[~carried | (place >= size)] = -1
+    return head, place
 
 
 class Retriever:
@@ -135,6 +120,12 @@ class Retriever:
         self.n_items = len(vectors)
         self.item_vectors_t = np.ascontiguousarray(vectors[self.active].T)
         self.members = [catalogs.members(p) for p in range(catalogs.n_platforms)]
+        self.sizes = [len(m) for m in self.members]
+        # The shortlist every platform's top L is read from: four times the share of it
+        # that the smallest catalog would hold of L items by chance, so that the exact scan
+        # of a whole catalog (its fallback) is rare.
+        smallest = max(min(self.sizes, default=1), 1)
+        self.shortlist = max(64, 4 * top_l * len(self.active) // smallest)
         self.top_l, self.tau, self.p_hit = top_l, tau, p_hit
 
     def scores(self, need_vectors: np.ndarray) -> np.ndarray:
@@ -157,17 +148,27 @@ class Retriever:
     ) -> list[PlatformRetrieval]:
         """One candidate per platform among the first ``present`` (all by default; late
         entrants are last, so those not yet in the market are left out): the pool a user
-        agent queries."""
-        lists = top_l_per_platform(scores, self.catalogs.membership, self.members, self.top_l)
+        agent queries. Every platform's Gumbel-max draw over its top L is taken at once, in
+        one array over the shared shortlist (``ranked_head``); a platform the shortlist
+        holds too few of is scanned whole."""
+        membership = self.catalogs.membership
+        present = membership.shape[1] if present is None else present
+        head, place = ranked_head(scores, membership[:, :present], self.top_l, self.shortlist)
+        gumbel = draws.gumbel[np.arange(present), np.maximum(place, 0)]  # (head, platform)
+        keys = np.where(place >= 0, scores[head, None] / self.tau + gumbel, -np.inf)
+        best = head[keys.argmax(axis=0)]
+        found = (place >= 0).sum(axis=0)
+        forced = membership[target, :present] & (draws.inclusion[:present] < self.p_hit)
         pool = []
-        for p, (items, item_scores) in enumerate(lists[:present]):
-            if not len(items):
-                pool.append(PlatformRetrieval(p, items, item_scores, -1, False))
-                continue
-            keys = item_scores / self.tau + draws.gumbel[p, : len(items)]
-            forced = self._forced(p, target, draws)
-            candidate = target if forced else int(items[np.argmax(keys)])
-            pool.append(PlatformRetrieval(p, items, item_scores, candidate, forced))
+        for p in range(present):
+            if found[p] < min(self.top_l, self.sizes[p]):  # the shortlist held too few
+                items, item_scores = top_l(scores, self.members[p], self.top_l)
+                candidate = int(
+                    items[np.argmax(item_scores / self.tau + draws.gumbel[p, : len(items)])]
+                )
+            else:
+                candidate = int(best[p]) if found[p] else -1
+            pool.append(PlatformRetrieval(p, target if forced[p] else candidate, bool(forced[p])))
         return pool
 
     def platform_centric(

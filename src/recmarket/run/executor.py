@@ -36,6 +36,7 @@ from recmarket.config import RunConfig
 from recmarket.embedding import Embedder
 from recmarket.market.outcome import Outcome
 from recmarket.market.reputation import history_sets
+from recmarket.run.collector import space_collections, spaced_collections
 from recmarket.run.episode_rows import EpisodeRows, episode_rows
 from recmarket.run.lifeline import die_with_parent
 from recmarket.run.loaded import embedder_for, kept
@@ -92,7 +93,7 @@ def play_unit(unit: WorkUnit) -> UnitResult:
     """Play a unit's pending episodes (in whatever process runs it)."""
     result = UnitResult(unit.run_dir, [])
     phases = result.phases
-    with pinned_native_threads():
+    with pinned_native_threads(), spaced_collections():
         cfg = RunConfig.model_validate_json(unit.config_json)
         with phases.timed("loading the embedder"):
             embedder = embedder_for(cfg.embedder)
@@ -182,6 +183,7 @@ def worker_start() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent()
     pin_native_threads()
+    space_collections()
 
 
 @contextmanager

@@ -28,7 +28,13 @@ from recmarket.run.provenance import changed_variants, outside_variants
 from recmarket.run.records import as_record
 from recmarket.run.rounds import prepare, restored_round
 from recmarket.run.runner import play_pending
-from recmarket.run.store import RunStore, StoreError, stored_variants
+from recmarket.run.store import (
+    SCHEMA_VERSION,
+    RunStore,
+    StoreError,
+    other_engine,
+    stored_variants,
+)
 
 
 class ReplayMismatch(StoreError):
@@ -51,6 +57,10 @@ def replayed(
             "handed to run in Python); the store is damaged"
         )
     manifest = store.manifest()
+    if manifest.get("schema") != str(SCHEMA_VERSION):
+        raise ReplayMismatch(
+            f"{store.path} {other_engine(manifest)} to read the role calls it did not keep"
+        )
     if changes := changed_variants(stored_variants(manifest), outside_variants(cfg)):
         raise ReplayMismatch(
             f"{store.path}: the run was made with other plugin code than this process has "

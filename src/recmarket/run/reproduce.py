@@ -20,6 +20,7 @@ from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import SpendAccount
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import DEFAULT_SEEDS, builtin_names, load_spec
+from recmarket.run.collector import spaced_collections
 from recmarket.run.driver import run_cells
 from recmarket.run.executor import LocalExecutor, ProcessExecutor
 from recmarket.run.phases import Phases
@@ -174,7 +175,7 @@ def reproduce(
                 phases=phases,
             )
         if answered:
-            with pinned_native_threads():
+            with pinned_native_threads(), spaced_collections():
                 asyncio.run(_answer_cells(answered, {**run_options, "spend": spend}, report))
     finally:
         for sig, handler in previous.items():

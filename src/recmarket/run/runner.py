@@ -29,6 +29,7 @@ from recmarket.embedding import Embedder
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.market.outcome import Outcome
 from recmarket.market.protocol import Round
+from recmarket.run.collector import spaced_collections
 from recmarket.run.loaded import embedder_for
 from recmarket.run.records import (
     WRITE_BATCH,
@@ -176,7 +177,7 @@ async def play_concurrently(
 def run(cfg: RunConfig, out_dir: Path, **options: Any) -> RunResult:
     """Run (or resume) a cell into ``out_dir``: ``play_cell`` in an event loop of its own,
     with the native thread pools pinned."""
-    with pinned_native_threads():
+    with pinned_native_threads(), spaced_collections():
         return asyncio.run(play_cell(cfg, out_dir, **options))
 
 

@@ -51,14 +51,32 @@ STORE_NAME = "run.sqlite"
 # seats showed when not their own (identities), the seats shown (shown_platforms) and the
 # records written after an episode besides its own (written: forged, or an oracle's). 5: an
 # offline run keeps the role calls of only the first episodes of each domain (the rest are
-# played again when asked for: run/replay.py); its episodes are those of schema 4. An older
-# store gains the columns (empty for its episodes) when it is resumed.
-SCHEMA_VERSION = 5
-UPGRADABLE = ("2", "3", "4")
+# played again when asked for: run/replay.py); its episodes are those of schema 4. 6: the
+# engine of issue 34 plays episodes with other draws (keyed retrieval and shuffle draws, role
+# generators keyed by BLAKE2b, a decision's draw without numpy's checks): a store of an
+# earlier schema holds another engine's episodes, which this one reads but cannot resume
+# or play again.
+SCHEMA_VERSION = 6
 
 
 class RunConflict(RuntimeError):
     """The output directory holds a run made with another configuration."""
+
+
+def other_engine(manifest: dict[str, str]) -> str:
+    """What to say of a store of another schema: which recmarket made it, and that only that
+    version can go on with it (its episodes are another engine's)."""
+    version = manifest.get("version", "")
+    commit = manifest.get("git_commit", "")[:10]
+    made = " at ".join(x for x in (f"recmarket {version}" if version else "", commit) if x)
+    finish = f"pip install 'recmarket=={version}'" if version else "that version"
+    if commit:
+        finish += f" or a checkout of {commit}"
+    return (
+        f"holds a run of store schema {manifest.get('schema')} made by "
+        f"{made or 'an older recmarket'}, whose engine plays episodes differently from this "
+        f"one (schema {SCHEMA_VERSION}); finish it with {finish}"
+    )
 
 
 def _connect_readonly(path: Path) -> sqlite3.Connection:
@@ -161,7 +179,7 @@ class RunStore:
             empty = self.db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 0
             stored = (manifest.get("config_hash"), stored_roles(manifest))
             other = stored != (config.digest(), roles) or stored_variants(manifest) != variants
-            if manifest and empty and other:
+            if manifest and empty and (other or manifest.get("schema") != str(SCHEMA_VERSION)):
                 with self.transaction() as db:
                     db.execute("DELETE FROM manifest")
                 manifest = {}
@@ -173,14 +191,8 @@ class RunStore:
         if not manifest:
             with _named(self.path):
                 self._write_manifest(config, roles, variants)
-        elif manifest.get("schema") in UPGRADABLE and manifest["config_hash"] == config.digest():
-            with _named(self.path):
-                self._upgrade()
         elif manifest.get("schema") != str(SCHEMA_VERSION):
-            raise RunConflict(
-                f"{out_dir} holds a run store of schema {manifest.get('schema')} made by an "
-                f"older recmarket (this one writes schema {SCHEMA_VERSION}); choose another --out"
-            )
+            raise RunConflict(f"{out_dir} {other_engine(manifest)}, or choose another --out")
         elif manifest["config_hash"] != config.digest():
             old = json.loads(manifest["config"])
             diffs = _differences(old, json.loads(config.model_dump_json()))
@@ -228,15 +240,6 @@ class RunStore:
                 domain TEXT NOT NULL, ord INTEGER NOT NULL, body BLOB NOT NULL,
                 PRIMARY KEY (domain, ord));
         """)
-
-    def _upgrade(self) -> None:
-        """An older store gains the columns added since (empty for its episodes)."""
-        with self.transaction() as db:
-            present = {row[1] for row in db.execute("PRAGMA table_info(episodes)")}
-            for column in COLUMNS:
-                if column not in present:
-                    db.execute(f"ALTER TABLE episodes ADD COLUMN {column}")
-            db.execute("UPDATE manifest SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
 
     def _write_manifest(
         self, config: RunConfig, roles: dict[str, str], variants: dict[str, dict[str, str]]

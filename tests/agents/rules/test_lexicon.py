@@ -25,7 +25,7 @@ def test_each_band_has_several_phrasings_and_none_hides_another(scale) -> None:
     assert all(len(options) >= 2 for options in scale.phrases)
     assert len(set(phrases)) == len(phrases)
     for p in phrases:  # read alone, each phrase is its own band, not one inside it
-        assert scale.read(p) == lexicon.BAND_MIDPOINTS[lexicon._band_of(scale)[p]]
+        assert scale.read(p) == lexicon.BAND_MIDPOINTS[scale._band_of[p]]
 
 
 def test_text_without_a_stated_level_reads_as_none() -> None:
@@ -53,3 +53,15 @@ def test_directions_read_back() -> None:
     gen = np.random.default_rng(3)
     for direction in lexicon.DIRECTIONS:
         assert lexicon.read_direction(f"X: {lexicon.write_direction(direction, gen)}.") == direction
+
+
+def test_a_reading_is_remembered_and_the_memory_stays_bounded(monkeypatch) -> None:
+    """An explanation is read by the ranker, the user and the updater: each scale keeps
+    its readings, clears them at READS_KEPT, and reads the same either way."""
+    monkeypatch.setattr(lexicon, "READS_KEPT", 3)
+    scale = lexicon.Scale("test", (("dull",), ("bright",)))
+    texts = [f"text {i}: {'bright' if i % 2 else 'dull'}" for i in range(7)]
+    first = [scale.read(t) for t in texts]
+    assert first == [lexicon.BAND_MIDPOINTS[i % 2] for i in range(7)]
+    assert len(scale._reads) <= 3
+    assert [scale.read(t) for t in reversed(texts)] == first[::-1]

@@ -156,3 +156,13 @@ def test_reviews_vary_in_wording(judge, domain) -> None:
         for s, item in enumerate(items)
     }
     assert len(texts) > 50
+
+
+def test_a_decision_draws_as_numpys_choice_would() -> None:
+    from recmarket.agents.rules.user import draw_index
+
+    for seed in range(2000):
+        probs = np.random.default_rng(seed + 10**6).random(1 + seed % 7)
+        probs /= probs.sum()
+        chosen = np.random.default_rng(seed).choice(len(probs), p=probs)
+        assert draw_index(np.random.default_rng(seed), probs) == chosen

@@ -17,13 +17,14 @@ in a sentence, and coarseness is part of what makes a claim a noisy signal.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import cache, lru_cache
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 
 import numpy as np
 
 from recmarket.agents.judgement import clamp
 from recmarket.payloads import PAYLOADS
+from recmarket.streams import one_of
 
 BANDS = 5
 BAND_MIDPOINTS = tuple((b + 0.5) / BANDS for b in range(BANDS))
@@ -41,33 +42,43 @@ def as_said(level: float) -> float:
     return BAND_MIDPOINTS[band(level)]
 
 
+READS_KEPT = 65536  # texts whose reading a scale remembers (one explanation is read often)
+
+
 @dataclass(frozen=True)
 class Scale:
     """Phrasings of one quantity, lowest band first; every phrase belongs to one band."""
 
     name: str
     phrases: tuple[tuple[str, ...], ...]
+    # An explanation is read by the ranker, the user and the updater of its episode.
+    _reads: dict[str, float | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     def write(self, level: float, gen: np.random.Generator) -> str:
         options = self.phrases[band(level)]
-        return options[int(gen.integers(len(options)))]
+        return one_of(gen, options)
 
     def read(self, text: str) -> float | None:
         """The midpoint of the band whose phrase occurs first in the text, or None."""
-        match = _pattern(self).search(text.lower())
-        return None if match is None else BAND_MIDPOINTS[_band_of(self)[match.group(0)]]
+        reads = self._reads
+        if text not in reads:
+            if len(reads) >= READS_KEPT:
+                reads.clear()
+            match = self._pattern.search(text.lower())
+            reads[text] = None if match is None else BAND_MIDPOINTS[self._band_of[match.group(0)]]
+        return reads[text]
 
+    @cached_property
+    def _band_of(self) -> dict[str, int]:
+        return {p: b for b, options in enumerate(self.phrases) for p in options}
 
-@cache
-def _band_of(scale: Scale) -> dict[str, int]:
-    return {p: b for b, options in enumerate(scale.phrases) for p in options}
-
-
-@cache
-def _pattern(scale: Scale) -> re.Pattern[str]:
-    # Longest phrases first, so that no phrase is read as a shorter one inside it.
-    ordered = sorted(_band_of(scale), key=len, reverse=True)
-    return re.compile(r"(?<![a-z])(?:" + "|".join(map(re.escape, ordered)) + r")(?![a-z])")
+    @cached_property
+    def _pattern(self) -> re.Pattern[str]:
+        # Longest phrases first, so that no phrase is read as a shorter one inside it.
+        ordered = sorted(self._band_of, key=len, reverse=True)
+        return re.compile(r"(?<![a-z])(?:" + "|".join(map(re.escape, ordered)) + r")(?![a-z])")
 
 
 # --- the explanation: a claim of fit and quality ---------------------------------------------
@@ -108,7 +119,7 @@ FOCUS_FALLBACK = "what you asked for"
 
 
 def disclose(what: str, gen: np.random.Generator) -> str:
-    return DISCLOSURES[int(gen.integers(len(DISCLOSURES)))].format(what=what)
+    return one_of(gen, DISCLOSURES).format(what=what)
 
 
 @lru_cache(maxsize=1)
@@ -118,6 +129,7 @@ def _disclosure_pattern() -> re.Pattern[str]:
     return re.compile("|".join(map(re.escape, fixed)))
 
 
+@lru_cache(maxsize=65536)
 def count_disclosures(text: str) -> int:
     """How many limitations a text discloses."""
     return len(_disclosure_pattern().findall(text.lower()))
@@ -183,7 +195,7 @@ DIRECTIONS = {
 
 def write_direction(direction: str, gen: np.random.Generator) -> str:
     options = DIRECTIONS[direction]
-    return options[int(gen.integers(len(options)))]
+    return one_of(gen, options)
 
 
 _DIRECTION_OF = {o: d for d, options in DIRECTIONS.items() for o in options}

@@ -16,6 +16,7 @@ a requested term is *not* stated.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -27,7 +28,7 @@ from recmarket.agents.rules.text import join_words, ordered_terms, short_title, 
 from recmarket.agents.words import stem, terms
 from recmarket.data.items import ItemEvidence
 from recmarket.policies import PresentationPolicy, Wording, policy
-from recmarket.streams import Draws
+from recmarket.streams import Draws, one_of
 
 
 def evidence_text(item: ItemEvidence) -> str:
@@ -36,15 +37,23 @@ def evidence_text(item: ItemEvidence) -> str:
     return " ".join((item.title, item.category, item.description, *item.features, rating))
 
 
+@lru_cache(maxsize=65536)
+def offered_terms(item: ItemEvidence) -> frozenset[str]:
+    """The terms of everything the platform may cite, read once per item (an item is
+    explained in many episodes)."""
+    return terms(evidence_text(item))
+
+
 def need_split(need_text: str, item: ItemEvidence) -> tuple[list[str], list[str]]:
     """The need's words the evidence supports, and those it does not state."""
-    offered = terms(evidence_text(item))
+    offered = offered_terms(item)
     wanted = ordered_terms(need_text)
     matched = [w for w in wanted if stem(w) in offered]
     missing = [w for w in wanted if stem(w) not in offered and not w.isdigit()]
     return matched, missing
 
 
+@lru_cache(maxsize=65536)
 def best_fact(item: ItemEvidence) -> str | None:
     """The first feature bullet, else the description's first sentence (short)."""
     if item.features:
@@ -108,13 +117,13 @@ class RuleExplainer:
             boast = ""
             if item.average_rating is not None and item.average_rating >= 4.3:
                 boast = lexicon.RATING_BOAST.format(rating=f"{item.average_rating:.1f}")
-            enthusiasm = lexicon.ENTHUSIASM[int(gen.integers(len(lexicon.ENTHUSIASM)))]
+            enthusiasm = one_of(gen, lexicon.ENTHUSIASM)
             return Explanation(text=with_payload(f"{claim}{boast}! {enthusiasm}", wording))
         said = [f"{claim}: {fact}." if fact else f"{claim}."]
         limits = limitations(item, missing, gen)
         if wording.limitations:
             said += [f"{lim[0].upper()}{lim[1:]}." for lim in limits[: wording.limitations]]
         else:  # one trade-off
-            lead = lexicon.TRADE_OFF_LEADS[int(gen.integers(len(lexicon.TRADE_OFF_LEADS)))]
+            lead = one_of(gen, lexicon.TRADE_OFF_LEADS)
             said.append(f"{lead} {limits[0]}.")
         return Explanation(text=with_payload(" ".join(said), wording))

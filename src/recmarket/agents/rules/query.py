@@ -26,7 +26,7 @@ from recmarket.agents.rules.text import (
     use_phrase,
 )
 from recmarket.data.items import product_kind
-from recmarket.streams import Draws
+from recmarket.streams import Draws, one_of
 
 TEMPLATES = {
     "transactional_direct": (
@@ -101,7 +101,7 @@ class RuleQueryGenerator:
             return ""
         kinds = [product_kind(h.title) for h in inp.history]
         if any(k.split()[-1:] == kind.split()[-1:] for k in kinds):
-            return SAME_KIND[int(gen.integers(len(SAME_KIND)))]
+            return one_of(gen, SAME_KIND)
         return ""
 
     async def __call__(self, inp: QueryInput, seed: int) -> Query:
@@ -118,11 +118,11 @@ class RuleQueryGenerator:
         use = None
         if gen.random() < p.use_from_review:
             use = use_phrase(inp.target.review_text) or use_phrase(inp.target.review_title)
-        use = use or PLAIN_USES[int(gen.integers(len(PLAIN_USES)))]
+        use = use or one_of(gen, PLAIN_USES)
         context = self.context(inp, kind, gen)
         templates = TEMPLATES[inp.profile.name]
-        template = templates[int(gen.integers(len(templates)))]
-        detail = DETAILS[int(gen.integers(len(DETAILS)))]
+        template = one_of(gen, templates)
+        detail = one_of(gen, DETAILS)
         # Plainer drafts in turn until none repeats four title words in a row.
         drafts = [(kind, attributes, use), (kind, [], use), (kind.split()[-1], [], use)]
         drafts.append((kind.split()[-1], [], PLAIN_USES[0]))
