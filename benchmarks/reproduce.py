@@ -1,7 +1,11 @@
-"""The whole built-in plan with the offline backend, report included: where the time goes,
-its serial share, and the speed-up that share predicts for more workers (Amdahl).
+"""A reproduce plan with the offline backend, report included (the whole built-in plan, or
+the experiments named): where the time goes, its serial share, and the speed-up that share
+predicts for more workers (Amdahl).
 
-    python benchmarks/reproduce.py [--scale 1.0] [--seeds 3] [--workers 1 2] [--cold]
+    python benchmarks/reproduce.py [EXPERIMENT ...] [--scale 1.0] [--seeds 3] [--workers 1 2]
+                                   [--cold]
+
+    python benchmarks/reproduce.py design-frontier     # the design sweep of issue 28
 
 For each worker count the plan runs into a fresh directory (with --cold, a fresh embedding
 cache too) and the phases are printed: loading the embedder and the domains (paid once per
@@ -37,14 +41,18 @@ REPEATED = ("loading the embedder", "domain data")
 PREDICTED_FOR = (4, 8, 16)
 
 
-def timed_run(workers: int, scale: float, seeds: int, cold: bool) -> tuple[float, float, Phases]:
+def timed_run(
+    names: list[str], workers: int, scale: float, seeds: int, cold: bool
+) -> tuple[float, float, Phases]:
     """(seconds of reproduce, seconds of the report, phases) of one fresh run."""
     with tempfile.TemporaryDirectory() as tmp:
         if cold:
             os.environ["RECMARKET_CACHE"] = str(Path(tmp) / "cache")
         phases = Phases()
         start = time.perf_counter()
-        reproduce([], Path(tmp) / "out", scale=scale, workers=workers, seeds=seeds, phases=phases)
+        reproduce(
+            names, Path(tmp) / "out", scale=scale, workers=workers, seeds=seeds, phases=phases
+        )
         ran = time.perf_counter() - start
         start = time.perf_counter()
         build_report([Path(tmp) / "out"], Path(tmp) / "report", workers)
@@ -53,16 +61,18 @@ def timed_run(workers: int, scale: float, seeds: int, cold: bool) -> tuple[float
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("experiments", nargs="*", help="built-in names (default: all)")
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--seeds", type=int, default=DEFAULT_SEEDS)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--cold", action="store_true", help="a fresh embedding cache per run")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        cells, configs = plan([], Path(tmp), args.scale, seeds=args.seeds)
+        cells, configs = plan(args.experiments, Path(tmp), args.scale, seeds=args.seeds)
     episodes = sum(c.total_episodes for c in configs.values())
     print(
-        f"--scale {args.scale}, {args.seeds} seeds: {len(cells)} cells ({len(configs)} unique), "
+        f"{', '.join(args.experiments) or 'every built-in experiment'}: --scale {args.scale}, "
+        f"{args.seeds} seeds: {len(cells)} cells ({len(configs)} unique), "
         f"{episodes:,} episodes; {os.cpu_count()} cores"
     )
     walls: dict[int, float] = {}
@@ -70,7 +80,9 @@ def main() -> None:
     for workers in args.workers:
         spawn = multiprocessing.get_context("spawn")  # its process may start workers
         with ProcessPoolExecutor(1, mp_context=spawn) as fresh:
-            job = fresh.submit(timed_run, workers, args.scale, args.seeds, args.cold)
+            job = fresh.submit(
+                timed_run, args.experiments, workers, args.scale, args.seeds, args.cold
+            )
             ran, reported, phases = job.result()
         walls[workers] = ran + reported
         seconds = phases.seconds

@@ -10,8 +10,8 @@ instead.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
-from typing import Any
+from collections.abc import Awaitable, Iterable
+from typing import Any, Protocol, TypeVar
 
 
 async def gather_or_cancel(*coroutines: Awaitable[Any]) -> list[Any]:
@@ -25,3 +25,45 @@ async def gather_or_cancel(*coroutines: Awaitable[Any]) -> list[Any]:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
+
+
+T = TypeVar("T")
+
+
+class FanOut(Protocol):
+    """How a round awaits several role calls of one stage: all of them (the first failure
+    raised), or every one settled (each result or the exception it raised)."""
+
+    async def all(self, coroutines: Iterable[Awaitable[T]]) -> list[T]: ...
+
+    async def settled(self, coroutines: Iterable[Awaitable[T]]) -> list[T | Exception]: ...
+
+
+class Together:
+    """As concurrent tasks: what calls that wait (a model's) need."""
+
+    async def all(self, coroutines: Iterable[Awaitable[T]]) -> list[T]:
+        return await gather_or_cancel(*coroutines)
+
+    async def settled(self, coroutines: Iterable[Awaitable[T]]) -> list[T | Exception]:
+        return await asyncio.gather(*coroutines, return_exceptions=True)
+
+
+class InTurn:
+    """One after another, each started when the one before has finished: for backends that
+    answer without waiting (the offline rules), whose calls would run one after another as
+    tasks too, in the same order; tasks only cost time (a gather of six such calls took
+    25 us, an episode's explanations). The coroutines are made as they are awaited, so a
+    failure leaves none unawaited."""
+
+    async def all(self, coroutines: Iterable[Awaitable[T]]) -> list[T]:
+        return [await c for c in coroutines]
+
+    async def settled(self, coroutines: Iterable[Awaitable[T]]) -> list[T | Exception]:
+        results: list[T | Exception] = []
+        for c in coroutines:
+            try:
+                results.append(await c)
+            except Exception as failure:  # as asyncio.gather(return_exceptions=True) keeps it
+                results.append(failure)
+        return results

@@ -3,6 +3,7 @@
 import asyncio
 import json
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -16,6 +17,7 @@ from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory, scope_key
 from recmarket.policies import POLICIES
 from recmarket.profiles import PROFILE_NAMES
+from recmarket.tasks import InTurn, Together
 from tests.fixtures import bundled_parts
 
 
@@ -125,3 +127,27 @@ def test_metrics_follow_the_outcome(setup) -> None:
         assert m.target_top1 <= m.target_shortlisted
         assert m.off_target_purchase == (m.any_purchase and not m.target_purchased)
         assert (m.top1_policy is not None) and (m.purchased_policy is None) == m.no_purchase
+
+
+def test_offline_calls_in_turn_are_those_made_as_tasks(setup) -> None:
+    """Offline roles answer without waiting, so a round makes a stage's calls one after
+    another; as concurrent tasks (a model's calls) they are the same calls, in the same
+    order, with the same answers. A role that does not say it answers at once gets tasks."""
+    domain, requests, vectors, embedder = setup
+    market = build_market(domain, requests, vectors, DEFAULT, seed=3)
+    agents = offline_agents(embedder)
+    assert agents.answer_at_once
+    assert not replace(agents, decide=lambda inp, seed: agents.decide(inp, seed)).answer_at_once
+
+    def calls(fan_out) -> list:
+        rnd = Round(market, agents, embedder, "local-rep", ReputationMemory(12, "local"))
+        assert isinstance(rnd.fan_out, InTurn)
+        rnd.fan_out = fan_out
+
+        async def all_():
+            prepared = await rnd.prepare(requests[:40])
+            return [await rnd.finish(o) for o in prepared]
+
+        return [[(c.role, c.input, c.output) for c in o.calls] for o in asyncio.run(all_())]
+
+    assert calls(InTurn()) == calls(Together())

@@ -58,6 +58,13 @@ class Agents:
     review: Role[ReviewInput, Review]
     update: Role[UpdateInput, ReputationRecord]
 
+    @property
+    def answer_at_once(self) -> bool:
+        """Whether every role answers without waiting, as the offline rules say of
+        themselves (``answers_at_once``): a round then makes a stage's calls one after
+        another rather than as concurrent tasks, with the same results."""
+        return all(getattr(getattr(self, f.name), "answers_at_once", False) for f in fields(self))
+
     def identity(self) -> dict[str, str]:
         """Each role answered by a backend from outside recmarket, and what it is."""
         found = {f.name: backend_identity(getattr(self, f.name)) for f in fields(self)}

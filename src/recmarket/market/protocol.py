@@ -19,7 +19,6 @@ agree.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,7 +55,7 @@ from recmarket.market.reputation import ReputationMemory
 from recmarket.market.written import forge, oracle
 from recmarket.profiles import PROFILE_BY_NAME
 from recmarket.streams import Stream, brief
-from recmarket.tasks import gather_or_cancel
+from recmarket.tasks import FanOut, InTurn, Together
 from recmarket.vocabulary import Condition
 
 
@@ -98,9 +97,11 @@ class Round:
     memory: ReputationMemory | None = None
     judge: Judge | None = None  # measures target_best_fit and regret
     strategies: Strategies = field(init=False)  # every seat's, built from the market
+    fan_out: FanOut = field(init=False)  # how a stage's calls are awaited together
 
     def __post_init__(self) -> None:
         self.strategies = Strategies(self.market)
+        self.fan_out = InTurn() if self.agents.answer_at_once else Together()
 
     async def play(self, request: Request) -> Outcome:
         (prepared,) = await self.prepare([request])
@@ -124,7 +125,7 @@ class Round:
         Separate from stage 2 because adaptive platforms can only propose once the
         previous learning period has finished, while needs can be asked for ahead."""
         outcomes = [Outcome(r, self.condition, r.episode.target.item_index) for r in requests]
-        await gather_or_cancel(*(self._stage1(o) for o in outcomes))
+        await self.fan_out.all(self._stage1(o) for o in outcomes)
         ready = [o for o in outcomes if o.failed_role is None]
         if ready and self.judge is not None:  # one batch for the texts every role reads
             self.judge.similarity.vectors(
@@ -143,8 +144,8 @@ class Round:
 
     async def propose(self, outcomes: list[Outcome]) -> list[Outcome]:
         """Stage 2 of outcomes whose stage 1 succeeded."""
-        await gather_or_cancel(
-            *(self._stage2(o, o.search_vector) for o in outcomes if o.search_vector is not None)
+        await self.fan_out.all(
+            self._stage2(o, o.search_vector) for o in outcomes if o.search_vector is not None
         )
         return outcomes
 
@@ -209,9 +210,7 @@ class Round:
             ]
         # Every explanation is awaited, failed or not, so no call is still in flight (and
         # logged without its answer) when a failure ends the episode.
-        explained = await asyncio.gather(
-            *(self._explain(ask, o, *job) for job in jobs), return_exceptions=True
-        )
+        explained = await self.fan_out.settled(self._explain(ask, o, *job) for job in jobs)
         for result in explained:
             if isinstance(result, BaseException) and not isinstance(result, RoleFailure):
                 raise result

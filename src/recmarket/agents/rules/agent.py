@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -35,6 +36,8 @@ from recmarket.streams import Draws
 class RuleNeedStructurer:
     """current_need: the request's content words, in order (at most 25); long_term_need:
     the product kinds the history returns to, and how the user rates (at most 30 words)."""
+
+    answers_at_once: ClassVar[bool] = True  # no call waits (market/protocol.py)
 
     async def __call__(self, inp: NeedInput, seed: int) -> StructuredNeed:
         current = " ".join(ordered_terms(inp.query_text)[:25])
@@ -88,6 +91,8 @@ class RuleRanker:
     distance from that fit; ranks products, not proposals: a product offered by several
     platforms takes one place, by its best offer, and copies fill the shortlist only when
     there are fewer distinct products than K."""
+
+    answers_at_once: ClassVar[bool] = True  # no call waits (market/protocol.py)
 
     judge: Judge
     params: RankerParams
@@ -153,6 +158,8 @@ class RuleUpdater:
     through the lexicon, and labels the record by the gap between them: a claim that the
     experience fell one band short of (after what the explanation disclosed) is mixed, two
     bands short is low, otherwise high. The note says which way the claim erred."""
+
+    answers_at_once: ClassVar[bool] = True  # no call waits (market/protocol.py)
 
     scale: ScaleParams
     params: UpdaterParams

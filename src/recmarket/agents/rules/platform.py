@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import ClassVar
 
 import numpy as np
 
@@ -93,6 +94,7 @@ def with_payload(text: str, wording: Wording) -> str:
 
 @dataclass(frozen=True)
 class RuleExplainer:
+    answers_at_once: ClassVar[bool] = True  # no call waits (market/protocol.py)
     judge: Judge
     params: PlatformParams
     draws: Draws = field(default_factory=Draws, repr=False, compare=False)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -91,6 +92,7 @@ def paraphrase(attribute: str) -> str:
 
 @dataclass(frozen=True)
 class RuleQueryGenerator:
+    answers_at_once: ClassVar[bool] = True  # no call waits (market/protocol.py)
     params: QueryParams
     draws: Draws = field(default_factory=Draws, repr=False, compare=False)
 

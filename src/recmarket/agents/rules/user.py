@@ -7,6 +7,7 @@ target, as the outcome the user hoped for.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -75,6 +76,8 @@ class RuleDecision:
     ``prior_belief`` is the ranker's credence: one prior for agent and user, so that a
     claim the agent says nothing about is believed as far by both."""
 
+    answers_at_once: ClassVar[bool] = True  # no call waits (market/protocol.py)
+
     judge: Judge
     params: DecisionParams
     prior_belief: float
@@ -113,6 +116,8 @@ class RuleReview:
     titles, not shared words), mixed with its quality (rating), plus noise. Expectation: the
     level the explanation claimed, less what it disclosed. The review reports the experience
     and the felt gap (scaled by the profile's sensitivity) in the lexicon's varied words."""
+
+    answers_at_once: ClassVar[bool] = True  # no call waits (market/protocol.py)
 
     judge: Judge
     params: ReviewParams
