@@ -17,6 +17,7 @@ request shares its retrieval exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -30,7 +31,14 @@ class EpisodeDraws:
 
     inclusion: np.ndarray  # (N,) uniforms: forced inclusion fires where < p_hit
     gumbel: np.ndarray  # (N, L) Gumbel variates for the candidate draws
-    entry: int  # the platform a Platform-Centric user enters
+    key: tuple[int, str, int, int]  # (seed, domain, episode, incumbents): for the entry
+
+    @cached_property
+    def entry(self) -> int:
+        """The incumbent a Platform-Centric user enters: drawn only where it is asked for
+        (a user agent's episode never is), from its own stream."""
+        seed, domain, episode, incumbents = self.key
+        return int(brief(seed, domain, Stream.PLATFORM_ENTRY, episode).integers(incumbents))
 
     @classmethod
     def draw(
@@ -59,11 +67,7 @@ class EpisodeDraws:
             gumbel = np.vstack([gumbel, late.gumbel(size=(entrants, gumbel.shape[1]))])
             late_inclusion = brief(seed, domain, Stream.ENTRANT_INCLUSION, episode)
             inclusion = np.concatenate([inclusion, late_inclusion.random(entrants)])
-        return cls(
-            inclusion=inclusion,
-            gumbel=gumbel,
-            entry=int(brief(seed, domain, Stream.PLATFORM_ENTRY, episode).integers(n_platforms)),
-        )
+        return cls(inclusion, gumbel, (seed, domain, episode, n_platforms))
 
 
 def forced_inclusion(carries_target: np.ndarray, inclusion: np.ndarray, p_hit: float) -> np.ndarray:
