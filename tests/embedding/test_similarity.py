@@ -67,3 +67,17 @@ def test_queries_are_encoded_once_as_queries() -> None:
     assert embedder.encoded == ["apple", "berry", "cherry"]
     assert first[0][0] == -1.0 and np.array_equal(again[0], first[1])
     assert cache.vectors(["apple"])[0][0] == 1.0  # a document vector is another thing
+
+
+def test_an_embedder_whose_queries_are_documents_encodes_a_text_once() -> None:
+    class Same(Letters):
+        queries_as_documents = True
+
+        def encode_queries(self, texts: list[str]) -> np.ndarray:
+            return self.encode(texts)
+
+    embedder = Same()
+    cache = Similarity(embedder)  # type: ignore[arg-type]
+    cache.vectors(["apple", "berry"])
+    cache.query_vectors(["berry", "cherry"])
+    assert embedder.encoded == ["apple", "berry", "cherry"]

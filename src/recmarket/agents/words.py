@@ -39,5 +39,6 @@ def stem(word: str) -> str:
 
 @lru_cache(maxsize=65536)
 def terms(text: str) -> frozenset[str]:
-    """Stemmed content words of a text."""
-    return frozenset(stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS)
+    """Stemmed content words of a text (each distinct word stemmed once: a listing repeats
+    its words, and its terms are read the first time any platform explains it)."""
+    return frozenset(map(stem, set(WORD.findall(text.lower())) - STOPWORDS))

@@ -40,7 +40,10 @@ class Embedder(Protocol):
         ...
 
     def encode_queries(self, texts: list[str]) -> np.ndarray:
-        """Vectors of retrieval queries (structured needs); some models want an instruction."""
+        """Vectors of retrieval queries (structured needs); some models want an instruction.
+        An embedder whose queries are encoded as documents may say so with a class
+        attribute ``queries_as_documents = True``, and a need's text is then encoded once
+        for retrieval and judgement (``embedding.similarity``)."""
         ...
 
 
@@ -52,6 +55,8 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
 
 class StaticEmbedder:
     """A model2vec static model: a token-embedding lookup and mean, fast on any CPU."""
+
+    queries_as_documents = True  # encode_queries is encode: one vector serves both
 
     def __init__(self, path: Path = BUNDLED_MODEL) -> None:
         from model2vec import StaticModel

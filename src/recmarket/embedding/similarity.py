@@ -40,7 +40,8 @@ class Similarity:
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
         self._vectors: dict[str, np.ndarray] = {}
-        self._queries: dict[str, np.ndarray] = {}
+        as_documents = getattr(embedder, "queries_as_documents", False)
+        self._queries: dict[str, np.ndarray] = self._vectors if as_documents else {}
 
     def unknown(self, texts: list[str]) -> list[str]:
         """The texts not encoded yet, each once, in order."""
@@ -52,7 +53,8 @@ class Similarity:
 
     def query_vectors(self, texts: list[str]) -> np.ndarray:
         """The texts as retrieval queries (``encode_queries``), each encoded once and kept:
-        a user's long-term need recurs in every request they make."""
+        a user's long-term need recurs in every request they make. With an embedder that
+        encodes queries as documents, one vector of a text serves both."""
         return _kept(self._queries, texts, self.embedder.encode_queries)
 
     def remember(self, texts: list[str], vectors: np.ndarray) -> None:

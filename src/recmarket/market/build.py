@@ -8,6 +8,7 @@ cell that shares them.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -109,7 +110,14 @@ class DomainMarket:
 def request_key(request: Request) -> int:
     """The stream unit of a request: a stable hash of its episode id, so the same episode
     gets the same draws whatever R is and wherever it sits in the schedule."""
-    return id_hash(request.episode.episode_id) & 0x7FFF_FFFF_FFFF_FFFF
+    return _episode_key(request.episode.episode_id)
+
+
+@lru_cache(maxsize=65536)
+def _episode_key(episode_id: str) -> int:
+    # Asked for by each draw of an episode (retrieval, every role call, every adaptive
+    # platform's choice): hashed once.
+    return id_hash(episode_id) & 0x7FFF_FFFF_FFFF_FFFF
 
 
 def item_vectors(domain: Domain, embedder: Embedder, cache_dir: Path | None) -> np.ndarray:
