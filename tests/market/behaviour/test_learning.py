@@ -6,7 +6,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recmarket.market.behaviour.learning import LearningSetting, Observation, learner, reward
+from recmarket.market.behaviour.learning import (
+    LearningSetting,
+    Observation,
+    ThompsonSampling,
+    learner,
+    reward,
+)
 from recmarket.run.store import RunStore
 from tests.plugins import dist_info, recmarket
 
@@ -118,3 +124,12 @@ def test_a_rule_based_strategy_from_a_package_plays_by_name(tmp_path: Path) -> N
     assert {arm for arm, _ in first.values()} == {"strict"}
     played = {arm for r in rows for arm, _ in json.loads(r["strategy"]).values()}
     assert played == {"strict", "balanced", "exaggeration"}
+
+
+def test_thompson_draws_as_numpys_array_beta_would() -> None:
+    taught = ThompsonSampling(("a", "b", "c", "d"))
+    for arm, earned in [(0, 1.0), (1, 0.0), (2, 0.5), (0, 1.0), (3, 0.0)]:
+        taught.update(arm, earned)
+    for seed in range(300):
+        expected = int(np.argmax(np.random.default_rng(seed).beta(taught.alpha, taught.beta)))
+        assert taught.choose(np.random.default_rng(seed)) == expected

@@ -101,7 +101,11 @@ class ThompsonSampling:
         self.beta = np.full(len(self.arms), self.prior.beta)
 
     def choose(self, rng: np.random.Generator) -> int:
-        return int(np.argmax(rng.beta(self.alpha, self.beta)))
+        # Arm by arm: the same draws as rng.beta(alpha, beta), without the checks of its
+        # array arguments that took half its time (a choice per adaptive seat an episode).
+        pairs = zip(self.alpha.tolist(), self.beta.tolist(), strict=True)
+        drawn = [rng.beta(a, b) for a, b in pairs]
+        return drawn.index(max(drawn))
 
     def update(self, arm: int, reward: float) -> None:
         self.alpha[arm] += reward
