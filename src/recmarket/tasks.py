@@ -36,7 +36,7 @@ class FanOut(Protocol):
 
     async def all(self, coroutines: Iterable[Awaitable[T]]) -> list[T]: ...
 
-    async def settled(self, coroutines: Iterable[Awaitable[T]]) -> list[T | Exception]: ...
+    async def settled(self, coroutines: Iterable[Awaitable[T]]) -> list[T | BaseException]: ...
 
 
 class Together:
@@ -45,7 +45,7 @@ class Together:
     async def all(self, coroutines: Iterable[Awaitable[T]]) -> list[T]:
         return await gather_or_cancel(*coroutines)
 
-    async def settled(self, coroutines: Iterable[Awaitable[T]]) -> list[T | Exception]:
+    async def settled(self, coroutines: Iterable[Awaitable[T]]) -> list[T | BaseException]:
         return await asyncio.gather(*coroutines, return_exceptions=True)
 
 
@@ -59,8 +59,8 @@ class InTurn:
     async def all(self, coroutines: Iterable[Awaitable[T]]) -> list[T]:
         return [await c for c in coroutines]
 
-    async def settled(self, coroutines: Iterable[Awaitable[T]]) -> list[T | Exception]:
-        results: list[T | Exception] = []
+    async def settled(self, coroutines: Iterable[Awaitable[T]]) -> list[T | BaseException]:
+        results: list[T | BaseException] = []
         for c in coroutines:
             try:
                 results.append(await c)
