@@ -15,11 +15,13 @@ so nothing one run loaded serves the next. From the run with the fewest workers:
 
     T(w) = S + r + Q / w
 
-with S the serial part (planning, store writes, report: the driver does them alone; its
-writes overlap the workers in fact, so S is an upper bound), r what every worker repeats
-(loading the embedder and the domains) and Q the rest of the workers' time. Scheduling
-idle is the worker time a run with w workers left unused: w x (its wall time less
-planning and report) less the workers' busy time.
+with S the serial part (planning and store writes: the driver does them alone; its writes
+overlap the workers in fact, so S is an upper bound), r what every worker repeats (loading
+the embedder and the domains) and Q the rest of the workers' time. The report draws its
+figures in as many processes as there are workers, so it is counted both ways: serial
+(the upper bound of the serial share) and divided among its processes (the lower bound).
+Scheduling idle is the worker time a run with w workers left unused: w x (its wall time
+less planning and report) less the workers' busy time.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import os
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from recmarket.report.build import build_report
@@ -76,7 +79,7 @@ def main() -> None:
         f"{episodes:,} episodes; {os.cpu_count()} cores"
     )
     walls: dict[int, float] = {}
-    model: tuple[int, float, float, float] | None = None  # (workers, S, r, Q) of the fewest
+    model: Model | None = None  # of the run with the fewest workers
     for workers in args.workers:
         spawn = multiprocessing.get_context("spawn")  # its process may start workers
         with ProcessPoolExecutor(1, mp_context=spawn) as fresh:
@@ -88,7 +91,8 @@ def main() -> None:
         seconds = phases.seconds
         busy = sum(s for p, s in seconds.items() if p not in DRIVER)
         repeated = sum(seconds.get(p, 0) for p in REPEATED)
-        serial = seconds.get("planning", 0) + seconds.get("store writes", 0) + reported
+        driver = seconds.get("planning", 0) + seconds.get("store writes", 0)
+        serial = driver + reported
         idle = workers * (ran - seconds.get("planning", 0)) - busy
         print(
             f"\n{workers} workers: {ran + reported:.1f} s wall ({ran:.1f} s running, "
@@ -101,25 +105,46 @@ def main() -> None:
             f"  serial share {serial / walls[workers]:.1%} (planning, store writes, report: "
             f"{serial:.1f} s); scheduling idle {max(idle, 0):.1f} worker-seconds"
         )
-        if model is None or workers < model[0]:
-            model = (workers, serial, repeated / workers, busy - repeated)
+        if model is None or workers < model.workers:
+            model = Model(workers, driver, reported, repeated / workers, busy - repeated)
         predict(model, walls)
 
 
-def predict(model: tuple[int, float, float, float], walls: dict[int, float]) -> None:
-    """T(w) = S + r + Q / w, from the run with the fewest workers so far."""
-    source, serial, repeated, work = model
-    one = serial + repeated + work
+@dataclass(frozen=True)
+class Model:
+    """Amdahl's terms, read off one run: its workers, the driver's serial seconds, the
+    report's wall seconds (in as many processes), r and Q."""
+
+    workers: int
+    driver: float
+    report: float
+    repeated: float
+    work: float
+
+    def wall(self, workers: int, report_serial: bool) -> float:
+        if report_serial:
+            return self.driver + self.report + self.repeated + self.work / workers
+        report = self.report * self.workers  # its process-seconds, divided among workers
+        return self.driver + self.repeated + (self.work + report) / workers
+
+
+def predict(model: Model, walls: dict[int, float]) -> None:
+    """T(w) = S + r + Q / w, from the run with the fewest workers so far: with the report
+    serial, and divided among its processes."""
+    one = model.wall(1, report_serial=True)
     print(
-        f"Amdahl from the {source}-worker run: S {serial:.1f} s serial, r {repeated:.1f} s "
-        f"repeated per worker, Q {work:.1f} s of divisible work; serial share "
-        f"{serial / one:.1%} of one worker's {one:.1f} s"
+        f"Amdahl from the {model.workers}-worker run: S {model.driver:.1f} s serial (planning, "
+        f"store writes) and a {model.report:.1f} s report, r {model.repeated:.1f} s repeated "
+        f"per worker, Q {model.work:.1f} s of divisible work; serial share of one worker's "
+        f"{one:.1f} s: {(model.driver + model.report) / one:.1%} with the report serial, "
+        f"{model.driver / one:.1%} with it divided among its processes"
     )
     for workers in sorted({*walls, *PREDICTED_FOR}):
-        predicted = serial + repeated + work / workers
+        low, high = (model.wall(workers, serial) for serial in (False, True))
         measured = f"; measured {walls[workers]:.1f} s" if workers in walls else ""
         print(
-            f"  {workers:>2} workers: predicted {predicted:.1f} s, {one / predicted:.2f}x{measured}"
+            f"  {workers:>2} workers: predicted {low:.1f}-{high:.1f} s, "
+            f"{one / high:.2f}-{one / low:.2f}x{measured}"
         )
 
 
