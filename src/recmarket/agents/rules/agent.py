@@ -69,11 +69,14 @@ def credibility(records: tuple[ReputationRecord, ...], overstated: bool, p: Rank
     """
     if not records:
         return p.credence
-    if overstated:
-        held = sum(r.counted * p.label_credibility[r.claim_reliability] for r in records)
-    else:
-        held = sum(r.counted * (lexicon.read_direction(r.note) != "under") for r in records)
-    evidence = sum(r.counted for r in records)
+    held = evidence = 0.0  # one pass: a shortlist weighs up to W records of six platforms
+    for r in records:
+        counted = r.counted
+        evidence += counted
+        if overstated:
+            held += counted * p.label_credibility[r.claim_reliability]
+        else:
+            held += counted * (lexicon.read_direction(r.note) != "under")
     return (p.prior_records * p.credence + held) / (p.prior_records + evidence)
 
 
