@@ -19,7 +19,7 @@ from recmarket.agents.words import terms
 from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import Similarity, similarity_for
 
-FITS_KEPT = 200_000  # (need, text) fit levels a judge remembers
+FITS_KEPT = 20_000  # (need, text) fit levels a judge remembers (read again within an episode)
 
 
 def clamp(value: float, low: float = 0.0, high: float = 1.0) -> float:

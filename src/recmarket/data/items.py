@@ -54,11 +54,6 @@ class ItemEvidence(BaseModel):
 
     def text(self) -> str:
         """The text a dense retriever embeds for this item."""
-        return self._text
-
-    @cached_property
-    def _text(self) -> str:
-        # Joined once: every platform reading the item compares it with a need.
         return ". ".join(p for p in (self.title, self.category, self.description) if p)
 
 

@@ -42,7 +42,7 @@ def as_said(level: float) -> float:
     return BAND_MIDPOINTS[band(level)]
 
 
-READS_KEPT = 65536  # texts whose reading a scale remembers (one explanation is read often)
+READS_KEPT = 8192  # texts whose reading a scale remembers: an explanation is read thrice
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,12 @@ def evidence_text(item: ItemEvidence) -> str:
     return " ".join((item.title, item.category, item.description, *item.features, rating))
 
 
-@lru_cache(maxsize=65536)
+# Items whose reading is kept: the ones pools keep proposing. Few, since a kept item (and
+# its terms) stays in memory, and a long run meets hundreds of thousands of items.
+ITEMS_KEPT = 4096
+
+
+@lru_cache(maxsize=ITEMS_KEPT)
 def offered_terms(item: ItemEvidence) -> frozenset[str]:
     """The terms of everything the platform may cite, read once per item (an item is
     explained in many episodes)."""
@@ -54,7 +59,7 @@ def need_split(need_text: str, item: ItemEvidence) -> tuple[list[str], list[str]
     return matched, missing
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=ITEMS_KEPT)
 def best_fact(item: ItemEvidence) -> str | None:
     """The first feature bullet, else the description's first sentence (short)."""
     if item.features:
