@@ -93,13 +93,13 @@ def top_l(scores: np.ndarray, members: np.ndarray, size: int) -> tuple[np.ndarra
 
 
 def ranked_head(
-    scores: np.ndarray, membership: np.ndarray, size: int, shortlist: int = 1024
+    scores: np.ndarray, membership: np.ndarray, size: int, shortlist: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """The best ``shortlist`` items overall, best first (ties: lower index first), and each
     one's place in every platform's top-``size`` (-1 where the platform does not carry it or
     has ``size`` better items). One partition of the universe serves all N platforms; a
     platform's top-L read off it is exact whenever it has at least L members in the
-    shortlist (or fewer members in all), which ``complete`` checks."""
+    shortlist (or fewer members in all), which ``Retriever.user_agent_pool`` checks."""
     n = len(scores)
     head = np.arange(n) if n <= shortlist else np.argpartition(-scores, shortlist - 1)[:shortlist]
     head = head[np.lexsort((head, -scores[head]))]
@@ -162,7 +162,9 @@ class Retriever:
         keys = np.where(place >= 0, scores[head, None] / self.tau + gumbel, -np.inf)
         best = head[keys.argmax(axis=0)]
         found = (place >= 0).sum(axis=0)
-        forced = membership[target, :present] & (draws.inclusion[:present] < self.p_hit)
+        forced = forced_inclusion(
+            membership[target, :present], draws.inclusion[:present], self.p_hit
+        )
         pool = []
         for p in range(present):
             if found[p] < min(self.top_l, self.sizes[p]):  # the shortlist held too few

@@ -32,6 +32,7 @@ from recmarket.run.store import (
     SCHEMA_VERSION,
     RunStore,
     StoreError,
+    made_by,
     other_engine,
     stored_variants,
 )
@@ -89,11 +90,10 @@ def replayed(
         row, _ = episode_rows(record)
         differs = order in stored and row_dict(row) != stored[order]
         if differs or (order in checks and decoded(record) != list(store.calls(domain, order))):
-            made = manifest.get("git_commit", "")[:10] or "an unrecorded commit"
             raise ReplayMismatch(
                 f"{store.path}: episode {domain}:{order} plays differently now than when the "
-                f"run was made (recmarket {manifest.get('version', '?')} at {made}), so its "
-                "role calls cannot be made again; install that version to read them"
+                f"run was made (by {made_by(manifest)}), so its role calls cannot be made "
+                "again; install that version to read them"
             )
     return {o: r for o, r in found.items() if o in wanted}
 

@@ -63,19 +63,26 @@ class RunConflict(RuntimeError):
     """The output directory holds a run made with another configuration."""
 
 
+def made_by(manifest: dict[str, str]) -> str:
+    """The recmarket that made a store, as its manifest says: version and commit."""
+    version = manifest.get("version", "")
+    commit = manifest.get("git_commit", "")[:10]
+    made = " at ".join(x for x in (f"recmarket {version}" if version else "", commit) if x)
+    return made or "an unrecorded recmarket"
+
+
 def other_engine(manifest: dict[str, str]) -> str:
     """What to say of a store of another schema: which recmarket made it, and that only that
     version can go on with it (its episodes are another engine's)."""
     version = manifest.get("version", "")
     commit = manifest.get("git_commit", "")[:10]
-    made = " at ".join(x for x in (f"recmarket {version}" if version else "", commit) if x)
     finish = f"pip install 'recmarket=={version}'" if version else "that version"
     if commit:
         finish += f" or a checkout of {commit}"
     return (
-        f"holds a run of store schema {manifest.get('schema')} made by "
-        f"{made or 'an older recmarket'}, whose engine plays episodes differently from this "
-        f"one (schema {SCHEMA_VERSION}); finish it with {finish}"
+        f"holds a run of store schema {manifest.get('schema')} made by {made_by(manifest)}, "
+        f"whose engine plays episodes differently from this one (schema {SCHEMA_VERSION}); "
+        f"finish it with {finish}"
     )
 
 
