@@ -50,6 +50,27 @@ def test_the_pool_is_each_catalogs_gumbel_draw_over_its_exact_top_l(market, shor
             assert proposal.candidate == items[np.argmax(keys)]
 
 
+@pytest.mark.parametrize("shortlist", [8, 64])
+def test_a_pool_is_the_same_whichever_needs_it_is_drawn_with(market, shortlist) -> None:
+    """A block of needs is drawn in arrays at once (stage 2's search); each need's pool,
+    with its own platforms present and its own target, is the one it gets alone, whatever
+    its place in the block and its block-mates (8 makes platforms fall back to a scan)."""
+    vectors, catalogs = market
+    retriever = Retriever(vectors, catalogs, top_l=5, tau=0.1, p_hit=0.5)
+    retriever.shortlist = shortlist
+    needs = range(30)
+    scores = np.stack([retriever.scores(vectors[e]) for e in needs])
+    targets = [int(np.flatnonzero(catalogs.membership[:, e % 6])[e]) for e in needs]
+    draws = [EpisodeDraws.draw(4, "D", e, 6, 5) for e in needs]
+    present = [6 - e % 3 for e in needs]
+    alone = [retriever.user_agent_pool(scores[e], targets[e], draws[e], present[e]) for e in needs]
+    assert retriever.user_agent_pools(scores, targets, draws, present) == alone
+    backwards = retriever.user_agent_pools(scores[::-1], targets[::-1], draws[::-1], present[::-1])
+    assert backwards[::-1] == alone
+    assert [len(pool) for pool in alone] == present
+    assert any(r.forced for pool in alone for r in pool)
+
+
 def test_gumbel_draw_frequencies_follow_softmax_over_top_l() -> None:
     scores = np.array([0.50, 0.48, 0.45, 0.40, 0.30, 0.10], dtype=np.float32)
     membership = np.ones((6, 1), dtype=bool)

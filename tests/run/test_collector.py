@@ -16,8 +16,8 @@ def test_thresholds_are_spaced_while_playing_and_restored_after() -> None:
             assert gc.get_threshold() == (700, MIDDLE_THRESHOLD, 10)
             raise KeyError("a run that fails")
         assert gc.get_threshold() == (700, 10, 10)
-        gc.set_threshold(700, 500, 10)  # a user's wider setting is kept
+        gc.set_threshold(700, 5000, 10)  # a user's wider setting is kept
         with spaced_collections():
-            assert gc.get_threshold() == (700, 500, 10)
+            assert gc.get_threshold() == (700, 5000, 10)
     finally:
         gc.set_threshold(*before)

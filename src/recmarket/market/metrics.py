@@ -5,6 +5,7 @@ from __future__ import annotations
 from recmarket.agents.contracts import Contract
 from recmarket.agents.judgement import Judge
 from recmarket.data.domain import Domain
+from recmarket.embedding.similarity import visible_text
 from recmarket.market.outcome import Outcome
 
 
@@ -61,6 +62,20 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
         purchased_platform=bought.platform_id if bought else None,
         shown_platforms=",".join(p.platform_id for p in outcome.shown) or None,
     )
+
+
+def target_best_fit(outcome: Outcome, domain: Domain, judge: Judge) -> bool:
+    """Whether the target is in the pool and strictly the closest item to the need by
+    noiseless judged fit (the offline user agent's reading of the current need against the
+    visible title and category, whichever backend ranks): how identifiable the request
+    makes its target."""
+    items = list(dict.fromkeys(p.item_index for p in outcome.pool))
+    if outcome.target not in items or outcome.need is None:
+        return False
+    shown = [domain.items[i].evidence for i in items]
+    fits = judge.fit(outcome.need.current_need, [visible_text(e.title, e.category) for e in shown])
+    target = items.index(outcome.target)
+    return bool(all(fits[target] > f for i, f in enumerate(fits) if i != target))
 
 
 def regret(outcome: Outcome, domain: Domain, judge: Judge) -> float | None:

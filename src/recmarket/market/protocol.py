@@ -44,14 +44,15 @@ from recmarket.agents.roles import Agents
 from recmarket.conditions import condition
 from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
-from recmarket.embedding.similarity import similarity_for, visible_text
+from recmarket.embedding.similarity import similarity_for
 from recmarket.market.asker import RoleAsker
 from recmarket.market.behaviour.seats import Strategies, lessons
 from recmarket.market.behaviour.strategies import Arm
 from recmarket.market.build import DomainMarket, request_key
-from recmarket.market.metrics import regret
+from recmarket.market.metrics import regret, target_best_fit
 from recmarket.market.outcome import Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
+from recmarket.market.searching import Job, retrieve
 from recmarket.market.written import forge, oracle
 from recmarket.profiles import PROFILE_BY_NAME
 from recmarket.streams import Stream, brief
@@ -143,9 +144,14 @@ class Round:
         return outcomes
 
     async def propose(self, outcomes: list[Outcome]) -> list[Outcome]:
-        """Stage 2 of outcomes whose stage 1 succeeded."""
+        """Stage 2 of outcomes whose stage 1 succeeded: their retrieval together, then each
+        one's explanations."""
+        searches = [(o, o.search_vector) for o in outcomes if o.search_vector is not None]
+        retrieved = retrieve(
+            self.market, self.strategies, condition(self.condition).user_agent, searches
+        )
         await self.fan_out.all(
-            self._stage2(o, o.search_vector) for o in outcomes if o.search_vector is not None
+            self._stage2(o, jobs) for (o, _), jobs in zip(searches, retrieved, strict=True)
         )
         return outcomes
 
@@ -180,34 +186,14 @@ class Round:
         vectors = (1 - weight) * encoded[0::2] + weight * encoded[1::2]
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
-    async def _stage2(self, o: Outcome, vector: np.ndarray) -> None:
-        """Every platform's proposal (or the entered platform's J items), explained."""
-        ask, retriever = self._asker(o), self.market.retriever
-        scores, draws = retriever.scores(vector), self.market.draws(o.request)
+    async def _stage2(self, o: Outcome, jobs: list[Job]) -> None:
+        """The platforms' proposals (or the entered platform's J items), explained."""
+        ask = self._asker(o)
         for index, seat in enumerate(
             self.market.seats
         ):  # every name not its seat's, present or not
             if (name := self.strategies.identity(o.request, index)) != seat.platform_id:
                 o.identities[seat.platform_id] = name
-        # An explanation's seed unit is platform * stride + rank: a stride of 100, as every
-        # stored run has it, widened once J reaches it so that no two explanations of the
-        # entered platform's J items share a seed.
-        j = self.market.config.j
-        stride = max(100, j)
-        if not condition(self.condition).user_agent:
-            platform, items, forced = retriever.platform_centric(scores, o.target, draws, j)
-            jobs = [
-                (platform, item, forced and item == o.target, stride * platform + rank)
-                for rank, item in enumerate(items)
-            ]
-        else:
-            jobs = [
-                (r.platform, r.candidate, r.forced, stride * r.platform)
-                for r in retriever.user_agent_pool(
-                    scores, o.target, draws, self.market.present(o.request)
-                )
-                if r.candidate >= 0 and self.strategies.present(o.request, r.platform)
-            ]
         # Every explanation is awaited, failed or not, so no call is still in flight (and
         # logged without its answer) when a failure ends the episode.
         explained = await self.fan_out.settled(self._explain(ask, o, *job) for job in jobs)
@@ -219,23 +205,10 @@ class Round:
             o.fail(failure)
             return
         o.pool = [p for p in explained if isinstance(p, Proposal)]
-        o.target_best_fit = self.target_best_fit(o)
+        if self.judge is not None:
+            o.target_best_fit = target_best_fit(o, self.market.domain, self.judge)
         if not condition(self.condition).user_agent:
             o.shown = list(o.pool)
-
-    def target_best_fit(self, o: Outcome) -> bool:
-        """Whether the target is in the pool and strictly the closest item to the need by
-        noiseless judged fit (the offline user agent's reading of the current need against
-        the visible title and category, whichever backend ranks): how identifiable the
-        request makes its target."""
-        items = list(dict.fromkeys(p.item_index for p in o.pool))
-        if o.target not in items or o.need is None or self.judge is None:
-            return False
-        shown = [self.market.domain.items[i].evidence for i in items]
-        views = [visible_text(e.title, e.category) for e in shown]
-        fits = self.judge.fit(o.need.current_need, views)
-        target = items.index(o.target)
-        return bool(all(fits[target] > f for i, f in enumerate(fits) if i != target))
 
     def presentation(self, o: Outcome, platform: int) -> Arm:
         """The platform's policy and claim intensity for this proposal, as its strategy

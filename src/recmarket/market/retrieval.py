@@ -92,19 +92,25 @@ def top_l(scores: np.ndarray, members: np.ndarray, size: int) -> tuple[np.ndarra
     return members[order], s[order]
 
 
-def ranked_head(
+def ranked_heads(
     scores: np.ndarray, membership: np.ndarray, size: int, shortlist: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The best ``shortlist`` items overall, best first (ties: lower index first), and each
-    one's place in every platform's top-``size`` (-1 where the platform does not carry it or
-    has ``size`` better items). One partition of the universe serves all N platforms; a
-    platform's top-L read off it is exact whenever it has at least L members in the
-    shortlist (or fewer members in all), which ``Retriever.user_agent_pool`` checks."""
-    n = len(scores)
-    head = np.arange(n) if n <= shortlist else np.argpartition(-scores, shortlist - 1)[:shortlist]
-    head = head[np.lexsort((head, -scores[head]))]
-    carried = membership[head]
-    place = np.cumsum(carried, axis=0, dtype=np.int32) - 1
+    """For each need's scores (a row of ``scores``): the best ``shortlist`` items overall,
+    best first (ties: lower index first), and each one's place in every platform's
+    top-``size`` (-1 where the platform does not carry it or has ``size`` better items).
+    One partition of the universe serves all N platforms; a platform's top-L read off it is
+    exact whenever it has at least L members in the shortlist (or fewer members in all),
+    which ``Retriever.user_agent_pools`` checks. Each row is ranked on its own, so a need's
+    head does not depend on the needs it is ranked with."""
+    needs, n = scores.shape
+    if n <= shortlist:
+        head = np.broadcast_to(np.arange(n), (needs, n))
+    else:  # the partition's members, in index order, then stably by score
+        head = np.sort(np.argpartition(-scores, shortlist - 1, axis=1)[:, :shortlist], axis=1)
+    order = np.argsort(-np.take_along_axis(scores, head, axis=1), axis=1, kind="stable")
+    head = np.take_along_axis(head, order, axis=1)
+    carried = membership[head]  # (needs, shortlist, platforms)
+    place = np.cumsum(carried, axis=1, dtype=np.int32) - 1
     place[~carried | (place >= size)] = -1
     return head, place
 
@@ -152,30 +158,50 @@ class Retriever:
     ) -> list[PlatformRetrieval]:
         """One candidate per platform among the first ``present`` (all by default; late
         entrants are last, so those not yet in the market are left out): the pool a user
-        agent queries. Every platform's Gumbel-max draw over its top L is taken at once, in
-        one array over the shared shortlist (``ranked_head``); a platform the shortlist
-        holds too few of is scanned whole."""
+        agent queries (``user_agent_pools`` of one need)."""
+        present = self.catalogs.n_platforms if present is None else present
+        return self.user_agent_pools(scores[None], [target], [draws], [present])[0]
+
+    def user_agent_pools(
+        self,
+        scores: np.ndarray,
+        targets: list[int],
+        draws: list[EpisodeDraws],
+        present: list[int],
+    ) -> list[list[PlatformRetrieval]]:
+        """The pools of many needs (rows of ``scores``), each of the platforms present at
+        its request. Every platform's Gumbel-max draw over its top L is taken at once for
+        all of them, in arrays over each need's shortlist of the universe
+        (``ranked_heads``); a platform the shortlist holds too few of is scanned whole.
+        A pool is the same whichever needs it is drawn with."""
         membership = self.catalogs.membership
-        present = membership.shape[1] if present is None else present
-        head, place = ranked_head(scores, membership[:, :present], self.top_l, self.shortlist)
-        gumbel = draws.gumbel[np.arange(present), np.maximum(place, 0)]  # (head, platform)
-        keys = np.where(place >= 0, scores[head, None] / self.tau + gumbel, -np.inf)
-        best = head[keys.argmax(axis=0)]
-        found = (place >= 0).sum(axis=0)
-        forced = forced_inclusion(
-            membership[target, :present], draws.inclusion[:present], self.p_hit
-        )
-        pool = []
-        for p in range(present):
-            if found[p] < min(self.top_l, self.sizes[p]):  # the shortlist held too few
-                items, item_scores = top_l(scores, self.members[p], self.top_l)
-                candidate = int(
-                    items[np.argmax(item_scores / self.tau + draws.gumbel[p, : len(items)])]
-                )
-            else:
-                candidate = int(best[p]) if found[p] else -1
-            pool.append(PlatformRetrieval(p, target if forced[p] else candidate, bool(forced[p])))
-        return pool
+        platforms = membership.shape[1]
+        head, place = ranked_heads(scores, membership, self.top_l, self.shortlist)
+        gumbel = np.stack([d.gumbel[:platforms] for d in draws])  # (needs, platforms, width)
+        needs = np.arange(len(draws))[:, None, None]
+        drawn = gumbel[needs, np.arange(platforms), np.maximum(place, 0)]
+        head_scores = np.take_along_axis(scores, head, axis=1)[:, :, None]
+        held = place >= 0
+        keys = np.where(held, head_scores / self.tau + drawn, -np.inf)
+        found = np.count_nonzero(held, axis=1)
+        candidates = np.where(found > 0, np.take_along_axis(head, keys.argmax(axis=1), axis=1), -1)
+        # The shortlist held too few of a platform's top L: scan the whole catalog.
+        for e, p in zip(*np.nonzero(found < np.minimum(self.top_l, self.sizes)), strict=True):
+            items, item_scores = top_l(scores[e], self.members[p], self.top_l)
+            keyed = item_scores / self.tau + draws[e].gumbel[p, : len(items)]
+            candidates[e, p] = items[np.argmax(keyed)]
+        inclusion = np.stack([d.inclusion[:platforms] for d in draws])
+        forced = forced_inclusion(membership[targets], inclusion, self.p_hit)
+        candidates = np.where(forced, np.asarray(targets)[:, None], candidates)
+        return [
+            [
+                PlatformRetrieval(p, candidate, fired)
+                for p, candidate, fired in zip(range(shown), row, fired_row, strict=False)
+            ]
+            for shown, row, fired_row in zip(
+                present, candidates.tolist(), forced.tolist(), strict=True
+            )
+        ]
 
     def platform_centric(
         self, scores: np.ndarray, target: int, draws: EpisodeDraws, j: int
