@@ -35,26 +35,6 @@ def test_texts_known_before_the_cache_is_cleared_are_still_answered(
     assert embedder.encoded[-3:] == ["apple", "date", "elder"]
 
 
-def test_a_cosine_is_the_same_whatever_it_is_read_with() -> None:
-    """A judge keeps fit levels by (need, text), so a cosine must not depend on how many
-    texts it was read with (a BLAS product's rounding may)."""
-    gen = np.random.default_rng(0)
-    vectors = gen.normal(size=(40, 384)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-
-    class Table:
-        fingerprint = "table:1"
-
-        def encode(self, texts: list[str]) -> np.ndarray:
-            return vectors[[int(t) for t in texts]]
-
-    cache = Similarity(Table())  # type: ignore[arg-type]
-    together = cache.to_each("0", [str(i) for i in range(1, 40)])
-    for i in range(1, 40):
-        assert cache.to_each("0", [str(i)])[0] == together[i - 1]
-        assert cache.to_each("0", [str(j) for j in range(i, 40)])[0] == together[i - 1]
-
-
 def test_queries_are_encoded_once_as_queries() -> None:
     class Asked(Letters):
         def encode_queries(self, texts: list[str]) -> np.ndarray:

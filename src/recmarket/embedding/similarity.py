@@ -64,13 +64,6 @@ class Similarity:
         if len(self._vectors) + len(texts) <= CACHE_LIMIT:
             self._vectors.update(zip(texts, vectors, strict=True))
 
-    def to_each(self, text: str, others: list[str]) -> np.ndarray:
-        """Cosine of one text with each of the others, each summed on its own (not a BLAS
-        product, whose rounding may depend on how many others there are), so a cosine is
-        the same whatever it was read with."""
-        vectors = self.vectors([text, *others])
-        return (vectors[1:] * vectors[0]).sum(axis=1)
-
     def pair(self, a: str, b: str) -> float:
         known = self._vectors
         if a not in known or b not in known:  # the rare miss; known pairs skip the stacking

@@ -44,7 +44,7 @@ from recmarket.agents.roles import Agents
 from recmarket.conditions import condition
 from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
-from recmarket.embedding.similarity import similarity_for
+from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.asker import RoleAsker
 from recmarket.market.behaviour.seats import Strategies, lessons
 from recmarket.market.behaviour.strategies import Arm
@@ -150,6 +150,16 @@ class Round:
         retrieved = retrieve(
             self.market, self.strategies, condition(self.condition).user_agent, searches
         )
+        if self.judge is not None:  # what target_best_fit and an offline ranker read next
+            items = self.market.domain.items
+            self.judge.read_ahead(
+                [
+                    (o.need.current_need, visible_text(view.title, view.category))
+                    for (o, _), jobs in zip(searches, retrieved, strict=True)
+                    if o.need is not None
+                    for view in (items[job[1]].evidence for job in jobs)
+                ]
+            )
         await self.fan_out.all(
             self._stage2(o, jobs) for (o, _), jobs in zip(searches, retrieved, strict=True)
         )
