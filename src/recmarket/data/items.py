@@ -52,6 +52,12 @@ class ItemEvidence(BaseModel):
     average_rating: float | None = None
     rating_number: int | None = None
 
+    def __hash__(self) -> int:
+        """A hash of the title and description only (equal evidence has equal ones): the
+        offline roles look an item up in their caches several times an episode, and the
+        hash pydantic makes of all seven fields rebuilds and hashes the features each time."""
+        return hash((self.title, self.description))
+
     def text(self) -> str:
         """The text a dense retriever embeds for this item."""
         return ". ".join(p for p in (self.title, self.category, self.description) if p)

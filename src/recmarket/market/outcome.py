@@ -77,13 +77,8 @@ class Outcome:
 
     @property
     def purchased(self) -> Proposal | None:
-        if self.decision is None or self.decision.option_id is None:
-            return None
-        return next(
-            p
-            for p, o in zip(self.shown, self.option_ids(), strict=True)
-            if o == self.decision.option_id
-        )
+        chosen = self.decision.option_id if self.decision is not None else None
+        return None if chosen is None else self.shown[self.option_ids().index(chosen)]
 
     def option_ids(self) -> list[str]:
         if not condition(self.condition).user_agent:

@@ -234,7 +234,7 @@ class Round:
         assert o.need is not None
         arm = self.presentation(o, platform)
         platform_id = self.market.seats[platform].platform_id
-        identity = self.strategies.identity(o.request, platform)
+        identity = o.identities.get(platform_id, platform_id)  # named in _stage2
         out = await ask(
             "explain",
             ExplanationInput(

@@ -50,12 +50,23 @@ def offered_terms(item: ItemEvidence) -> frozenset[str]:
     return terms(evidence_text(item))
 
 
+@lru_cache(maxsize=ITEMS_KEPT)
+def wanted_terms(need_text: str) -> tuple[tuple[str, str, bool], ...]:
+    """The need's words in order, each with its stem and whether it is a number: read once
+    for the N platforms that explain a candidate for the same need."""
+    return tuple((w, stem(w), w.isdigit()) for w in ordered_terms(need_text))
+
+
 def need_split(need_text: str, item: ItemEvidence) -> tuple[list[str], list[str]]:
     """The need's words the evidence supports, and those it does not state."""
     offered = offered_terms(item)
-    wanted = ordered_terms(need_text)
-    matched = [w for w in wanted if stem(w) in offered]
-    missing = [w for w in wanted if stem(w) not in offered and not w.isdigit()]
+    matched: list[str] = []
+    missing: list[str] = []
+    for word, stemmed, number in wanted_terms(need_text):
+        if stemmed in offered:
+            matched.append(word)
+        elif not number:
+            missing.append(word)
     return matched, missing
 
 
