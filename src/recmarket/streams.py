@@ -83,19 +83,15 @@ class Draws:
     def __init__(self) -> None:
         self._bits = np.random.PCG64(0)
         self._generator = np.random.Generator(self._bits)
+        self._key = {"state": 0, "inc": 1}  # re-filled for each call, the rest as it is
+        self._state = {"bit_generator": "PCG64", "state": self._key, "has_uint32": 0, "uinteger": 0}
 
     def __call__(self, seed: int) -> np.random.Generator:
         """The generator for one call, in the same state whenever the seed is the same."""
         digest = hashlib.blake2b(seed.to_bytes(8, "little"), digest_size=24).digest()
-        self._bits.state = {
-            "bit_generator": "PCG64",
-            "state": {
-                "state": int.from_bytes(digest[:16], "little"),
-                "inc": int.from_bytes(digest[16:], "little") << 1 | 1,
-            },
-            "has_uint32": 0,
-            "uinteger": 0,
-        }
+        self._key["state"] = int.from_bytes(digest[:16], "little")
+        self._key["inc"] = int.from_bytes(digest[16:], "little") << 1 | 1
+        self._bits.state = self._state
         return self._generator
 
 
