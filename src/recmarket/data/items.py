@@ -24,6 +24,7 @@ MAX_DESCRIPTION_CHARS = 1200
 
 TITLE_HEAD = re.compile(r"\s+-\s+|,|\(|\)|\||:|\s+with\s+|\s+for\s+", re.IGNORECASE)
 TITLE_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'.\-/]*")
+DIGIT = re.compile(r"[0-9]")  # a title word's only digits (TITLE_WORD is ASCII)
 
 
 @lru_cache(maxsize=65536)
@@ -33,7 +34,7 @@ def product_kind(title: str) -> str:
     codes and sizes (words with digits). Real titles put the kind at the end of the head
     ("Ernie Ball Regular Slinky Electric Guitar Strings, ...")."""
     head = TITLE_HEAD.split(title, maxsplit=1)[0]
-    plain = [w.lower() for w in TITLE_WORD.findall(head) if not any(c.isdigit() for c in w)]
+    plain = [w.lower() for w in TITLE_WORD.findall(head) if not DIGIT.search(w)]
     return " ".join(plain[-2:])
 
 

@@ -8,7 +8,7 @@ import pytest
 from recmarket.agents.contracts import ExplanationInput, StructuredNeed
 from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.params import PlatformParams
-from recmarket.agents.rules.platform import RuleExplainer, claimed_level, evidence_text
+from recmarket.agents.rules.platform import RuleExplainer, claimed_level, offered_terms
 from recmarket.agents.words import terms
 from recmarket.policies import BALANCED, EXAGGERATION, PAPER_POLICIES, STRICT
 
@@ -18,6 +18,19 @@ NEEDS = (
     "yoga mat cork",
     "carbon fiber trekking poles twist lock",
 )
+
+
+def evidence_text(e) -> str:
+    """Everything a platform may cite, as one text: listing text, features and rating."""
+    rating = f"{e.average_rating:.1f}" if e.average_rating is not None else ""
+    return " ".join((e.title, e.category, e.description, *e.features, rating))
+
+
+def test_an_items_offered_terms_are_those_of_all_its_evidence(domain) -> None:
+    """Read as the listing text's terms and the rest's (the listing's are read for fit
+    anyway): the same terms as the whole evidence read at once."""
+    for item in domain.items:
+        assert offered_terms(item.evidence) == terms(evidence_text(item.evidence))
 
 
 def explain(explainer, item, policy, need=NEEDS[0], seed=7) -> str:

@@ -32,10 +32,10 @@ from recmarket.policies import PresentationPolicy, Wording, policy
 from recmarket.streams import Draws, one_of
 
 
-def evidence_text(item: ItemEvidence) -> str:
-    """Everything the platform may cite: listing text, features and the rating."""
+def beyond_listing_text(item: ItemEvidence) -> str:
+    """What the platform may cite besides the listing text a retriever embeds."""
     rating = f"{item.average_rating:.1f}" if item.average_rating is not None else ""
-    return " ".join((item.title, item.category, item.description, *item.features, rating))
+    return " ".join((*item.features, rating))
 
 
 # Items whose reading is kept: the ones pools keep proposing. Few, since a kept item (and
@@ -46,8 +46,9 @@ ITEMS_KEPT = 4096
 @lru_cache(maxsize=ITEMS_KEPT)
 def offered_terms(item: ItemEvidence) -> frozenset[str]:
     """The terms of everything the platform may cite, read once per item (an item is
-    explained in many episodes)."""
-    return terms(evidence_text(item))
+    explained in many episodes): those of its listing text (which its reading of fit has
+    read already) and of the rest, since no term spans two parts."""
+    return terms(item.text()) | terms(beyond_listing_text(item))
 
 
 @lru_cache(maxsize=ITEMS_KEPT)
