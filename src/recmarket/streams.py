@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Sequence
 from enum import IntEnum
 from functools import lru_cache
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -84,7 +84,12 @@ class Draws:
         self._bits = np.random.PCG64(0)
         self._generator = np.random.Generator(self._bits)
         self._key = {"state": 0, "inc": 1}  # re-filled for each call, the rest as it is
-        self._state = {"bit_generator": "PCG64", "state": self._key, "has_uint32": 0, "uinteger": 0}
+        self._state: Any = {
+            "bit_generator": "PCG64",
+            "state": self._key,
+            "has_uint32": 0,
+            "uinteger": 0,
+        }
 
     def __call__(self, seed: int) -> np.random.Generator:
         """The generator for one call, in the same state whenever the seed is the same."""
