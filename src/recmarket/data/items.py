@@ -61,7 +61,7 @@ class ItemEvidence(BaseModel):
 
     def text(self) -> str:
         """The text a dense retriever embeds for this item."""
-        return ". ".join(p for p in (self.title, self.category, self.description) if p)
+        return ". ".join(filter(None, (self.title, self.category, self.description)))
 
 
 @dataclass(frozen=True)

@@ -30,23 +30,13 @@ class RoleAsker:
 
     async def __call__(self, role: str, inp: Contract, stream: Stream, *unit: int) -> Any:
         seed = call_seed(self.seed, self.domain, stream, self.episode_key, *unit)
-        slot = Call(role, inp, inp, len(self.calls))  # holds its place until the answer comes
-        self.calls.append(slot)
+        call = Call(role, inp)  # holds its place in the log until the answer comes
+        self.calls.append(call)
         try:
-            out = await getattr(self.agents, role)(inp, seed)
-        except RoleFailure:
-            self.calls[self._place(slot)] = Call(role, inp, None)  # what it was asked
+            call.output = await getattr(self.agents, role)(inp, seed)
+        except RoleFailure:  # stays, with what it was asked and no answer
             raise
-        except BaseException:
-            del self.calls[self._place(slot)]  # an interrupted call leaves no entry
+        except BaseException:  # an interrupted call leaves no entry
+            self.calls.remove(call)  # by identity: calls are not compared by value
             raise
-        self.calls[self._place(slot)] = Call(role, inp, out)
-        return out
-
-    def _place(self, slot: Call) -> int:
-        """Where the slot is now: where it was put, unless an interrupted call before it
-        left the log (then found by a search; the episode is being abandoned anyway)."""
-        at = slot.at
-        if at < len(self.calls) and self.calls[at] is slot:
-            return at
-        return next(i for i, c in enumerate(self.calls) if c is slot)
+        return call.output

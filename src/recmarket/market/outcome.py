@@ -20,12 +20,15 @@ from recmarket.data.episodes import Request
 from recmarket.vocabulary import Condition
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, eq=False)
 class Call:
+    """One role call of an episode, logged when it is made; its answer is filled in when
+    it comes (market/asker.py), so concurrent calls keep the order they were made in."""
+
     role: str
     input: Contract
-    output: Contract | None  # None: the role failed (its attempts are in the LLM store)
-    at: int = -1  # its place in the episode's log when it was made (market/asker.py)
+    output: Contract | None = None  # None: no answer (the role failed; its attempts are
+    # in the LLM store), or not yet
 
 
 @dataclass(frozen=True)
