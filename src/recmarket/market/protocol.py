@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from recmarket.agents.contracts import (
-    CandidateView,
     DecisionInput,
     ExplanationInput,
     HeldOutTarget,
@@ -35,7 +34,6 @@ from recmarket.agents.contracts import (
     ReviewInput,
     RoleFailure,
     ShortlistInput,
-    ShownOption,
     StructuredNeed,
     UpdateInput,
 )
@@ -269,26 +267,28 @@ class Round:
         try:
             if condition(self.condition).user_agent:
                 await self._shortlist(o, ask)
-            options = tuple(
-                ShownOption(
-                    option_id=option_id,
-                    rank=rank,
-                    platform_id=p.shown_as,
-                    reason=o.reasons.get(p.shown_as),
+            options = [  # validated with the input that carries them, in one pass
+                {
+                    "option_id": option_id,
+                    "rank": rank,
+                    "platform_id": p.shown_as,
+                    "reason": o.reasons.get(p.shown_as),
                     **self.visible(p),
-                )
+                }
                 for rank, (p, option_id) in enumerate(
                     zip(o.shown, o.option_ids(), strict=True), start=1
                 )
-            )
+            ]
             assert o.query is not None
             o.decision = await ask(
                 "decide",
-                DecisionInput(
-                    query_text=o.query.query_text,
-                    instruction=PROFILE_BY_NAME[o.request.profile].instruction,
-                    options=options,
-                    platform_centric=not condition(self.condition).user_agent,
+                DecisionInput.model_validate(
+                    {
+                        "query_text": o.query.query_text,
+                        "instruction": PROFILE_BY_NAME[o.request.profile].instruction,
+                        "options": options,
+                        "platform_centric": not condition(self.condition).user_agent,
+                    }
                 ),
                 Stream.DECIDE,
             )
@@ -312,18 +312,20 @@ class Round:
         k = min(self.market.config.shortlist_k, len(o.pool))
         shortlist = await ask(
             "shortlist",
-            ShortlistInput(
-                query_text=o.query.query_text,
-                need=o.need,
-                k=k,
-                histories=histories,
-                mechanism=None
-                if weighing is None or weighing.evidence_header is None
-                else weighing.name,
-                candidates=tuple(
-                    CandidateView(platform_id=o.pool[i].shown_as, **self.visible(o.pool[i]))
-                    for i in order
-                ),
+            ShortlistInput.model_validate(
+                {
+                    "query_text": o.query.query_text,
+                    "need": o.need,
+                    "k": k,
+                    "histories": histories,
+                    "mechanism": None
+                    if weighing is None or weighing.evidence_header is None
+                    else weighing.name,
+                    "candidates": [  # validated with the input, in one pass
+                        {"platform_id": o.pool[i].shown_as, **self.visible(o.pool[i])}
+                        for i in order.tolist()
+                    ],
+                }
             ),
             Stream.SHORTLIST,
         )
