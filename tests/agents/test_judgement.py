@@ -8,7 +8,7 @@ from recmarket.agents.judgement import Judge
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.embedding import load_embedder
 from recmarket.embedding.settings import EmbedderConfig
-from recmarket.embedding.similarity import Similarity
+from recmarket.embedding.similarity import Similarity, similarity_for
 
 NEED = "warm wool socks for hiking"
 TEXTS = [
@@ -21,7 +21,16 @@ TEXTS = [
 
 
 def judge() -> Judge:
-    return Judge.of(load_embedder(EmbedderConfig()), OfflineParams().scale)
+    """A judge that has read nothing yet (``Judge.of`` gives the process's shared one)."""
+    return Judge(similarity_for(load_embedder(EmbedderConfig())), OfflineParams().scale)
+
+
+def test_one_judge_a_process_for_an_embedder_and_a_scale() -> None:
+    """The market's measures and the offline roles read one memory of fits."""
+    embedder, scale = load_embedder(EmbedderConfig()), OfflineParams().scale
+    shared = Judge.of(embedder, scale)
+    assert Judge.of(embedder, scale) is shared
+    assert Judge.of(embedder, scale.model_copy(update={"fit_zero": 0.3})) is not shared
 
 
 def test_fits_read_in_any_company_equal_those_read_alone(monkeypatch) -> None:

@@ -11,6 +11,7 @@ of, mixes the two.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
@@ -49,6 +50,7 @@ class Scale(Protocol):
     def unknown_rating(self) -> float: ...
     @property
     def disclosure_relief(self) -> float: ...
+    def __hash__(self) -> int: ...  # a scale keys the process's judge (``Judge.of``)
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,11 @@ class Judge:
 
     @classmethod
     def of(cls, embedder: Embedder, scale: Scale) -> Judge:
-        return cls(similarity_for(embedder), scale)
+        """The process's judge for an embedder and a scale: the market's measures and the
+        offline roles read the same fits (a pool's, read ahead for its measure, are the
+        ones the ranker reads), and cells that share requests share them, as they share
+        the embedder's vectors (``similarity_for``)."""
+        return _judge(similarity_for(embedder), scale)
 
     def fit(self, need: str, texts: list[str]) -> np.ndarray:
         """Fit level of each text for the need: its overall sense (the embedder's cosine on
@@ -136,3 +142,8 @@ class Judge:
         speak of."""
         q = self.scale.quality_share
         return (1 - q) * min(max(fit, 0.0), 1.0) + q * self.quality(rating)
+
+
+@lru_cache(maxsize=8)
+def _judge(similarity: Similarity, scale: Scale) -> Judge:
+    return Judge(similarity, scale)
