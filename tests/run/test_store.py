@@ -47,6 +47,17 @@ def test_every_episode_is_stored_and_every_role_call_can_be_read(finished: Path)
         assert calls[0].input["target"]["title"]  # the typed input, whole
 
 
+def test_episodes_read_in_chunks_are_the_rows_read_at_once(finished: Path) -> None:
+    """The report reads a store's rows a chunk at a time (never every row as a dict)."""
+    store = RunStore.read(finished)
+    chunked = store.iter_episodes(chunk=5)
+    assert next(chunked) == store.episodes()[0]  # the first row, before the rest are read
+    assert [store.episodes()[0], *chunked] == store.episodes()
+    domain = store.episodes()[0]["domain"]
+    assert list(store.iter_episodes(domain, chunk=7)) == store.episodes(domain)
+    assert list(store.iter_episodes("Elsewhere")) == []
+
+
 def test_a_different_config_is_refused_with_the_differences(finished: Path) -> None:
     changed = CFG.model_copy(update={"seed": 7})
     with pytest.raises(RunConflict, match=r"seed: 42 -> 7.*same settings to resume"):

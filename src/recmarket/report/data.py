@@ -167,7 +167,7 @@ def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
             if run_dir not in loaded:
                 with RunStore.read(Path(run_dir)) as store:
                     cfg = store.config()
-                    rows = compact_rows(store.episodes(), {"replicate": cfg.seed})
+                    rows = compact_rows(store.iter_episodes(), {"replicate": cfg.seed})
                     loaded[run_dir] = (rows, cfg, Made.of(store.manifest()))
             rows, cfg, made = loaded[run_dir]
             figure = figure_of(entry.experiment, entry.figure)

@@ -318,12 +318,20 @@ class RunStore:
 
     def episodes(self, domain: str | None = None) -> list[dict[str, Any]]:
         """Episode rows in (domain, order) order, as dicts with Python types."""
+        return list(self.iter_episodes(domain))
+
+    def iter_episodes(
+        self, domain: str | None = None, chunk: int = 10_000
+    ) -> Iterator[dict[str, Any]]:
+        """``episodes``, read ``chunk`` rows at a time: a reader that keeps each row in a
+        form of its own (the report's) never holds every row as a dict, nor all of them as
+        SQLite gave them."""
         sql = "SELECT * FROM episodes" + (" WHERE domain = ?" if domain else "")
         with _named(self.path):
             cursor = self.db.execute(sql + " ORDER BY domain, ord", (domain,) if domain else ())
-            rows = cursor.fetchall()
-        names = [d[0] for d in cursor.description]
-        return [row_dict(row, names) for row in rows]
+            names = [d[0] for d in cursor.description]
+            while rows := cursor.fetchmany(chunk):
+                yield from (row_dict(row, names) for row in rows)
 
     def kept_calls(self, domain: str) -> set[int]:
         """The orders of the domain's episodes whose calls the store holds."""
