@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from recmarket.locks import LOCK_NAME, DirectoryInUse, WriterLock
+from recmarket.locks import LOCK_NAME, DirectoryInUse, UnsafeLock, WriterLock
 from tests.fixtures import lock_held_elsewhere
 
 
@@ -65,3 +65,51 @@ def test_a_forked_child_keeps_none_of_its_parents_holds(tmp_path: Path) -> None:
     finally:
         os.kill(child, signal.SIGKILL)
         os.waitpid(child, 0)
+
+
+def refused(directory: Path) -> str:
+    with pytest.raises(UnsafeLock) as refusal:
+        WriterLock(directory)
+    message = str(refusal.value)
+    assert str(directory / LOCK_NAME) in message and "choose another --out" in message
+    return message
+
+
+def test_a_lock_path_that_links_elsewhere_is_refused_and_its_target_untouched(
+    tmp_path: Path,
+) -> None:
+    """A run directory received from someone else cannot make a run write where its lock
+    path points: a symbolic link (dangling or not) or a second name of another file."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("IMPORTANT\n")
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / LOCK_NAME).symlink_to(victim)
+    assert "a symbolic link" in refused(tmp_path / "linked")
+    (tmp_path / "dangling").mkdir()
+    (tmp_path / "dangling" / LOCK_NAME).symlink_to(tmp_path / "nowhere")
+    assert "a symbolic link" in refused(tmp_path / "dangling")
+    assert not (tmp_path / "nowhere").exists()
+    (tmp_path / "hard").mkdir()
+    os.link(victim, tmp_path / "hard" / LOCK_NAME)
+    assert "a hard link" in refused(tmp_path / "hard")
+    assert victim.read_text() == "IMPORTANT\n"
+
+
+def test_a_lock_path_that_is_not_a_lock_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "fifo").mkdir()
+    os.mkfifo(tmp_path / "fifo" / LOCK_NAME)
+    assert "not a regular file" in refused(tmp_path / "fifo")
+    (tmp_path / "folder" / LOCK_NAME).mkdir(parents=True)
+    assert "not a regular file" in refused(tmp_path / "folder")
+    (tmp_path / "text").mkdir()
+    (tmp_path / "text" / LOCK_NAME).write_text("my notes, not a pid\n")
+    assert "something other than a process id" in refused(tmp_path / "text")
+    assert (tmp_path / "text" / LOCK_NAME).read_text() == "my notes, not a pid\n"
+
+
+def test_a_lock_file_left_by_an_earlier_run_is_taken_again(tmp_path: Path) -> None:
+    (tmp_path / LOCK_NAME).write_text("12345\n")  # a finished writer's pid
+    with WriterLock(tmp_path):
+        assert (tmp_path / LOCK_NAME).read_text().strip() == str(os.getpid())
+    (tmp_path / LOCK_NAME).write_text("")
+    WriterLock(tmp_path).close()

@@ -15,8 +15,10 @@ left in place: removing it could let a second process lock a file the first no l
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import stat
 import threading
 import weakref
 from dataclasses import dataclass
@@ -27,6 +29,12 @@ LOCK_NAME = ".recmarket.lock"
 
 class DirectoryInUse(RuntimeError):
     """Another process writes the directory."""
+
+
+class UnsafeLock(DirectoryInUse):
+    """The lock path is not a lock file recmarket may open and write: a symbolic link, a
+    FIFO, a directory, a file with other links, or a file with other contents. A run
+    directory received from someone else must not make a run write where the link points."""
 
 
 @dataclass
@@ -48,9 +56,50 @@ def _holder(fd: int) -> str:
     return text if text.isdigit() else "unknown"
 
 
+# What a lock file holds: its holder's pid and a newline (at most 20 digits), or nothing.
+LOCK_BYTES = 32
+
+
+def _open_lock(path: Path) -> int:
+    """The lock file's descriptor: created here, or an existing one that is a lock file
+    (a regular file with no other link, holding a pid or nothing). A symbolic link is never
+    followed, and nothing else at the path is opened for writing or truncated."""
+    flags = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    try:
+        return os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        pass
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        if error.errno not in (errno.ELOOP, errno.EISDIR, errno.ENXIO):
+            raise  # a read-only or unreadable directory: the error names the path
+        kind = "a symbolic link" if error.errno == errno.ELOOP else "not a regular file"
+        raise UnsafeLock(_refusal(path, f"it is {kind}")) from None
+    info = os.fstat(fd)
+    found = os.pread(fd, LOCK_BYTES + 1, 0).strip() if stat.S_ISREG(info.st_mode) else b""
+    if not stat.S_ISREG(info.st_mode):
+        problem = "it is not a regular file"
+    elif info.st_nlink != 1:
+        problem = f"the file has {info.st_nlink} names (a hard link)"
+    elif len(found) > LOCK_BYTES or (found and not found.isdigit()):
+        problem = "it holds something other than a process id"
+    else:
+        return fd
+    os.close(fd)
+    raise UnsafeLock(_refusal(path, problem))
+
+
+def _refusal(path: Path, problem: str) -> str:
+    return (
+        f"{path}: refusing to use it as this directory's writer lock: {problem}; remove it "
+        "if the directory is yours, or choose another --out"
+    )
+
+
 def _acquire(directory: Path) -> int:
     directory.mkdir(parents=True, exist_ok=True)
-    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd = _open_lock(directory / LOCK_NAME)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
