@@ -42,6 +42,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
         raise ConfigError(f"{path}{where}: invalid YAML: {exc}") from exc
+    except RecursionError:  # the parsers recurse once per level of arrays and tables
+        raise ConfigError(f"{path}: nested too deeply to be a configuration") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a table of settings at the top level")
     return data

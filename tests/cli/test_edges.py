@@ -44,6 +44,16 @@ def test_a_config_file_that_is_not_utf8_is_named_with_its_line(tmp_path: Path) -
     assert result.exit_code == 2 and "cell.toml:2: not UTF-8" in result.output
 
 
+@pytest.mark.parametrize("suffix, text", [(".toml", "a = {}"), (".yaml", "a: {}")])
+def test_a_config_nested_past_any_setting_is_one_line(tmp_path: Path, suffix, text) -> None:
+    deep = tmp_path / f"deep{suffix}"
+    deep.write_text(text.replace("{}", "[" * 50_000 + "]" * 50_000))
+    result = CliRunner().invoke(app, ["run", "--config", str(deep), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2
+    assert f"deep{suffix}: nested too deeply to be a configuration" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "r").exists()
+
+
 def test_csv_cells_cannot_start_a_formula() -> None:
     frame = pd.DataFrame({"text": ["=HYPERLINK(1)", "+1", "-x", "@A1", "fine", None]})
     frame["number"] = [-1.5, 2, 3, 4, 5, 6]
