@@ -63,7 +63,7 @@ class Outcome:
     decision: Decision | None = None
     record: ReputationRecord | None = None
     calls: list[Call] = field(default_factory=list)
-    target_best_fit: bool = False  # set with the pool: see Round.target_best_fit
+    target_best_fit: bool = False  # set with the pool: see metrics.target_best_fit
     regret: float | None = None  # set when the episode ends: see Round.regret
     choices: dict[str, str] = field(default_factory=dict)  # adaptive platform -> arm played
     lessons: dict[str, tuple[str, float | None]] = field(default_factory=dict)  # arm, reward

@@ -40,8 +40,9 @@ def retrieve(
     stride = max(100, j)
     jobs: list[list[Job]] = []
     for start in range(0, len(searches), SEARCH_BLOCK):
-        block = [o for o, _ in searches[start : start + SEARCH_BLOCK]]
-        scores = np.stack([retriever.scores(v) for _, v in searches[start : start + SEARCH_BLOCK]])
+        chunk = searches[start : start + SEARCH_BLOCK]
+        block = [o for o, _ in chunk]
+        scores = np.stack([retriever.scores(vector) for _, vector in chunk])
         draws = [market.draws(o.request) for o in block]
         if not user_agent:
             for o, need_scores, drawn in zip(block, scores, draws, strict=True):
