@@ -1,11 +1,14 @@
 """Presentation policies as registered objects: the paper's three, their rules, and the
 checks a new policy passes through."""
 
+from dataclasses import dataclass, replace
+
 import numpy as np
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from recmarket.agents.rules.params import PlatformParams
+from recmarket.agents.rules.platform import claimed_level
 from recmarket.policies import (
     PAPER_POLICIES,
     POLICIES,
@@ -18,6 +21,7 @@ from recmarket.policies import (
     families,
     policy,
 )
+from recmarket.registry import PluginError
 
 
 def test_the_paper_policies_are_registered_with_distinct_ids_and_colours() -> None:
@@ -53,6 +57,29 @@ def test_a_fixed_shift_scales_with_intensity_and_checks_its_bounds() -> None:
     assert -0.4 <= full - 0.5 <= -0.2 and half - 0.5 == pytest.approx((full - 0.5) / 2)
     with pytest.raises(ValueError, match="low <= high"):
         Shift(0.3, 0.1)
+
+
+@dataclass(frozen=True)
+class BreaksAbove:
+    """A claim rule that keeps its contract below a reading and breaks it above."""
+
+    broken: object
+    varies = False
+
+    def claim(self, reading, gen, intensity, bounds):  # type: ignore[no-untyped-def]
+        return self.broken if reading > 0.7 else reading
+
+
+@pytest.mark.parametrize(
+    ("broken", "says"),
+    [(float("nan"), "gave nan at reading 0.8, not a finite"), ("high", "gave 'high'")],
+)
+def test_a_claim_that_is_not_a_finite_number_is_stopped_naming_its_policy(broken, says) -> None:
+    shifty = replace(policy("balanced"), name="shifty", claim=BreaksAbove(broken))
+    gen, params = np.random.default_rng(0), PlatformParams()
+    assert claimed_level(shifty, 0.4, params, gen) == 0.4
+    with pytest.raises(PluginError, match=f"policy 'shifty': its claim rule {says}"):
+        claimed_level(shifty, 0.8, params, gen)
 
 
 def test_a_wording_says_exactly_one_thing_after_the_claim() -> None:

@@ -143,5 +143,24 @@ def test_a_plugin_cannot_replace_a_built_in(plugin_path: Path) -> None:
 
     things = registry()
     things.register(Own("one"))
+    assert things.names() == ("one",)
     with pytest.raises(PluginError, match="names a thing that is registered already"):
-        things.names()
+        things.get("one")
+
+
+def test_a_broken_plugin_is_named_when_asked_for_and_hides_neither_the_others_nor_a_typo(
+    plugin_path: Path,
+) -> None:
+    dist_info(
+        plugin_path,
+        "things-plugin",
+        {"recmarket.tests.things": {"boom": "broken_plugin:X", "extra": "things_plugin:EXTRA"}},
+    )
+    things = registry()
+    things.register(Thing("one"))
+    assert things.get("extra").name == "extra"  # loaded after the broken one, in name order
+    assert things.names() == ("one", "extra") and "boom" not in things
+    with pytest.raises(UnknownName, match=r"'bogus'; known: one, extra; installed but not loa"):
+        things.get("bogus")
+    with pytest.raises(PluginError, match=r"cannot load entry point 'boom'.*no such dependency"):
+        things.get("boom")

@@ -13,6 +13,7 @@ Names are what runs store (stored calls, episode rows), so a policy's name never
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Protocol
@@ -21,7 +22,7 @@ import numpy as np
 from pydantic import AfterValidator
 
 from recmarket.payloads import PAYLOADS
-from recmarket.registry import Registry
+from recmarket.registry import PluginError, Registry
 
 
 class PlatformBounds(Protocol):
@@ -147,6 +148,25 @@ class PresentationPolicy:
     wording: Wording
     colour: str  # in figures
 
+    def claimed(
+        self, reading: float, gen: np.random.Generator, intensity: float, bounds: PlatformBounds
+    ) -> float:
+        """The claim rule's level, checked: a rule (perhaps a plugin's) that gives anything
+        but a finite number is stopped here, naming the policy, rather than deep in a
+        run's arithmetic where nothing says whose rule it was."""
+        level = self.claim.claim(reading, gen, intensity, bounds)
+        if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)):
+            raise PluginError(
+                f"policy {self.name!r}: its claim rule gave {level!r} at reading "
+                f"{reading:.3g}, not a number"
+            )
+        if not math.isfinite(level):
+            raise PluginError(
+                f"policy {self.name!r}: its claim rule gave {level} at reading {reading:.3g}, "
+                "not a finite number"
+            )
+        return float(level)
+
 
 class _Bounds:
     strict_shading = 0.3
@@ -159,9 +179,7 @@ def probe(item: PresentationPolicy, params: object) -> None:
     gen = np.random.default_rng(0)
     for reading in (0.0, 0.5, 1.0):
         for intensity in (0.5, 1.0, 2.0):
-            level = item.claim.claim(reading, gen, intensity, _Bounds())
-            if not np.isfinite(level):
-                raise ValueError(f"its claim at reading {reading} is {level}, not a number")
+            item.claimed(reading, gen, intensity, _Bounds())
 
 
 POLICIES: Registry[PresentationPolicy] = Registry(

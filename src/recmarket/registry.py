@@ -6,8 +6,10 @@ it. Built-in variants register when their module is imported. Other installed pa
 theirs through an entry-point group (``[project.entry-points."recmarket.policies"]`` in
 their pyproject.toml, ``hedged = "my_package:HEDGED"``), read the first time a name is not
 found among the registered ones or the whole list is asked for, as inspect_ai discovers
-its model providers. An unknown name fails with the known ones; a plugin that cannot be
-loaded, or that is not the kind of object its group holds, fails naming its entry point.
+its model providers. An unknown name fails with the known ones. A plugin that cannot be
+loaded, or that is not the kind of object its group holds, is set aside with its error: the
+others still load, and only naming it fails, in one line naming its entry point (a broken
+package must not take every other variant, nor a typo's list of known names, down with it).
 
 A variant takes parameters through its own pydantic model (``Params``, forbidding unknown
 fields), so one settings form serves every kind: a name and a table of parameters
@@ -111,6 +113,7 @@ class Registry(Generic[T]):
         self.probe, self.aliases = probe, aliases  # aliases: deprecated names of the group
         self._items: dict[str, T] = {}
         self._points: dict[str, EntryPoint] = {}
+        self._broken: dict[str, str] = {}  # an entry point's name -> why it gave no variant
         self._checked: set[str] = set()
         self._discovered = False
 
@@ -128,13 +131,21 @@ class Registry(Generic[T]):
         return item
 
     def get(self, name: str) -> T:
+        """The variant called ``name``; ``PluginError`` if an installed package offers it but
+        it could not be loaded, else ``UnknownName`` listing the known names."""
         if name not in self._items:
             self.discover()
+        if name in self._broken:
+            raise PluginError(self._broken[name])
         try:
             return self._items[name]
         except KeyError:
             known = ", ".join(self.names()) or f"none (a package adds some under {self.group})"
-            raise UnknownName(f"unknown {self.kind} name {name!r}; known: {known}") from None
+            broken = ", ".join(map(repr, self._broken))
+            unloaded = f"; installed but not loadable: {broken}" if broken else ""
+            raise UnknownName(
+                f"unknown {self.kind} name {name!r}; known: {known}{unloaded}"
+            ) from None
 
     def checked(self, name: str) -> str:
         """``known``, and the variant passes its probe at its default parameters (once per
@@ -208,7 +219,8 @@ class Registry(Generic[T]):
 
     def discover(self) -> None:
         """Register what installed packages offer under this registry's entry-point group
-        (once per process)."""
+        (once per process); an entry point that gives no usable variant is set aside with
+        its error, for ``get`` to raise when it is named."""
         if self._discovered:
             return
         self._discovered = True
@@ -221,33 +233,28 @@ class Registry(Generic[T]):
                     DeprecationWarning,
                     stacklevel=2,
                 )
-            item = self._load(point)
-            if self._name_of(item) != point.name:
-                raise PluginError(
-                    f"entry point {point.name!r} in group {self.group!r} ({point.value}) gives "
-                    f"the {self.kind} {self._name_of(item)!r}; the two names must agree"
-                )
-            if point.name in self._items and self._items[point.name] != item:
-                raise PluginError(
-                    f"entry point {point.name!r} in group {self.group!r} ({point.value}) "
-                    f"names a {self.kind} that is registered already"
-                )
-            self.register(item)
-            self._points[point.name] = point
+            try:
+                self.register(self._usable(point))
+            except PluginError as error:
+                self._broken[point.name] = str(error)
+            else:
+                self._points[point.name] = point
 
-    def _load(self, point: EntryPoint) -> T:
+    def _usable(self, point: EntryPoint) -> T:
+        """The variant an entry point gives, or ``PluginError`` naming the entry point."""
+        where = f"entry point {point.name!r} in group {self.group!r} ({point.value})"
         try:
             item = point.load()
         except Exception as error:  # a broken plugin: say which, whatever it raised
-            raise PluginError(
-                f"cannot load entry point {point.name!r} in group {self.group!r} "
-                f"({point.value}): {type(error).__name__}: {error}"
-            ) from error
+            raise PluginError(f"cannot load {where}: {type(error).__name__}: {error}") from error
         if not isinstance(item, self.cls):
+            raise PluginError(f"{where} is not a {self.cls.__name__}")
+        if self._name_of(item) != point.name:
             raise PluginError(
-                f"entry point {point.name!r} in group {self.group!r} ({point.value}) is not "
-                f"a {self.cls.__name__}"
+                f"{where} gives the {self.kind} {self._name_of(item)!r}; the two names must agree"
             )
+        if point.name in self._items and self._items[point.name] != item:
+            raise PluginError(f"{where} names a {self.kind} that is registered already")
         return item
 
 

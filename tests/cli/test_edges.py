@@ -20,6 +20,7 @@ from recmarket.data.episodes import sample_requests
 from recmarket.embedding.base import StaticEmbedder
 from recmarket.market.build import build_market, item_vectors
 from recmarket.market.protocol import Round
+from tests.plugins import dist_info, recmarket, refused
 
 
 @pytest.mark.parametrize(
@@ -94,3 +95,23 @@ def test_markup_in_a_path_prints_as_itself(tmp_path: Path) -> None:
     assert shown.exit_code == 0 and "Video_Games/" in shown.output
     missing = CliRunner().invoke(app, ["show", str(tmp_path / "[red]nowhere")])
     assert missing.exit_code == 2 and "[red]nowhere" in missing.output
+
+
+def test_a_plugin_that_raises_at_import_is_one_line_and_hides_nothing_else(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "boomplug.py").write_text("raise RuntimeError('plugin exploded at import')\n")
+    dist_info(tmp_path, "boomplug", {"recmarket.policies": {"boom": "boomplug:X"}})
+    paths = (tmp_path,)
+    out = str(tmp_path / "run")
+    typo = refused(
+        "run", "--policies", "strict,bogus,balanced", "--requests", "6", "--out", out, paths=paths
+    )
+    assert "unknown policy name 'bogus'; known: strict, balanced, exaggeration" in typo
+    assert "installed but not loadable: 'boom'" in typo
+    broken = refused(
+        "run", "--policies", "strict,boom,balanced", "--requests", "6", "--out", out, paths=paths
+    )
+    assert "cannot load entry point 'boom'" in broken and "plugin exploded at import" in broken
+    assert "Traceback" not in typo + broken
+    recmarket("run", "--requests", "6", "--domain", "Video_Games", "--out", out, paths=paths)

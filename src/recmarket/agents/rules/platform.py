@@ -101,7 +101,7 @@ def claimed_level(
 ) -> float:
     """The level claimed, on the lexicon's scale: ``intensity`` scales how far the policy's
     rule takes it from the reading (an adaptive platform's choice within its policy)."""
-    return lexicon.clamp(chosen.claim.claim(reading, gen, intensity, p))
+    return lexicon.clamp(chosen.claimed(reading, gen, intensity, p))
 
 
 def with_payload(text: str, wording: Wording) -> str:
