@@ -85,10 +85,14 @@ def test_repeated_reviews_are_dropped_and_counted_however_they_are_written(
     make_domain: Callable[..., Path],
 ) -> None:
     """A file whose every review appears twice, once re-serialised with other spacing and
-    key order, loads as the file without the repeats: no review sits in its own user's
-    history as the target it predicts."""
+    key order and its text re-spaced or re-cased, loads as the file without the repeats: no
+    review sits in its own user's history as the target it predicts."""
     reviews = newest_first("U1", list("abcdef")) + newest_first("U2", list("abcde"))
-    respaced = [json.dumps(dict(reversed(r.items())), separators=(",", ":")) for r in reviews]
+    retexted = [
+        {**r, "text": f"  {r['text'].upper()}\t \n"} if i % 2 else {**r, "text": r["text"] + " "}
+        for i, r in enumerate(reviews)
+    ]
+    respaced = [json.dumps(dict(reversed(r.items())), separators=(",", ":")) for r in retexted]
     directory = make_domain([*reviews, *respaced], [meta(x) for x in "abcdef"])
     for strict in (False, True):  # repeated data is intact data: not an error even then
         domain = load_domain(domain_files(directory, "Tiny"), strict=strict)

@@ -1,9 +1,14 @@
 import gzip
+import io
+import json
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
-from recmarket.data.raw import DataError, LoadIssues, is_gzip, iter_records
+from recmarket.data import raw
+from recmarket.data.raw import DataError, LoadIssues, bounded_lines, is_gzip, iter_records
+from recmarket.data.reviews import read_review_lines
 from tests.fixtures import write_jsonl
 
 
@@ -79,3 +84,33 @@ def test_absurd_timestamps_are_skipped_not_crashed_on(tmp_path: Path) -> None:
     table = scan_reviews(path, issues)
     assert len(table) == 1 and issues.skipped == 2
     assert all("timestamp out of range" in e for e in issues.examples)
+
+
+def test_a_line_past_the_limit_is_skipped_counted_and_never_held_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines up to the limit load, a longer one is one counted skip whatever its length,
+    the numbering after it holds in both passes, and memory stays near the limit."""
+    monkeypatch.setattr(raw, "MAX_LINE_BYTES", 2**20)
+    fitting = json.dumps({"a": "x" * (2**20 - 10)}).encode()
+    assert len(fitting) == 2**20 - 1
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(
+        b'{"a": 1}\n' + fitting + b"\n" + b'{"a": "' + b"y" * 12 * 2**20 + b'"}\n{"a": 2}\n'
+    )
+    issues = LoadIssues(path)
+    tracemalloc.start()
+    loaded = [(n, len(r["a"]) if n == 2 else r["a"]) for n, r in iter_records(path, issues)]
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert loaded == [(1, 1), (2, 2**20 - 10), (4, 2)]
+    assert issues.counts == {"line longer than 1 MB": 1} and issues.examples[0].startswith(
+        f"{path}:3: line longer than 1 MB"
+    )
+    assert peak < 9 * 2**20  # the 12 MB line was read in pieces, never whole
+    assert read_review_lines(path, {1, 4}) == {1: {"a": 1}, 4: {"a": 2}}
+
+
+def test_bounded_lines_cut_exactly_at_the_limit() -> None:
+    text = b"abcd\nabcde\nabcdef\n" + b"z" * 23 + b"\nlast"
+    assert list(bounded_lines(io.BytesIO(text), 5)) == [b"abcd\n", b"abcde\n", None, None, b"last"]

@@ -3,7 +3,9 @@ accounting of every line that could not be used.
 
 Official downloads named ``.gz`` are sometimes not compressed, and unpacked files are
 sometimes renamed, so compression is decided by the gzip magic bytes, never by the name.
-Lines are streamed one at a time, so a 1.5 GB review file is never held in memory.
+Lines are streamed one at a time, so a 1.5 GB review file is never held in memory, and a
+line longer than ``MAX_LINE_BYTES`` is skipped (and counted) without being held whole: the
+longest real review or listing is a few hundred kilobytes, so such a line is damage.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import IO, Any, cast
 
 GZIP_MAGIC = b"\x1f\x8b"
 MAX_REPORTED = 5
+MAX_LINE_BYTES = 10 * 2**20
 
 
 class DataError(ValueError):
@@ -91,7 +94,10 @@ def iter_lines(path: Path, issues: LoadIssues) -> Iterator[tuple[int, bytes, dic
     lineno = 0
     try:
         with open_bytes(path) as fh:
-            for lineno, line in enumerate(fh, start=1):
+            for lineno, line in enumerate(bounded_lines(fh, MAX_LINE_BYTES), start=1):
+                if line is None:
+                    issues.skip(lineno, f"line longer than {MAX_LINE_BYTES // 2**20} MB")
+                    continue
                 if not line.strip():
                     continue
                 try:  # decoded line by line, so one bad byte costs one line
@@ -116,6 +122,19 @@ def iter_lines(path: Path, issues: LoadIssues) -> Iterator[tuple[int, bytes, dic
         raise DataError(
             f"{path}:{lineno + 1}: compressed stream is truncated or corrupt ({exc})"
         ) from exc
+
+
+def bounded_lines(fh: IO[bytes], limit: int) -> Iterator[bytes | None]:
+    """The file's lines, each None where it runs past ``limit`` bytes: the rest of such a
+    line is read through in ``limit``-sized pieces and dropped, so memory stays bounded by
+    the limit however long the line."""
+    while line := fh.readline(limit + 1):
+        if len(line) <= limit or line.endswith(b"\n"):  # whole: at most limit bytes and \n
+            yield line
+            continue
+        while (rest := fh.readline(limit)) and not rest.endswith(b"\n"):
+            pass
+        yield None
 
 
 def _no_constant(name: str) -> Any:

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from recmarket.data.raw import DataError, LoadIssues, iter_lines, open_bytes
+from recmarket.data import raw
+from recmarket.data.raw import DataError, LoadIssues, bounded_lines, iter_lines, open_bytes
 
 # The pre-release sample (and the website's Quick Start) spell some keys differently.
 TIMESTAMP_KEYS = ("timestamp", "sortTimestamp")
@@ -75,10 +76,13 @@ def _review_fields(record: dict[str, Any]) -> tuple[str, str, int, float] | str:
 
 
 def _text_checksum(record: dict[str, Any]) -> int:
-    """The CRC-32 of a review's text as parsed, so that the same review serialised with
-    other spacing, key order or escapes checks the same."""
+    """The CRC-32 of a review's text as parsed, its whitespace collapsed and its case
+    folded: the same review serialised with other spacing, key order or escapes, or
+    re-crawled with a trailing blank or a changed capital, checks the same (kept twice, it
+    would sit in its own user's history and leak the target)."""
     text = record.get("text")
-    return zlib.crc32((text if isinstance(text, str) else json.dumps(text)).encode())
+    raw = text if isinstance(text, str) else json.dumps(text)
+    return zlib.crc32(" ".join(raw.split()).casefold().encode())
 
 
 def scan_reviews(path: Path, issues: LoadIssues) -> ReviewTable:
@@ -155,9 +159,10 @@ def read_review_lines(
     if not wanted:
         return found
     last = max(wanted)
-    with open_bytes(path) as fh:  # bytes: a bad line elsewhere is not decoded at all
-        for lineno, line in enumerate(fh, start=1):
-            if lineno in wanted:
+    # bytes: a bad line elsewhere is not decoded at all; bounded: numbered as pass one did
+    with open_bytes(path) as fh:
+        for lineno, line in enumerate(bounded_lines(fh, raw.MAX_LINE_BYTES), start=1):
+            if line is not None and lineno in wanted:
                 record = json.loads(line)
                 found[lineno] = {f: record.get(f) for f in fields} if fields else record
             if lineno >= last:
