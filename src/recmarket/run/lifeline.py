@@ -9,6 +9,10 @@ parent died before it was asked, a daemon thread notices the parent is gone (the
 re-parented) within ``POLL_SECONDS`` and ends the process. Either way the worker ends
 without writing anything: a unit is only ever committed by the parent, whole.
 
+A server that a command starts (``llm serve``'s llama.cpp) is tethered the same way: it is
+started as ``python -m recmarket.run.lifeline PARENT MODULE ARGS...``, which asks for the
+signal and the watch on PARENT and then runs MODULE as ``python -m MODULE ARGS...`` would.
+
 Ray tasks need none of this: the local cluster that ``ray.init`` starts from the driver
 shares the driver's fate on Linux (Ray sets the same signal on its raylet), and the task
 workers end with the raylet (tests/run/test_lifeline.py kills a driver to check).
@@ -19,7 +23,9 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import runpy
 import signal
+import sys
 import threading
 import time
 
@@ -52,3 +58,16 @@ def die_with_parent(parent: int | None = None) -> None:
     if os.getppid() != parent:  # gone before the signal was asked for
         os._exit(1)
     threading.Thread(target=_watch, args=(parent,), name="lifeline", daemon=True).start()
+
+
+def run_tethered(argv: list[str]) -> None:
+    """``PARENT MODULE ARGS...``: end with PARENT, then run MODULE as its own ``__main__``
+    with ARGS (what ``python -m MODULE ARGS...`` does)."""
+    parent, module, *args = argv
+    die_with_parent(int(parent))
+    sys.argv = [module, *args]
+    runpy.run_module(module, run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    run_tethered(sys.argv[1:])

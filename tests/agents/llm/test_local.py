@@ -1,6 +1,14 @@
 """The local model server's edges: what is missing is said before anything starts."""
 
+import json
+import os
 import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -9,6 +17,7 @@ from typer.testing import CliRunner
 from recmarket.agents.llm import local
 from recmarket.agents.llm.local import LocalServer, LocalServerError
 from recmarket.cli import app
+from tests.run.test_lifeline import alive, gone_within
 
 
 def test_a_missing_model_file_is_named(tmp_path: Path) -> None:
@@ -37,5 +46,83 @@ def test_the_server_command_is_loopback_with_the_alias(tmp_path: Path, monkeypat
     monkeypatch.setattr(local.importlib.util, "find_spec", lambda name: object())
     command = LocalServer(model=model, alias="tiny", port=4321, threads=3).command()
     joined = " ".join(command)
-    assert "-m llama_cpp.server" in joined and "--host 127.0.0.1 --port 4321" in joined
+    assert f"-m recmarket.run.lifeline {os.getpid()} llama_cpp.server" in joined  # tethered
+    assert "--host 127.0.0.1 --port 4321" in joined
     assert "--model_alias tiny" in joined and "--n_threads 3" in joined
+
+
+def test_serve_refuses_a_port_in_use_before_it_starts_anything() -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        server = LocalServer(port=port)
+        with pytest.raises(LocalServerError, match=f"port {port} on 127.0.0.1 is in use"):
+            server.start()
+        assert server.process is None
+        result = CliRunner().invoke(app, ["llm", "serve", "--port", str(port)])
+    assert result.exit_code == 2 and str(port) in result.output
+    assert "serving" not in result.output
+
+
+@pytest.fixture
+def models_endpoint() -> Iterator[tuple[int, list[object]]]:
+    """A loopback server answering /v1/models with whatever the test puts in its list."""
+    listed: list[object] = []
+
+    class Models(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = json.dumps({"object": "list", "data": listed}).encode()
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Models)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield httpd.server_address[1], listed
+    httpd.shutdown()
+
+
+def test_the_server_is_ready_only_when_its_own_alias_is_listed_and_it_runs(
+    models_endpoint: tuple[int, list[object]],
+) -> None:
+    port, listed = models_endpoint
+    server = LocalServer(alias="tiny", port=port)
+    server.process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert not server._answers()  # a 200 with no models: someone else's server
+        listed += ["tiny", {"id": "other"}]
+        assert not server._answers()
+        listed.append({"id": "tiny"})
+        assert server._answers()
+        server.stop()
+        assert not server._answers()  # the alias answers, but not from this server
+    finally:
+        server.process.kill()
+
+
+TETHERING_PARENT = """
+import os, subprocess, sys, time
+server = subprocess.Popen(
+    [sys.executable, "-m", "recmarket.run.lifeline", str(os.getpid()), "http.server", "0",
+     "--bind", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(server.pid, flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_tethered_server_ends_when_its_parent_is_killed_outright() -> None:
+    parent = subprocess.Popen([sys.executable, "-c", TETHERING_PARENT], stdout=subprocess.PIPE)
+    assert parent.stdout is not None
+    pid = int(parent.stdout.readline())
+    try:
+        assert gone_within([pid], 1.0) is False  # it serves while its parent lives
+        parent.kill()
+        parent.wait()
+        assert gone_within([pid], 5.0), "the server outlived the process that started it"
+    finally:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)

