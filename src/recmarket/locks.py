@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 LOCK_NAME = ".recmarket.lock"
+# Why a lock file cannot be made: the directory is not this process's to write (a read-only
+# mount, another user's files). A reader needs no lock; a writer stops on these.
+UNWRITABLE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 
 
 class DirectoryInUse(RuntimeError):

@@ -1,15 +1,20 @@
 """The run store: manifest, conflicts, episode and call rows."""
 
+import errno
+import os
+import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.run import store as store_module
 from recmarket.run.records import CALLS_KEPT
 from recmarket.run.replay import ReplayMismatch, calls_of
 from recmarket.run.runner import run
 from recmarket.run.store import SCHEMA_VERSION, RunConflict, RunStore
+from recmarket.sqlite_files import StoreError
 
 CFG = RunConfig(domains=("Musical_Instruments",), episodes=EpisodeConfig(requests=24))
 
@@ -110,3 +115,46 @@ def test_a_store_of_an_unknown_schema_is_refused(tmp_path: Path) -> None:
         db.execute("UPDATE manifest SET value = '1' WHERE key = 'schema'")
     with pytest.raises(RunConflict, match="store schema 1 made by recmarket"):
         RunStore.open(out, CFG.model_copy(update={"episodes": EpisodeConfig(requests=12)}))
+
+
+@pytest.fixture
+def read_only_mount(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every directory behaves as a read-only mount does for the writer lock: its file
+    cannot be made."""
+
+    def unwritable(directory: Path) -> None:
+        path = directory / ".recmarket.lock"
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+
+    monkeypatch.setattr(store_module, "WriterLock", unwritable)
+
+
+def tree(directory: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(directory)): p.read_bytes() for p in directory.rglob("*")}
+
+
+def test_a_finished_run_in_a_read_only_directory_reruns_writing_nothing(
+    finished: Path, tmp_path: Path, read_only_mount: None
+) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(finished, copy)
+    before = tree(copy)
+    result = run(CFG, copy)
+    assert result.store.lock is None and len(result.store.episodes()) == 24
+    result.store.close()
+    assert tree(copy) == before
+    with pytest.raises(RunConflict, match="different configuration"):
+        run(CFG.model_copy(update={"seed": 7}), copy)
+
+
+def test_an_unfinished_or_missing_run_in_a_read_only_directory_is_refused_naming_it(
+    finished: Path, tmp_path: Path, read_only_mount: None
+) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(finished, copy)
+    with sqlite3.connect(copy / "run.sqlite") as db:
+        db.execute("DELETE FROM episodes WHERE ord >= 20")
+    with pytest.raises(StoreError, match=r"Read-only file system.*\.recmarket\.lock.*20 of 24"):
+        run(CFG, copy)
+    with pytest.raises(OSError, match=r"Read-only file system: '.*empty/\.recmarket\.lock'"):
+        run(CFG, tmp_path / "empty")

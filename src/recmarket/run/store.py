@@ -24,7 +24,7 @@ from typing import Any
 
 from recmarket import __version__
 from recmarket.config import RunConfig
-from recmarket.locks import WriterLock
+from recmarket.locks import UNWRITABLE, WriterLock
 from recmarket.run.episode_rows import (
     COLUMNS,
     IDENTITY,
@@ -159,7 +159,12 @@ class RunStore:
         compared, and episodes are written, by one process at a time."""
         roles = dict(roles or {})
         variants = outside_variants(config)
-        lock = WriterLock(out_dir)
+        try:
+            lock = WriterLock(out_dir)
+        except OSError as error:
+            if error.errno not in UNWRITABLE:
+                raise
+            return cls._finished(out_dir, config, roles, variants, error)
         try:
             store = cls(out_dir / STORE_NAME)
         except BaseException:
@@ -198,7 +203,48 @@ class RunStore:
         if not manifest:
             with _named(self.path):
                 self._write_manifest(config, roles, variants)
-        elif manifest.get("schema") != str(SCHEMA_VERSION):
+        else:
+            self._refuse_another(manifest, out_dir, config, roles, variants)
+
+    @classmethod
+    def _finished(
+        cls,
+        out_dir: Path,
+        config: RunConfig,
+        roles: dict[str, str],
+        variants: dict[str, dict[str, str]],
+        error: OSError,
+    ) -> RunStore:
+        """The run in a directory this process cannot write (a read-only mount), opened
+        read-only when it is this run and finished: a rerun then writes nothing, and needs
+        no lock. Otherwise ``error`` (which names the path) stands, with what it means."""
+        if not (out_dir / STORE_NAME).is_file():
+            raise error
+        store = cls.read(out_dir)
+        try:
+            store._refuse_another(store.manifest(), out_dir, config, roles, variants)
+            stored = store.db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
+            if stored < config.total_episodes:
+                raise StoreError(
+                    f"{error}; its run has {stored:,} of {config.total_episodes:,} episodes: "
+                    "copy the directory somewhere writable to finish it"
+                )
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def _refuse_another(
+        self,
+        manifest: dict[str, str],
+        out_dir: Path,
+        config: RunConfig,
+        roles: dict[str, str],
+        variants: dict[str, dict[str, str]],
+    ) -> None:
+        """``RunConflict`` unless ``manifest`` is this run's: schema, settings, the roles
+        answered from outside and the code of outside variants."""
+        if manifest.get("schema") != str(SCHEMA_VERSION):
             raise RunConflict(f"{out_dir} {other_engine(manifest)}, or choose another --out")
         elif manifest["config_hash"] != config.digest():
             old = json.loads(manifest["config"])
