@@ -25,6 +25,7 @@ LAYERS = (
         "streams",
         "sqlite_files",
         "locks",
+        "files",
         "tasks",
         "policies",
         "mechanisms",

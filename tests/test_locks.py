@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -35,6 +36,17 @@ def test_a_second_process_is_refused_naming_the_holder_and_free_once_it_is_kille
                 time.sleep(0.01)
     assert (tmp_path / "out" / LOCK_NAME).read_text().strip() == str(os.getpid())
     lock.close()
+
+
+def test_a_writer_that_waits_queues_behind_the_holder_and_gives_up_naming_it(
+    tmp_path: Path,
+) -> None:
+    with lock_held_elsewhere(tmp_path / "out") as pid:
+        with pytest.raises(DirectoryInUse, match=rf"\(pid {pid}\) \(waited 0 s\)"):
+            WriterLock(tmp_path / "out", wait=0.2)
+        threading.Timer(0.3, os.kill, (pid, signal.SIGKILL)).start()
+        with WriterLock(tmp_path / "out", wait=30):  # taken once the holder goes
+            assert (tmp_path / "out" / LOCK_NAME).read_text().strip() == str(os.getpid())
 
 
 def test_holds_within_one_process_are_counted(tmp_path: Path) -> None:

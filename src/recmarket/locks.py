@@ -20,11 +20,16 @@ import fcntl
 import os
 import stat
 import threading
+import time
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
 LOCK_NAME = ".recmarket.lock"
+WAIT_STEP = 0.05  # seconds between tries of a writer that waits
+# How long a brief writer (a plan's merge, a report) queues behind another before it gives
+# up: a report of a million episodes takes about a minute to write.
+BRIEF_WAIT = 300.0
 # Why a lock file cannot be made: the directory is not this process's to write (a read-only
 # mount, another user's files). A reader needs no lock; a writer stops on these.
 UNWRITABLE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
@@ -100,17 +105,26 @@ def _refusal(path: Path, problem: str) -> str:
     )
 
 
-def _acquire(directory: Path) -> int:
+def _acquire(directory: Path, wait: float) -> int:
     directory.mkdir(parents=True, exist_ok=True)
     fd = _open_lock(directory / LOCK_NAME)
+    deadline = time.monotonic() + wait
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(WAIT_STEP)
     except BlockingIOError:
         pid = _holder(fd)
         os.close(fd)
+        waited = f" (waited {wait:.0f} s)" if wait else ""
         raise DirectoryInUse(
-            f"{directory} is in use by another recmarket process (pid {pid}); wait for it "
-            "or choose another --out"
+            f"{directory} is in use by another recmarket process (pid {pid}){waited}; wait "
+            "for it or choose another --out"
         ) from None
     except BaseException:
         os.close(fd)
@@ -147,16 +161,18 @@ os.register_at_fork(after_in_child=_forget_in_child)
 
 class WriterLock:
     """This process's hold on ``directory`` as its only writer; ``DirectoryInUse`` (one line
-    naming the directory and the holder's pid) when another process holds it. Released by
-    ``close``, or when the object is collected, and by the kernel when the process ends."""
+    naming the directory and the holder's pid) when another process holds it, at once or
+    after ``wait`` seconds (for a brief writer, such as a plan's merge or a report, that
+    had better queue behind another than fail). Released by ``close``, or when the object
+    is collected, and by the kernel when the process ends."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, wait: float = 0.0) -> None:
         self.directory = directory
         key = str(directory.resolve())
         with _GUARD:
             held = _HELD.get(key)
             if held is None:
-                held = _HELD[key] = _Held(_acquire(directory))
+                held = _HELD[key] = _Held(_acquire(directory, wait))
             held.count += 1
         self._release = weakref.finalize(self, _release, key, held)
 

@@ -1,6 +1,7 @@
 """The report: figures and tables from the stores alone, and the HTML page in headless
 Chromium (no console errors, filters work, planted markup stays inert)."""
 
+import errno
 import os
 import re
 import shutil
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pytest
+from matplotlib.figure import Figure
 from typer.testing import CliRunner
 
 from recmarket.cli import app
@@ -98,6 +100,31 @@ def test_sections_drawn_in_workers_equal_those_drawn_here(report: Path, tmp_path
         assert (tmp_path / "forked" / "tables" / name).read_bytes() == (
             tmp_path / "here" / "tables" / name
         ).read_bytes()
+
+
+def test_a_report_that_cannot_be_written_whole_keeps_every_earlier_file_and_names_the_one(
+    report: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A disk that fills while a figure is saved: the earlier report stays as it was (no
+    half-written file in its place, no temporary file left), and the one line names the
+    file and says the report is incomplete."""
+    target = tmp_path / "r"
+    assert CliRunner().invoke(app, ["report", str(report), "--out", str(target)]).exit_code == 0
+    before = {p: p.read_bytes() for p in target.rglob("*") if p.is_file()}
+
+    def disk_fills(self: Figure, fname: Path, **_: object) -> None:
+        Path(fname).write_bytes(b"\x89PNG half")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(Figure, "savefig", disk_fills)
+    result = CliRunner().invoke(
+        app, ["report", str(report), "--out", str(target), "--workers", "1"]
+    )
+    assert result.exit_code == 2
+    said = " ".join(result.output.split())
+    assert re.search(r"No space left on device: '.*/figures/fig\w+\.png'", said), said
+    assert f"the report in {target} is incomplete" in said
+    assert {p: p.read_bytes() for p in target.rglob("*") if p.is_file()} == before
 
 
 @pytest.mark.slow  # end to end: the whole matrix, small

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import html
 import math
 import multiprocessing
@@ -18,6 +17,8 @@ from recmarket.analysis.attacks import attacker_levels
 from recmarket.analysis.market_measures import market_measures
 from recmarket.analysis.records import identical_groups, record_distribution
 from recmarket.conditions import condition
+from recmarket.files import replaced, write_text_whole
+from recmarket.locks import BRIEF_WAIT, WriterLock
 from recmarket.market.access import analytic_access
 from recmarket.report.data import Cell, MissingCell, load_cells
 from recmarket.report.explorer import EXPLORER_PER_DOMAIN, explorer, policy_colours
@@ -36,24 +37,10 @@ from recmarket.report.models import models_section
 from recmarket.report.paper import compare
 from recmarket.report.paper import summary as summary_line
 from recmarket.report.summary import RunSummary, run_summary
+from recmarket.report.tables import ReportIncomplete, write_table
 from recmarket.report.ticks import untangle
 from recmarket.run.lifeline import die_with_parent
 from recmarket.run.threads import pin_native_threads
-
-
-def write_table(rows: list[dict[str, Any]], stem: Path) -> None:
-    if not rows:
-        return
-    with stem.with_suffix(".csv").open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
-    lines += [
-        "| " + " | ".join(f"{v:.4f}" if isinstance(v, float) else str(v) for v in r.values()) + " |"
-        for r in rows
-    ]
-    stem.with_suffix(".md").write_text("\n".join(lines) + "\n")
 
 
 def cell_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
@@ -176,7 +163,8 @@ def _drawn(stem: str, draw: Any, cells: list[Cell], figures: Path, tables: Path)
     except MissingCell as missing:  # a custom spec under a built-in figure
         return DrawnFigure(stem, heading(draw), [], 0, str(missing))
     for suffix in (".png", ".pdf"):
-        fig.savefig(figures / f"{stem}{suffix}", dpi=130, bbox_inches="tight")
+        with replaced(figures / f"{stem}{suffix}") as temporary:
+            fig.savefig(temporary, dpi=130, bbox_inches="tight")
     plt.close(fig)
     kept = [r for r in rows if not is_empty(r)]
     write_table(kept, tables / stem)
@@ -246,7 +234,22 @@ def _sections(tasks: list[tuple[Any, tuple]], workers: int) -> list[Any]:
 
 def build_report(out_dirs: list[Path], target: Path, workers: int = 1) -> BuiltReport:
     """Write figures (PNG, PDF), tables (CSV, Markdown) and report.html under ``target``,
-    the sections computed in ``workers`` processes."""
+    the sections computed in ``workers`` processes. One report is written into ``target``
+    at a time (a second waits under its writer lock), and every file is replaced whole; a
+    file that cannot be written stops the report with ``ReportIncomplete`` naming it."""
+    target.mkdir(parents=True, exist_ok=True)
+    with WriterLock(target, wait=BRIEF_WAIT):
+        try:
+            return _build_report(out_dirs, target, workers)
+        except OSError as exc:
+            raise ReportIncomplete(
+                f"{exc}; the report in {target} is incomplete (each file in it is whole, "
+                "the earlier one or the new one): free the space or fix the permission and "
+                "run it again"
+            ) from exc
+
+
+def _build_report(out_dirs: list[Path], target: Path, workers: int) -> BuiltReport:
     global _cells
     _cells = cells = load_cells(out_dirs)
     figures, tables = target / "figures", target / "tables"
@@ -313,9 +316,7 @@ def build_report(out_dirs: list[Path], target: Path, workers: int = 1) -> BuiltR
     )
     path = target / "report.html"
     first = summary.html() + nav(contents)
-    path.write_text(
-        page(first, "\n".join(body), episodes, note, policy_colours()), encoding="utf-8"
-    )
+    write_text_whole(path, page(first, "\n".join(body), episodes, note, policy_colours()))
     return BuiltReport(path, comparison, notes, summary)
 
 

@@ -20,6 +20,8 @@ from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import SpendAccount
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import DEFAULT_SEEDS, builtin_names, load_spec
+from recmarket.files import write_text_whole
+from recmarket.locks import BRIEF_WAIT, WriterLock
 from recmarket.run.collector import spaced_collections
 from recmarket.run.driver import run_cells
 from recmarket.run.executor import LocalExecutor, ProcessExecutor
@@ -64,12 +66,12 @@ def read_plan(out: Path) -> list[PlannedCell]:
 def write_plan(out: Path, cells: list[PlannedCell]) -> None:
     """Merge ``cells`` into the directory's plan: a later reproduce into the same directory
     adds its experiments' cells (replacing a cell of the same experiment and name) rather
-    than dropping the earlier ones. Written to a temporary file, then renamed into place."""
-    kept = read_plan(out) if (out / PLAN).is_file() else []
-    merged = {(c.experiment, c.cell): c for c in [*kept, *cells]}
-    temporary = out / f".{PLAN}.tmp"
-    temporary.write_text(json.dumps([asdict(c) for c in merged.values()], indent=1))
-    temporary.replace(out / PLAN)
+    than dropping the earlier ones. Two reproduces into one directory merge one after the
+    other, under its writer lock, and the plan is replaced whole (a reader never sees half)."""
+    with WriterLock(out, wait=BRIEF_WAIT):
+        kept = read_plan(out) if (out / PLAN).is_file() else []
+        merged = {(c.experiment, c.cell): c for c in [*kept, *cells]}
+        write_text_whole(out / PLAN, json.dumps([asdict(c) for c in merged.values()], indent=1))
 
 
 def plan(

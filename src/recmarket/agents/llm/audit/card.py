@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from recmarket import __version__
 from recmarket.agents.llm.config import OPERATIONAL, ModelConfig
 from recmarket.embedding.cache import default_cache_dir
+from recmarket.files import write_text_whole
 
 REQUIRED = 0.8  # the pass rate a sound model should reach on every probe
 Z95 = 1.959964
@@ -114,9 +115,7 @@ def made_now() -> str:
 def write_card(card: AuditCard, directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / CARD_FILE
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(card.model_dump_json(indent=2))
-    tmp.replace(path)
+    write_text_whole(path, card.model_dump_json(indent=2))
     return path
 
 

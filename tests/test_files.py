@@ -1,0 +1,45 @@
+"""Files written whole or not at all, and failures that name the file."""
+
+import errno
+import os
+from pathlib import Path
+
+import pytest
+
+from recmarket.files import replaced, write_text_whole
+
+
+def test_a_file_is_replaced_whole_through_a_temporary_name_of_its_own(tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    path.write_text("old")
+    with replaced(path) as first, replaced(path) as second:
+        assert first != second and first.parent == tmp_path and first.suffix == ".json"
+        assert first.name.startswith(".plan.")
+        first.write_text("first")
+        second.write_text("second")
+        assert path.read_text() == "old"  # readers see the earlier file until the rename
+    assert path.read_text() == "first"  # the last writer to finish
+    assert os.listdir(tmp_path) == ["plan.json"]
+
+
+def test_a_failed_write_keeps_the_earlier_file_and_names_it(tmp_path: Path) -> None:
+    path = tmp_path / "report.html"
+    path.write_text("earlier")
+    with pytest.raises(OSError, match=r"No space left on device: '.*report\.html'") as failed:
+        with replaced(path) as temporary:
+            temporary.write_text("half")
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # names no file
+    assert failed.value.errno == errno.ENOSPC
+    assert path.read_text() == "earlier" and os.listdir(tmp_path) == ["report.html"]
+    with pytest.raises(OSError, match=r"'.*report\.html'"):  # the temporary's name is not shown
+        with replaced(path) as temporary:
+            raise PermissionError(errno.EACCES, "Permission denied", str(temporary))
+    with pytest.raises(KeyboardInterrupt):
+        with replaced(path) as temporary:
+            raise KeyboardInterrupt
+    assert os.listdir(tmp_path) == ["report.html"]
+
+
+def test_text_is_written_whole(tmp_path: Path) -> None:
+    write_text_whole(tmp_path / "a.md", "é\n")
+    assert (tmp_path / "a.md").read_bytes() == "é\n".encode()
