@@ -25,18 +25,17 @@ def test_a_file_is_replaced_whole_through_a_temporary_name_of_its_own(tmp_path: 
 def test_a_failed_write_keeps_the_earlier_file_and_names_it(tmp_path: Path) -> None:
     path = tmp_path / "report.html"
     path.write_text("earlier")
-    with pytest.raises(OSError, match=r"No space left on device: '.*report\.html'") as failed:
-        with replaced(path) as temporary:
-            temporary.write_text("half")
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # names no file
+    full = pytest.raises(OSError, match=r"No space left on device: '.*report\.html'")
+    with full as failed, replaced(path) as temporary:
+        temporary.write_text("half")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # names no file
     assert failed.value.errno == errno.ENOSPC
     assert path.read_text() == "earlier" and os.listdir(tmp_path) == ["report.html"]
-    with pytest.raises(OSError, match=r"'.*report\.html'"):  # the temporary's name is not shown
-        with replaced(path) as temporary:
-            raise PermissionError(errno.EACCES, "Permission denied", str(temporary))
-    with pytest.raises(KeyboardInterrupt):
-        with replaced(path) as temporary:
-            raise KeyboardInterrupt
+    # the temporary's name, which the user never sees, is replaced by the file's
+    with pytest.raises(OSError, match=r"'.*report\.html'"), replaced(path) as temporary:
+        raise PermissionError(errno.EACCES, "Permission denied", str(temporary))
+    with pytest.raises(KeyboardInterrupt), replaced(path):
+        raise KeyboardInterrupt
     assert os.listdir(tmp_path) == ["report.html"]
 
 

@@ -85,6 +85,18 @@ def server_error() -> Response:
     return 500, {}, {"error": {"message": "internal error", "type": "server"}}
 
 
+def echoed(payload: dict[str, Any], sent: str) -> dict[str, Any]:
+    """``payload`` with the Authorization header it answers appended to its message."""
+    if "error" in payload:
+        error = payload["error"]
+        return {**payload, "error": {**error, "message": f"{error['message']} ({sent})"}}
+    if "choices" in payload:
+        choice = payload["choices"][0]
+        message = {**choice["message"], "content": f"{choice['message']['content']} {sent}"}
+        return {**payload, "choices": [{**choice, "message": message}, *payload["choices"][1:]]}
+    return payload
+
+
 def completion(body: dict[str, Any], text: str, prompt_tokens: int) -> dict[str, Any]:
     """A chat completion as OpenAI-compatible servers send it."""
     digest = hashlib.sha256(json.dumps(body["messages"]).encode()).hexdigest()
@@ -174,6 +186,9 @@ class FakeLLM:
     # When set, each answer (the speed check's too) takes this many seconds per token it
     # holds, as a model writing at 1 / token_seconds tokens a second does
     token_seconds: float | None = None
+    # When set, the bearer token sent is echoed: in every error's message and after every
+    # answer's text (a misconfigured proxy or a debugging endpoint does this)
+    echo_key: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
     prefixes: PrefixIndex = field(default_factory=PrefixIndex)
     seen: Counter[str] = field(default_factory=Counter)  # attempts of each distinct request
@@ -214,6 +229,8 @@ class FakeLLM:
                         status, headers, payload = fake.respond(body, slept=True)
                 else:
                     status, headers, payload = fake.respond(body)
+                if fake.echo_key:
+                    payload = echoed(payload, self.headers.get("Authorization", ""))
                 data = json.dumps(payload).encode()
                 if fake.raw_reply is not None and body["messages"][0] != CHECK_MESSAGES[0]:
                     content_type, data = fake.raw_reply

@@ -138,3 +138,33 @@ def test_rate_limits_do_not_count_as_failures_in_a_row(tmp_path: Path) -> None:
     with FakeLLM(faults=plan) as server:
         model = chat_model(server, tmp_path, max_failures_in_a_row=2, concurrency=4)
         assert len(ask(model, calls=4)) == 4
+
+
+def test_a_key_the_endpoint_echoes_reaches_no_error_no_answer_and_no_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "sk-live-0123456789abcdef"
+    monkeypatch.setenv(KEY_ENV, secret)
+    with FakeLLM(echo_key=True, fault_rate=1.0) as server:  # every attempt a 5xx or 429
+        model = chat_model(server, tmp_path / "failing", max_retries=1)
+        with pytest.raises(EndpointFailure) as stopped:
+            ask(model)
+    assert secret not in str(stopped.value) and "[redacted API key]" in str(stopped.value)
+    assert stopped.value.__cause__ is not None and secret not in repr(stopped.value.__cause__)
+    with FakeLLM(echo_key=True) as server:
+        model = chat_model(server, tmp_path)
+        [text] = ask(model)
+        assert text.endswith("Bearer [redacted API key]")
+        assert secret.encode() not in (tmp_path / "calls.sqlite").read_bytes()
+        sent = server.total
+        assert ask(chat_model(server, tmp_path)) == [text]  # what the store serves
+        assert server.total == sent
+
+
+def test_a_short_key_is_no_secret_and_answers_keep_their_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, "local")
+    with FakeLLM(echo_key=True) as server:
+        [text] = ask(chat_model(server, tmp_path))
+    assert text.endswith("Bearer local")

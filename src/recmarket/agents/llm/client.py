@@ -36,6 +36,7 @@ from recmarket.agents.llm.wrappers import (
     Deadline,
     EndpointFailure,
     Limited,
+    Redacted,
     Retrying,
     WaitNotice,
 )
@@ -75,7 +76,7 @@ class ChatModel:
         self.cfg, self.api, self.cache, self.ledger, self.replay = cfg, api, cache, ledger, replay
         self.limit, self.on_wait = limit, on_wait
         # Every call, checks included; the calls in flight are the endpoint's, all models'.
-        self._timed = Deadline(api.generate, cfg, on_wait, lambda: limit.in_flight)
+        self._timed = Deadline(Redacted(api.generate, cfg), cfg, on_wait, lambda: limit.in_flight)
         unpaid = Retrying(Limited(self._timed, limit), cfg, on_wait, lambda: limit.current)
         self._check = unpaid  # the endpoint check is never charged to a run
         self._send = Budgeted(unpaid, cfg, ledger.account)

@@ -8,15 +8,18 @@ turns the rest, and runs of failed retries, into ``EndpointFailure``; ``Limited`
 of the endpoint's slots for each attempt, retries first, then stage 3-4 calls (and among
 them those of the longest remaining stream), and tells the adaptive limit (``adaptive``)
 how the attempt went; ``Deadline`` gives each attempt its deadline (``pace``) from
-connecting to the last byte. Retrying outside the limit means a retry waits for a slot
-under the limit its own failure may have cut, rather than keeping its slot; it goes to the
-head of that queue, so first attempts cannot keep taking the slot while it sleeps.
+connecting to the last byte; ``Redacted``, innermost, takes the API key's value out of
+every error and reply before anything else sees them. Retrying outside the limit means a
+retry waits for a slot under the limit its own failure may have cut, rather than keeping
+its slot; it goes to the head of that queue, so first attempts cannot keep taking the slot
+while it sleeps.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import os
 import random
 import time
 from collections.abc import Callable
@@ -233,3 +236,43 @@ class Budgeted:
         finally:
             self.account.in_flight -= 1
             self.account.settle(reserved, cost)
+
+
+# Shorter values are no secret (``llm serve``'s "local") and would be struck from answers
+# where they are ordinary words.
+MIN_SECRET_CHARS = 8
+REDACTED = "[redacted API key]"
+
+
+def redact(text: str, secret: str) -> str:
+    """``text`` with every occurrence of ``secret`` replaced (if it is long enough to be
+    one)."""
+    return text.replace(secret, REDACTED) if len(secret) >= MIN_SECRET_CHARS else text
+
+
+class Redacted:
+    """The API key's value never leaves the provider call: an endpoint that echoes the key
+    (in an error body, or in an answer) would otherwise put it on stderr, in the stop line,
+    and in every store the answer is kept in. The key is read as the provider reads it,
+    from the model's environment variable, at each call."""
+
+    def __init__(self, inner: Generate, cfg: ModelConfig) -> None:
+        self.inner, self.cfg = inner, cfg
+
+    async def __call__(self, request: ChatRequest) -> Reply:
+        secret = os.environ.get(self.cfg.api_key_env, "")
+        try:
+            reply = await self.inner(request)
+        except ProviderError as error:
+            if len(secret) < MIN_SECRET_CHARS or secret not in error.cause:
+                raise
+            raise ProviderError(
+                redact(error.cause, secret),
+                retryable=error.retryable,
+                retry_after=error.retry_after,
+                rate_limited=error.rate_limited,
+                overload=error.overload,
+            ) from None  # the provider's own exception holds the key too
+        if len(secret) >= MIN_SECRET_CHARS and secret in reply.text:
+            return replace(reply, text=redact(reply.text, secret))
+        return reply
