@@ -159,6 +159,31 @@ def _forget_in_child() -> None:
 os.register_at_fork(after_in_child=_forget_in_child)
 
 
+def writer_elsewhere(directory: Path) -> str | None:
+    """The pid (as the holder wrote it) of another process writing ``directory`` now, else
+    None: for a reader that must not read a run half-written (a calibration). The lock is
+    probed, never created, and a link at its path is not followed."""
+    with _GUARD:
+        if str(directory.resolve()) in _HELD:
+            return None  # this process is the writer
+    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    try:
+        fd = os.open(directory / LOCK_NAME, flags)
+    except OSError:
+        return None  # no lock file, or none a writer could have taken
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _holder(fd)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
 class WriterLock:
     """This process's hold on ``directory`` as its only writer; ``DirectoryInUse`` (one line
     naming the directory and the holder's pid) when another process holds it, at once or

@@ -14,7 +14,13 @@ choice situations of one kind and each must count once:
   different backends (a model and the offline rules, two models) are two behaviours, pooled
   only on request (``pool_backends``);
 - something to fit: a run without a finished episode is refused rather than read as
-  evidence for the starting values.
+  evidence for the starting values;
+- a run at rest: one that another process is still writing would be fitted to the episodes
+  it happens to have, so it is refused until that process ends.
+
+A run that ``--check`` predicts must be a model run (an offline one would compare the
+offline agents with themselves) and must not be one of the fitted runs (its prediction
+would be judged on the data it was fitted to).
 
 Each refusal is one line naming the run and the reason (``CalibrationRefused``).
 """
@@ -28,6 +34,7 @@ from recmarket.agents.llm.config import OFFLINE
 from recmarket.agents.roles import role_setting
 from recmarket.conditions import condition
 from recmarket.config import RunConfig
+from recmarket.locks import writer_elsewhere
 from recmarket.run.store import RunStore, stored_roles
 
 FITTED_ROLES = ("shortlist", "decide", "update")  # the roles whose behaviour is fitted
@@ -69,6 +76,13 @@ def _backends(cfg: RunConfig, outside: dict[str, str]) -> tuple[tuple[str, str],
 
 
 def read_run(path: Path) -> PooledRun:
+    """The run in ``path``; ``CalibrationRefused`` if another process is writing it."""
+    writer = writer_elsewhere(path)
+    if writer is not None:
+        raise CalibrationRefused(
+            f"{path}: another recmarket process (pid {writer}) is still writing this run; "
+            "calibrate it once that run has finished"
+        )
     with RunStore.read(path) as store:
         manifest = store.manifest()
         config = store.config()
@@ -117,3 +131,23 @@ def pooled_runs(paths: list[Path], pool_backends: bool = False) -> list[PooledRu
             )
         runs.append(run)
     return runs
+
+
+def checked_runs(paths: list[Path], fitted: list[Path]) -> list[Path]:
+    """The runs ``--check`` predicts, each a model run at rest that was not fitted;
+    ``CalibrationRefused`` naming the first that is not."""
+    fitted_runs = [read_run(path) for path in fitted]
+    for path in paths:
+        run = read_run(path)
+        for earlier in fitted_runs:
+            if earlier.path.resolve() == path.resolve() or earlier.identity == run.identity:
+                raise CalibrationRefused(
+                    f"{path}: one of the calibrated runs ({earlier.path}); a prediction is "
+                    "checked against a model run it was not fitted to: give --check another"
+                )
+        if not run.config.uses_llm:
+            raise CalibrationRefused(
+                f"{path}: an offline run; --check compares the calibrated offline agents with "
+                "a model run (one whose roles a model answered)"
+            )
+    return paths

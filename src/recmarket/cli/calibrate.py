@@ -107,12 +107,14 @@ def calibrate_command(
     predict other cells' model runs with the fitted offline agents and say which metrics
     fall inside the prediction intervals."""
     from recmarket.calibration.calibrate import calibrate, write_params
+    from recmarket.calibration.pooling import checked_runs
     from recmarket.report.prediction import check_predictions
 
     with user_errors():
         for run_dir in [*run_dirs, *(check or [])]:
             if not (run_dir / "run.sqlite").is_file():
                 fail(f"{run_dir}: no run store (run.sqlite) here")
+        check = checked_runs(check or [], run_dirs)  # refused before the fit, not after
         with WriterLock(out_path.parent):  # one calibration writes a directory at a time
             calibration = calibrate(run_dirs, pool_backends=pool_backends)
             report = write_params(calibration, out_path)
