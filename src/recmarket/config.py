@@ -23,7 +23,7 @@ from recmarket.embedding.settings import EmbedderConfig
 from recmarket.hashing import ADDED_LATER, unset_later
 from recmarket.market.reputation import ScopeName
 from recmarket.market.settings import MarketConfig
-from recmarket.vocabulary import ROLES
+from recmarket.vocabulary import RoleName
 
 DEFAULT_DOMAINS = ("Musical_Instruments", "Video_Games", "Sports_and_Outdoors")
 
@@ -57,7 +57,7 @@ class RunConfig(BaseModel):
     embedder: EmbedderConfig = EmbedderConfig()
     agents: OfflineParams = OfflineParams()
     llm: LLMConfig | None = Field(None, description="models per role; None: all offline")
-    roles: Annotated[dict[str, str | RoleSetting], ADDED_LATER] = Field(
+    roles: Annotated[dict[RoleName, str | RoleSetting], ADDED_LATER] = Field(
         {},
         description="role -> a registered role backend's name (recmarket.roles entry points), "
         "or { backend = NAME, params = {...} }, answering that role instead of the offline model",
@@ -71,9 +71,7 @@ class RunConfig(BaseModel):
 
     @model_validator(mode="after")
     def _roles_are_registered_backends(self) -> RunConfig:
-        for role, value in self.roles.items():
-            if role not in ROLES:
-                raise ValueError(f"roles: {role!r} is not a role; the roles are {', '.join(ROLES)}")
+        for role, value in self.roles.items():  # each key a role: its type says so
             chosen_backend(role, role_setting(value).backend)
         return self
 

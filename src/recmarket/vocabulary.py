@@ -8,7 +8,7 @@ policies and reputation mechanisms, which are more than names, are objects in re
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal, TypeGuard, get_args
 
 # An evaluation condition's name (Section 4.1: platform-centric, no-rep, local-rep).
 Condition = str
@@ -18,6 +18,12 @@ Condition = str
 # (shared: Shared-1).
 Scope = str
 
-# The seven roles of one round, in the order a round calls them (Section 3).
-Role = Literal["query", "need", "explain", "shortlist", "decide", "review", "update"]
-ROLES: tuple[Role, ...] = get_args(Role)
+# The seven roles of one round, in the order a round calls them (Section 3): the name of a
+# role wherever one is named (a role's backend is ``recmarket.agents.contracts.Role``).
+RoleName = Literal["query", "need", "explain", "shortlist", "decide", "review", "update"]
+ROLES: tuple[RoleName, ...] = get_args(RoleName)
+
+
+def is_role(name: str) -> TypeGuard[RoleName]:
+    """Whether ``name`` (read from a store, a reply or a command line) names a role."""
+    return name in ROLES

@@ -32,8 +32,8 @@ def test_recmarket_backends_are_fixed_by_the_settings_and_others_are_named() -> 
 
 
 def test_settings_name_only_registered_backends_for_the_role_they_answer() -> None:
-    with pytest.raises(ValidationError, match="'ranker' is not a role; the roles are query"):
-        RunConfig(roles={"ranker": "x"})
+    with pytest.raises(ValidationError, match=r"roles.ranker.\[key\]\n  Input should be 'query'"):
+        RunConfig.model_validate({"roles": {"ranker": "x"}})
     with pytest.raises(ValidationError, match="unknown role backend name 'x'"):
         RunConfig(roles={"shortlist": "x"})
     backend = RoleBackend("first-k", "shortlist", lambda embedder, offline, params: Ranker())

@@ -21,6 +21,7 @@ from recmarket.data.items import ItemEvidence
 from recmarket.mechanisms import MechanismName
 from recmarket.policies import PolicyName
 from recmarket.profiles import Profile
+from recmarket.vocabulary import RoleName
 
 ClaimReliability = Literal["high", "mixed", "low"]
 NOTE_MAX_WORDS = 30
@@ -272,7 +273,7 @@ class RoleFailure(RuntimeError):
     """A role could not produce a valid output (after any repairs). The episode records the
     failure and stays in every denominator."""
 
-    def __init__(self, role: str, reason: str) -> None:
+    def __init__(self, role: RoleName, reason: str) -> None:
         super().__init__(f"{role}: {reason}")
         self.role, self.reason = role, reason
 

@@ -42,7 +42,7 @@ from recmarket.agents.contracts import (
 )
 from recmarket.embedding import Embedder
 from recmarket.registry import NoParams, Registry, VariantSetting
-from recmarket.vocabulary import ROLES
+from recmarket.vocabulary import ROLES, RoleName
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,9 @@ class Agents:
         another rather than as concurrent tasks, with the same results."""
         return all(getattr(getattr(self, f.name), "answers_at_once", False) for f in fields(self))
 
-    def identity(self) -> dict[str, str]:
+    def identity(self) -> dict[RoleName, str]:
         """Each role answered by a backend from outside recmarket, and what it is."""
-        found = {f.name: backend_identity(getattr(self, f.name)) for f in fields(self)}
+        found = {role: backend_identity(getattr(self, role)) for role in ROLES}
         return {role: who for role, who in found.items() if who is not None}
 
 
@@ -80,7 +80,7 @@ class RoleBackend:
     callable, a ``Role`` of its contract. Raises: nothing for valid parameters."""
 
     name: str
-    role: str  # the role it answers
+    role: RoleName  # the role it answers
     make: Callable[[Embedder, Any, Any], Any]
     Params: type[BaseModel] = NoParams
 
@@ -114,7 +114,7 @@ def role_setting(value: str | RoleSetting) -> RoleSetting:
     return RoleSetting(backend=value) if isinstance(value, str) else value
 
 
-def chosen_backend(role: str, name: str) -> RoleBackend:
+def chosen_backend(role: RoleName, name: str) -> RoleBackend:
     """The registered backend ``name`` for ``role``; a clear error if it answers another."""
     backend = ROLE_BACKENDS.get(name)
     if backend.role != role:
@@ -123,7 +123,7 @@ def chosen_backend(role: str, name: str) -> RoleBackend:
 
 
 def with_backends(
-    agents: Agents, chosen: Mapping[str, str | RoleSetting], embedder: Embedder, offline: Any
+    agents: Agents, chosen: Mapping[RoleName, str | RoleSetting], embedder: Embedder, offline: Any
 ) -> Agents:
     """``agents`` with the roles of ``chosen`` ({role: backend name or setting}) built by
     name, each with its own parameters."""

@@ -36,8 +36,13 @@ from recmarket.conditions import condition
 from recmarket.config import RunConfig
 from recmarket.locks import writer_elsewhere
 from recmarket.run.store import RunStore, stored_roles
+from recmarket.vocabulary import RoleName
 
-FITTED_ROLES = ("shortlist", "decide", "update")  # the roles whose behaviour is fitted
+FITTED_ROLES: tuple[RoleName, ...] = (
+    "shortlist",
+    "decide",
+    "update",
+)  # the roles whose behaviour is fitted
 
 
 class CalibrationRefused(ValueError):
@@ -66,7 +71,7 @@ class PooledRun:
 
 
 def _backends(cfg: RunConfig, outside: dict[str, str]) -> tuple[tuple[str, str], ...]:
-    def answered(role: str) -> str:
+    def answered(role: RoleName) -> str:
         if cfg.llm is not None and (name := cfg.llm.model_for(role)) != OFFLINE:
             return f"model {cfg.llm.models[name].name}"
         chosen = cfg.roles.get(role)

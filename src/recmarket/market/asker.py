@@ -16,6 +16,7 @@ from recmarket.agents.contracts import Contract, RoleFailure
 from recmarket.agents.roles import Agents
 from recmarket.market.outcome import Call
 from recmarket.streams import Stream, call_seed
+from recmarket.vocabulary import RoleName
 
 
 @dataclass
@@ -28,7 +29,7 @@ class RoleAsker:
     episode_key: int
     calls: list[Call]
 
-    async def __call__(self, role: str, inp: Contract, stream: Stream, *unit: int) -> Any:
+    async def __call__(self, role: RoleName, inp: Contract, stream: Stream, *unit: int) -> Any:
         seed = call_seed(self.seed, self.domain, stream, self.episode_key, *unit)
         call = Call(role, inp)  # holds its place in the log until the answer comes
         self.calls.append(call)

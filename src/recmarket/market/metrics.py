@@ -7,6 +7,7 @@ from recmarket.agents.judgement import Judge
 from recmarket.data.domain import Domain
 from recmarket.embedding.similarity import visible_text
 from recmarket.market.outcome import Outcome
+from recmarket.vocabulary import RoleName
 
 
 class EpisodeMetrics(Contract):
@@ -25,7 +26,7 @@ class EpisodeMetrics(Contract):
     same_item_top1: bool  # the top-1 item was submitted by at least two policy families
     rep_label: str | None  # the claim-reliability label written this episode
     forced_inclusion: bool  # controlled inclusion fired for at least one candidate
-    failed_role: str | None  # the role whose failure ended the episode, if any
+    failed_role: RoleName | None  # the role whose failure ended the episode, if any
     top1_platform: str | None = None  # who won the Top-1 position (an entrant's share)
     regret: float | None = None  # best pool utility minus the bought one's (Round.regret)
     purchased_platform: str | None = None  # the seat whose proposal was bought

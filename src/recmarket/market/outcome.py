@@ -17,7 +17,7 @@ from recmarket.agents.contracts import (
 )
 from recmarket.conditions import condition
 from recmarket.data.episodes import Request
-from recmarket.vocabulary import Condition
+from recmarket.vocabulary import Condition, RoleName
 
 
 @dataclass(slots=True, eq=False)
@@ -25,7 +25,7 @@ class Call:
     """One role call of an episode, logged when it is made; its answer is filled in when
     it comes (market/asker.py), so concurrent calls keep the order they were made in."""
 
-    role: str
+    role: RoleName
     input: Contract
     output: Contract | None = None  # None: no answer (the role failed; its attempts are
     # in the LLM store), or not yet
@@ -71,7 +71,7 @@ class Outcome:
     # records written after the episode besides the purchase's own, in order: (name, label,
     # note, source), source "forged" (a fake user's) or "oracle" (from the held-out target)
     written: list[tuple[str, str, str, str]] = field(default_factory=list)
-    failed_role: str | None = None
+    failed_role: RoleName | None = None
     failure: str | None = None
 
     def fail(self, failure: RoleFailure) -> Outcome:

@@ -28,11 +28,12 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from recmarket.agents.llm.cards import CARDS, fake_answer
+from recmarket.agents.llm.cards import fake_answer
 from recmarket.agents.llm.client import CHECK_MESSAGES
 from recmarket.agents.llm.formats import PROBE_MESSAGES
 from recmarket.agents.llm.pace import PACE_MESSAGES, READ_MESSAGES
 from recmarket.agents.llm.prefixes import PrefixIndex, prompt_text
+from recmarket.vocabulary import is_role
 
 ROLE_BY_SYSTEM = {
     "You generate realistic e-commerce": "query",
@@ -126,7 +127,7 @@ def answer(role: str, user: str, structured: bool = False) -> str:
     """A valid answer for the role, read off the prompt (each role's card says how), in the
     reply schema's shape where the request carried one; a message of no known card (a
     client's own test call) gets the update card's JSON."""
-    return fake_answer(role if role in CARDS else "update", user, structured)
+    return fake_answer(role if is_role(role) else "update", user, structured)
 
 
 def corrupt(role: str, kind: str, text: str) -> str:

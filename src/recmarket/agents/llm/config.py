@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from recmarket.agents.llm.formats import Structured, TextReplies
-from recmarket.vocabulary import ROLES
+from recmarket.vocabulary import ROLES, RoleName
 
 DEFAULT_MAX_REPLY_BYTES = 1_000_000  # a reply body larger than this is refused
 
@@ -150,7 +150,7 @@ class LLMConfig(BaseModel):
         used = {self.model_for(role) for role in ROLES}
         return [name for name in self.models if name in used]
 
-    def model_for(self, role: str) -> str:
+    def model_for(self, role: RoleName) -> str:
         group = next(g for g, members in GROUPS.items() if role in members)
         for key in (role, group, "default"):
             if key in self.roles:

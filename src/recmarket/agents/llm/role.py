@@ -13,6 +13,7 @@ from recmarket.agents.llm.attempts import Attempt, AttemptLog, input_digest
 from recmarket.agents.llm.cards import parse, render, reply_schema
 from recmarket.agents.llm.client import ChatModel
 from recmarket.agents.llm.parse import OutputError
+from recmarket.vocabulary import RoleName
 
 REASK = "Your answer could not be used: {error}. Answer again, following the output format exactly."
 EXCERPT_CHARS = 400  # of a bad answer quoted back in a re-ask: enough to see the fault
@@ -29,7 +30,7 @@ class LLMRole(Generic[In, Out]):
     role's output contract, re-asked on a bad answer. Typed per contract, so an LLM role
     fills the same ``Role[In, Out]`` slot as the offline one."""
 
-    role: str
+    role: RoleName
     model: ChatModel
     repair_attempts: int = 2
     log: AttemptLog | None = None

@@ -12,6 +12,7 @@ from recmarket.agents.rules.platform import RuleExplainer
 from recmarket.agents.rules.query import RuleQueryGenerator
 from recmarket.agents.rules.user import RuleDecision, RuleReview
 from recmarket.embedding import Embedder
+from recmarket.vocabulary import RoleName
 
 __all__ = ["offline_agents"]
 
@@ -19,7 +20,7 @@ __all__ = ["offline_agents"]
 def offline_agents(
     embedder: Embedder,
     params: OfflineParams | None = None,
-    roles: Mapping[str, str | RoleSetting] | None = None,
+    roles: Mapping[RoleName, str | RoleSetting] | None = None,
 ) -> Agents:
     """The seven roles answered offline, by this behavioural model or, for the roles in
     ``roles`` ({role: name}), by the registered backends of those names; fit and closeness

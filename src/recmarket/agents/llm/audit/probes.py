@@ -40,11 +40,12 @@ from recmarket.agents.contracts import (
 )
 from recmarket.data.items import Item
 from recmarket.streams import Stream, rng
+from recmarket.vocabulary import RoleName
 
 N, K = 6, 3  # the paper's market: six platforms, a shortlist of three
 NEUTRAL = "A good option for this request."
 RECORDS = 3  # records each of the two platforms carries in the records probe
-Ask = Callable[[str, Contract, int], Awaitable[Contract | None]]  # None: the role failed
+Ask = Callable[[RoleName, Contract, int], Awaitable[Contract | None]]  # None: the role failed
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from recmarket.agents.llm.backend import LLMBackend
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.agents.llm.openai_api import OpenAIChatAPI
 from recmarket.tasks import gather_or_cancel
-from recmarket.vocabulary import ROLES
+from recmarket.vocabulary import ROLES, RoleName
 
 CALLS_FILE = "calls.sqlite"
 
@@ -71,7 +71,7 @@ async def audit_model(
     backend = LLMBackend(audited, [directory / CALLS_FILE], provider=provider)
     tally = Tally()
 
-    async def ask(role: str, inp: Contract, sample: int) -> Contract | None:
+    async def ask(role: RoleName, inp: Contract, sample: int) -> Contract | None:
         try:
             answer: Contract | None = await backend.roles[role](inp, sample)
         except RoleFailure:

@@ -17,6 +17,7 @@ from recmarket.agents.llm.cards.card import RoleCard
 from recmarket.agents.llm.parse import OutputError
 from recmarket.agents.llm.prompts import Message, template
 from recmarket.agents.llm.replies import SentencesReply, inline
+from recmarket.vocabulary import RoleName
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -34,14 +35,14 @@ CARDS: dict[str, RoleCard[Any, Any]] = {
 }
 
 
-def card(role: str) -> RoleCard[Any, Any]:
+def card(role: RoleName) -> RoleCard[Any, Any]:
     try:
         return CARDS[role]
     except KeyError:
         raise ValueError(f"unknown role {role!r}; the roles are {', '.join(CARDS)}") from None
 
 
-def render(role: str, inp: Contract) -> list[Message]:
+def render(role: RoleName, inp: Contract) -> list[Message]:
     """The chat messages for one role call: the card's template, filled only from the
     role's typed input (so the contracts' information boundaries hold for LLMs too)."""
     system, user = template(role)
@@ -51,7 +52,7 @@ def render(role: str, inp: Contract) -> list[Message]:
     ]
 
 
-def parse(role: str, text: str, inp: Contract) -> Contract:
+def parse(role: RoleName, text: str, inp: Contract) -> Contract:
     """The typed output of ``role`` for this reply, or OutputError."""
     try:
         return card(role).read(text, inp)
@@ -59,7 +60,7 @@ def parse(role: str, text: str, inp: Contract) -> Contract:
         raise OutputError("; ".join(e["msg"] for e in exc.errors())) from None
 
 
-def reply_schema(role: str, inp: Contract, text: bool = True) -> dict[str, Any] | None:
+def reply_schema(role: RoleName, inp: Contract, text: bool = True) -> dict[str, Any] | None:
     """The JSON schema of ``role``'s reply to ``inp``; for a plain-text role, its array of
     sentences, or None without ``text``."""
     chosen = card(role)
@@ -71,7 +72,7 @@ def reply_schema(role: str, inp: Contract, text: bool = True) -> dict[str, Any] 
     return schema
 
 
-def fake_answer(role: str, user: str, structured: bool = False) -> str:
+def fake_answer(role: RoleName, user: str, structured: bool = False) -> str:
     """The loopback fake server's valid answer for the role, read off the prompt; with
     ``structured`` (the request carried a schema), a plain-text role's sentences as the
     array its schema asks for."""

@@ -15,11 +15,12 @@ from typing import Any, Generic
 
 from recmarket.agents.contracts import In, Out
 from recmarket.agents.llm.replies import Reply
+from recmarket.vocabulary import RoleName
 
 
 @dataclass(frozen=True)
 class RoleCard(Generic[In, Out]):
-    role: str
+    role: RoleName
     fields: Callable[[In], dict[str, Any]]  # the template's placeholders
     read: Callable[[str, In], Out]  # a reply as the role's output, or OutputError
     reply: type[Reply] | None  # the reply's form; None: plain text
