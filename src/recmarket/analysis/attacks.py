@@ -38,7 +38,7 @@ from recmarket.analysis.contrasts import memory_unit
 from recmarket.conditions import condition
 from recmarket.config import RunConfig
 from recmarket.market.build import seats
-from recmarket.market.policies import platform_ids
+from recmarket.market.compositions import platform_ids
 
 HONEST = "honest"
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from recmarket.analysis.bootstrap import CLUSTERS, Row
 from recmarket.config import RunConfig
-from recmarket.market.policies import platform_ids
+from recmarket.market.compositions import platform_ids
 from recmarket.market.reputation import SCOPES
 
 

@@ -20,7 +20,7 @@ from recmarket.embedding import Embedder
 from recmarket.embedding.cache import embed_items
 from recmarket.market.behaviour.attacks import BehaviourSetting, Forgery
 from recmarket.market.catalogs import Catalogs, assign_catalogs
-from recmarket.market.policies import platform_ids
+from recmarket.market.compositions import platform_ids
 from recmarket.market.retrieval import EpisodeDraws, Retriever, forced_inclusion
 from recmarket.market.settings import MarketConfig
 

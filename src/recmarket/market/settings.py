@@ -18,7 +18,7 @@ from recmarket.hashing import ADDED_LATER
 from recmarket.market.behaviour.attacks import BehaviourSetting
 from recmarket.market.behaviour.learning import LearningRuleName, LearningSetting, RewardKind
 from recmarket.market.behaviour.strategies import PLATFORM_STRATEGIES, StrategyName, strategy_kind
-from recmarket.market.policies import (
+from recmarket.market.compositions import (
     assign_policies,
     check_composition,
     parse_policy,

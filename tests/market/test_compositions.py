@@ -2,7 +2,7 @@ from collections import Counter
 
 import pytest
 
-from recmarket.market.policies import assign_policies, parse_policy, platform_ids
+from recmarket.market.compositions import assign_policies, parse_policy, platform_ids
 from recmarket.policies import PAPER_POLICIES
 
 
