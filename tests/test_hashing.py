@@ -19,7 +19,7 @@ STORED = {
         "agents": {"ranker": {"noise": "gumbel"}},
         "condition": "no-rep",
     },
-    # An LLM run as hashed since llm.text_replies (issue 30).
+    # An LLM run as hashed since llm.text_replies.
     "83ebe9351b2c11d7c182b1f93ec414dd1ec43d1bb18d9dc3c2b720cd590605da": {
         "llm": {
             "models": {"m": {"name": "x", "base_url": "http://127.0.0.1:1/v1", "timeout": 3}},

@@ -1,4 +1,4 @@
-"""Reputation mechanisms (issue 12) as objects in a registry: how a memory keeps a
+"""Reputation mechanisms as objects in a registry: how a memory keeps a
 platform's claim-reliability records and how it shows them to the user agent.
 
 ``window`` keeps the W most recent records, shown as they are (the paper's Tail_W);

@@ -1,4 +1,4 @@
-"""Text an injecting platform aims at the user agent (issue 31): a few payload families,
+"""Text an injecting platform aims at the user agent: a few payload families,
 written for this project. A leaf module: the policies that append a payload and the offline
 reader that recognises one both read it.
 """

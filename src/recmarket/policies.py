@@ -250,7 +250,7 @@ EXAGGERATION = POLICIES.register(
 
 
 def _injecting(family: str, sentence: str) -> PresentationPolicy:
-    """Strict, with a sentence aimed at the user agent appended (issue 31): everything else
+    """Strict, with a sentence aimed at the user agent appended: everything else
     as an honest platform, so an injecting seat's gain over a Strict one is the payload's."""
     return PresentationPolicy(
         name=f"inject-{family}",

@@ -1,7 +1,7 @@
 """Named variants that other packages can add to: a registry per kind of mechanism.
 
-A variant (a presentation policy, later a reputation mechanism or a platform strategy) is
-an object registered under its name; code looks it up by that name and never branches on
+A variant (a presentation policy, a reputation mechanism, a learning rule, a platform
+strategy, a role backend) is an object registered under its name; code looks it up by that name and never branches on
 it. Built-in variants register when their module is imported. Other installed packages add
 theirs through an entry-point group (``[project.entry-points."recmarket.policies"]`` in
 their pyproject.toml, ``hedged = "my_package:HEDGED"``), read the first time a name is not

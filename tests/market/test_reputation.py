@@ -64,7 +64,7 @@ def test_new_mechanism_settings_leave_stored_runs_their_directories() -> None:
     they existed keeps its directory and resumes."""
     default = RunConfig()
     assert default.digest() == RunConfig.model_validate({"market": {}}).digest()
-    assert default.digest().startswith("837cc76e3fef82be")  # the hash before issue 12
+    assert default.digest().startswith("837cc76e3fef82be")  # the hash before mechanisms existed
     decayed = RunConfig.model_validate({"market": {"reputation_mechanism": "decay"}})
     assert decayed.digest() != default.digest()
     for later in (

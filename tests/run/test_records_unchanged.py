@@ -1,7 +1,7 @@
 """Refactoring does not change results: four small cells (every condition, a shared scope,
 copied catalogs with a rotation) give exactly the records stored in tests/run/golden, made
 by ``python -m tests.run.records tests/run/golden/records.json.gz``. A change that is meant
-to change the model's behaviour (the user's prior belief in an unverified claim, issue 18)
+to change the model's behaviour (the user's prior belief in an unverified claim, say)
 remakes the file in the same commit, and says so."""
 
 import gzip

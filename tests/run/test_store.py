@@ -77,7 +77,7 @@ def test_rerunning_a_finished_run_changes_nothing(finished: Path) -> None:
 
 @pytest.mark.parametrize("schema", ["2", "5"])
 def test_a_store_of_an_earlier_engine_is_read_but_not_resumed(tmp_path: Path, schema) -> None:
-    """A store of schema 2-5 holds episodes of the engine before issue 34, which drew them
+    """A store of schema 2-5 holds episodes of the engine before schema 6, which drew them
     otherwise: it stays readable (rows, kept calls), and resuming it or playing its
     episodes again is refused with one line naming both versions and how to finish it."""
     out = tmp_path / "old"

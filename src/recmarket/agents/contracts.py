@@ -7,8 +7,8 @@ receives its own policy but no profile and no target status; the ranker, the dec
 the updater receive neither target, policy label nor profile label (the decision reads the
 user's own private profile instruction, as in Appendix C.5).
 
-Backends (offline rules now, LLMs later) implement ``Role``; the market never knows which
-one answers.
+Backends (the offline rules, the LLM prompt cards, or another package's own) implement
+``Role``; the market never knows which one answers.
 """
 
 from __future__ import annotations

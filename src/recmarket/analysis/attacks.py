@@ -1,4 +1,4 @@
-"""What an attack on reputation gains, and what users lose to it (issue 31).
+"""What an attack on reputation gains, and what users lose to it.
 
 An attack cell is paired with the honest cell of the same defence: the same settings, seeds
 and requests with no seat playing a behaviour. The attacker's *gain* is its Top-1 share and

@@ -1,4 +1,4 @@
-"""Dynamic markets over time (issue 12): which presentation adaptive platforms choose, and
+"""Dynamic markets over time: which presentation adaptive platforms choose, and
 how much attention a late entrant wins, by block of rounds.
 
 A round is one episode of a domain's schedule (the paper's "rounds": Table 1, Fig. 10). The

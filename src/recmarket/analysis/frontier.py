@@ -1,4 +1,4 @@
-"""Access, attention and accountability as one design problem (issue 32): every design of an
+"""Access, attention and accountability as one design problem: every design of an
 experiment (a cell, pooled over its seeds) with what it gives users and how concentrated it
 leaves the market, and which designs no other beats on both.
 

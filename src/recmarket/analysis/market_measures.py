@@ -1,4 +1,4 @@
-"""Market-level measures of a cell (issue 32): what users get, and how concentrated attention
+"""Market-level measures of a cell: what users get, and how concentrated attention
 and sales are, each with a 95% interval from the two-stage bootstrap over the unit the cell's
 episodes depend on together (``contrasts.memory_unit``).
 

@@ -1,4 +1,4 @@
-"""Calibrating the offline agents to the behaviour stored in finished runs (issue 13).
+"""Calibrating the offline agents to the behaviour stored in finished runs.
 
 Four fifths of the episodes (a stable hash of each episode's key) estimate the ranker, the
 per-profile decision weights and the updater's thresholds; the held-out fifth measures how

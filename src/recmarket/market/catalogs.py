@@ -7,7 +7,7 @@ competition, never a platform's chance to carry a target. Cyclic rotations reass
 inventories to platform ids (R1: platform j gets the inventory of j+1), while policies stay
 with the ids.
 
-A late entrant (issue 12) draws its own catalog from its own stream: each item with the
+A late entrant draws its own catalog from its own stream: each item with the
 probability that an incumbent carries it (1/N as primary, else rho), then the same cap, so
 the incumbents' catalogs are exactly those of the market without it.
 

@@ -1,5 +1,5 @@
-"""Outcome-grounded reputation memory (Section 3.3, Appendix A.5), and the mechanisms of
-issue 12 that weigh its records.
+"""Outcome-grounded reputation memory (Section 3.3, Appendix A.5), and the mechanisms that
+weigh its records.
 
 Each history set maps platform ids to their claim-reliability records. Which set an
 episode reads and writes is its scope: ``local`` keeps one set per simulated user

@@ -1,4 +1,4 @@
-"""The figure and table of the reputation-attacks experiment (issue 31): each attacker's gain
+"""The figure and table of the reputation-attacks experiment: each attacker's gain
 in Top-1 share and purchase share over the same seat playing honestly, under each defence,
 with 95% intervals (``recmarket.analysis.attacks`` says how they are made)."""
 

@@ -1,4 +1,4 @@
-"""Figures of the dynamic-market experiments (issue 12), beyond the paper: which presentation
+"""Figures of the dynamic-market experiments, beyond the paper: which presentation
 adaptive platforms settle on, and whether a candid late entrant wins attention, under each
 reputation mechanism; with the user's target purchase and regret beside them.
 

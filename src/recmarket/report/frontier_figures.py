@@ -1,4 +1,4 @@
-"""The design-frontier figure (issue 32): user welfare against concentration, and against the
+"""The design-frontier figure: user welfare against concentration, and against the
 Exaggeration share of Top-1 attention, one point per design with its intervals, the
 non-dominated designs marked (``recmarket.analysis.frontier``)."""
 

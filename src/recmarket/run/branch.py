@@ -1,4 +1,4 @@
-"""Paired counterfactual branches (issue 32): a finished run's requests replayed with some
+"""Paired counterfactual branches: a finished run's requests replayed with some
 settings changed from round t on.
 
 The branch's store starts with the parent's episodes of rounds 1 to t - 1, each with every

@@ -52,7 +52,7 @@ STORE_NAME = "run.sqlite"
 # records written after an episode besides its own (written: forged, or an oracle's). 5: an
 # offline run keeps the role calls of only the first episodes of each domain (the rest are
 # played again when asked for: run/replay.py); its episodes are those of schema 4. 6: the
-# engine of issue 34 plays episodes with other draws (keyed retrieval and shuffle draws, role
+# faster engine plays episodes with other draws (keyed retrieval and shuffle draws, role
 # generators keyed by BLAKE2b, a decision's draw without numpy's checks): a store of an
 # earlier schema holds another engine's episodes, which this one reads but cannot resume
 # or play again.

@@ -218,7 +218,7 @@ def vocabulary() -> frozenset[str]:
     return frozenset(re.findall(r"[a-z][a-z'\-]*", " ".join(texts).lower()))
 
 
-# --- text aimed at the user agent (issue 31): how hard a text pushes (recmarket.payloads) ---
+# --- text aimed at the user agent: how hard a text pushes (recmarket.payloads) ---
 
 
 def push(text: str) -> float:

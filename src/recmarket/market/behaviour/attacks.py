@@ -1,4 +1,4 @@
-"""Platform behaviours that play against the reputation records (issue 31, Sec. 5.2).
+"""Platform behaviours that play against the reputation records (Sec. 5.2).
 
 A seat named in ``market.behaviours`` (``P4 = { behaviour = "whitewash", params = {...} }``)
 plays one of these instead of its platform strategy, on the offline and the LLM path alike.

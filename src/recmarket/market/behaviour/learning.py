@@ -1,4 +1,4 @@
-"""How an adaptive platform learns which presentation to use (issue 12, Section 5.2).
+"""How an adaptive platform learns which presentation to use (Section 5.2).
 
 A platform sees only its own proposals' fate: whether the user agent shortlisted it, ranked
 it first, and whether the user bought it. Before each proposal it chooses an arm (a

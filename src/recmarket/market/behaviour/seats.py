@@ -1,4 +1,4 @@
-"""The platforms' strategies in the round (issue 12): each seat chooses its presentation
+"""The platforms' strategies in the round: each seat chooses its presentation
 before every proposal, and the adaptive ones learn from their own proposals' fate.
 
 A platform observes only what a platform would: for each of its proposals, whether it was

@@ -1,7 +1,7 @@
 """How each platform chooses the presentation of its proposals: its strategy.
 
 Every seat of a market has a ``PlatformStrategy``. A *fixed* platform keeps the policy its
-composition gave it (the paper's platforms); an *adaptive* one (issue 12) chooses an arm
+composition gave it (the paper's platforms); an *adaptive* one chooses an arm
 before every proposal with a learning rule and is told the fate of the arms it played.
 
 An arm is a presentation policy and, for the offline platform, a claim intensity within it
