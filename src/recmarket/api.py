@@ -6,9 +6,14 @@
     result = run(cfg, Path("runs/mine"), agents=replace(agents, shortlist=MyRanker()))
 
 Names here keep their meaning across versions; modules elsewhere may move. Role backends
-implement the contracts below (``Role[In, Out]``: ``async def __call__(inp, seed)``), and a
-presentation policy is a ``PresentationPolicy`` registered in ``POLICIES`` or under the
-``recmarket.policies`` entry-point group (docs: Extending recmarket).
+implement the contracts below (``Role[In, Out]``: ``async def __call__(inp, seed)``) and
+are registered in ``ROLE_BACKENDS``. Every other variant is an object in its registry, or
+under the registry's entry-point group (docs: Extending recmarket): a presentation policy
+(``PresentationPolicy`` in ``POLICIES``), a reputation mechanism (``ReputationMechanism``
+in ``MECHANISMS``), a learning rule of adaptive platforms (``LearningRule`` in
+``LEARNING_RULES``, its learners ``Learner``s) and a kind of platform strategy
+(``StrategyKind`` in ``PLATFORM_STRATEGIES``, its strategies ``PlatformStrategy``s over
+``Arm``s).
 """
 
 from recmarket.agents.contracts import (
@@ -34,19 +39,32 @@ from recmarket.agents.contracts import (
     StructuredNeed,
     UpdateInput,
 )
-from recmarket.agents.roles import Agents, RoleBackend
+from recmarket.agents.roles import ROLE_BACKENDS, Agents, RoleBackend
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.embedding import load_embedder
 from recmarket.experiments.spec import ExperimentSpec, load_spec
+from recmarket.market.behaviour.learning import LEARNING_RULES, Learner, LearningRule
+from recmarket.market.behaviour.strategies import (
+    PLATFORM_STRATEGIES,
+    Arm,
+    PlatformStrategy,
+    StrategyKind,
+)
+from recmarket.mechanisms import MECHANISMS, ReputationMechanism
 from recmarket.policies import POLICIES, PresentationPolicy, Shift, Wording
 from recmarket.run.reproduce import reproduce
 from recmarket.run.runner import RunResult, run
 from recmarket.run.store import RunStore
 
 __all__ = [
+    "LEARNING_RULES",
+    "MECHANISMS",
+    "PLATFORM_STRATEGIES",
     "POLICIES",
+    "ROLE_BACKENDS",
     "Agents",
+    "Arm",
     "CandidateView",
     "Decision",
     "DecisionInput",
@@ -54,12 +72,16 @@ __all__ = [
     "Explanation",
     "ExplanationInput",
     "HeldOutTarget",
+    "Learner",
+    "LearningRule",
     "NeedInput",
     "PastInteraction",
+    "PlatformStrategy",
     "PresentationPolicy",
     "Query",
     "QueryInput",
     "RankedItem",
+    "ReputationMechanism",
     "ReputationRecord",
     "Review",
     "ReviewInput",
@@ -73,6 +95,7 @@ __all__ = [
     "Shortlist",
     "ShortlistInput",
     "ShownOption",
+    "StrategyKind",
     "StructuredNeed",
     "UpdateInput",
     "Wording",

@@ -1,0 +1,34 @@
+"""The example learning-rule package (examples/greedy-learning-rule), installed the way pip
+installs it: its run.toml plays adaptive platforms that try every arm once, in order, and
+then keep to the best mean so far; the manifest names the package with its parameter."""
+
+import json
+from pathlib import Path
+
+from recmarket.run.store import RunStore
+from tests.plugins import declared_entry_points, dist_info, recmarket
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "greedy-learning-rule"
+
+
+def test_the_example_run_tries_each_arm_once_then_plays_the_best_mean(tmp_path: Path) -> None:
+    site = dist_info(
+        tmp_path / "site", "recmarket-greedy", declared_entry_points(EXAMPLE / "pyproject.toml")
+    )
+    out = tmp_path / "run"
+    args = ["run", "--config", str(EXAMPLE / "run.toml"), "--requests", "24", "--out", str(out)]
+    recmarket(*args, paths=(site, EXAMPLE / "src"))
+    with RunStore.read(out) as store:
+        rows = sorted(store.episodes(), key=lambda r: r["ord"])
+        manifest = store.manifest()
+    variants = json.loads(manifest["variants"])
+    assert json.loads(manifest["config"])["market"]["learning"] == {
+        "rule": "greedy",
+        "params": {"untried": 2.0},
+    }
+    assert variants["learning rule greedy"]["distribution"] == "recmarket-greedy"
+    chosen = [json.loads(r["strategy"]) for r in rows]
+    for seat in chosen[0]:
+        played = [c[seat][0] for c in chosen]
+        tried = [arm for k, arm in enumerate(played) if arm not in played[:k]]
+        assert tried == ["strict", "balanced", "exaggeration"], seat  # untried first, in order
