@@ -33,6 +33,9 @@ from recmarket.registry import Registry
 
 @dataclass(frozen=True)
 class Arm:
+    """What an adaptive platform chooses for a proposal: a policy, at a claim intensity (1:
+    the calibrated distance from its reading)."""
+
     policy: str
     intensity: float = 1.0
 
