@@ -163,15 +163,36 @@ def test_against_64_slots_the_limit_climbs_past_48(tmp_path: Path) -> None:
     assert max(limits) >= 48, limits
 
 
-@pytest.mark.slow  # end to end against the loopback fake: .ci/run -m slow
-def test_against_one_slot_the_calls_finish_where_a_fixed_limit_times_out(tmp_path: Path) -> None:
-    from recmarket.agents.llm.wrappers import EndpointFailure
+def one_slot(limit: AdaptiveLimit, windows: int, service: float, timeout: float) -> list[int]:
+    """``windows`` rounds of ``limit.current`` calls sent at once to an endpoint with one slot,
+    on a clock of its own: the k-th call in line answers after k services, or times out (an
+    overload) past ``timeout``. The calls timed out in each round."""
+    timed_out = []
 
+    async def main() -> None:
+        for _ in range(windows):
+            tickets = [await limit.acquire((1,)) for _ in range(limit.current)]
+            late = 0
+            for place, ticket in enumerate(tickets, start=1):
+                if place * service > timeout:
+                    limit.overloaded(ticket)
+                    late += 1
+                else:
+                    limit.succeeded(ticket, "decide", place * service, 80, 10)
+            timed_out.append(late)
+
+    asyncio.run(main())
+    return timed_out
+
+
+def test_against_one_slot_the_limit_stays_near_it_where_a_fixed_limit_times_out() -> None:
+    """A one-slot endpoint answering in 0.05 s, a timeout of 0.625 s (twelve in line): the
+    adaptive limit starts at the one slot the check measured, never climbs far above it,
+    and no call times out; sixteen at once, as a fixed limit sends them, time out four."""
     limits: list[int] = []
-    settings = {"timeout": 0.6, "max_retries": 1}
-    with FakeLLM(slots=1, latency=0.05) as server:
-        drive(model_at(server, tmp_path, limits, **settings), calls=40)
-    assert max(limits, default=1) <= 4  # it never went far from the one slot
-    with FakeLLM(slots=1, latency=0.05) as server, pytest.raises(EndpointFailure):
-        fixed = model_at(server, tmp_path / "fixed", [], adaptive_concurrency=False, **settings)
-        drive(fixed, calls=40)  # 16 and more at once: the last in line pass the timeout
+    adaptive = AdaptiveLimit(64, on_change=limits.append)
+    adaptive.begin_from([(1, 0.05), (2, 0.1)])
+    assert sum(one_slot(adaptive, windows=200, service=0.05, timeout=0.625)) == 0
+    assert max(limits, default=adaptive.current) <= 4
+    fixed = AdaptiveLimit(16, adaptive=False)
+    assert one_slot(fixed, windows=3, service=0.05, timeout=0.625) == [4, 4, 4]
