@@ -1,15 +1,16 @@
 """Named variants that other packages can add to: a registry per kind of mechanism.
 
 A variant (a presentation policy, a reputation mechanism, a learning rule, a platform
-strategy, a role backend) is an object registered under its name; code looks it up by that name and never branches on
-it. Built-in variants register when their module is imported. Other installed packages add
-theirs through an entry-point group (``[project.entry-points."recmarket.policies"]`` in
-their pyproject.toml, ``hedged = "my_package:HEDGED"``), read the first time a name is not
-found among the registered ones or the whole list is asked for, as inspect_ai discovers
-its model providers. An unknown name fails with the known ones. A plugin that cannot be
-loaded, or that is not the kind of object its group holds, is set aside with its error: the
-others still load, and only naming it fails, in one line naming its entry point (a broken
-package must not take every other variant, nor a typo's list of known names, down with it).
+strategy, a role backend) is an object registered under its name; code looks it up by that
+name and never branches on it. Built-in variants register when their module is imported.
+Other installed packages add theirs through an entry-point group
+(``[project.entry-points."recmarket.policies"]`` in their pyproject.toml, ``hedged =
+"my_package:HEDGED"``), read the first time a name is not found among the registered ones or
+the whole list is asked for, as inspect_ai discovers its model providers. An unknown name
+fails with the known ones. A plugin that cannot be loaded, or that is not the kind of object
+its group holds, is set aside with its error: the others still load, and only naming it
+fails, in one line naming its entry point (a broken package must not take every other
+variant, nor a typo's list of known names, down with it).
 
 A variant takes parameters through its own pydantic model (``Params``, forbidding unknown
 fields), so one settings form serves every kind: a name and a table of parameters

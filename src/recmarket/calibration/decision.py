@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from recmarket.agents.rules.params import DecisionParams, OfflineParams, ProfileDecision
+from recmarket.agents.rules.user import believed
 from recmarket.calibration.mle import Fitted, fit_parameters
 from recmarket.calibration.observations import DecisionObservation
 
@@ -44,7 +45,7 @@ class DecisionData:
             order: list[tuple[str, str]] = []
             for i, option in enumerate(obs.options):
                 fit[o, i], rank[o, i] = option.fit, option.rank
-                belief = prior_belief if option.belief is None else option.belief
+                belief = believed(option.belief, prior_belief)
                 felt[o, i] = belief * option.distance
                 if option.product not in order:
                     order.append(option.product)

@@ -2,10 +2,11 @@
 that is monotone in the labels, and configurations that would break either refused."""
 
 import asyncio
-import itertools
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from recmarket.agents.contracts import (
@@ -71,24 +72,53 @@ def test_without_records_agent_and_user_hold_the_same_prior(embedder, judge, cre
         assert stated_belief(shown(reason), credence) == credence
 
 
-VALID = [
-    RankerParams(credence=c, prior_records=n, label_credibility={"high": h, "mixed": m, "low": lo})
-    for c, n, (h, m, lo) in itertools.product(
-        (0.0, 0.3, 0.5, 0.9),
-        (0.5, 2.0, 10.0),
-        ((1.0, 0.5, 0.0), (0.9, 0.6, 0.2), (0.95, 0.1, 0.0)),
+@st.composite
+def valid_ranker_params(draw: st.DrawFn) -> RankerParams:
+    """Any ranker the settings accept: 0 <= low < mixed < high <= 1, credence between low
+    and high, any positive prior weight."""
+    unit = st.floats(0.0, 1.0, allow_nan=False)
+    low, mixed, high = sorted(draw(st.lists(unit, min_size=3, max_size=3, unique=True)))
+    assume(low < mixed < high)
+    return RankerParams(
+        credence=draw(st.floats(low, high)),
+        prior_records=draw(st.floats(1e-3, 1e3)),
+        label_credibility={"high": high, "mixed": mixed, "low": low},
     )
-    if lo <= c <= h
-]
 
 
-@pytest.mark.parametrize("p", VALID, ids=lambda p: f"{p.credence}-{p.prior_records}")
-@pytest.mark.parametrize("n", [1, 3, 12])
-def test_belief_is_monotone_in_the_labels(p: RankerParams, n: int) -> None:
+def user_belief(p: RankerParams, history: tuple[ReputationRecord, ...]) -> float:
+    """The belief the user takes from the agent's word on a history (written as the ranker
+    writes it, read as the user reads it); with no history, the prior."""
+    if not history:
+        return stated_belief(shown("My reading: fine."), p.credence)
+    said = lexicon.CREDIBILITY.write(credibility(history, True, p), GEN)
+    return stated_belief(shown(f"From its record, {said}."), p.credence)
+
+
+@settings(max_examples=400, deadline=None)
+@given(valid_ranker_params(), st.integers(1, 20))
+def test_belief_is_monotone_in_the_labels_over_every_valid_ranker(p: RankerParams, n) -> None:
+    """On both sides: the agent's posterior, and the belief the user takes from its word,
+    never move against a label, from the prior or between labels, for any valid
+    parameters and any number of records."""
+    tiny = 1e-9  # rounding of the pseudo-count mean when a label equals the prior
     high, mixed, low = (credibility(records(x, n), True, p) for x in ("high", "mixed", "low"))
-    tiny = 1e-12  # rounding of the pseudo-count mean when a label equals the prior
     assert high >= p.credence - tiny and low <= p.credence + tiny
-    assert low < mixed < high
+    assert low <= mixed <= high and low < high
+    prior = user_belief(p, ())
+    read = {x: user_belief(p, records(x, n)) for x in ("high", "mixed", "low")}
+    assert read["high"] >= prior - tiny and read["low"] <= prior + tiny
+    assert read["low"] <= read["mixed"] <= read["high"]
+    mixed_first = records("mixed") + records("low", n)
+    assert user_belief(p, records("high") + records("low", n)) >= user_belief(p, mixed_first)
+
+
+def test_a_word_that_keeps_the_agent_in_the_priors_band_leaves_the_user_at_the_prior() -> None:
+    """The case the band midpoints got wrong: a credence of 0.25 lies in the band read as
+    0.3; a Low record (belief 0.21, the same band) must not raise the user's belief."""
+    p = RankerParams(credence=0.25, prior_records=5.0)
+    assert user_belief(p, records("low")) == 0.25
+    assert user_belief(p, records("low", 12)) < 0.25 < user_belief(p, records("high", 12))
 
 
 def test_the_belief_the_user_reads_is_monotone_in_the_labels(judge) -> None:

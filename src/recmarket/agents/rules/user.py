@@ -23,10 +23,22 @@ from recmarket.streams import Draws, one_of
 
 def stated_belief(option: ShownOption, prior: float) -> float:
     """How far the user believes the offer's claim: what the user agent's reason says of the
-    platform's record, or, where it says nothing (no records, or no user agent), the prior
-    belief in an unverified claim that the user shares with their agent."""
-    belief = lexicon.CREDIBILITY.read(option.reason) if option.reason else None
-    return prior if belief is None else belief
+    platform's record (``believed``), or, where it says nothing (no records, or no user
+    agent), the prior belief in an unverified claim that the user shares with their agent."""
+    return believed(lexicon.CREDIBILITY.read(option.reason) if option.reason else None, prior)
+
+
+def believed(said: float | None, prior: float) -> float:
+    """The belief a user takes from the agent's word on a record (``said``, its band's
+    midpoint; None: no word), read against the prior they share: the prior moved by as
+    many bands as the word lies from the prior's own band. Words carry only bands, so read
+    as a level a word would move a prior that is not a band's midpoint the wrong way (a
+    credence of 0.25 lies in the band read as 0.3, so a Low record's "0.3" would raise
+    it); read as a move, a record can only move the belief the way its label points, and a
+    record that keeps the agent in the prior's band leaves the user at the prior."""
+    if said is None:
+        return prior
+    return lexicon.clamp(prior + (said - lexicon.as_said(prior)))
 
 
 def offer_utilities(
