@@ -69,19 +69,26 @@ def credibility(records: tuple[ReputationRecord, ...], overstated: bool, p: Rank
     """
     if not records:
         return p.credence
-    held = evidence = 0.0  # one pass: a shortlist weighs up to W records of six platforms
+    # The same mean, as the prior moved by each record's difference from it: a record that
+    # agrees with the prior moves it by exactly nothing, so rounding cannot carry a belief
+    # across a band's edge against its label (credence 0.2, High 0.2: 0.19999...).
+    moved = evidence = 0.0  # one pass: a shortlist weighs up to W records of six platforms
     for r in records:
         counted = r.counted
         evidence += counted
         if overstated:
-            held += counted * p.label_credibility[r.claim_reliability]
+            held = p.label_credibility[r.claim_reliability]
         else:
-            held += counted * (lexicon.read_direction(r.note) != "under")
-    return (p.prior_records * p.credence + held) / (p.prior_records + evidence)
+            held = float(lexicon.read_direction(r.note) != "under")
+        moved += counted * (held - p.credence)
+    return p.credence + moved / (p.prior_records + evidence)
 
 
 @dataclass(frozen=True)
 class Judged:
+    """A candidate as the ranker judged it: its evidence-calibrated value and the belief its
+    records earned."""
+
     candidate: CandidateView
     value: float  # evidence-calibrated value: judged fit plus the believed claim distance
     belief: float | None  # credibility applied, when the platform has records
@@ -148,6 +155,8 @@ class RuleRanker:
 
     @staticmethod
     def reason(j: Judged, gen: np.random.Generator) -> str:
+        """The user-visible reason: the agent's reading of the candidate and, with records,
+        its belief in the platform's claims, in the lexicon's words."""
         name = short_title(j.candidate.title, 6)
         text = f"My reading: {name} is {lexicon.CLAIM.write(j.value, gen)} for your request."
         if j.belief is not None:
