@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.plugins import declared_entry_points, dist_info
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,6 +24,7 @@ def blocks(text: str) -> list[tuple[str, str]]:
     return re.findall(r"^```(bash|python)\n(.*?)^```", text, re.S | re.M)
 
 
+@pytest.mark.slow  # end to end: every block of the page, about 20 s; .ci/run -m slow
 def test_the_tutorial_runs_as_written(tmp_path: Path) -> None:
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     example = ROOT / "examples" / "hedged-policy"

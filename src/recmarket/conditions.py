@@ -20,6 +20,9 @@ from recmarket.vocabulary import Condition
 
 @dataclass(frozen=True)
 class MarketCondition:
+    """An evaluation condition: its name and label, whether a user agent shortlists across
+    platforms, and whether purchases leave records that later shortlists read."""
+
     name: Condition
     label: str  # as the paper and the figures name it
     user_agent: bool  # a user agent shortlists across every platform

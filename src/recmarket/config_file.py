@@ -22,6 +22,9 @@ class ConfigError(ValueError):
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
+    """A TOML or YAML settings file as a table; every problem (unreadable, not UTF-8,
+    malformed with its line, nested too deeply, not a table) is one ``ConfigError``
+    naming the file."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:

@@ -202,6 +202,7 @@ class WriterLock:
         self._release = weakref.finalize(self, _release, key, held)
 
     def close(self) -> None:
+        """Give up this hold; the lock goes with the process's last."""
         self._release()
 
     def __enter__(self) -> WriterLock:

@@ -36,6 +36,9 @@ PENALTY_NOTE = "no record yet: a new identity starts from the market's penalty"
 
 
 class NewcomerParams(BaseModel):
+    """The parameter every mechanism but the window takes: Low records a new identity starts
+    with."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     newcomer_low: int = Field(
@@ -44,6 +47,8 @@ class NewcomerParams(BaseModel):
 
 
 class DecayParams(NewcomerParams):
+    """The decay mechanism's parameters."""
+
     rate: float = Field(
         0.8, gt=0.0, lt=1.0, description="a record's weight is rate ** (newer records)"
     )
@@ -92,12 +97,16 @@ class ReputationMechanism:
 
 @dataclass(frozen=True)
 class Window(ReputationMechanism):
+    """The paper's mechanism: the last W records of a platform, each counted alike."""
+
     def kept(self, window: int, params: BaseModel) -> int | None:
         return window
 
 
 @dataclass(frozen=True)
 class EveryRecord(ReputationMechanism):
+    """Every record of a platform, each counted alike."""
+
     Params: ClassVar[type[BaseModel]] = NewcomerParams
 
     def kept(self, window: int, params: BaseModel) -> int | None:
@@ -110,6 +119,8 @@ class EveryRecord(ReputationMechanism):
 
 @dataclass(frozen=True)
 class Decay(EveryRecord):
+    """Every record, weighed by how many newer ones there are."""
+
     Params: ClassVar[type[BaseModel]] = DecayParams
 
     def kept(self, window: int, params: BaseModel) -> int | None:

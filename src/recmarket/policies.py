@@ -30,10 +30,14 @@ class PlatformBounds(Protocol):
     platform's ``PlatformParams`` has them)."""
 
     @property
-    def strict_shading(self) -> float: ...
+    def strict_shading(self) -> float:
+        """How far below its reading a Strict platform claims, at most."""
+        ...
 
     @property
-    def exaggeration_lift(self) -> tuple[float, float]: ...
+    def exaggeration_lift(self) -> tuple[float, float]:
+        """How far above its reading an Exaggeration platform claims: (least, most)."""
+        ...
 
 
 class ClaimRule(Protocol):

@@ -25,6 +25,7 @@ class Profile(BaseModel):
 
     @classmethod
     def make(cls, name: str, request: str, evaluation: str) -> Profile:
+        """A profile from its name and its two instructions."""
         return cls(name=name, request=request, evaluation=evaluation)
 
 

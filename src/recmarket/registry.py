@@ -58,6 +58,7 @@ class Origin:
     digest: str  # SHA-256 of the source files of the variant's top-level package
 
     def describe(self) -> str:
+        """The origin in words: distribution, version and the start of the source digest."""
         return f"{self.distribution} {self.version} (source {self.digest[:12]})"
 
 
@@ -275,6 +276,7 @@ class VariantSetting(BaseModel):
 
     @property
     def name(self) -> str:
+        """The variant's name, whatever the kind calls its key."""
         return str(getattr(self, self.KEY))
 
     @model_validator(mode="after")

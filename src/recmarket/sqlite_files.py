@@ -19,6 +19,7 @@ class StoreError(RuntimeError):
 
 
 def cause(exc: sqlite3.Error) -> str:
+    """A SQLite error in words a user can act on (locked, full, read-only, not a database)."""
     text = str(exc).lower()
     if "locked" in text or "busy" in text:
         return "locked by another process (wait for it, or stop it)"

@@ -34,9 +34,13 @@ class FanOut(Protocol):
     """How a round awaits several role calls of one stage: all of them (the first failure
     raised), or every one settled (each result or the exception it raised)."""
 
-    async def all(self, coroutines: Iterable[Awaitable[T]]) -> list[T]: ...
+    async def all(self, coroutines: Iterable[Awaitable[T]]) -> list[T]:
+        """Every result, in order; the first failure is raised (and the rest cancelled)."""
+        ...
 
-    async def settled(self, coroutines: Iterable[Awaitable[T]]) -> list[T | BaseException]: ...
+    async def settled(self, coroutines: Iterable[Awaitable[T]]) -> list[T | BaseException]:
+        """Every result or the exception it raised, in order."""
+        ...
 
 
 class Together:

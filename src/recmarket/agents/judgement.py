@@ -35,21 +35,45 @@ class Scale(Protocol):
     weighed, and what a reader takes off a claim per disclosed limitation."""
 
     @property
-    def fit_zero(self) -> float: ...
+    def fit_zero(self) -> float:
+        """The need-to-title cosine that reads as fit 0 (a random item of the domain)."""
+        ...
+
     @property
-    def fit_one(self) -> float: ...
+    def fit_one(self) -> float:
+        """The need-to-title cosine that reads as fit 1 (as close as a request's own item gets)."""
+        ...
+
     @property
-    def closeness_zero(self) -> float: ...
+    def closeness_zero(self) -> float:
+        """The cosine of two titles that reads as closeness 0 (unrelated items)."""
+        ...
+
     @property
-    def closeness_one(self) -> float: ...
+    def closeness_one(self) -> float:
+        """The cosine of two titles that reads as closeness 1 (the same item)."""
+        ...
+
     @property
-    def lexical_share(self) -> float: ...
+    def lexical_share(self) -> float:
+        """The weight of the need's terms a listing visibly shows, beside the cosine."""
+        ...
+
     @property
-    def quality_share(self) -> float: ...
+    def quality_share(self) -> float:
+        """The weight of quality (the rating) beside fit in an item's merit."""
+        ...
+
     @property
-    def unknown_rating(self) -> float: ...
+    def unknown_rating(self) -> float:
+        """The rating taken for an item that has none."""
+        ...
+
     @property
-    def disclosure_relief(self) -> float: ...
+    def disclosure_relief(self) -> float:
+        """What a reader takes off a claim for each limitation it discloses."""
+        ...
+
     def __hash__(self) -> int: ...  # a scale keys the process's judge (``Judge.of``)
 
 
@@ -135,6 +159,8 @@ class Judge:
         return clamp((cosine - s.closeness_zero) / (s.closeness_one - s.closeness_zero))
 
     def quality(self, rating: float | None) -> float:
+        """A rating on [0, 1] (1 star: 0, 5 stars: 1); an unrated item reads as the scale's
+        ``unknown_rating``."""
         return (min(max(rating if rating is not None else self.scale.unknown_rating, 1), 5) - 1) / 4
 
     def merit(self, fit: float, rating: float | None) -> float:

@@ -111,6 +111,7 @@ class RoleSetting(VariantSetting):
 
 
 def role_setting(value: str | RoleSetting) -> RoleSetting:
+    """A role's setting as a backend name and parameters, whichever form the settings gave."""
     return RoleSetting(backend=value) if isinstance(value, str) else value
 
 

@@ -113,6 +113,7 @@ def churn(rows: Sequence[Row], seat: str) -> tuple[float, float]:
 
 
 def forged_share(rows: Sequence[Row]) -> float:
+    """The share of episodes after which a forged record was written."""
     forged = [any(w[3] == "forged" for w in json.loads(r.get("written") or "[]")) for r in rows]
     return sum(forged) / max(len(rows), 1)
 

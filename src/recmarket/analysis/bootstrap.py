@@ -52,6 +52,10 @@ Row = Mapping[str, Any]  # an episode row: a dict, or the report's CompactRow
 
 @dataclass(frozen=True)
 class Interval:
+    """A macro estimate with its 95% interval and how it was made: the design, the draws,
+    the seeds (and a t-interval's degrees of freedom), each domain's estimate and the
+    draws' bias."""
+
     estimate: float  # macro point estimate
     low: float
     high: float
@@ -72,9 +76,11 @@ class Interval:
         return f"percentile bootstrap ({self.design}), {self.draws} draws"
 
     def excludes(self, value: float) -> bool:
+        """Whether ``value`` lies outside the interval."""
         return not self.low <= value <= self.high
 
     def as_dict(self) -> dict[str, object]:
+        """The interval as a table row's fields, its method in words included."""
         return {
             "estimate": self.estimate,
             "low": self.low,
@@ -238,6 +244,8 @@ class Drawn:
     df: int | None
 
     def interval(self, level: float) -> Interval:
+        """The percentile interval at ``level`` of the finite draws (a draw with nobody
+        counted has no value), with their bias."""
         tail = (1 - level) / 2 * 100
         finite = self.out[np.isfinite(self.out)]  # a draw with nobody counted has no value
         low, high = np.percentile(finite, [tail, 100 - tail]) if len(finite) else (np.nan,) * 2
@@ -335,6 +343,7 @@ def _seed_t_draws(
 
 
 def level_of(values: np.ndarray) -> np.ndarray:
+    """The statistic of one arm: its level."""
     return values[0]
 
 

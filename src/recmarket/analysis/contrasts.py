@@ -68,6 +68,7 @@ def rate(
 
 
 def is_target_purchase(r: Row) -> float:
+    """1 for an episode that bought the target, else 0."""
     return float(r["target_purchased"])
 
 

@@ -16,6 +16,8 @@ from recmarket.run.store import RunStore
 
 
 def episodes_frame(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
+    """Every episode of the runs as one pandas frame, with each run's directory and settings
+    beside its rows."""
     frames = []
     for run_dir in run_dirs:
         with RunStore.read(Path(run_dir)) as store:

@@ -16,13 +16,19 @@ class Call(Protocol):
     """A stored role call (``recmarket.run.episode_rows.StoredCall``), read only."""
 
     @property
-    def role(self) -> str: ...
+    def role(self) -> str:
+        """The role that was called."""
+        ...
 
     @property
-    def input(self) -> dict[str, Any]: ...
+    def input(self) -> dict[str, Any]:
+        """The call's typed input, as stored."""
+        ...
 
     @property
-    def output(self) -> dict[str, Any] | None: ...
+    def output(self) -> dict[str, Any] | None:
+        """The call's output, as stored (None: the role failed)."""
+        ...
 
 
 def _first(calls: Sequence[Call], role: str) -> Call | None:

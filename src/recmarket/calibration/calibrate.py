@@ -33,6 +33,9 @@ UNREAD_WARNING = 0.5  # warn when the lexicon cannot read more than this share o
 
 @dataclass(frozen=True)
 class Calibration:
+    """What a calibration found: the fitted parameters as settings, each part's fit, the
+    held-out agreements, and what it warns of."""
+
     params: OfflineParams
     ranker: Fitted | None
     decisions: dict[str, Fitted]
@@ -119,6 +122,9 @@ def calibrate(
 def fit_observations(
     observations: Observations, prior: OfflineParams, runs: list[str]
 ) -> Calibration:
+    """Fit the ranker, each profile's decision and the updater's thresholds to the
+    observations, starting from ``prior``, and check each on held-out episodes;
+    ``CalibrationRefused`` where a likelihood is not finite."""
     warnings = []
     if observations.explanations and (
         observations.unread_claims / observations.explanations > UNREAD_WARNING

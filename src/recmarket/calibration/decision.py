@@ -29,6 +29,9 @@ BOUNDS = {"fit": (0.0, 50.0), "claim": (0.0, 3.0), "position": (-5.0, 5.0), "out
 
 @dataclass(frozen=True)
 class DecisionData:
+    """The decision observations as arrays, for the logit's likelihood: each offer's fit,
+    felt claim and rank, which offers make each product, and the choice."""
+
     fit: np.ndarray  # (obs, offers)
     felt: np.ndarray  # belief x distance: the claim's pull before the profile's share of it
     rank: np.ndarray
@@ -37,6 +40,8 @@ class DecisionData:
 
     @classmethod
     def of(cls, observations: Sequence[DecisionObservation], prior_belief: float) -> DecisionData:
+        """The observations as arrays, each option's belief read as the simulated user reads
+        it (against ``prior_belief``)."""
         m = max(len(o.options) for o in observations)
         fit, felt, rank = (np.zeros((len(observations), m)) for _ in range(3))
         products = np.zeros((len(observations), m, m), dtype=bool)
@@ -73,6 +78,7 @@ class DecisionData:
         return float(-np.log(alternatives).sum())
 
     def predicted(self, p: dict[str, float]) -> np.ndarray:
+        """The most likely choice of each observation at these parameters."""
         return self._utilities(p).argmax(axis=1)
 
     def identified(self) -> dict[str, bool]:
@@ -87,6 +93,7 @@ class DecisionData:
 def fit_profile(
     observations: Sequence[DecisionObservation], prior: ProfileDecision, prior_belief: float
 ) -> Fitted:
+    """One profile's decision weights, by maximum likelihood from ``prior``."""
     data = DecisionData.of(observations, prior_belief)
     return fit_parameters(data, len(observations), NAMES, prior.model_dump(), BOUNDS)
 
@@ -106,6 +113,7 @@ def fit_decisions(
 
 
 def decision_params(fitted: dict[str, Fitted], prior: DecisionParams) -> DecisionParams:
+    """``prior`` with the fitted profiles' weights in place."""
     profiles = dict(prior.profiles)
     for profile, fit in fitted.items():
         profiles[profile] = ProfileDecision(**{e.name: e.value for e in fit.estimates})

@@ -29,6 +29,9 @@ BOOTSTRAP = 200
 
 @dataclass(frozen=True)
 class FittedLabels:
+    """The updater's fitted thresholds, the share of labels they reproduce, and the share
+    the most common label alone would."""
+
     estimates: tuple[Estimate, ...]
     agreement: float  # share of the labels the thresholds reproduce
     majority: float  # share of the most common label: what no threshold at all achieves
@@ -36,6 +39,7 @@ class FittedLabels:
 
 
 def predict(gaps: np.ndarray, mixed: float, low: float) -> np.ndarray:
+    """The labels (0 high, 1 mixed, 2 low) the thresholds give these gaps."""
     return np.where(gaps >= low, 2, np.where(gaps >= mixed, 1, 0))
 
 
@@ -56,6 +60,8 @@ def best_thresholds(gaps: np.ndarray, labels: np.ndarray) -> tuple[float, float,
 def fit_labels(
     observations: Sequence[LabelObservation], prior: UpdaterParams, seed: int = 0
 ) -> FittedLabels:
+    """The thresholds that reproduce the most labels, with bootstrap standard errors; a
+    label never seen keeps its prior threshold."""
     if not observations:
         return FittedLabels(
             (
@@ -92,11 +98,13 @@ def fit_labels(
 
 
 def updater_params(fitted: FittedLabels, prior: UpdaterParams) -> UpdaterParams:
+    """``prior`` with the fitted thresholds in place."""
     found = {e.name: e.value for e in fitted.estimates if e.fitted}
     return prior.model_copy(update=found)
 
 
 def label_agreement(observations: Sequence[LabelObservation], params: UpdaterParams) -> float:
+    """The share of observed labels these thresholds reproduce (NaN with none)."""
     if not observations:
         return float("nan")
     gaps = np.array([o.gap for o in observations])

@@ -19,6 +19,9 @@ from scipy.optimize import minimize
 
 @dataclass(frozen=True)
 class Estimate:
+    """One parameter's estimate, its standard error where finite, whether the data could
+    move it and whether it was fitted."""
+
     name: str
     value: float
     se: float | None  # None where the optimum sits on a bound or the information is singular
@@ -31,6 +34,9 @@ class Estimate:
 
 @dataclass(frozen=True)
 class Fitted:
+    """A maximum-likelihood fit: every estimate, the log-likelihood against the null
+    model's, and the observations behind it."""
+
     estimates: tuple[Estimate, ...]
     log_likelihood: float
     null_log_likelihood: float
@@ -38,6 +44,7 @@ class Fitted:
     converged: bool
 
     def value(self, name: str) -> float:
+        """The estimate of the parameter ``name``."""
         return next(e.value for e in self.estimates if e.name == name)
 
     @property
@@ -103,11 +110,18 @@ def maximise(
 class Likelihood(Protocol):
     """A model's data, able to say how likely it is under named parameter values."""
 
-    def log_likelihood(self, values: dict[str, float]) -> float: ...
+    def log_likelihood(self, values: dict[str, float]) -> float:
+        """The observations' log-likelihood at these parameter values."""
+        ...
 
-    def null_log_likelihood(self) -> float: ...
+    def null_log_likelihood(self) -> float:
+        """The log-likelihood of the null model: every alternative equally likely."""
+        ...
 
-    def identified(self) -> dict[str, bool]: ...
+    def identified(self) -> dict[str, bool]:
+        """Per parameter, whether the observations can move its likelihood at all (a
+        parameter that multiplies only zeros cannot be estimated)."""
+        ...
 
 
 def fit_parameters(

@@ -34,6 +34,9 @@ EpisodeKey = tuple[str, str, int]  # (run directory, domain, order)
 
 @dataclass(frozen=True)
 class Candidate:
+    """One shortlist candidate as the calibration sees it: its fit, its claim's distance,
+    its disclosures, its place and its records' evidence."""
+
     fit: float  # the judge's noiseless fit of the visible fields to the current need
     distance: float  # the claim's level minus the fit as words carry it (0: nothing claimed)
     disclosures: int
@@ -44,6 +47,8 @@ class Candidate:
 
 @dataclass(frozen=True)
 class RankingObservation:
+    """One shortlist: its candidates and the order the user agent chose."""
+
     episode: EpisodeKey
     candidates: tuple[Candidate, ...]
     ranked: tuple[int, ...]  # indices of the candidates the user agent ranked, best first
@@ -51,6 +56,9 @@ class RankingObservation:
 
 @dataclass(frozen=True)
 class Option:
+    """One shown option as the calibration sees it: fit, claim distance, the belief the
+    reason states, rank and product."""
+
     fit: float  # noiseless fit of the visible fields to the request
     distance: float
     belief: float | None  # the credibility the user agent's reason states, if any
@@ -60,6 +68,8 @@ class Option:
 
 @dataclass(frozen=True)
 class DecisionObservation:
+    """One decision: the profile, the options and which was bought (None: nothing)."""
+
     episode: EpisodeKey
     profile: str
     options: tuple[Option, ...]
@@ -68,6 +78,8 @@ class DecisionObservation:
 
 @dataclass(frozen=True)
 class LabelObservation:
+    """One record: the claim's excess over the reported experience and the label it got."""
+
     episode: EpisodeKey
     gap: float  # claim (less disclosure relief) over the experience the review reports
     label: str
@@ -75,6 +87,9 @@ class LabelObservation:
 
 @dataclass(frozen=True)
 class Observations:
+    """Everything the stored calls of the runs show of the three fitted roles, and how many
+    claims the lexicon could not read."""
+
     rankings: tuple[RankingObservation, ...]
     decisions: tuple[DecisionObservation, ...]
     labels: tuple[LabelObservation, ...]
@@ -90,6 +105,8 @@ def _distance(explanation: str, fit: float) -> float | None:
 def ranking(
     key: EpisodeKey, inp: ShortlistInput, out: Shortlist, judge: Judge
 ) -> RankingObservation:
+    """A shortlist call as an observation: each candidate's noiseless fit, claim distance,
+    disclosures, place and records."""
     views = [visible_text(c.title, c.category) for c in inp.candidates]
     fits = judge.fit(inp.need.current_need, views)
     last = max(len(inp.candidates) - 1, 1)
@@ -111,6 +128,8 @@ def ranking(
 def decision(
     key: EpisodeKey, inp: DecisionInput, chosen_id: str | None, judge: Judge
 ) -> DecisionObservation:
+    """A decision call as an observation: each option's noiseless fit, claim distance and
+    stated belief."""
     views = [visible_text(o.title, o.category) for o in inp.options]
     fits = judge.fit(inp.query_text, views)
     options = tuple(

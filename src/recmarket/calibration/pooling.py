@@ -51,6 +51,9 @@ class CalibrationRefused(ValueError):
 
 @dataclass(frozen=True)
 class PooledRun:
+    """A run as the calibration pools it: its settings, identity, episode count and what
+    answered each fitted role."""
+
     path: Path
     config: RunConfig
     identity: tuple[str, str]  # the manifest's configuration hash and creation time
@@ -59,6 +62,8 @@ class PooledRun:
 
     @property
     def shape(self) -> dict[str, object]:
+        """The market shape that makes runs poolable: N, entrants, K, J, the composition and
+        whether a user agent shortlists."""
         market = self.config.market
         return {
             "N": market.n_platforms,

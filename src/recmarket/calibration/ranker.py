@@ -70,6 +70,8 @@ class RankingData:
 
     @classmethod
     def of(cls, observations: Sequence[RankingObservation]) -> RankingData:
+        """The ranking observations as arrays (candidates and places padded, with masks of
+        what each observation has)."""
         n = max(len(o.candidates) for o in observations)
         k = max(len(o.ranked) for o in observations)
         shape = (len(observations), n)
@@ -161,6 +163,7 @@ class RankingData:
 
 
 def prior_values(params: RankerParams) -> dict[str, float]:
+    """The ranker's parameters as the fit's starting values, by name."""
     return {
         "fit_noise": params.fit_noise,
         "credence": params.credence,
@@ -172,6 +175,7 @@ def prior_values(params: RankerParams) -> dict[str, float]:
 
 
 def fit_ranker(observations: Sequence[RankingObservation], prior: RankerParams) -> Fitted:
+    """The ranker's parameters, by maximum likelihood from ``prior``."""
     data = RankingData.of(observations)
     return fit_parameters(data, len(observations), NAMES, prior_values(prior), BOUNDS)
 

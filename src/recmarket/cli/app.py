@@ -48,6 +48,7 @@ Strict = Annotated[bool, typer.Option("--strict", help="stop at the first malfor
 
 
 def describe_validation_error(exc: ValidationError) -> str:
+    """A settings error as one line: each problem after the setting it is about."""
     parts = []
     for e in exc.errors():
         where = ".".join(str(p) for p in e["loc"])
@@ -101,6 +102,7 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 
 def version_callback(value: bool) -> None:
+    """``--version``: print the version and stop."""
     if value:
         out.print(f"recmarket {__version__}")
         raise typer.Exit()

@@ -61,6 +61,7 @@ def audit(
 
 
 def print_card(card: AuditCard) -> None:
+    """The audit card in the terminal: each probe's pass rate, interval and verdict."""
     model = card.model
     title = (
         f"Audit of {model['name']} at {model['base_url']} ({card.trials} trials a probe, "

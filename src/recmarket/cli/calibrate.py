@@ -20,6 +20,8 @@ REPLICATES = 20  # offline runs per checked cell (recmarket.report.prediction ta
 
 
 def prediction_table(rows: list[PredictionRow], replicates: int) -> Table:
+    """The check's table: each model value beside its calibrated offline prediction and
+    interval."""
     table = Table(
         title=f"Calibrated offline predictions against the model ({replicates} offline "
         "replicates per cell; interval: 2.5th-97.5th percentile)"

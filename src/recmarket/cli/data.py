@@ -60,6 +60,7 @@ def data_list(
 
 
 def report_skips(name: str, examples: list[str], skipped: int) -> None:
+    """Say how many lines of a file were skipped, with the first few verbatim."""
     if skipped:
         err.print(f"{name}: skipped {skipped} unusable lines, first ones:", style="yellow")
         for line in examples:

@@ -31,12 +31,16 @@ from recmarket.config_file import build_config
 
 @dataclass(frozen=True)
 class SettingFlag:
+    """A command-line flag that sets one field of the run's settings, by its path in
+    ``RunConfig``."""
+
     flag: str  # "--n"
     path: tuple[str, ...]  # ("market", "n_platforms")
     help: str = ""  # said before the field's own description, where it needs context
 
     @property
     def parameter(self) -> str:
+        """The flag's name as the command's parameter."""
         return self.flag.removeprefix("--").replace("-", "_")
 
 
@@ -85,6 +89,8 @@ FLAG_OF_PATH = {f.path: f.flag for f in RUN}
 
 
 def field_of(path: tuple[str, ...]) -> FieldInfo:
+    """The settings field at ``path``, through nested models (its description becomes the
+    flag's help)."""
     model: type[BaseModel] = RunConfig
     for part in path[:-1]:
         annotation = model.model_fields[part].annotation
@@ -162,6 +168,7 @@ def with_options(
     """Add ``parameters`` to a command; it receives ``name``: ``combine`` of their values."""
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        """``command`` with the parameters added to its signature."""
         signature = inspect.signature(command, eval_str=True)
         own = [p for p in signature.parameters.values() if p.name != name]
 

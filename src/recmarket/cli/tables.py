@@ -23,6 +23,7 @@ FUNNEL_ROWS = (
 
 
 def funnel_table(title: str, summary: dict[str, Any]) -> Table:
+    """The episode funnel (present, shortlisted, top-1, purchased) per domain and macro."""
     columns = {**summary["domains"], "macro": summary["macro"]}
     table = Table(title=title)
     table.add_column("stage")
@@ -39,6 +40,8 @@ def funnel_table(title: str, summary: dict[str, Any]) -> Table:
 
 
 def ledger_table(ledger: Ledger, spent: float | None) -> Table:
+    """The LLM ledger per role and model: calls, cached calls, tokens and cost, with what
+    the directory has spent."""
     caption = None if spent is None else f"spent in this run directory so far: ${spent:.4f}"
     table = Table(title="LLM calls, tokens and cost", caption=caption)
     for col in (

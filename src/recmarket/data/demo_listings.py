@@ -48,6 +48,9 @@ VARIANT_SHARE = 0.025
 
 @dataclass(frozen=True)
 class ProductType:
+    """A kind of product in the demo market: its name, subcategory and the dimensions its
+    listings vary in."""
+
     name: str
     subcategory: str
     dimensions: tuple[str, ...]
@@ -55,6 +58,8 @@ class ProductType:
 
 @dataclass(frozen=True)
 class DemoItem:
+    """One demo listing before it is written: its id, kind, brand and a value per dimension."""
+
     asin: str
     ptype: int
     brand: str
@@ -80,6 +85,7 @@ def product_types(domain: str) -> tuple[ProductType, ...]:
 
 
 def random_code(gen: np.random.Generator, prefix: str, length: int) -> str:
+    """``prefix`` and ``length`` random letters and digits (model numbers, ids)."""
     return prefix + "".join(gen.choice(_ALNUM, size=length))
 
 
@@ -118,6 +124,8 @@ def _variant(item: DemoItem, ptype: ProductType, gen: np.random.Generator) -> De
 
 
 def make_items(domain: str, per_type: int, gen: np.random.Generator) -> list[DemoItem]:
+    """``per_type`` distinct listings of every product kind of the domain, brands drawn by
+    popularity."""
     items: list[DemoItem] = []
     seen: set[str] = set()
     types = product_types(domain)
@@ -196,6 +204,8 @@ def demo_title(domain: str, item: DemoItem, tier: str) -> str:
 
 
 def meta_record(domain: str, item: DemoItem, gen: np.random.Generator) -> dict[str, Any]:
+    """A demo listing as the official meta files hold one: title, features, description,
+    price and rating."""
     ptype = product_types(domain)[item.ptype]
     tier = str(gen.choice(TIERS))
     title = demo_title(domain, item, tier)

@@ -22,6 +22,8 @@ SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz")
 
 @dataclass(frozen=True)
 class DomainFiles:
+    """A domain's review file and meta file."""
+
     name: str
     reviews: Path
     meta: Path
@@ -41,11 +43,15 @@ class LoadReport:
 
     @property
     def lines_skipped(self) -> int:
+        """Lines skipped in both files, for every reason."""
         return sum(self.review_issues.values()) + sum(self.meta_issues.values())
 
 
 @dataclass(frozen=True)
 class Domain:
+    """A loaded domain: its item universe, the reviews of users with enough of them, and
+    what loading skipped."""
+
     name: str
     files: DomainFiles
     items: tuple[Item, ...]  # the item universe, sorted by parent_asin
@@ -55,6 +61,7 @@ class Domain:
 
     @property
     def n_users(self) -> int:
+        """Users with enough interactions to be simulated."""
         return len(np.unique(self.interactions.user))
 
 
@@ -77,6 +84,8 @@ def find_domains(directory: Path) -> list[DomainFiles]:
 
 
 def domain_files(directory: Path, name: str) -> DomainFiles:
+    """The files of domain ``name`` in ``directory``, gzipped or plain; a missing one is
+    named with the domains that are there."""
     reviews, meta = _find(directory, name), _find(directory, f"meta_{name}")
     if reviews is None or meta is None:
         missing = f"{name}.jsonl[.gz]" if reviews is None else f"meta_{name}.jsonl[.gz]"
@@ -92,6 +101,9 @@ def _users_with_at_least(users: np.ndarray, minimum: int) -> np.ndarray:
 
 
 def load_domain(files: DomainFiles, *, min_interactions: int = 5, strict: bool = False) -> Domain:
+    """Load a domain: reviews scanned and deduplicated, items joined from the meta file,
+    users with at least ``min_interactions`` kept; ``strict`` stops at the first bad
+    line."""
     review_issues = LoadIssues(files.reviews, strict)
     reviews = scan_reviews(files.reviews, review_issues)
     if not len(reviews):

@@ -31,6 +31,8 @@ from recmarket.streams import Stream, rng
 # the loader has validated, and never read from outside.
 @dataclass(frozen=True, slots=True)
 class Interaction:
+    """One review of a user's: the item, its rating and time, and the review's text."""
+
     parent_asin: str
     item_index: int
     title: str
@@ -42,6 +44,8 @@ class Interaction:
 
 @dataclass(frozen=True, slots=True)
 class Episode:
+    """A user's held-out target with the history before it: what one request is built from."""
+
     episode_id: str
     domain: str
     user_id: str

@@ -190,6 +190,8 @@ def _checked_into_place(url: str, part: Path, dest: Path, content_type: str) -> 
 def fetch_category(
     category: str, dest: Path, progress: Progress, base_url: str = OFFICIAL_BASE_URL
 ) -> list[Path]:
+    """Download a category's review and meta files into ``dest`` (resuming partial
+    downloads); their paths."""
     dest.mkdir(parents=True, exist_ok=True)
     return [
         download(url, dest / name, progress) for url, name in official_files(category, base_url)

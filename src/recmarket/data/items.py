@@ -66,6 +66,8 @@ class ItemEvidence(BaseModel):
 
 @dataclass(frozen=True)
 class Item:
+    """One listing of the item universe: its evidence and where its fields came from."""
+
     parent_asin: str
     title: str
     main_category: str

@@ -28,6 +28,7 @@ class DataError(ValueError):
 
 
 def is_gzip(path: Path) -> bool:
+    """Whether the file starts with gzip's magic bytes, whatever its name says."""
     with path.open("rb") as fh:
         return fh.read(2) == GZIP_MAGIC
 
@@ -54,6 +55,8 @@ class LoadIssues:
     examples: list[str] = field(default_factory=list)
 
     def skip(self, line: int, reason: str) -> None:
+        """Count a skipped line by its reason and keep the first few verbatim; under
+        ``strict``, stop with it."""
         message = f"{self.path}:{line}: {reason}"
         if self.strict:
             raise DataError(message)
@@ -75,6 +78,7 @@ class LoadIssues:
 
     @property
     def skipped(self) -> int:
+        """Lines skipped, for every reason."""
         return sum(self.counts.values())
 
 

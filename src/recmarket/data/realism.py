@@ -21,6 +21,10 @@ from recmarket.data.items import TITLE_HEAD, TITLE_WORD, product_kind
 
 @dataclass(frozen=True)
 class DataProfile:
+    """Measures of how real a domain looks (title lengths and segments, distinct words,
+    near-duplicates, repeated review texts), to compare a generated domain with the real
+    samples."""
+
     items: int
     title_words_median: float
     title_words_iqr: tuple[float, float]
@@ -36,6 +40,7 @@ NEAR_DUPLICATE = 0.8  # token-set Jaccard from which two titles read as the same
 
 
 def title_tokens(title: str) -> frozenset[str]:
+    """A title's distinct words, lower-cased."""
     return frozenset(w.lower() for w in TITLE_WORD.findall(title))
 
 
@@ -73,6 +78,7 @@ def subsample(titles: list[str], n: int, seed: int = 0) -> list[str]:
 
 
 def profile(domain: Domain, episodes: list[Episode]) -> DataProfile:
+    """The domain's realism measures, over its items and the episodes' reviews."""
     titles = [it.title for it in domain.items]
     lengths = np.array([len(t.split()) for t in titles])
     segments = np.array([len([s for s in TITLE_HEAD.split(t) if s and s.strip()]) for t in titles])

@@ -47,6 +47,7 @@ class ReviewTable:
         return len(self.line)
 
     def select(self, mask: np.ndarray) -> ReviewTable:
+        """The rows where ``mask`` is true."""
         return ReviewTable(
             *(col[mask] for col in (self.user, self.item, self.timestamp, self.rating, self.line))
         )

@@ -122,6 +122,7 @@ def _pick(gen: np.random.Generator, options: tuple[str, ...]) -> str:
 
 
 def review_text(bucket: str, words: dict[str, str], gen: np.random.Generator) -> str:
+    """A demo review's text for a rating bucket, with the listing's words filled in."""
     words = {**words, "Value": words["value"][:1].upper() + words["value"][1:]}
     parts = [_pick(gen, _OPENINGS[bucket]), _pick(gen, _ASPECTS[bucket])]
     if gen.random() < 0.6:
@@ -136,6 +137,7 @@ def review_text(bucket: str, words: dict[str, str], gen: np.random.Generator) ->
 def review_record(
     domain: str, item: DemoItem, user_id: str, rating: float, stamp: int, gen: np.random.Generator
 ) -> dict[str, Any]:
+    """A demo review as the official review files hold one."""
     ptype = product_types(domain)[item.ptype]
     bucket = "high" if rating >= 4 else "mid" if rating >= 3 else "low"
     k = int(gen.integers(len(ptype.dimensions)))

@@ -26,6 +26,9 @@ class EmbedderUnavailable(RuntimeError):
 
 @runtime_checkable
 class Embedder(Protocol):
+    """A text embedder: what retrieval and the offline roles' judgement read texts through.
+    Implementations must be deterministic for a fingerprint."""
+
     def __hash__(self) -> int:
         """Embedders key per-process caches (one similarity cache per embedder)."""
         ...

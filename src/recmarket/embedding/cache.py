@@ -25,11 +25,16 @@ log = logging.getLogger(__name__)
 
 
 def default_cache_dir() -> Path:
+    """Where recmarket keeps what it computes once (embeddings, prepared domains, the demo
+    market, the LLM call store): ``$RECMARKET_CACHE``, else
+    ``$XDG_CACHE_HOME/recmarket``, else ``~/.cache/recmarket``."""
     root = os.environ.get("RECMARKET_CACHE") or os.environ.get("XDG_CACHE_HOME")
     return Path(root) / "recmarket" if root else Path.home() / ".cache" / "recmarket"
 
 
 def cache_key(embedder: Embedder, texts: list[str]) -> str:
+    """The key of a list of texts' vectors: a digest of the embedder's fingerprint and the
+    texts in order."""
     digest = hashlib.sha256(embedder.fingerprint.encode())
     for text in texts:
         digest.update(text.encode())

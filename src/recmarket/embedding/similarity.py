@@ -37,6 +37,9 @@ def _kept(
 
 
 class Similarity:
+    """Cosines between texts through one embedder, each text embedded once per process
+    (documents and queries apart, unless the embedder encodes both alike)."""
+
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
         self._vectors: dict[str, np.ndarray] = {}
@@ -65,6 +68,7 @@ class Similarity:
             self._vectors.update(zip(texts, vectors, strict=True))
 
     def pair(self, a: str, b: str) -> float:
+        """The cosine of two texts, embedding those not seen yet."""
         known = self._vectors
         if a not in known or b not in known:  # the rare miss; known pairs skip the stacking
             first, second = self.vectors([a, b])

@@ -36,6 +36,9 @@ DEFAULT_SEEDS = 3  # replicates of every cell: verdicts rest on intervals over s
 
 
 class CellSpec(BaseModel):
+    """One cell of an experiment: its name, its settings over the spec's base, and its own
+    episode count if it has one."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
@@ -169,6 +172,7 @@ def _builtin_dir() -> Any:
 
 
 def builtin_names() -> list[str]:
+    """The names of the built-in experiments, sorted."""
     return sorted(
         p.name.removesuffix(".toml") for p in _builtin_dir().iterdir() if p.name.endswith(".toml")
     )

@@ -26,6 +26,10 @@ ACCESS_DOMAIN = "access-check"
 
 
 class AccessCheck(BaseModel):
+    """Appendix A.2's check of the target's availability: the analytic chances under
+    platform-centric and user-agent access beside the simulated rates, with their
+    standard errors."""
+
     n_platforms: int
     rho: float
     p_hit: float
@@ -50,6 +54,8 @@ class AccessCheck(BaseModel):
 
 
 def analytic_access(n_platforms: int, rho: float, p_hit: float) -> tuple[float, float]:
+    """(platform-centric, user-agent) chances that the target is available (Appendix A.2):
+    one uniformly chosen platform carries it, or any of the N does."""
     pc = p_hit * (1 + (n_platforms - 1) * rho) / n_platforms
     ua = 1 - (1 - p_hit) * (1 - rho * p_hit) ** (n_platforms - 1)
     return pc, ua
@@ -58,6 +64,8 @@ def analytic_access(n_platforms: int, rho: float, p_hit: float) -> tuple[float, 
 def simulate_access(
     n_platforms: int, rho: float, p_hit: float, draws: int, seed: int = 42
 ) -> AccessCheck:
+    """The availability rates over ``draws`` simulated catalog assignments, beside the
+    analytic ones."""
     catalogs = assign_catalogs(
         draws,
         np.arange(draws),

@@ -42,6 +42,7 @@ class Seat:
 
     @property
     def owned_by(self) -> str:
+        """Who owns the seat: a Sybil's owner, else the seat itself."""
         return self.owner or self.platform_id
 
 
@@ -71,6 +72,9 @@ def seats(cfg: MarketConfig) -> tuple[Seat, ...]:
 
 @dataclass(frozen=True)
 class DomainMarket:
+    """One domain's market, built once per run: its requests, settings, catalogs, item
+    vectors and seed."""
+
     domain: Domain
     requests: list[Request]
     config: MarketConfig
@@ -95,6 +99,7 @@ class DomainMarket:
         return found
 
     def draws(self, request: Request) -> EpisodeDraws:
+        """The episode's keyed draws (retrieval, shuffles, inclusion) for ``request``."""
         cfg = self.config
         return EpisodeDraws.draw(
             self.seed,
@@ -121,12 +126,15 @@ def _episode_key(episode_id: str) -> int:
 
 
 def item_vectors(domain: Domain, embedder: Embedder, cache_dir: Path | None) -> np.ndarray:
+    """The domain's item vectors, from the cache where it has them."""
     return embed_items(embedder, [item.evidence.text() for item in domain.items], cache_dir)
 
 
 def build_market(
     domain: Domain, requests: list[Request], vectors: np.ndarray, cfg: MarketConfig, seed: int
 ) -> DomainMarket:
+    """The domain's market: catalogs assigned (the targets placed as the settings say) and
+    the request-independent parts ready."""
     targets = np.array([r.episode.target.item_index for r in requests], dtype=np.int64)
     catalogs = assign_catalogs(
         len(domain.items),
@@ -157,6 +165,8 @@ class MarketAccess:
 
 
 def market_access(market: DomainMarket) -> MarketAccess:
+    """The market's access check: the target's copies and its availability under each
+    condition, per request."""
     copies, pc, ua = [], [], []
     for request in market.requests:
         carriers = market.catalogs.carriers(request.episode.target.item_index)

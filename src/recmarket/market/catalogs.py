@@ -27,10 +27,13 @@ from recmarket.streams import Stream, rng
 
 @dataclass(frozen=True)
 class Catalogs:
+    """Which platform carries which item."""
+
     membership: np.ndarray  # bool (items, platforms): platform p carries item i
 
     @property
     def n_platforms(self) -> int:
+        """The number of platforms."""
         return self.membership.shape[1]
 
     def members(self, platform: int) -> np.ndarray:
@@ -42,6 +45,7 @@ class Catalogs:
         return self.membership[item]
 
     def sizes(self) -> np.ndarray:
+        """Each platform's catalog size."""
         return self.membership.sum(axis=0)
 
     def rotated(self, steps: int) -> Catalogs:

@@ -31,6 +31,7 @@ def parse_policy(name: str) -> str:
 
 
 def platform_ids(n_platforms: int) -> tuple[str, ...]:
+    """The ids of ``n_platforms`` platforms: P1, P2, ..."""
     return tuple(f"P{j + 1}" for j in range(n_platforms))
 
 

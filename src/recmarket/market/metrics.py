@@ -11,6 +11,9 @@ from recmarket.vocabulary import RoleName
 
 
 class EpisodeMetrics(Contract):
+    """An episode's metrics as its row stores them: access, attention and purchase of the
+    target, shares by policy, regret and the record written."""
+
     target_present: bool  # the target is among the submitted candidates (the pool)
     target_copies: int  # how many submitted candidates are the target
     pool_size: int
@@ -34,6 +37,7 @@ class EpisodeMetrics(Contract):
 
 
 def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
+    """The metrics of a played episode."""
     target = outcome.target
     copies = sum(p.item_index == target for p in outcome.pool)
     top1 = outcome.shown[0] if outcome.shown else None

@@ -33,6 +33,9 @@ class Call:
 
 @dataclass(frozen=True)
 class Proposal:
+    """One platform's proposal in an episode: the seat, its policy, the item, whether it was
+    forced in, the explanation and the name it shows."""
+
     platform_id: str  # the seat: what shares and lessons are counted by
     policy: str
     item_index: int
@@ -75,15 +78,19 @@ class Outcome:
     failure: str | None = None
 
     def fail(self, failure: RoleFailure) -> Outcome:
+        """Mark the episode as ended by a role's failure."""
         self.failed_role, self.failure = failure.role, failure.reason
         return self
 
     @property
     def purchased(self) -> Proposal | None:
+        """The proposal bought, if any."""
         chosen = self.decision.option_id if self.decision is not None else None
         return None if chosen is None else self.shown[self.option_ids().index(chosen)]
 
     def option_ids(self) -> list[str]:
+        """The ids the decision's options carry (with their rank under platform-centric
+        access)."""
         if not condition(self.condition).user_agent:
             return [f"{p.shown_as}#{rank}" for rank, p in enumerate(self.shown, start=1)]
         return [p.shown_as for p in self.shown]

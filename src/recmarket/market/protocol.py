@@ -103,6 +103,7 @@ class Round:
         self.fan_out = InTurn() if self.agents.answer_at_once else Together()
 
     async def play(self, request: Request) -> Outcome:
+        """Play one request through all four stages."""
         (prepared,) = await self.prepare([request])
         return await self.finish(prepared)
 
@@ -377,6 +378,8 @@ class Round:
     def validated(
         ranked: tuple[RankedItem, ...], by_id: dict[str, Proposal], k: int
     ) -> tuple[RankedItem, ...]:
+        """The shortlist, if it ranks exactly K distinct candidates; else a
+        ``ProtocolError``."""
         ids = [r.platform_id for r in ranked]
         if len(ids) != k or len(set(ids)) != k or not set(ids) <= by_id.keys():
             raise ProtocolError(

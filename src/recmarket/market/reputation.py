@@ -66,6 +66,7 @@ ScopeName = Annotated[str, AfterValidator(SCOPES.known)]
 
 
 def scope_key(request: Request, scope: Scope) -> str:
+    """The history set ``request`` reads and writes under ``scope``."""
     return SCOPES.get(scope).key(request)
 
 
@@ -76,6 +77,9 @@ def history_sets(scope: Scope, users_per_profile: int) -> int:
 
 
 class ReputationMemory:
+    """The records of every history set, per platform, kept and weighed as the mechanism
+    says."""
+
     def __init__(self, window: int, scope: Scope, setting: ReputationSetting | None = None) -> None:
         setting = setting or ReputationSetting(mechanism="window")
         self.window, self.scope = window, scope
@@ -107,5 +111,6 @@ class ReputationMemory:
         )
 
     def append(self, request: Request, platform_id: str, record: ReputationRecord) -> None:
+        """Keep a record of ``platform_id`` in the request's history set."""
         kept = self._sets[scope_key(request, self.scope)]
         kept.setdefault(platform_id, deque(maxlen=self.kept)).append(record)

@@ -77,6 +77,9 @@ def forced_inclusion(carries_target: np.ndarray, inclusion: np.ndarray, p_hit: f
 
 @dataclass(frozen=True)
 class PlatformRetrieval:
+    """One platform's retrieval for a request: the candidate it submits and whether the
+    target was forced in."""
+
     platform: int
     candidate: int  # -1 when the catalog is empty
     forced: bool

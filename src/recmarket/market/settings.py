@@ -256,6 +256,7 @@ class MarketConfig(BaseModel):
 
     @property
     def j(self) -> int:
+        """J, the items a platform shows under platform-centric access (K unless set)."""
         return self.platform_centric_j if self.platform_centric_j is not None else self.shortlist_k
 
     @field_validator("shortlist_k")

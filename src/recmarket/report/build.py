@@ -44,6 +44,8 @@ from recmarket.run.threads import pin_native_threads
 
 
 def cell_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
+    """One row per cell for the report's cells table: its settings and its metrics with
+    intervals."""
     rows = []
     for experiment, members in cells.items():
         for name, cell in members.items():
@@ -115,6 +117,9 @@ def identical_notes(cells: dict[str, dict[str, Cell]]) -> list[str]:
 
 @dataclass(frozen=True)
 class BuiltReport:
+    """What building a report gives back: the page's path, the paper comparison, the notes
+    and the summary."""
+
     path: Path  # report.html
     comparison: list[dict[str, Any]]  # the paper's numbers beside ours
     notes: list[str]  # cells that could not show their treatment
@@ -339,6 +344,8 @@ def comparison_html(comparison: list[dict[str, Any]], drawn: set[str]) -> str:
 
 
 def records_html(records: list[dict[str, Any]], notes: list[str]) -> str:
+    """The records section: what each platform's records came to in each memory set, with
+    the notes on cells that could not show their treatment."""
     if not records and not notes:
         return ""
     return (

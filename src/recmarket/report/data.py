@@ -81,6 +81,7 @@ class Made:
 
     @classmethod
     def of(cls, manifest: Mapping[str, str]) -> Made:
+        """What made a run, as its manifest records it."""
         dirty = manifest.get("git_dirty", "")
         return cls(
             manifest.get("git_commit", ""),
@@ -92,6 +93,9 @@ class Made:
 
 @dataclass
 class Cell:
+    """One cell of a report: its experiment, name, figure, settings, the seeds pooled and
+    their episodes."""
+
     experiment: str
     name: str  # the spec's label for the cell: shown, never used to find it
     figure: str  # which figure the cell's experiment feeds
@@ -124,6 +128,7 @@ class Cell:
 
     @property
     def pooling(self) -> str:
+        """How the cell's seeds were pooled, in words (one seed, or which)."""
         if len(self.seeds) < 2:
             return f"seed {self.config.seed}"
         seeds = ", ".join(map(str, self.seeds))

@@ -12,6 +12,8 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Section:
+    """One section of the report: its anchor, title and figures, in order."""
+
     anchor: str
     title: str
     stems: tuple[str, ...]  # its figures and tables, in order
@@ -154,4 +156,5 @@ def _ours(row: dict[str, Any]) -> str:
 
 
 def row_anchor(index: int) -> str:
+    """The anchor of the paper comparison's row ``index``."""
     return f"paper-{index + 1}"

@@ -28,6 +28,7 @@ class Played:
 
 
 def models_played(cells: dict[str, dict[str, Cell]]) -> list[Played]:
+    """Every model that played a cell of the report, with its cells."""
     found: dict[str, Played] = {}
     for experiment, members in cells.items():
         for name, cell in members.items():
@@ -48,6 +49,7 @@ def models_played(cells: dict[str, dict[str, Cell]]) -> list[Played]:
 
 
 def card_rows(card: AuditCard) -> list[dict[str, Any]]:
+    """An audit card's probes as table rows."""
     rows = []
     for r in card.results:
         low, high = r.interval
@@ -66,6 +68,7 @@ def card_rows(card: AuditCard) -> list[dict[str, Any]]:
 
 
 def result_rows(played: Played) -> list[dict[str, Any]]:
+    """The cells a model played, as table rows of their metrics."""
     return [
         {"experiment": experiment, "cell": name} | cell.summary
         for experiment, name, cell in played.cells

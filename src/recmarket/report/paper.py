@@ -52,6 +52,9 @@ Kind = Literal["protocol", "design", "emergent"]
 
 
 class PaperNumber(BaseModel):
+    """One number the paper reports, with where, what it measures, its kind and how to
+    compute ours."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     section: str
@@ -83,6 +86,7 @@ class PaperNumber(BaseModel):
 
 
 def paper_numbers(path: Path = NUMBERS) -> list[PaperNumber]:
+    """The paper's numbers, as the table that ships with recmarket lists them."""
     return [PaperNumber(**entry) for entry in tomllib.loads(path.read_text())["number"]]
 
 
@@ -114,6 +118,8 @@ STATISTICS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 
 
 def metric_of(name: str) -> Metric:
+    """The metric a paper number names (``kind:argument``); an unknown one fails with the
+    known ones."""
     kind, _, arg = name.partition(":")
     if kind not in METRICS:
         raise ValueError(

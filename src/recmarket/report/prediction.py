@@ -57,6 +57,8 @@ def metrics_of(macro: dict[str, Any]) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class PredictionRow:
+    """One model value beside its calibrated offline prediction and interval."""
+
     cell: str
     metric: str
     model: float
@@ -68,6 +70,7 @@ class PredictionRow:
 
     @property
     def inside(self) -> bool:
+        """Whether the model value lies inside the prediction interval."""
         return self.low - 1e-12 <= self.model <= self.high + 1e-12
 
 

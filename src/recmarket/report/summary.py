@@ -28,11 +28,14 @@ from recmarket.vocabulary import ROLES
 
 @dataclass(frozen=True)
 class RunSummary:
+    """The report's first screen: what ran, what it found and what it cannot show."""
+
     ran: tuple[tuple[str, str], ...]  # (what, value): experiments, scale, data, backend...
     found: tuple[str, ...]  # the paper comparison, counted
     cautions: tuple[str, ...]  # what this run cannot show, each from its own measurements
 
     def html(self) -> str:
+        """The first screen as HTML, every value escaped."""
         facts = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in self.ran)
         found = "".join(f"<p>{html.escape(line)}</p>" for line in self.found)
         cautions = "".join(f"<li>{html.escape(line)}</li>" for line in self.cautions)
@@ -47,6 +50,8 @@ class RunSummary:
 
 
 def data_name(config: RunConfig) -> str:
+    """The data the run read, in words: the bundled demo domains, a demo market of N users,
+    or a directory."""
     if config.data is None:
         return "the bundled demo domains (synthetic)"
     users = demo_users(config.data)
@@ -108,6 +113,7 @@ def _scale(cells: list[Cell]) -> str:
 def run_summary(
     cells: dict[str, dict[str, Cell]], comparison: list[dict[str, Any]], out_dirs: int
 ) -> RunSummary:
+    """The report's first screen from its cells and the paper comparison."""
     every = [c for members in cells.values() for c in members.values()]
     unique = _unique(every)
     seeds = sorted({s for c in every for s in c.seeds})

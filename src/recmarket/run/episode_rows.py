@@ -20,6 +20,9 @@ BOOLEANS = {m for m, f in EpisodeMetrics.model_fields.items() if f.annotation is
 
 @dataclass(frozen=True)
 class StoredCall:
+    """One role call as the store holds it: its order in the episode, the role, its input
+    and its output."""
+
     seq: int
     role: str
     input: dict[str, Any]
@@ -66,6 +69,7 @@ def episode_rows(record: EpisodeRecord) -> EpisodeRows:
 
 
 def unpack_calls(blob: bytes) -> list[StoredCall]:
+    """An episode's calls from the store's compressed array."""
     return [
         StoredCall(seq, r, i, o) for seq, (r, i, o) in enumerate(json.loads(zlib.decompress(blob)))
     ]

@@ -43,6 +43,9 @@ COMPLETION_TOKENS = {
 
 @dataclass(frozen=True)
 class RoleEstimate:
+    """What a role's calls would take in a run: calls, tokens, the share of prompt
+    characters a prefix cache could serve, and cost."""
+
     role: str
     model: str
     calls: float
@@ -54,6 +57,8 @@ class RoleEstimate:
 
 
 def estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> list[RoleEstimate]:
+    """The calls, tokens and cost a run would make, from its first ``sample`` episodes
+    played offline with the prompts rendered."""
     embedder = embedder_for(cfg.embedder)
     calls: dict[str, int] = defaultdict(int)
     chars: dict[str, int] = defaultdict(int)
@@ -108,6 +113,8 @@ def price_sources(cfg: RunConfig) -> list[str]:
 
 @dataclass(frozen=True)
 class CellCost:
+    """One cell of a plan with its estimate."""
+
     experiment: str
     cell: str
     run_dir: str

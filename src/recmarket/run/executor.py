@@ -55,6 +55,8 @@ STORED_COLUMNS = ("ord", "rep_platform", "rep_label", "rep_note", "strategy", "w
 
 @dataclass(frozen=True)
 class WorkUnit:
+    """A part of one domain of one cell: what a worker plays and hands back."""
+
     run_dir: str  # the cell the unit belongs to (its store's directory)
     config_json: str
     domain: str
@@ -68,6 +70,8 @@ class WorkUnit:
 
 @dataclass
 class UnitResult:
+    """A played unit: its rows and where its time went."""
+
     run_dir: str
     rows: list[EpisodeRows]
     phases: Phases = field(default_factory=Phases)
@@ -161,9 +165,13 @@ def plan_units(
 
 
 class Executor(Protocol):
+    """Where work units are played: here, in worker processes, or on a Ray cluster."""
+
     workers: int  # units that run at once: the plan is cut into enough parts for them
 
-    def map(self, units: list[WorkUnit]) -> Iterator[UnitResult]: ...
+    def map(self, units: list[WorkUnit]) -> Iterator[UnitResult]:
+        """Play every unit; each result as it is ready, in no promised order."""
+        ...
 
 
 class LocalExecutor:
@@ -172,6 +180,7 @@ class LocalExecutor:
     workers = 1
 
     def map(self, units: list[WorkUnit]) -> Iterator[UnitResult]:
+        """Play the units here, one after the other."""
         return (play_unit(u) for u in units)
 
 
@@ -213,6 +222,7 @@ class ProcessExecutor:
         self.workers = workers
 
     def map(self, units: list[WorkUnit]) -> Iterator[UnitResult]:
+        """Play the units in worker processes, each result as it is ready."""
         if not units:  # no pool at all for nothing to do
             return
         with worker_pool(min(self.workers, len(units))) as pool:
@@ -243,6 +253,7 @@ class RayExecutor:
         self.workers = max(int(ray.cluster_resources().get("CPU", 1)), 1)
 
     def map(self, units: list[WorkUnit]) -> Iterator[UnitResult]:
+        """Play the units as Ray tasks, each result as it is ready."""
         pending = [self.task.remote(u) for u in units]
         while pending:
             ready, pending = self.ray.wait(pending, num_returns=1)

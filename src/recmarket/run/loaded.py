@@ -38,6 +38,7 @@ _requests: OrderedDict[tuple, list[Request]] = OrderedDict()
 
 
 def embedder_for(settings: EmbedderConfig) -> Embedder:
+    """The embedder these settings name, loaded once per process."""
     key = settings.model_dump_json()
     if key not in _embedders:
         _embedders[key] = load_embedder(settings)
@@ -80,6 +81,7 @@ def _key(files: DomainFiles, min_interactions: int, strict: bool) -> tuple:
 
 
 def domain_for(directory: Path, name: str, min_interactions: int, strict: bool = False) -> Domain:
+    """Domain ``name`` in ``directory``, loaded once per process for these settings."""
     return _domain(domain_files(directory, name), min_interactions, strict)
 
 

@@ -115,6 +115,7 @@ def _add_closure(found: dict[str, str], waiting: list[str]) -> None:
 
 
 def canonical(name: str) -> str:
+    """A distribution name as packaging compares them (PEP 503)."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 

@@ -36,6 +36,7 @@ def keeps_calls(cfg: RunConfig, everything: bool = False) -> Callable[[Outcome],
 
 
 def as_record(outcome: Outcome, keep_calls: bool = True) -> EpisodeRecord:
+    """An outcome as the store's row: identity, metrics, and its calls where they are kept."""
     request = outcome.request
     identity = {
         "domain": request.episode.domain,
@@ -90,6 +91,7 @@ class BatchedWrites:
         self.tick()
 
     def flush(self) -> None:
+        """Write the rows held so far, in one transaction."""
         rows, self.rows = self.rows, []
         if rows:
             self.store.write_rows(rows)

@@ -113,6 +113,7 @@ def calls_of(
 
 
 def decoded(record: EpisodeRecord) -> list[StoredCall]:
+    """The calls of a record played again, as the store would hold them."""
     return [
         StoredCall(seq, role, json.loads(inp), json.loads(out))
         for seq, (role, inp, out) in enumerate(record.calls or [])

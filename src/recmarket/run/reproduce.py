@@ -36,6 +36,9 @@ SPEND = "llm-spend.sqlite"  # the one LLM spend account every cell of the direct
 
 @dataclass(frozen=True)
 class PlannedCell:
+    """One cell of a reproduce plan: its experiment, name, run directory, settings digest,
+    figure and scale."""
+
     experiment: str
     cell: str
     run_dir: str  # relative to the reproduce directory, so the directory can move

@@ -34,6 +34,8 @@ from recmarket.run.records import restore_reputation, restore_strategies, stored
 
 @dataclass(frozen=True)
 class PreparedDomain:
+    """A domain's market and the requests a run plays in it."""
+
     market: DomainMarket
     requests: list[Request]
 

@@ -317,10 +317,12 @@ class RunStore:
             self.db.executemany("INSERT INTO manifest VALUES (?, ?)", values.items())
 
     def manifest(self) -> dict[str, str]:
+        """The manifest as a table."""
         with _named(self.path):
             return dict(self.db.execute("SELECT key, value FROM manifest"))
 
     def config(self) -> RunConfig:
+        """The run's settings, as the manifest records them."""
         return RunConfig.model_validate_json(self.manifest()["config"])
 
     @property
@@ -343,6 +345,7 @@ class RunStore:
             self.db.execute("ROLLBACK" if kind else "COMMIT")
 
     def transaction(self) -> RunStore._Transaction:
+        """A transaction: committed whole when the block ends, rolled back if it raises."""
         return self._Transaction(self.db)
 
     def write_episode(self, record: EpisodeRecord) -> None:
@@ -358,6 +361,7 @@ class RunStore:
             db.executemany("INSERT INTO calls VALUES (?, ?, ?)", kept)
 
     def done(self, domain: str) -> set[int]:
+        """The episodes of ``domain`` the store holds, by order."""
         with _named(self.path):
             rows = self.db.execute("SELECT ord FROM episodes WHERE domain = ?", (domain,))
             return {o for (o,) in rows}
@@ -412,6 +416,7 @@ class RunStore:
                     yield domain, order, call
 
     def close(self) -> None:
+        """Close the store and give up its lock."""
         self.db.close()
         if self.lock is not None:
             self.lock.close()

@@ -70,6 +70,8 @@ class FaultPlan:
     burst: int = 2  # how many consecutive 429s a rate-limited request gets
 
     def pick(self, key: str, kinds: tuple[str, ...]) -> str | None:
+        """The content fault a request gets, drawn from a hash of the seed and its key
+        (None: none)."""
         roll = int(hashlib.sha256(f"{self.seed}:{key}".encode()).hexdigest()[:8], 16) / 2**32
         edge = 0.0
         for kind in kinds:
@@ -83,6 +85,7 @@ Response = tuple[int, dict[str, str], dict[str, Any]]  # status, headers, JSON b
 
 
 def server_error() -> Response:
+    """A 500 with an OpenAI-style error body."""
     return 500, {}, {"error": {"message": "internal error", "type": "server"}}
 
 
@@ -131,6 +134,7 @@ def answer(role: str, user: str, structured: bool = False) -> str:
 
 
 def corrupt(role: str, kind: str, text: str) -> str:
+    """``text`` spoilt by a content fault of ``kind``."""
     if kind == "fenced":
         return f"```json\n{text}\n```"
     if kind == "prose":
@@ -271,10 +275,12 @@ class FakeLLM:
 
     @property
     def base_url(self) -> str:
+        """The server's OpenAI-compatible base URL."""
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
     @property
     def total(self) -> int:
+        """Role calls received so far."""
         return sum(self.requests.values())
 
     def write(self, text: str) -> None:
@@ -307,6 +313,8 @@ class FakeLLM:
         )
 
     def respond(self, body: dict[str, Any], slept: bool = False) -> Response:
+        """The status, headers and body that answer a request: an injected fault, or the
+        role's answer."""
         messages = body["messages"]
         form = (body.get("response_format") or {}).get("type")
         if self.latency and not slept:  # every request, checks too, as at a real endpoint
@@ -359,6 +367,7 @@ class FakeLLM:
 
 
 def probability(text: str) -> float:
+    """A rate from the command line, if it lies in [0, 1]."""
     value = float(text)
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"{text} is not a probability in [0, 1]")

@@ -17,6 +17,9 @@ from recmarket.testing.fake_llm import answer, role_of
 
 
 class FakeChatAPI:
+    """A scripted provider for the wrappers' tests: each call takes the script's next item
+    (an error raised, or a reply's text), then answers as the fake endpoint does."""
+
     def __init__(self, script: Iterable[ProviderError | str] = (), latency: float = 0.0) -> None:
         self.script: deque[ProviderError | str] = deque(script)
         self.latency = latency

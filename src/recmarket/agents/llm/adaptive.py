@@ -100,6 +100,7 @@ class AdaptiveLimit:
 
     @property
     def current(self) -> int:
+        """The calls allowed in flight now: the limit's whole part, never below one."""
         return max(1, int(self.limit))
 
     def begin_from(self, latencies: Sequence[tuple[int, float]]) -> None:

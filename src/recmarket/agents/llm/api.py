@@ -30,6 +30,7 @@ class ChatRequest:
 
     @property
     def characters(self) -> int:
+        """Characters sent in all the messages: the ceiling of a prompt's token count."""
         return sum(len(m["content"]) for m in self.messages)
 
 
@@ -70,9 +71,14 @@ class ProviderError(Exception):
 class ChatAPI(Protocol):
     """A chat provider: one request, one reply (or a ProviderError)."""
 
-    async def generate(self, request: ChatRequest) -> Reply: ...
+    async def generate(self, request: ChatRequest) -> Reply:
+        """One attempt at the request: the reply, or ``ProviderError`` saying whether a
+        retry may help."""
+        ...
 
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        """Release the provider's connections (inside the event loop that used them)."""
+        ...
 
 
 Generate = Callable[[ChatRequest], Awaitable[Reply]]

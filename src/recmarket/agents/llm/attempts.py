@@ -38,6 +38,9 @@ def input_digest(data: dict[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class Attempt:
+    """One attempt at a call whose reply failed its contract: what the model said, why it
+    failed, and what it was told when asked again."""
+
     attempt: int
     reply: str
     error: str | None  # None: the reply was used
@@ -56,6 +59,8 @@ class AttemptLog:
                 self.db.execute(SCHEMA)
 
     def record(self, role: str, digest: str, sample: int, attempts: list[Attempt]) -> None:
+        """Keep every attempt of one call (role, call digest and sample), replacing what an
+        earlier run of the same call kept."""
         if self.db is None or self.path is None:
             return
         rows = [(role, digest, sample, a.attempt, a.reply, a.error, a.reask) for a in attempts]
@@ -65,6 +70,7 @@ class AttemptLog:
             )
 
     def close(self) -> None:
+        """Close the store, if there is one."""
         if self.db is not None:
             self.db.close()
 

@@ -116,6 +116,7 @@ class LLMBackend:
         return list({id(r.model): r.model for r in self.roles.values()}.values())
 
     def agents(self, offline: Agents) -> Agents:
+        """``offline`` with the roles the configuration gives to models answered by them."""
         return replace(offline, **self.roles)
 
     async def check(self) -> list[Checked]:
@@ -156,6 +157,7 @@ class LLMBackend:
             await model.aclose()
 
     def close(self) -> None:
+        """Close the call cache, the attempt log and the spend account."""
         self.cache.close()
         self.attempts.close()
         self.ledger.account.close()

@@ -38,6 +38,8 @@ LATER_COLUMNS = {"cached_tokens": "INTEGER NOT NULL DEFAULT 0", "seq": "INTEGER"
 
 @dataclass(frozen=True)
 class CachedCall:
+    """One stored answer: its text, token counts, latency and what answered it."""
+
     response: str
     prompt_tokens: int
     completion_tokens: int
@@ -50,12 +52,15 @@ class CachedCall:
 
     @property
     def tokens(self) -> tuple[int, int]:
+        """(prompt, completion) tokens, as the ledger counts them."""
         return self.prompt_tokens, self.completion_tokens
 
 
 def call_key(
     model: str, base_url: str, messages: list[dict[str, str]], params: dict[str, Any], sample: int
 ) -> str:
+    """The key of a call: a digest of everything that determines its answer (model,
+    endpoint, messages, sampling parameters, sample index)."""
     payload = json.dumps([model, base_url, messages, params, sample], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
@@ -89,6 +94,7 @@ class CallCache:
         return seq
 
     def get(self, key: str) -> CachedCall | None:
+        """The stored answer to ``key`` in the first store that holds one, else None."""
         with named_errors(" or ".join(map(str, self.paths))):
             return self._get(key)
 
@@ -142,5 +148,6 @@ class CallCache:
                 db.execute(f"INSERT OR IGNORE INTO llm_calls ({COLUMNS}) VALUES ({marks})", row)
 
     def close(self) -> None:
+        """Close every store."""
         for db in self.dbs:
             db.close()

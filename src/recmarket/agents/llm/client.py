@@ -254,4 +254,5 @@ class ChatModel:
         return call.response
 
     async def aclose(self) -> None:
+        """Close the provider's HTTP client, inside the event loop that opened it."""
         await self.api.aclose()

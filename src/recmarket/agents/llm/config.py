@@ -151,6 +151,8 @@ class LLMConfig(BaseModel):
         return [name for name in self.models if name in used]
 
     def model_for(self, role: RoleName) -> str:
+        """The model that answers ``role``: its own entry, else its group's, else the
+        default's, else the offline rules."""
         group = next(g for g, members in GROUPS.items() if role in members)
         for key in (role, group, "default"):
             if key in self.roles:

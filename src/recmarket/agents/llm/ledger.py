@@ -63,6 +63,7 @@ class SpendAccount:
 
     @property
     def spent(self) -> float:
+        """USD spent so far, settled calls and open reservations included."""
         return float(self._execute("SELECT spent FROM llm_spend").fetchone()[0])
 
     def clear_reservations(self) -> None:
@@ -98,11 +99,15 @@ class SpendAccount:
         )
 
     def close(self) -> None:
+        """Close the account's store."""
         self.db.close()
 
 
 @dataclass
 class Usage:
+    """One role's and model's calls in a run: how many, how many the stores answered, tokens
+    and cost."""
+
     calls: int = 0
     cached: int = 0
     prompt_tokens: int = 0
@@ -121,6 +126,8 @@ class Ledger:
     rows: dict[tuple[str, str], Usage] = field(default_factory=lambda: defaultdict(Usage))
 
     def add(self, role: str, cfg: ModelConfig, call: CachedCall, cached: bool) -> None:
+        """Count one answered call (``cached``: a store answered it, at no cost) for its
+        role and model."""
         usage = self.rows[(role, cfg.name)]
         usage.calls += 1
         usage.cached += cached

@@ -64,6 +64,7 @@ def refuse_if_taken(port: int) -> None:
 
 
 def free_port() -> int:
+    """A loopback port no one holds now."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -85,9 +86,12 @@ class LocalServer:
 
     @property
     def base_url(self) -> str:
+        """The server's OpenAI-compatible base URL."""
         return f"http://127.0.0.1:{self.port}/v1"
 
     def command(self) -> list[str]:
+        """The command that starts the server, tethered to this process; what is missing
+        (the model file, llama-cpp-python) is named first."""
         model = self.model or bundled_model()
         if not model.is_file():
             raise LocalServerError(f"{model}: no such model file (a .gguf)")

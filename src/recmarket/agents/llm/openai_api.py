@@ -129,6 +129,8 @@ class OpenAIChatAPI:
         self._client: openai.AsyncOpenAI | None = None
 
     def client(self) -> openai.AsyncOpenAI:
+        """The SDK client, made at the first call: a missing key is a ``ProviderError``
+        then, not when the settings are read."""
         if self._client is None:
             key = os.environ.get(self.cfg.api_key_env)
             if not key:
@@ -144,6 +146,8 @@ class OpenAIChatAPI:
         return self._client
 
     async def generate(self, request: ChatRequest) -> Reply:
+        """One chat completion; every SDK failure becomes a ``ProviderError`` saying whether
+        a retry may help."""
         extra: dict[str, Any] = {"seed": request.seed} if request.seed is not None else {}
         if request.response_format is not None:
             extra["response_format"] = request.response_format
@@ -169,6 +173,7 @@ class OpenAIChatAPI:
         return Reply(text, tokens.prompt, tokens.completion, 0, cached, tokens.estimated)
 
     async def aclose(self) -> None:
+        """Close the SDK client, if one was made."""
         if self._client is not None:
             await self._client.close()
             self._client = None

@@ -81,6 +81,7 @@ class Pace:
         return replace(self, read_per_second=tokens / read if tokens > 0 else None)
 
     def read_note(self) -> str:
+        """The prompt reading speed for the pace line, where it was measured."""
         if self.read_per_second is None:
             return ""
         return f" and {self.read_per_second:.0f} read"

@@ -34,6 +34,8 @@ class Rate(BaseModel):
     output: float = Field(ge=0)
 
     def cost(self, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0) -> float:
+        """USD for a call's tokens at this rate, the cached prompt tokens at the cached
+        price."""
         cached = min(max(cached_tokens, 0), prompt_tokens)
         fresh = prompt_tokens - cached
         return (
@@ -62,6 +64,9 @@ class Prices(BaseModel):
 
 
 class TableModel(BaseModel):
+    """One model's prices in the price table, USD per million tokens, with off-peak prices
+    where the provider has them."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     input: float = Field(ge=0)
@@ -74,6 +79,9 @@ class TableModel(BaseModel):
 
 
 class Provider(BaseModel):
+    """One provider in the price table: where its prices come from and when they were
+    checked, its hosts, peak hours and models."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     source: str
@@ -83,6 +91,8 @@ class Provider(BaseModel):
     models: dict[str, TableModel]
 
     def prices(self, model: TableModel) -> Prices:
+        """A model's prices as the ledger uses them: the peak rate, and the off-peak one
+        where given."""
         fresh, cached, out = (
             model.off_peak_input,
             model.off_peak_cached_input,

@@ -36,10 +36,13 @@ def template(name: str) -> tuple[str, Template]:
 
 
 def as_json(value: Any) -> str:
+    """``value`` as JSON, non-ASCII kept as written."""
     return json.dumps(value, ensure_ascii=False)
 
 
 def history(past: tuple[PastInteraction, ...]) -> str:
+    """The user's past interactions as the prompt lists them, each review cut to its first
+    characters."""
     if not past:
         return "(no earlier interactions)"
     return "\n".join(
@@ -49,6 +52,7 @@ def history(past: tuple[PastInteraction, ...]) -> str:
 
 
 def item_json(item: ItemEvidence) -> str:
+    """An item's evidence as JSON, without where its description came from."""
     return as_json(item.model_dump(exclude={"description_source"}))
 
 

@@ -47,21 +47,30 @@ class Reply(BaseModel):
 # stored text is the sentences joined (``parse.sentences_or_text``), so the role's output is
 # the same kind of text either way. (No docstring: it would be sent in the schema.)
 class SentencesReply(Reply):
+    """The reply form of the plain-text roles (explanation, review): an array of short
+    sentences."""
+
     sentences: list[Annotated[str, bounded(SENTENCE_WORDS)]] = Field(
         min_length=1, max_length=MAX_SENTENCES
     )
 
 
 def inline(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema with its ``$defs`` references replaced by the definitions: some
-    grammar converters and strict modes do not follow references."""
+    """The schema with its ``$defs`` references replaced by the definitions (some grammar
+    converters and strict modes do not follow references), without the titles and the
+    reply classes' docstrings, which are written for this code's readers, not the model."""
     defs = schema.pop("$defs", {})
 
     def walk(node: Any) -> Any:
         if isinstance(node, dict):
             if "$ref" in node:
                 return walk(defs[node["$ref"].rsplit("/", 1)[1]])
-            return {k: walk(v) for k, v in node.items() if k != "title"}
+            model = "properties" in node  # a reply class: its description is its docstring
+            return {
+                k: walk(v)
+                for k, v in node.items()
+                if k != "title" and not (model and k == "description")
+            }
         if isinstance(node, list):
             return [walk(v) for v in node]
         return node

@@ -53,6 +53,7 @@ class BoundedStream(http.AsyncByteStream):  # type: ignore[name-defined]
             yield chunk
 
     async def aclose(self) -> None:
+        """Close the wrapped stream."""
         await self.inner.aclose()
 
 
@@ -65,6 +66,8 @@ class BoundedTransport(http.AsyncBaseTransport):  # type: ignore[name-defined]
         self.inner, self.limit = http.AsyncHTTPTransport(limits=limits), limit
 
     async def handle_async_request(self, request: Any) -> Any:
+        """Send the request; a reply that declares a body over the limit is refused before
+        its body is read, and the body read is bounded."""
         response = await self.inner.handle_async_request(request)
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.limit:
@@ -74,6 +77,7 @@ class BoundedTransport(http.AsyncBaseTransport):  # type: ignore[name-defined]
         return response
 
     async def aclose(self) -> None:
+        """Close the wrapped transport."""
         await self.inner.aclose()
 
 

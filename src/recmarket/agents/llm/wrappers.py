@@ -47,6 +47,7 @@ class EndpointFailure(RuntimeError):
 
     @classmethod
     def at(cls, cfg: ModelConfig, cause: str) -> EndpointFailure:
+        """The failure of a model's endpoint, naming the URL and the model."""
         return cls(f"endpoint {cfg.base_url}, model {cfg.name}: {cause}")
 
 

@@ -57,6 +57,7 @@ class Scale:
     )
 
     def write(self, level: float, gen: np.random.Generator) -> str:
+        """One phrase of the level's band, drawn from ``gen``."""
         options = self.phrases[band(level)]
         return one_of(gen, options)
 
@@ -119,6 +120,8 @@ FOCUS_FALLBACK = "what you asked for"
 
 
 def disclose(what: str, gen: np.random.Generator) -> str:
+    """A sentence that discloses ``what`` the evidence does not show, in one of its
+    phrasings."""
     return one_of(gen, DISCLOSURES).format(what=what)
 
 
@@ -168,6 +171,7 @@ def gap_level(gap: float) -> float:
 
 
 def read_gap(text: str) -> float | None:
+    """The gap a review reports, on [-1, 1] (below 0: better than claimed), or None."""
     level = GAP.read(text)
     return None if level is None else 2.0 * level - 1.0
 
@@ -194,6 +198,8 @@ DIRECTIONS = {
 
 
 def write_direction(direction: str, gen: np.random.Generator) -> str:
+    """One phrase saying whether a claim ran ahead of the experience, matched it or fell
+    behind."""
     options = DIRECTIONS[direction]
     return one_of(gen, options)
 

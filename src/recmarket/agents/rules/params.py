@@ -27,6 +27,8 @@ FIRST = "first principles"
 
 
 def param(default: Any, meaning: str, source: str, **bounds: Any) -> Any:
+    """A parameter's field: its default, what it means and where its value comes from (the
+    real samples, a table of the paper, or first principles)."""
     return Field(default, description=meaning, json_schema_extra={"source": source}, **bounds)
 
 
@@ -113,6 +115,8 @@ class ScaleParams(_Params):
 
 
 class QueryParams(_Params):
+    """How a simulated user words a request."""
+
     general_kind: float = param(
         0.25,
         "chance the user names only the broad kind (the kind's last word, 'strings' for "
@@ -147,6 +151,9 @@ class QueryParams(_Params):
 
 
 class PlatformParams(_Params):
+    """How an offline platform reads its evidence and how far each policy's claim departs
+    from that reading."""
+
     reading_noise: float = param(
         0.1, "sd of a platform's reading of its evidence (half a band)", FIRST, ge=0
     )
@@ -174,6 +181,9 @@ class PlatformParams(_Params):
 
 
 class RankerParams(_Params):
+    """How the user agent judges candidates and how far it believes their claims, before and
+    after records."""
+
     fit_noise: float = param(
         0.1,
         "sd of the user agent's judgement noise on each candidate's fit level (half a band)",
@@ -259,6 +269,8 @@ class RankerParams(_Params):
 
 
 class ProfileDecision(_Params):
+    """One profile's choice weights in the decision's logit."""
+
     fit: float = Field(description="utility per unit of fit level (sharpness of choice)")
     claim: float = Field(description="share of the believed claim distance the user feels")
     position: float = Field(description="utility lost per rank below the first")
@@ -280,11 +292,15 @@ DEFAULT_DECISION = {
 
 
 class DecisionParams(_Params):
+    """The decision's choice weights per profile."""
+
     profiles: Annotated[dict[str, ProfileDecision], AfterValidator(profiles_known)] = param(
         dict(DEFAULT_DECISION), "per-profile choice weights", "Table 4 profile descriptions"
     )
 
     def for_profile(self, name: str) -> ProfileDecision:
+        """The weights of the profile called ``name`` (the defaults of Table 4 where the
+        settings give none)."""
         return self.profiles.get(name, DEFAULT_DECISION[name])
 
 
@@ -301,6 +317,8 @@ DEFAULT_GAP_SENSITIVITY = {
 
 
 class ReviewParams(_Params):
+    """How an experience is drawn and how strongly each profile feels a gap."""
+
     experience_noise: float = param(
         0.1, "sd of the experienced level around closeness and quality (half a band)", FIRST
     )
@@ -310,6 +328,8 @@ class ReviewParams(_Params):
 
 
 class UpdaterParams(_Params):
+    """How large a claim's excess over the experience must be to make a record Mixed or Low."""
+
     mixed_gap: float = param(
         0.2, "claim over experience (after disclosures) that makes a record mixed: one band", FIRST
     )

@@ -111,6 +111,10 @@ def with_payload(text: str, wording: Wording) -> str:
 
 @dataclass(frozen=True)
 class RuleExplainer:
+    """The offline platform: reads its evidence for the need (fit and quality, with its own
+    noise), claims a level as its policy's rule departs from that reading, and words the
+    explanation after the policy (limitations named, a trade-off, or a sell)."""
+
     answers_at_once: ClassVar[bool] = True  # no call waits (market/protocol.py)
     judge: Judge
     params: PlatformParams

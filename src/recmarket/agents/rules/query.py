@@ -92,6 +92,10 @@ def paraphrase(attribute: str) -> str:
 
 @dataclass(frozen=True)
 class RuleQueryGenerator:
+    """The offline user's request: the target's kind in the user's words, some of its
+    attributes as the profile names them, and a use from their own review, never copying
+    the title."""
+
     answers_at_once: ClassVar[bool] = True  # no call waits (market/protocol.py)
     params: QueryParams
     draws: Draws = field(default_factory=Draws, repr=False, compare=False)

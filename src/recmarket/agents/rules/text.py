@@ -62,6 +62,7 @@ def use_phrase(text: str) -> str | None:
 
 
 def join_words(items: list[str]) -> str:
+    """``a``, ``a and b`` or ``a, b and c``."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 

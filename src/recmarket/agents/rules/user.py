@@ -96,6 +96,8 @@ class RuleDecision:
     draws: Draws = field(default_factory=Draws, repr=False, compare=False)
 
     def probabilities(self, inp: DecisionInput) -> tuple[list[int], np.ndarray]:
+        """The offers (one per product, its best option) and the chance of each, buying
+        nothing first."""
         p = self.params.for_profile(PROFILE_BY_INSTRUCTION[inp.instruction].name)
         views = [visible_text(o.title, o.category) for o in inp.options]
         fits = self.judge.fit(inp.query_text, views)
@@ -136,11 +138,15 @@ class RuleReview:
     draws: Draws = field(default_factory=Draws, repr=False, compare=False)
 
     def experience(self, inp: ReviewInput, gen: np.random.Generator) -> float:
+        """The experienced level: the bought item's closeness to the hoped-for one mixed
+        with its quality, plus noise."""
         closeness = self.judge.closeness(inp.target.title, inp.item.title)
         level = self.judge.merit(closeness, inp.item.average_rating)
         return lexicon.clamp(level + gen.normal(0, self.params.experience_noise))
 
     def expectation(self, explanation: str, experienced: float) -> float:
+        """The level the explanation led the user to expect: its claim less what it
+        disclosed (the experience itself where it claimed nothing)."""
         claim = lexicon.CLAIM.read(explanation)
         if claim is None:  # nothing claimed: nothing to fall short of
             return experienced

@@ -60,6 +60,8 @@ FORGED_COMPLAINT = ReputationRecord(
 
 
 class BehaviourParams(BaseModel):
+    """The parameters every behaviour takes: the presentation it uses."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     policy: PolicyName | None = Field(
@@ -68,6 +70,9 @@ class BehaviourParams(BaseModel):
 
 
 class BaitParams(BaseModel):
+    """Bait-and-switch: honest until a round or a number of rewarded proposals, then the
+    other policy; with ``oscillate``, honest again when caught and back when recovered."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     honest: PolicyName = "strict"
@@ -80,6 +85,10 @@ class BaitParams(BaseModel):
 
 
 class WhitewashParams(BehaviourParams):
+    """Whitewashing: when its recent reward falls below a level, the seat re-enters under a
+    fresh identity (with no records), up to a number of times, sitting out some rounds
+    each time."""
+
     policy: PolicyName | None = "exaggeration"
     window: int = Field(24, ge=1, description="proposals its reward is averaged over")
     below: float = Field(0.1, ge=0.0, le=1.0, description="reward that makes it re-enter")
@@ -88,10 +97,14 @@ class WhitewashParams(BehaviourParams):
 
 
 class SybilParams(BehaviourParams):
+    """Sybils: the owner runs several seats of the same conduct."""
+
     seats: int = Field(3, ge=1, le=50, description="seats the owner runs (1: no Sybils)")
 
 
 class InjectParams(BaseModel):
+    """Injection: the seat's explanations carry a payload aimed at the user agent."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     family: Literal["authority", "social-proof", "basic", "strong"] | None = Field(
@@ -100,6 +113,9 @@ class InjectParams(BaseModel):
 
 
 class ForgeParams(BehaviourParams):
+    """Forgery: after a share of episodes the seat writes a fake-user High record for itself
+    and, optionally, a Low one for a rival."""
+
     share: float = Field(0.3, ge=0.0, le=1.0, description="share of episodes it forges after")
     rival: str | None = Field(None, description="a seat it damns with a fake Low record")
 
@@ -131,9 +147,11 @@ class PlatformBehaviour:
         return FixedPresentation(Arm(params.policy or policy))
 
     def copies(self, params: Any) -> int:
+        """The Sybil seats it adds (none but for Sybils)."""
         return 0
 
     def forgery(self, params: Any) -> Forgery | None:
+        """The fake records it writes (None: none)."""
         return None
 
 
@@ -144,10 +162,12 @@ class Recent:
         self.rewards: deque[float] = deque(maxlen=window)
 
     def add(self, reward: float) -> None:
+        """Count one proposal's reward."""
         self.rewards.append(reward)
 
     @property
     def full(self) -> bool:
+        """Whether the window holds ``window`` rewards."""
         return len(self.rewards) == self.rewards.maxlen
 
     def below(self, level: float) -> bool:
@@ -155,11 +175,15 @@ class Recent:
         return self.full and float(np.mean(self.rewards)) < level
 
     def clear(self) -> None:
+        """Forget every reward (a fresh start after a switch or a re-entry)."""
         self.rewards.clear()
 
 
 @dataclass
 class BaitAndSwitch:
+    """A bait-and-switch seat's conduct: the honest policy, then the other once triggered
+    (and back and forth under ``oscillate``)."""
+
     params: BaitParams
     adaptive: bool = field(default=True, init=False)
 
@@ -201,6 +225,9 @@ class BaitAndSwitch:
 
 @dataclass
 class Whitewash:
+    """A whitewashing seat's conduct: one policy, and a fresh identity each time its recent
+    reward falls below the level."""
+
     params: WhitewashParams
     policy: str
     adaptive: bool = field(default=True, init=False)
@@ -231,6 +258,8 @@ class Whitewash:
 
 @dataclass(frozen=True)
 class BaitAndSwitchBehaviour(PlatformBehaviour):
+    """The bait-and-switch behaviour."""
+
     Params: ClassVar[type[BaseModel]] = BaitParams
 
     def strategy(self, policy: str, params: Any) -> PlatformStrategy:
@@ -239,6 +268,8 @@ class BaitAndSwitchBehaviour(PlatformBehaviour):
 
 @dataclass(frozen=True)
 class WhitewashBehaviour(PlatformBehaviour):
+    """The whitewashing behaviour."""
+
     Params: ClassVar[type[BaseModel]] = WhitewashParams
 
     def strategy(self, policy: str, params: Any) -> PlatformStrategy:
@@ -247,14 +278,19 @@ class WhitewashBehaviour(PlatformBehaviour):
 
 @dataclass(frozen=True)
 class SybilBehaviour(PlatformBehaviour):
+    """The Sybil behaviour: one conduct, several seats."""
+
     Params: ClassVar[type[BaseModel]] = SybilParams
 
     def copies(self, params: Any) -> int:
+        """The extra seats: all the owner's seats but the first."""
         return int(params.seats) - 1
 
 
 @dataclass(frozen=True)
 class InjectBehaviour(PlatformBehaviour):
+    """The injecting behaviour: a fixed presentation whose explanations carry a payload."""
+
     Params: ClassVar[type[BaseModel]] = InjectParams
 
     def strategy(self, policy: str, params: Any) -> PlatformStrategy:
@@ -263,9 +299,13 @@ class InjectBehaviour(PlatformBehaviour):
 
 @dataclass(frozen=True)
 class ForgeBehaviour(PlatformBehaviour):
+    """The forging behaviour: its own presentation, and fake records after a share of
+    episodes."""
+
     Params: ClassVar[type[BaseModel]] = ForgeParams
 
     def forgery(self, params: Any) -> Forgery | None:
+        """The fake records it writes, if its share is above zero."""
         return Forgery(params.share, params.rival) if params.share > 0 else None
 
 
@@ -305,4 +345,5 @@ class BehaviourSetting(VariantSetting):
 
     @property
     def made(self) -> PlatformBehaviour:
+        """The registered behaviour the setting names."""
         return BEHAVIOURS.get(self.behaviour)

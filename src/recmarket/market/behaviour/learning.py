@@ -75,6 +75,8 @@ class Learner(Protocol):
 
 
 class ThompsonParams(BaseModel):
+    """Thompson sampling's Beta prior per arm."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     alpha: float = Field(1.0, gt=0.0, le=1e3, description="prior successes per arm")
@@ -82,6 +84,8 @@ class ThompsonParams(BaseModel):
 
 
 class Exp3Params(BaseModel):
+    """EXP3's share of uniform exploration."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     gamma: float = Field(0.1, gt=0.0, le=1.0, description="share of uniform exploration")
@@ -127,6 +131,7 @@ class Exp3:
         self.log_weights = np.zeros(len(self.arms))
 
     def probabilities(self) -> np.ndarray:
+        """Each arm's chance: the exponential weights mixed with uniform exploration."""
         weights = np.exp(self.log_weights - self.log_weights.max())
         return (1 - self.gamma) * weights / weights.sum() + self.gamma / len(self.arms)
 

@@ -82,6 +82,8 @@ class Strategies:
         self.waiting: dict[int, int] = {}  # seat -> the round a new name may first propose
 
     def choose(self, request: Request, platform: int) -> Arm:
+        """The arm seat ``platform`` presents the request with; an adaptive seat first
+        learns every period before the request's."""
         strategy = self.seats[platform]
         if strategy.adaptive:
             self._advance(request.order // self.period)
@@ -111,6 +113,7 @@ class Strategies:
         return strategy.present(request.order) and request.order >= self.waiting.get(platform, 0)
 
     def observe(self, order: int, lessons: dict[str, Lesson]) -> None:
+        """Keep the lessons of round ``order`` for the periods they close."""
         self.lessons[order] = lessons
 
     def _advance(self, period: int) -> None:

@@ -57,6 +57,7 @@ def arms(intensities: tuple[float, ...]) -> tuple[Arm, ...]:
 
 
 def policy_of(arm_name: str) -> str:
+    """The policy of an arm's name (``strict:0.5`` -> ``strict``)."""
     return arm_name.split(":")[0]
 
 
@@ -71,7 +72,9 @@ class PlatformStrategy(Protocol):
     chooses only once the learning periods before its request's have been applied."""
 
     @property
-    def adaptive(self) -> bool: ...
+    def adaptive(self) -> bool:
+        """Whether the conduct can change with what the platform has seen."""
+        ...
 
     def choose(self, draw: Callable[[], np.random.Generator]) -> Arm:
         """The presentation of the next proposal.
@@ -103,12 +106,15 @@ class Steady:
     """The conduct of a platform that keeps its name and proposes in every round."""
 
     def period_ended(self, next_order: int) -> None:
+        """Nothing to do: a steady conduct learns nothing."""
         pass
 
     def identity(self, seat: str) -> str:
+        """The seat's own name, always."""
         return seat
 
     def present(self, order: int) -> bool:
+        """Present in every round."""
         return True
 
 

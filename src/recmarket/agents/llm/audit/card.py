@@ -39,6 +39,9 @@ def wilson(passes: int, trials: int) -> tuple[float, float]:
 
 
 class ProbeResult(BaseModel):
+    """One probe's outcome on one model: its trials, passes and what a right answer is, with
+    the Wilson interval the verdict reads."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     probe: str
@@ -51,18 +54,23 @@ class ProbeResult(BaseModel):
 
     @property
     def rate(self) -> float:
+        """The share of trials passed (0 with none)."""
         return self.passes / self.trials if self.trials else 0.0
 
     @property
     def interval(self) -> tuple[float, float]:
+        """The 95% Wilson interval of the pass rate."""
         return wilson(self.passes, self.trials)
 
     @property
     def fails(self) -> bool:
+        """Whether the interval's upper end lies below the required pass rate: shown to
+        fail, not merely unlucky."""
         return self.trials > 0 and self.interval[1] < REQUIRED
 
     @property
     def verdict(self) -> str:
+        """The card's word for the probe: fails, not shown to fail, or no trials."""
         if not self.trials:
             return "no trials"
         return "fails" if self.fails else "not shown to fail"
@@ -109,10 +117,12 @@ def default_audits() -> Path:
 
 
 def made_now() -> str:
+    """The current UTC time to the second, as cards record when they were made."""
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def write_card(card: AuditCard, directory: Path) -> Path:
+    """Write the card as JSON into ``directory``, whole or not at all; its path."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / CARD_FILE
     write_text_whole(path, card.model_dump_json(indent=2))

@@ -44,6 +44,7 @@ def played(config: LLMConfig, name: str) -> list[str]:
 
 
 def probes_for(roles: Sequence[str]) -> list[Probe]:
+    """The probes that ask the given roles."""
     return [p for p in PROBES if p.role in roles]
 
 
@@ -111,6 +112,7 @@ async def audit_model(
 
 
 def result(probe: Probe, passes: list[bool]) -> ProbeResult:
+    """The card's entry for a probe from its trials' outcomes."""
     return ProbeResult(
         probe=probe.name,
         role=probe.role,

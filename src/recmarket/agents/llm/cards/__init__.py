@@ -36,6 +36,7 @@ CARDS: dict[str, RoleCard[Any, Any]] = {
 
 
 def card(role: RoleName) -> RoleCard[Any, Any]:
+    """The prompt card of ``role``; an unknown role fails with the known ones."""
     try:
         return CARDS[role]
     except KeyError:

@@ -20,6 +20,11 @@ from recmarket.vocabulary import RoleName
 
 @dataclass(frozen=True)
 class RoleCard(Generic[In, Out]):
+    """One role's prompt card: ``fields`` fills the template's placeholders from the role's
+    input, ``read`` turns a reply into the role's output (or ``OutputError``), ``reply``
+    is the reply's form for structured outputs (None: plain text), and ``fake`` answers
+    as the loopback fake endpoint does."""
+
     role: RoleName
     fields: Callable[[In], dict[str, Any]]  # the template's placeholders
     read: Callable[[str, In], Out]  # a reply as the role's output, or OutputError

@@ -14,6 +14,8 @@ from recmarket.agents.llm.replies import REASON_WORDS, Reply, bounded
 
 
 def fields(inp: DecisionInput) -> dict[str, Any]:
+    """The decision card's placeholders: the setting (with or without a user agent), the
+    user's profile instruction and the shown options."""
     setting = (
         "The user has already entered one uniformly sampled platform: there is no "
         "user agent, no cross-platform shortlist and no historical reputation "
@@ -45,6 +47,8 @@ def fields(inp: DecisionInput) -> dict[str, Any]:
 
 
 def read(reply: str, inp: DecisionInput) -> Decision:
+    """The decision in a reply: a purchase of a shown option or none; anything else is an
+    ``OutputError``."""
     data = extract_json(reply)
     verdict = str(data.get("decision", "")).strip().lower().replace(" ", "_")
     reason = str(data.get("reason") or "").strip() or "(no reason given)"
@@ -63,6 +67,8 @@ def read(reply: str, inp: DecisionInput) -> Decision:
 
 
 class DecisionReply(Reply):
+    """The decision card's reply form."""
+
     decision: Literal["purchase", "no_purchase"]
     selected_platform_id: str | None
     reason: str = bounded(REASON_WORDS)
@@ -75,6 +81,7 @@ def narrow(schema: dict[str, Any], inp: DecisionInput) -> None:
 
 
 def fake(user: str) -> str:
+    """The fake endpoint's decision: buy the first shown option."""
     options = lines_after(user, "Shown options:")
     if not options:
         return json.dumps({"decision": "no_purchase", "reason": "nothing shown"})

@@ -14,6 +14,8 @@ from recmarket.policies import policy
 
 
 def fields(inp: ExplanationInput) -> dict[str, Any]:
+    """The explanation card's placeholders: the platform, its policy's id and guidance, the
+    need and the item."""
     return {
         "platform_id": inp.platform_id,
         "policy_id": policy(inp.policy).implementation_id,
@@ -24,10 +26,12 @@ def fields(inp: ExplanationInput) -> dict[str, Any]:
 
 
 def read(reply: str, inp: ExplanationInput) -> Explanation:
+    """The explanation in a reply (an array of sentences or plain text)."""
     return Explanation(text=sentences_or_text(reply))
 
 
 def fake(user: str) -> str:
+    """The fake endpoint's explanation, worded after the policy the prompt names."""
     if "promotional_exaggeration" in user:
         return "This is the perfect choice for you! Everyone loves it."
     if "strict_transparent" in user:

@@ -14,10 +14,12 @@ from recmarket.agents.llm.replies import CURRENT_WORDS, LONG_TERM_WORDS, Reply, 
 
 
 def fields(inp: NeedInput) -> dict[str, Any]:
+    """The need card's placeholders: the user's history and the current query."""
     return {"history": history(inp.history), "query_text": inp.query_text}
 
 
 def read(reply: str, inp: NeedInput) -> StructuredNeed:
+    """The structured need in a reply, each part within its word limit."""
     data = extract_json(reply)
     return StructuredNeed(
         long_term_need=words(data.get("long_term_need"), "long_term_need", LONG_TERM_WORDS),
@@ -26,11 +28,14 @@ def read(reply: str, inp: NeedInput) -> StructuredNeed:
 
 
 class NeedReply(Reply):
+    """The need card's reply form."""
+
     long_term_need: str = bounded(LONG_TERM_WORDS)
     current_need: str = bounded(CURRENT_WORDS)
 
 
 def fake(user: str) -> str:
+    """The fake endpoint's need, read off the query in the prompt."""
     query = re.search(r"Current query: (.+)", user)
     said = query.group(1) if query else "an item"
     return json.dumps(

@@ -14,6 +14,8 @@ from recmarket.agents.llm.replies import QUERY_WORDS, Reply, bounded
 
 
 def fields(inp: QueryInput) -> dict[str, Any]:
+    """The query card's placeholders: the domain, the profile, the history and the held-out
+    target."""
     return {
         "domain": inp.domain.replace("_", " "),
         "profile_request": inp.profile.request,
@@ -25,15 +27,19 @@ def fields(inp: QueryInput) -> dict[str, Any]:
 
 
 def read(reply: str, inp: QueryInput) -> Query:
+    """The query in a reply, within its word limit."""
     data = extract_json(reply)
     return Query(query_text=words(data.get("query_text"), "query_text", QUERY_WORDS))
 
 
 class QueryReply(Reply):
+    """The query card's reply form."""
+
     query_text: str = bounded(QUERY_WORDS)
 
 
 def fake(user: str) -> str:
+    """The fake endpoint's query: the last words of the target's title."""
     title = re.search(r"- title: (.+)", user)
     said = (title.group(1) if title else "something useful").split(" - ")[0].split()
     return json.dumps({"query_text": "Looking for " + " ".join(said[-3:]).lower()})

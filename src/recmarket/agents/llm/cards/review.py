@@ -13,6 +13,8 @@ from recmarket.agents.llm.replies import SentencesReply
 
 
 def fields(inp: ReviewInput) -> dict[str, Any]:
+    """The review card's placeholders: the request, the profile, the hoped-for and the
+    bought item, and the explanation."""
     return {
         "query_text": inp.query_text,
         "profile_request": inp.profile.request,
@@ -25,10 +27,12 @@ def fields(inp: ReviewInput) -> dict[str, Any]:
 
 
 def read(reply: str, inp: ReviewInput) -> Review:
+    """The review in a reply (an array of sentences or plain text)."""
     return Review(text=sentences_or_text(reply))
 
 
 def fake(user: str) -> str:
+    """The fake endpoint's review: a plain one."""
     return "It works well for what I wanted, as described."
 
 

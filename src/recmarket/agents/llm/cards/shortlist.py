@@ -51,6 +51,8 @@ def evidence(inp: ShortlistInput) -> str:
 
 
 def fields(inp: ShortlistInput) -> dict[str, Any]:
+    """The shortlist card's placeholders: the request, the candidates and, with reputation,
+    each platform's records (as many as the mechanism shows, with their weights)."""
     rep = inp.histories is not None
     histories = ""
     if rep:
@@ -87,6 +89,8 @@ def fields(inp: ShortlistInput) -> dict[str, Any]:
 
 
 def read(reply: str, inp: ShortlistInput) -> Shortlist:
+    """The shortlist in a reply: exactly K distinct shown candidates with reasons; anything
+    else is an ``OutputError``."""
     data = extract_json(reply)
     items = data.get("ranked_items")
     if not isinstance(items, list):
@@ -112,11 +116,15 @@ def read(reply: str, inp: ShortlistInput) -> Shortlist:
 
 
 class RankedReply(Reply):
+    """One ranked candidate in the shortlist card's reply."""
+
     platform_id: str
     user_agent_reason: str = bounded(REASON_WORDS)
 
 
 class ShortlistReply(Reply):
+    """The shortlist card's reply form."""
+
     ranked_items: list[RankedReply]
 
 
@@ -131,6 +139,7 @@ def narrow(schema: dict[str, Any], inp: ShortlistInput) -> None:
 
 
 def fake(user: str) -> str:
+    """The fake endpoint's shortlist: the first K candidates as shown."""
     k = int(re.search(r"Choose exactly (\d+) of", user).group(1))  # type: ignore[union-attr]
     ids = [c["platform_id"] for c in lines_after(user, "Candidates")]
     return json.dumps(

@@ -15,6 +15,8 @@ from recmarket.agents.llm.replies import Reply, bounded
 
 
 def fields(inp: UpdateInput) -> dict[str, Any]:
+    """The update card's placeholders: the request, the need, the platform, the bought item,
+    the explanation and the review."""
     return {
         "query_text": inp.query_text,
         "need": as_json(inp.need.model_dump()),
@@ -31,6 +33,8 @@ _LABEL_TEXT = re.compile(r"claim_reliability\s*[=:]\s*\"?(\w+)\"?[;,.]?\s*(.*)",
 
 
 def read(reply: str, inp: UpdateInput) -> ReputationRecord:
+    """The record in a reply, in JSON or in the card's own ``claim_reliability=LABEL; note``
+    form."""
     try:
         data = extract_json(reply)
         label, note = data.get("claim_reliability"), data.get("note")
@@ -47,11 +51,14 @@ def read(reply: str, inp: UpdateInput) -> ReputationRecord:
 
 
 class UpdateReply(Reply):
+    """The update card's reply form."""
+
     claim_reliability: Literal["high", "mixed", "low"]
     note: str = bounded(NOTE_MAX_WORDS)
 
 
 def fake(user: str) -> str:
+    """The fake endpoint's record: Mixed after an exaggerated explanation, High otherwise."""
     label = "mixed" if "perfect choice" in user else "high"
     return json.dumps({"claim_reliability": label, "note": "Claims mostly held up in use."})
 
