@@ -52,6 +52,7 @@ HALVING = Halving("halving", "a record counts half as much as the next newer one
 """
 
 
+@pytest.mark.slow  # a subprocess run; tests/examples/test_half_life.py covers it by settings
 def test_an_installed_mechanism_is_used_by_name(tmp_path: Path) -> None:
     """In a process where a package declares it (as pip leaves it): the settings accept the
     name, the memory keeps and weighs by it, and the shortlist inputs carry it."""

@@ -104,7 +104,10 @@ OFF = {
 }
 
 
-@pytest.mark.parametrize("scope", ["shared", "local"])
+@pytest.mark.parametrize(
+    "scope",
+    ["shared", pytest.param("local", marks=pytest.mark.slow)],  # the same, per user
+)
 def test_an_attack_switched_off_leaves_the_honest_cells_records(tmp_path: Path, scope: str) -> None:
     honest = decided(cell(tmp_path, "honest", reputation_scope=scope))
     for behaviour, params in OFF.items():
