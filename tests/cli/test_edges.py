@@ -1,6 +1,8 @@
 """Edge inputs get one line, CSV cannot carry formulas, and call order is deterministic."""
 
 import asyncio
+import errno
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -115,3 +117,27 @@ def test_a_plugin_that_raises_at_import_is_one_line_and_hides_nothing_else(
     assert "cannot load entry point 'boom'" in broken and "plugin exploded at import" in broken
     assert "Traceback" not in typo + broken
     recmarket("run", "--requests", "6", "--domain", "Video_Games", "--out", out, paths=paths)
+
+
+def test_an_export_the_disk_cannot_hold_names_its_file_and_keeps_the_earlier_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recmarket.config import RunConfig
+    from recmarket.run.runner import run
+
+    cfg = RunConfig.model_validate({"domains": ["Video_Games"], "episodes": {"requests": 6}})
+    run(cfg, tmp_path / "r").store.close()
+    target = tmp_path / "episodes.csv"
+    args = ["export", str(tmp_path / "r"), "--format", "csv", "--out", str(target)]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    earlier = target.read_bytes()
+
+    def disk_fills(self: pd.DataFrame, path: Path, **_: object) -> None:
+        Path(path).write_text("episode_id,half")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", disk_fills)
+    result = CliRunner().invoke(app, args)
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2 and f"No space left on device: '{target}'" in said
+    assert target.read_bytes() == earlier and sorted(os.listdir(tmp_path)) == ["episodes.csv", "r"]

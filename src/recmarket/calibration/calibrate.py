@@ -27,6 +27,7 @@ from recmarket.calibration.observations import Observations, held_out, read_obse
 from recmarket.calibration.pooling import CalibrationRefused, pooled_runs
 from recmarket.calibration.ranker import fit_ranker, ranker_params, top1_agreement
 from recmarket.embedding import load_embedder
+from recmarket.files import write_text_whole
 
 UNREAD_WARNING = 0.5  # warn when the lexicon cannot read more than this share of claims
 
@@ -211,7 +212,7 @@ def write_params(calibration: Calibration, path: Path) -> Path:
     lines = header
     for part in ("ranker", "decision", "update"):
         lines += _toml_tables(f"agents.{part}", getattr(p, part).model_dump())
-    path.write_text("\n".join(lines))
+    write_text_whole(path, "\n".join(lines))
     report = path.with_suffix(".fit.json")
-    report.write_text(json.dumps(calibration.report(), indent=1, default=float))
+    write_text_whole(report, json.dumps(calibration.report(), indent=1, default=float))
     return report

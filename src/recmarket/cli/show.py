@@ -15,6 +15,7 @@ from rich.text import Text
 from recmarket.agents.llm.attempts import Attempt, input_digest, read_attempts
 from recmarket.analysis.story import episode_story
 from recmarket.cli.app import app, fail, out, user_errors
+from recmarket.files import replaced
 from recmarket.run.replay import calls_of
 from recmarket.run.store import RunStore
 
@@ -187,8 +188,9 @@ def export(
     with user_errors():
         frame = (calls_frame if calls else episodes_frame)(run_dirs)
         path = target or run_dirs[0] / f"{what}.{fmt}"
-        if fmt == "parquet":
-            frame.to_parquet(path, index=False)  # values exactly as stored
-        else:
-            csv_safe(frame).to_csv(path, index=False)
+        with replaced(path) as temporary:  # whole or not at all; a failure names the file
+            if fmt == "parquet":
+                frame.to_parquet(temporary, index=False)  # values exactly as stored
+            else:
+                csv_safe(frame).to_csv(temporary, index=False)
     out.print(f"{len(frame):,} {what} -> {path}")
