@@ -1,13 +1,15 @@
 """Data sources: a directory as given, the bundle by default, and demo:N markets made once
 in the cache, byte for byte the generator's, and refused outside their range."""
 
+import errno
+import os
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
 from recmarket.config import RunConfig
-from recmarket.data import BUNDLED_DATA_DIR
+from recmarket.data import BUNDLED_DATA_DIR, sources
 from recmarket.data.demo_listings import DOMAINS
 from recmarket.data.sources import data_directory, demo_users
 from recmarket.data.synthetic import write_domain
@@ -49,3 +51,16 @@ def test_a_demo_market_outside_its_range_is_refused_at_the_edge() -> None:
     with pytest.raises(ValidationError, match=r"data\n.*demo:5: a demo market has 100 to"):
         RunConfig.model_validate({"data": "demo:5"})
     assert RunConfig.model_validate({"data": "demo:3000"}).data == Path("demo:3000")
+
+
+def test_a_demo_market_the_disk_cannot_hold_is_named_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def disk_fills(domain: str, out: Path, **_: object) -> None:
+        (out / f"{domain}.jsonl.gz").write_bytes(b"\x1f\x8b half")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(sources.synthetic, "write_domain", disk_fills)
+    with pytest.raises(OSError, match=r"No space left on device: '.*demo-markets/120-users-"):
+        data_directory(Path("demo:120"), tmp_path)
+    assert list((tmp_path / "demo-markets").iterdir()) == []  # no half market for a rerun

@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 from recmarket.data import BUNDLED_DATA_DIR, demo_listings, demo_vocabulary, synthetic
+from recmarket.files import naming
 
 DEMO_MARKET = re.compile(r"demo:(\d+)")
 DEMO_USERS = (100, 200_000)  # fewer leaves too few eligible requests; more is hours of disk
@@ -64,8 +65,11 @@ def data_directory(data: Path | None, cache_dir: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=".building-", dir=target.parent))
     try:
-        for domain in demo_listings.DOMAINS:
-            synthetic.write_domain(domain, building, n_users=users)
+        try:
+            for domain in demo_listings.DOMAINS:
+                synthetic.write_domain(domain, building, n_users=users)
+        except OSError as exc:  # a full disk's write error names no file: name the market
+            raise naming(exc, target) from exc
         try:
             building.rename(target)  # whole or not at all; a concurrent maker may win
         except OSError:
