@@ -17,6 +17,7 @@ from recmarket.agents.llm.config import OFFLINE, OPERATIONAL, LLMConfig
 from recmarket.agents.roles import RoleSetting, chosen_backend, role_setting
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.conditions import ConditionName, condition
+from recmarket.data.domain import READER_VERSION
 from recmarket.data.settings import EpisodeConfig
 from recmarket.data.sources import demo_users, generator_digest
 from recmarket.embedding.settings import EmbedderConfig
@@ -127,4 +128,6 @@ class RunConfig(BaseModel):
         identity = self.model_dump_json(exclude=exclude)
         if demo_users(self.data) is not None:  # the market is the generator's output
             identity += f"\ndemo generator {generator_digest()}"
+        elif self.data is not None:  # the user's files, as this version's reader keeps them
+            identity += f"\nreview reader {READER_VERSION}"
         return hashlib.sha256(identity.encode()).hexdigest()

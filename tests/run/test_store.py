@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from recmarket import config as config_module
 from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.run import store as store_module
 from recmarket.run.records import CALLS_KEPT
 from recmarket.run.replay import ReplayMismatch, calls_of
@@ -158,3 +160,18 @@ def test_an_unfinished_or_missing_run_in_a_read_only_directory_is_refused_naming
         run(CFG, copy)
     with pytest.raises(OSError, match=r"Read-only file system: '.*empty/\.recmarket\.lock'"):
         run(CFG, tmp_path / "empty")
+
+
+def test_a_run_on_ones_own_files_is_not_resumed_by_another_review_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its episodes are what the reader kept of the files: a reader that keeps other
+    reviews is another run, refused in one line; the bundled domains' runs, whose reading
+    the golden records pin, keep their hash."""
+    own = RunConfig(data=BUNDLED_DATA_DIR, domains=("Video_Games",), episodes={"requests": 6})
+    run(own, tmp_path / "run").store.close()  # the bundled files, read as one's own
+    bundled = CFG.digest()
+    monkeypatch.setattr(config_module, "READER_VERSION", config_module.READER_VERSION + 1)
+    assert CFG.digest() == bundled
+    with pytest.raises(RunConflict, match="another version of recmarket's review reader"):
+        RunStore.open(tmp_path / "run", own)

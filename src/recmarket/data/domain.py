@@ -18,6 +18,10 @@ from recmarket.data.raw import DataError, LoadIssues
 from recmarket.data.reviews import ReviewTable, scan_reviews
 
 SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz")
+# What the reader keeps of a pair of files, versioned: a new version may load the same files
+# as other reviews, so it is part of a run's identity on files of the user's own. 2: repeated
+# reviews are found up to the text's spacing and case, and a line over 10 MB is skipped.
+READER_VERSION = 2
 
 
 @dataclass(frozen=True)

@@ -249,6 +249,12 @@ class RunStore:
         elif manifest["config_hash"] != config.digest():
             old = json.loads(manifest["config"])
             diffs = _differences(old, json.loads(config.model_dump_json()))
+            if not diffs:  # the same settings, hashed with another reader or generator
+                raise RunConflict(
+                    f"{out_dir} holds a run of these settings whose data another version of "
+                    "recmarket's review reader or demo generator made (its episodes would "
+                    "differ); choose another --out, or resume it with the version that made it"
+                )
             raise RunConflict(
                 f"{out_dir} holds a run with a different configuration ("
                 + "; ".join(diffs[:5])
