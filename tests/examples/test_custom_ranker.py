@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.run.manifest import RunConflict
 from recmarket.run.replay import all_calls
 from recmarket.run.runner import run
-from recmarket.run.store import RunConflict, RunStore
+from recmarket.run.store import RunStore
 from tests.plugins import dist_info, recmarket
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "custom_ranker.py"

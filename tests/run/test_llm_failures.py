@@ -15,8 +15,9 @@ from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.analysis.failures import failure_warning
 from recmarket.cli import app
 from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.run.manifest import RunConflict
 from recmarket.run.runner import run
-from recmarket.run.store import RunConflict, RunStore
+from recmarket.run.store import RunStore
 from recmarket.testing.fake_llm import FakeLLM, FaultPlan
 
 KEY_ENV = "RECMARKET_TEST_FAILURES_KEY"

@@ -12,10 +12,11 @@ from recmarket import config as config_module
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.run import store as store_module
+from recmarket.run.manifest import SCHEMA_VERSION, RunConflict
 from recmarket.run.records import CALLS_KEPT
 from recmarket.run.replay import ReplayMismatch, calls_of
 from recmarket.run.runner import run
-from recmarket.run.store import SCHEMA_VERSION, RunConflict, RunStore
+from recmarket.run.store import RunStore
 from recmarket.sqlite_files import StoreError
 
 CFG = RunConfig(domains=("Musical_Instruments",), episodes=EpisodeConfig(requests=24))

@@ -35,7 +35,8 @@ from recmarket.agents.roles import role_setting
 from recmarket.conditions import condition
 from recmarket.config import RunConfig
 from recmarket.locks import writer_elsewhere
-from recmarket.run.store import RunStore, stored_roles
+from recmarket.run.manifest import stored_roles
+from recmarket.run.store import RunStore
 from recmarket.vocabulary import RoleName
 
 FITTED_ROLES: tuple[RoleName, ...] = (

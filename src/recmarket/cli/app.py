@@ -26,7 +26,7 @@ from recmarket.embedding import EmbedderUnavailable
 from recmarket.locks import DirectoryInUse
 from recmarket.market.protocol import ProtocolError
 from recmarket.registry import PluginError
-from recmarket.run.store import RunConflict
+from recmarket.run.manifest import RunConflict
 from recmarket.sqlite_files import StoreError, cause
 
 app = typer.Typer(no_args_is_help=True, add_completion=False)

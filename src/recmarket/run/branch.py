@@ -20,9 +20,10 @@ from typing import Any
 from recmarket.config import RunConfig
 from recmarket.config_file import merge
 from recmarket.run.episode_rows import COLUMNS, EpisodeRows, episode_rows
+from recmarket.run.manifest import stored_roles
 from recmarket.run.replay import replayed
 from recmarket.run.runner import RunResult, run
-from recmarket.run.store import RunStore, stored_roles
+from recmarket.run.store import RunStore
 
 
 def parsed_value(text: str) -> Any:

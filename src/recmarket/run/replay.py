@@ -24,18 +24,12 @@ from recmarket.agents.rules import offline_agents
 from recmarket.market.outcome import Outcome
 from recmarket.run.episode_rows import EpisodeRecord, StoredCall, episode_rows, row_dict
 from recmarket.run.loaded import embedder_for
+from recmarket.run.manifest import SCHEMA_VERSION, made_by, other_engine, stored_variants
 from recmarket.run.provenance import changed_variants, outside_variants
 from recmarket.run.records import as_record
 from recmarket.run.rounds import prepare, restored_round
 from recmarket.run.runner import play_pending
-from recmarket.run.store import (
-    SCHEMA_VERSION,
-    RunStore,
-    StoreError,
-    made_by,
-    other_engine,
-    stored_variants,
-)
+from recmarket.run.store import RunStore, StoreError
 
 
 class ReplayMismatch(StoreError):

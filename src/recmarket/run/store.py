@@ -2,7 +2,7 @@
 
 It holds a manifest (the full configuration, its hash, the seed, the package version, git
 commit and whether the checkout was dirty, the installed packages, and the distribution,
-version and source digest of every variant from outside recmarket: ``run.provenance``), one
+version and source digest of every variant from outside recmarket: ``run.manifest``), one
 row per finished episode with its metrics, and per episode every role call with its typed
 input and output, in order, as one zlib-compressed JSON array (one compression per episode
 is several times faster than one per call, and the calls of an episode repeat each other, so
@@ -13,16 +13,13 @@ the same configuration resumes after the last whole episode.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from recmarket import __version__
 from recmarket.config import RunConfig
 from recmarket.locks import UNWRITABLE, WriterLock
 from recmarket.run.episode_rows import (
@@ -36,54 +33,10 @@ from recmarket.run.episode_rows import (
     row_dict,
     unpack_calls,
 )
-from recmarket.run.provenance import (
-    changed_variants,
-    checkout_dirty,
-    git_commit,
-    installed_packages,
-    outside_variants,
-)
+from recmarket.run.manifest import RunIdentity, stored_roles
 from recmarket.sqlite_files import StoreError, connect, named_errors
 
 STORE_NAME = "run.sqlite"
-# 2: episodes.target_best_fit; one compressed call array per episode. 3: top1_platform,
-# regret and the adaptive platforms' lessons (strategy). 4: purchased_platform, the names
-# seats showed when not their own (identities), the seats shown (shown_platforms) and the
-# records written after an episode besides its own (written: forged, or an oracle's). 5: an
-# offline run keeps the role calls of only the first episodes of each domain (the rest are
-# played again when asked for: run/replay.py); its episodes are those of schema 4. 6: the
-# faster engine plays episodes with other draws (keyed retrieval and shuffle draws, role
-# generators keyed by BLAKE2b, a decision's draw without numpy's checks): a store of an
-# earlier schema holds another engine's episodes, which this one reads but cannot resume
-# or play again.
-SCHEMA_VERSION = 6
-
-
-class RunConflict(RuntimeError):
-    """The output directory holds a run made with another configuration."""
-
-
-def made_by(manifest: dict[str, str]) -> str:
-    """The recmarket that made a store, as its manifest says: version and commit."""
-    version = manifest.get("version", "")
-    commit = manifest.get("git_commit", "")[:10]
-    made = " at ".join(x for x in (f"recmarket {version}" if version else "", commit) if x)
-    return made or "an unrecorded recmarket"
-
-
-def other_engine(manifest: dict[str, str]) -> str:
-    """What to say of a store of another schema: which recmarket made it, and that only that
-    version can go on with it (its episodes are another engine's)."""
-    version = manifest.get("version", "")
-    commit = manifest.get("git_commit", "")[:10]
-    finish = f"pip install 'recmarket=={version}'" if version else "that version"
-    if commit:
-        finish += f" or a checkout of {commit}"
-    return (
-        f"holds a run of store schema {manifest.get('schema')} made by {made_by(manifest)}, "
-        f"whose engine plays episodes differently from this one (schema {SCHEMA_VERSION}); "
-        f"finish it with {finish}"
-    )
 
 
 def _connect_readonly(path: Path) -> sqlite3.Connection:
@@ -96,35 +49,6 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
         return db
     except sqlite3.OperationalError:
         return sqlite3.connect(f"{uri}?immutable=1", uri=True)
-
-
-def stored_variants(manifest: dict[str, str]) -> dict[str, dict[str, str]]:
-    """The outside variants a stored run used (none, for a store made before they were
-    recorded)."""
-    return dict(json.loads(manifest.get("variants", "{}")))
-
-
-def stored_roles(manifest: dict[str, str]) -> dict[str, str]:
-    """The roles a stored run had answered from outside recmarket (none, as far as a store
-    made before roles were recorded can say)."""
-    return dict(json.loads(manifest.get("roles", "{}")))
-
-
-def _describe(roles: dict[str, str]) -> str:
-    if not roles:
-        return "recmarket's own backends"
-    return ", ".join(f"{role}: {who}" for role, who in sorted(roles.items()))
-
-
-def _differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
-    diffs = []
-    for key in sorted(old.keys() | new.keys()):
-        a, b = old.get(key), new.get(key)
-        if isinstance(a, dict) and isinstance(b, dict):
-            diffs += _differences(a, b, f"{prefix}{key}.")
-        elif a != b:
-            diffs.append(f"{prefix}{key}: {a!r} -> {b!r}")
-    return diffs
 
 
 @contextmanager
@@ -157,14 +81,13 @@ class RunStore:
         manifest is damaged and never written to. The directory is locked for this process
         first (``DirectoryInUse`` names the process writing it), so the manifest is
         compared, and episodes are written, by one process at a time."""
-        roles = dict(roles or {})
-        variants = outside_variants(config)
+        identity = RunIdentity.of(config, dict(roles or {}))
         try:
             lock = WriterLock(out_dir)
         except OSError as error:
             if error.errno not in UNWRITABLE:
                 raise
-            return cls._finished(out_dir, config, roles, variants, error)
+            return cls._finished(out_dir, identity, error)
         try:
             store = cls(out_dir / STORE_NAME)
         except BaseException:
@@ -172,26 +95,18 @@ class RunStore:
             raise
         store.lock = lock
         try:
-            store._check_or_write_manifest(out_dir, config, roles, variants)
+            store._check_or_write_manifest(out_dir, identity)
         except BaseException:
             store.close()
             raise
         return store
 
-    def _check_or_write_manifest(
-        self,
-        out_dir: Path,
-        config: RunConfig,
-        roles: dict[str, str],
-        variants: dict[str, dict[str, str]],
-    ) -> None:
+    def _check_or_write_manifest(self, out_dir: Path, identity: RunIdentity) -> None:
         with _named(self.path):
             self._create_schema()
             manifest = self.manifest()
             empty = self.db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 0
-            stored = (manifest.get("config_hash"), stored_roles(manifest))
-            other = stored != (config.digest(), roles) or stored_variants(manifest) != variants
-            if manifest and empty and (other or manifest.get("schema") != str(SCHEMA_VERSION)):
+            if manifest and empty and not identity.recorded_in(manifest):
                 with self.transaction() as db:
                     db.execute("DELETE FROM manifest")
                 manifest = {}
@@ -202,19 +117,12 @@ class RunStore:
             )
         if not manifest:
             with _named(self.path):
-                self._write_manifest(config, roles, variants)
+                self._write_manifest(identity)
         else:
-            self._refuse_another(manifest, out_dir, config, roles, variants)
+            identity.refuse_another(manifest, out_dir)
 
     @classmethod
-    def _finished(
-        cls,
-        out_dir: Path,
-        config: RunConfig,
-        roles: dict[str, str],
-        variants: dict[str, dict[str, str]],
-        error: OSError,
-    ) -> RunStore:
+    def _finished(cls, out_dir: Path, identity: RunIdentity, error: OSError) -> RunStore:
         """The run in a directory this process cannot write (a read-only mount), opened
         read-only when it is this run and finished: a rerun then writes nothing, and needs
         no lock. Otherwise ``error`` (which names the path) stands, with what it means."""
@@ -222,58 +130,18 @@ class RunStore:
             raise error
         store = cls.read(out_dir)
         try:
-            store._refuse_another(store.manifest(), out_dir, config, roles, variants)
+            identity.refuse_another(store.manifest(), out_dir)
             stored = store.db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
-            if stored < config.total_episodes:
+            total = identity.config.total_episodes
+            if stored < total:
                 raise StoreError(
-                    f"{error}; its run has {stored:,} of {config.total_episodes:,} episodes: "
+                    f"{error}; its run has {stored:,} of {total:,} episodes: "
                     "copy the directory somewhere writable to finish it"
                 )
         except BaseException:
             store.close()
             raise
         return store
-
-    def _refuse_another(
-        self,
-        manifest: dict[str, str],
-        out_dir: Path,
-        config: RunConfig,
-        roles: dict[str, str],
-        variants: dict[str, dict[str, str]],
-    ) -> None:
-        """``RunConflict`` unless ``manifest`` is this run's: schema, settings, the roles
-        answered from outside and the code of outside variants."""
-        if manifest.get("schema") != str(SCHEMA_VERSION):
-            raise RunConflict(f"{out_dir} {other_engine(manifest)}, or choose another --out")
-        elif manifest["config_hash"] != config.digest():
-            old = json.loads(manifest["config"])
-            diffs = _differences(old, json.loads(config.model_dump_json()))
-            if not diffs:  # the same settings, hashed with another reader or generator
-                raise RunConflict(
-                    f"{out_dir} holds a run of these settings whose data another version of "
-                    "recmarket's review reader or demo generator made (its episodes would "
-                    "differ); choose another --out, or resume it with the version that made it"
-                )
-            raise RunConflict(
-                f"{out_dir} holds a run with a different configuration ("
-                + "; ".join(diffs[:5])
-                + ("; ..." if len(diffs) > 5 else "")
-                + "); rerun with the same settings to resume it, or choose another --out"
-            )
-        elif stored_roles(manifest) != roles:
-            raise RunConflict(
-                f"{out_dir} holds a run whose roles were answered by "
-                f"{_describe(stored_roles(manifest))}, and this run's are answered by "
-                f"{_describe(roles)}; rerun with the same roles to resume it, or choose "
-                "another --out"
-            )
-        elif changes := changed_variants(stored_variants(manifest), variants):
-            raise RunConflict(
-                f"{out_dir} holds episodes made by other plugin code than this process has "
-                f"({changes}); install the version the run was made with to resume it, or "
-                "choose another --out"
-            )
 
     @classmethod
     def read(cls, run_dir: Path) -> RunStore:
@@ -300,27 +168,9 @@ class RunStore:
                 PRIMARY KEY (domain, ord));
         """)
 
-    def _write_manifest(
-        self, config: RunConfig, roles: dict[str, str], variants: dict[str, dict[str, str]]
-    ) -> None:
-        dirty = checkout_dirty()
-        values = {
-            "roles": json.dumps(roles, sort_keys=True),
-            "variants": json.dumps(variants, sort_keys=True),
-            "packages": json.dumps(
-                installed_packages(tuple(v["distribution"] for v in variants.values()))
-            ),
-            "git_dirty": "" if dirty is None else str(dirty).lower(),
-            "schema": str(SCHEMA_VERSION),
-            "config": config.model_dump_json(),
-            "config_hash": config.digest(),
-            "seed": str(config.seed),
-            "version": __version__,
-            "git_commit": git_commit() or "",
-            "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        }
+    def _write_manifest(self, identity: RunIdentity) -> None:
         with self.transaction():
-            self.db.executemany("INSERT INTO manifest VALUES (?, ?)", values.items())
+            self.db.executemany("INSERT INTO manifest VALUES (?, ?)", identity.manifest().items())
 
     def manifest(self) -> dict[str, str]:
         """The manifest as a table."""

@@ -1,0 +1,173 @@
+"""What makes a run this run, as its store's manifest records it: the store's schema, the
+settings and their hash, the roles answered from outside recmarket, and the code of the
+variants from outside it. A store is resumed only by the same identity (``RunIdentity``);
+anything else is a ``RunConflict`` saying what differs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from recmarket import __version__
+from recmarket.config import RunConfig
+from recmarket.run.provenance import (
+    changed_variants,
+    checkout_dirty,
+    git_commit,
+    installed_packages,
+    outside_variants,
+)
+
+# 2: episodes.target_best_fit; one compressed call array per episode. 3: top1_platform,
+# regret and the adaptive platforms' lessons (strategy). 4: purchased_platform, the names
+# seats showed when not their own (identities), the seats shown (shown_platforms) and the
+# records written after an episode besides its own (written: forged, or an oracle's). 5: an
+# offline run keeps the role calls of only the first episodes of each domain (the rest are
+# played again when asked for: run/replay.py); its episodes are those of schema 4. 6: the
+# faster engine plays episodes with other draws (keyed retrieval and shuffle draws, role
+# generators keyed by BLAKE2b, a decision's draw without numpy's checks): a store of an
+# earlier schema holds another engine's episodes, which this one reads but cannot resume
+# or play again.
+SCHEMA_VERSION = 6
+
+
+class RunConflict(RuntimeError):
+    """The output directory holds a run made with another configuration."""
+
+
+def made_by(manifest: dict[str, str]) -> str:
+    """The recmarket that made a store, as its manifest says: version and commit."""
+    version = manifest.get("version", "")
+    commit = manifest.get("git_commit", "")[:10]
+    made = " at ".join(x for x in (f"recmarket {version}" if version else "", commit) if x)
+    return made or "an unrecorded recmarket"
+
+
+def other_engine(manifest: dict[str, str]) -> str:
+    """What to say of a store of another schema: which recmarket made it, and that only that
+    version can go on with it (its episodes are another engine's)."""
+    version = manifest.get("version", "")
+    commit = manifest.get("git_commit", "")[:10]
+    finish = f"pip install 'recmarket=={version}'" if version else "that version"
+    if commit:
+        finish += f" or a checkout of {commit}"
+    return (
+        f"holds a run of store schema {manifest.get('schema')} made by {made_by(manifest)}, "
+        f"whose engine plays episodes differently from this one (schema {SCHEMA_VERSION}); "
+        f"finish it with {finish}"
+    )
+
+
+def stored_variants(manifest: dict[str, str]) -> dict[str, dict[str, str]]:
+    """The outside variants a stored run used (none, for a store made before they were
+    recorded)."""
+    return dict(json.loads(manifest.get("variants", "{}")))
+
+
+def stored_roles(manifest: dict[str, str]) -> dict[str, str]:
+    """The roles a stored run had answered from outside recmarket (none, as far as a store
+    made before roles were recorded can say)."""
+    return dict(json.loads(manifest.get("roles", "{}")))
+
+
+def _describe(roles: dict[str, str]) -> str:
+    if not roles:
+        return "recmarket's own backends"
+    return ", ".join(f"{role}: {who}" for role, who in sorted(roles.items()))
+
+
+def _differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
+    diffs = []
+    for key in sorted(old.keys() | new.keys()):
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            diffs += _differences(a, b, f"{prefix}{key}.")
+        elif a != b:
+            diffs.append(f"{prefix}{key}: {a!r} -> {b!r}")
+    return diffs
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """A run as its manifest records it: the settings (and their hash, computed once), the
+    roles answered from outside recmarket (``Agents.identity``) and the outside variants'
+    code."""
+
+    config: RunConfig
+    roles: dict[str, str]
+    variants: dict[str, dict[str, str]]
+    digest: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "digest", self.config.digest())
+
+    @classmethod
+    def of(cls, config: RunConfig, roles: dict[str, str] | None = None) -> RunIdentity:
+        """The identity of a run of ``config`` with these outside roles, in this process."""
+        return cls(config, dict(roles or {}), outside_variants(config))
+
+    def recorded_in(self, manifest: dict[str, str]) -> bool:
+        """Whether ``manifest`` records exactly this run, of this store schema."""
+        return (
+            manifest.get("schema") == str(SCHEMA_VERSION)
+            and manifest.get("config_hash") == self.digest
+            and stored_roles(manifest) == self.roles
+            and stored_variants(manifest) == self.variants
+        )
+
+    def refuse_another(self, manifest: dict[str, str], out_dir: Path) -> None:
+        """``RunConflict`` unless ``manifest`` is this run's: schema, settings, the roles
+        answered from outside and the code of outside variants."""
+        if manifest.get("schema") != str(SCHEMA_VERSION):
+            raise RunConflict(f"{out_dir} {other_engine(manifest)}, or choose another --out")
+        elif manifest["config_hash"] != self.digest:
+            old = json.loads(manifest["config"])
+            diffs = _differences(old, json.loads(self.config.model_dump_json()))
+            if not diffs:  # the same settings, hashed with another reader or generator
+                raise RunConflict(
+                    f"{out_dir} holds a run of these settings whose data another version of "
+                    "recmarket's review reader or demo generator made (its episodes would "
+                    "differ); choose another --out, or resume it with the version that made it"
+                )
+            raise RunConflict(
+                f"{out_dir} holds a run with a different configuration ("
+                + "; ".join(diffs[:5])
+                + ("; ..." if len(diffs) > 5 else "")
+                + "); rerun with the same settings to resume it, or choose another --out"
+            )
+        elif stored_roles(manifest) != self.roles:
+            raise RunConflict(
+                f"{out_dir} holds a run whose roles were answered by "
+                f"{_describe(stored_roles(manifest))}, and this run's are answered by "
+                f"{_describe(self.roles)}; rerun with the same roles to resume it, or choose "
+                "another --out"
+            )
+        elif changes := changed_variants(stored_variants(manifest), self.variants):
+            raise RunConflict(
+                f"{out_dir} holds episodes made by other plugin code than this process has "
+                f"({changes}); install the version the run was made with to resume it, or "
+                "choose another --out"
+            )
+
+    def manifest(self) -> dict[str, str]:
+        """What a new store's manifest records of this run, and of what made it."""
+        dirty = checkout_dirty()
+        return {
+            "roles": json.dumps(self.roles, sort_keys=True),
+            "variants": json.dumps(self.variants, sort_keys=True),
+            "packages": json.dumps(
+                installed_packages(tuple(v["distribution"] for v in self.variants.values()))
+            ),
+            "git_dirty": "" if dirty is None else str(dirty).lower(),
+            "schema": str(SCHEMA_VERSION),
+            "config": self.config.model_dump_json(),
+            "config_hash": self.digest,
+            "seed": str(self.config.seed),
+            "version": __version__,
+            "git_commit": git_commit() or "",
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
