@@ -23,7 +23,8 @@ from recmarket.payloads import PAYLOADS
 from recmarket.policies import POLICIES, policy
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
-from recmarket.testing.fake_llm import CONTENT_FAULTS, TRANSIENT_FAULTS, FakeLLM, FaultPlan
+from recmarket.testing.fake_llm import TRANSIENT_FAULTS, FakeLLM, FaultPlan
+from recmarket.testing.fake_replies import CONTENT_FAULTS
 from tests.fixtures import completion_body
 
 KEY_ENV, KEY = "RECMARKET_TEST_KEY", "sk-test-do-not-store-7f3a9c"

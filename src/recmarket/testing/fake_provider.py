@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Iterable
 
 from recmarket.agents.llm.api import ChatRequest, ProviderError, Reply, trusted_tokens
-from recmarket.testing.fake_llm import answer, role_of
+from recmarket.testing.fake_replies import answer, role_of
 
 
 class FakeChatAPI:

@@ -22,8 +22,9 @@ from recmarket.data.domain import domain_files, load_domain
 from recmarket.report.data import Cell
 from recmarket.report.models import models_section
 from recmarket.run.runner import run
-from recmarket.testing.fake_llm import FakeLLM, role_of
+from recmarket.testing.fake_llm import FakeLLM
 from recmarket.testing.fake_provider import FakeChatAPI
+from recmarket.testing.fake_replies import role_of
 
 KEY_ENV = "RECMARKET_TEST_AUDIT_KEY"
 TRIALS = 6
