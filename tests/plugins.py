@@ -32,6 +32,18 @@ def declared_entry_points(pyproject: Path) -> dict[str, dict[str, str]]:
     return tomllib.loads(pyproject.read_text())["project"]["entry-points"]
 
 
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def installed_example(name: str, root: Path) -> tuple[Path, ...]:
+    """The import paths of the example package ``examples/NAME`` as ``pip install`` leaves
+    it: its dist-info (the entry points its pyproject.toml declares) under ``root``, and its
+    source."""
+    pyproject = EXAMPLES / name / "pyproject.toml"
+    distribution = tomllib.loads(pyproject.read_text())["project"]["name"]
+    return dist_info(root, distribution, declared_entry_points(pyproject)), EXAMPLES / name / "src"
+
+
 def run_recmarket(
     *args: str, paths: tuple[Path, ...] = (), timeout: int = 300
 ) -> subprocess.CompletedProcess[str]:

@@ -6,18 +6,14 @@ import json
 from pathlib import Path
 
 from recmarket.run.store import RunStore
-from tests.plugins import declared_entry_points, dist_info, recmarket
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "greedy-learning-rule"
+from tests.plugins import EXAMPLES, installed_example, recmarket
 
 
 def test_the_example_run_tries_each_arm_once_then_plays_the_best_mean(tmp_path: Path) -> None:
-    site = dist_info(
-        tmp_path / "site", "recmarket-greedy", declared_entry_points(EXAMPLE / "pyproject.toml")
-    )
+    paths = installed_example("greedy-learning-rule", tmp_path / "site")
     out = tmp_path / "run"
-    args = ["run", "--config", str(EXAMPLE / "run.toml"), "--requests", "24", "--out", str(out)]
-    recmarket(*args, paths=(site, EXAMPLE / "src"))
+    config = EXAMPLES / "greedy-learning-rule" / "run.toml"
+    recmarket("run", "--config", str(config), "--requests", "24", "--out", str(out), paths=paths)
     with RunStore.read(out) as store:
         rows = sorted(store.episodes(), key=lambda r: r["ord"])
         manifest = store.manifest()

@@ -6,21 +6,15 @@ import json
 from pathlib import Path
 
 from recmarket.run.store import RunStore
-from tests.plugins import declared_entry_points, dist_info, exported_calls, recmarket
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "half-life-reputation"
+from tests.plugins import EXAMPLES, exported_calls, installed_example, recmarket
 
 
 def test_the_example_run_weighs_records_by_their_half_life(tmp_path: Path) -> None:
-    site = dist_info(
-        tmp_path / "site", "recmarket-half-life", declared_entry_points(EXAMPLE / "pyproject.toml")
-    )
+    paths = installed_example("half-life-reputation", tmp_path / "site")
     out = tmp_path / "run"
-    args = ["run", "--config", str(EXAMPLE / "run.toml"), "--requests", "36", "--out", str(out)]
-    recmarket(*args, paths=(site, EXAMPLE / "src"))
-    inputs = [
-        c["input"] for c in exported_calls(out, (site, EXAMPLE / "src")) if c["role"] == "shortlist"
-    ]
+    config = EXAMPLES / "half-life-reputation" / "run.toml"
+    recmarket("run", "--config", str(config), "--requests", "36", "--out", str(out), paths=paths)
+    inputs = [c["input"] for c in exported_calls(out, paths) if c["role"] == "shortlist"]
     with RunStore.read(out) as store:
         variants = json.loads(store.manifest()["variants"])
     assert variants["reputation mechanism half-life"]["distribution"] == "recmarket-half-life"
