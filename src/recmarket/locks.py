@@ -105,25 +105,23 @@ def _refusal(path: Path, problem: str) -> str:
     )
 
 
-def _acquire(directory: Path, wait: float) -> int:
+class _Busy(DirectoryInUse):
+    """Another process holds the lock now (a writer that waits tries again)."""
+
+
+def _acquire(directory: Path, waited: float) -> int:
+    """The lock's descriptor, taken without waiting; ``_Busy`` naming the holder (and how
+    long this writer ``waited`` already) while another process holds it."""
     directory.mkdir(parents=True, exist_ok=True)
     fd = _open_lock(directory / LOCK_NAME)
-    deadline = time.monotonic() + wait
     try:
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise
-                time.sleep(WAIT_STEP)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         pid = _holder(fd)
         os.close(fd)
-        waited = f" (waited {wait:.0f} s)" if wait else ""
-        raise DirectoryInUse(
-            f"{directory} is in use by another recmarket process (pid {pid}){waited}; wait "
+        after = f" (waited {waited:.0f} s)" if waited else ""
+        raise _Busy(
+            f"{directory} is in use by another recmarket process (pid {pid}){after}; wait "
             "for it or choose another --out"
         ) from None
     except BaseException:
@@ -194,12 +192,24 @@ class WriterLock:
     def __init__(self, directory: Path, wait: float = 0.0) -> None:
         self.directory = directory
         key = str(directory.resolve())
+        deadline = time.monotonic() + wait
+        while True:  # the waits between tries hold no guard: other threads go on
+            try:
+                held = self._hold(key, wait - max(deadline - time.monotonic(), 0.0))
+                break
+            except _Busy:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(WAIT_STEP)
+        self._release = weakref.finalize(self, _release, key, held)
+
+    def _hold(self, key: str, waited: float) -> _Held:
         with _GUARD:
             held = _HELD.get(key)
             if held is None:
-                held = _HELD[key] = _Held(_acquire(directory, wait))
+                held = _HELD[key] = _Held(_acquire(self.directory, waited))
             held.count += 1
-        self._release = weakref.finalize(self, _release, key, held)
+            return held
 
     def close(self) -> None:
         """Give up this hold; the lock goes with the process's last."""
