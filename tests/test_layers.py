@@ -18,7 +18,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "recmarket"
 LAYERS = (
     ("recmarket",),  # the version
-    ("registry", "payloads"),  # named variants and their entry points; injection texts
+    ("registry",),  # named variants and their entry points
+    ("payloads", "variants_used"),  # injection texts; the variants settings name
     (
         "vocabulary",
         "profiles",

@@ -13,8 +13,17 @@ under the registry's entry-point group (docs: Extending recmarket): a presentati
 in ``MECHANISMS``), a learning rule of adaptive platforms (``LearningRule`` in
 ``LEARNING_RULES``, its learners ``Learner``s) and a kind of platform strategy
 (``StrategyKind`` in ``PLATFORM_STRATEGIES``, its strategies ``PlatformStrategy``s over
-``Arm``s).
+``Arm``s), a platform behaviour that plays against the records, an attack
+(``PlatformBehaviour`` in ``BEHAVIOURS``), a payload family an injecting seat appends
+(``PayloadFamily`` in ``PAYLOAD_FAMILIES``), a reputation scope (``SCOPES``), an evaluation
+condition (``CONDITIONS``), a market measure (``MarketMeasure`` in ``MARKET_MEASURES``) and
+an LLM provider (``LLMProvider`` in ``LLM_PROVIDERS``). ``CATALOGUE`` maps each kind's name
+to its registry; a settings field that names a variant is typed ``Annotated[str,
+NameIn(REGISTRY)]``, which is how a run finds every variant it uses and records where the
+outside ones come from.
 """
+
+from typing import Any
 
 from recmarket.agents.contracts import (
     CandidateView,
@@ -39,11 +48,17 @@ from recmarket.agents.contracts import (
     StructuredNeed,
     UpdateInput,
 )
+from recmarket.agents.llm.api import ChatAPI, ChatRequest, ProviderError, Reply
+from recmarket.agents.llm.providers import LLM_PROVIDERS, LLMProvider
 from recmarket.agents.roles import ROLE_BACKENDS, Agents, RoleBackend
 from recmarket.agents.rules import offline_agents
+from recmarket.analysis.bootstrap import Metric
+from recmarket.analysis.market_measures import MARKET_MEASURES, MarketMeasure
+from recmarket.conditions import CONDITIONS, MarketCondition
 from recmarket.config import RunConfig
 from recmarket.embedding import load_embedder
 from recmarket.experiments.spec import ExperimentSpec, load_spec
+from recmarket.market.behaviour.attacks import BEHAVIOURS, PlatformBehaviour
 from recmarket.market.behaviour.learning import LEARNING_RULES, Learner, LearningRule
 from recmarket.market.behaviour.strategies import (
     PLATFORM_STRATEGIES,
@@ -51,38 +66,81 @@ from recmarket.market.behaviour.strategies import (
     PlatformStrategy,
     StrategyKind,
 )
+from recmarket.market.reputation import SCOPES, ReputationScope
 from recmarket.mechanisms import MECHANISMS, ReputationMechanism
-from recmarket.policies import POLICIES, PresentationPolicy, Shift, Wording
+from recmarket.payloads import PAYLOAD_FAMILIES, PayloadFamily
+from recmarket.policies import POLICIES, PolicyName, PresentationPolicy, Shift, Wording
+from recmarket.registry import NameIn, Registry
 from recmarket.run.reproduce import reproduce
 from recmarket.run.runner import RunResult, run
 from recmarket.run.store import RunStore
 
+# Every kind of variant, by the name its registry gives it: one place to list, look up and
+# extend what a run can name.
+CATALOGUE: dict[str, Registry[Any]] = {
+    registry.kind: registry
+    for registry in (
+        POLICIES,
+        MECHANISMS,
+        SCOPES,
+        CONDITIONS,
+        LEARNING_RULES,
+        PLATFORM_STRATEGIES,
+        BEHAVIOURS,
+        PAYLOAD_FAMILIES,
+        ROLE_BACKENDS,
+        MARKET_MEASURES,
+        LLM_PROVIDERS,
+    )
+}
+
 __all__ = [
+    "BEHAVIOURS",
+    "CATALOGUE",
+    "CONDITIONS",
     "LEARNING_RULES",
+    "LLM_PROVIDERS",
+    "MARKET_MEASURES",
     "MECHANISMS",
+    "PAYLOAD_FAMILIES",
     "PLATFORM_STRATEGIES",
     "POLICIES",
     "ROLE_BACKENDS",
+    "SCOPES",
     "Agents",
     "Arm",
     "CandidateView",
+    "ChatAPI",
+    "ChatRequest",
     "Decision",
     "DecisionInput",
     "ExperimentSpec",
     "Explanation",
     "ExplanationInput",
     "HeldOutTarget",
+    "LLMProvider",
     "Learner",
     "LearningRule",
+    "MarketCondition",
+    "MarketMeasure",
+    "Metric",
+    "NameIn",
     "NeedInput",
     "PastInteraction",
+    "PayloadFamily",
+    "PlatformBehaviour",
     "PlatformStrategy",
+    "PolicyName",
     "PresentationPolicy",
+    "ProviderError",
     "Query",
     "QueryInput",
     "RankedItem",
+    "Registry",
+    "Reply",
     "ReputationMechanism",
     "ReputationRecord",
+    "ReputationScope",
     "Review",
     "ReviewInput",
     "Role",

@@ -12,9 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from pydantic import AfterValidator
-
-from recmarket.registry import Registry
+from recmarket.registry import NameIn, Registry
 from recmarket.vocabulary import Condition
 
 
@@ -29,8 +27,17 @@ class MarketCondition:
     reputation: bool  # purchases leave records that later shortlists read
 
 
+def probe(item: MarketCondition, params: object) -> None:
+    """The contract, checked when a run names the condition: a label, and records only
+    where a user agent reads them."""
+    if not item.label.strip():
+        raise ValueError("its label is empty")
+    if item.reputation and not item.user_agent:
+        raise ValueError("records are read by a user agent's shortlist; it has none")
+
+
 CONDITIONS: Registry[MarketCondition] = Registry(
-    "condition", "recmarket.conditions", MarketCondition, lambda c: c.name
+    "condition", "recmarket.conditions", MarketCondition, lambda c: c.name, probe
 )
 for built_in in (
     MarketCondition("platform-centric", "Platform-Centric", user_agent=False, reputation=False),
@@ -40,7 +47,7 @@ for built_in in (
     CONDITIONS.register(built_in)
 
 # A condition's name in a setting: any registered condition.
-ConditionName = Annotated[str, AfterValidator(CONDITIONS.known)]
+ConditionName = Annotated[str, NameIn(CONDITIONS, probed=True)]
 
 
 def condition(name: str) -> MarketCondition:

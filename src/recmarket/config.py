@@ -14,7 +14,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from recmarket.agents.llm.config import OFFLINE, OPERATIONAL, LLMConfig
-from recmarket.agents.roles import RoleSetting, chosen_backend, role_setting
+from recmarket.agents.roles import RoleBackendName, RoleSetting, chosen_backend, role_setting
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.conditions import ConditionName, condition
 from recmarket.data.domain import READER_VERSION
@@ -58,7 +58,7 @@ class RunConfig(BaseModel):
     embedder: EmbedderConfig = EmbedderConfig()
     agents: OfflineParams = OfflineParams()
     llm: LLMConfig | None = Field(None, description="models per role; None: all offline")
-    roles: Annotated[dict[RoleName, str | RoleSetting], ADDED_LATER] = Field(
+    roles: Annotated[dict[RoleName, RoleBackendName | RoleSetting], ADDED_LATER] = Field(
         {},
         description="role -> a registered role backend's name (recmarket.roles entry points), "
         "or { backend = NAME, params = {...} }, answering that role instead of the offline model",
@@ -124,7 +124,12 @@ class RunConfig(BaseModel):
         exclude = unset_later(self)
         if self.llm is not None:
             assert "llm" not in exclude  # no LLM setting is marked: nothing to merge
-            exclude["llm"] = {"models": {name: set(OPERATIONAL) for name in self.llm.models}}
+            exclude["llm"] = {
+                "models": {
+                    name: set(OPERATIONAL) | set(unset_later(model))
+                    for name, model in self.llm.models.items()
+                }
+            }
         identity = self.model_dump_json(exclude=exclude)
         if demo_users(self.data) is not None:  # the market is the generator's output
             identity += f"\ndemo generator {generator_digest()}"

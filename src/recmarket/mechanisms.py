@@ -27,9 +27,9 @@ import math
 from dataclasses import dataclass
 from typing import Annotated, ClassVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from recmarket.registry import NoParams, Registry, VariantSetting
+from recmarket.registry import NameIn, NoParams, Registry, VariantSetting
 
 FORGOTTEN = 1e-3  # under decay, a record weighing less than this is dropped
 PENALTY_NOTE = "no record yet: a new identity starts from the market's penalty"
@@ -185,7 +185,7 @@ def mechanism(name: str) -> ReputationMechanism:
 
 
 # A mechanism name in a contract or a setting: any registered mechanism, stored as its name.
-MechanismName = Annotated[str, AfterValidator(MECHANISMS.known)]
+MechanismName = Annotated[str, NameIn(MECHANISMS)]
 
 
 class ReputationSetting(VariantSetting):

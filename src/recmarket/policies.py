@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from typing import Annotated, Protocol
 
 import numpy as np
-from pydantic import AfterValidator
 
-from recmarket.payloads import PAYLOADS
-from recmarket.registry import PluginError, Registry
+from recmarket.payloads import BUILT_IN, PAYLOAD_FAMILIES
+from recmarket.registry import NameIn, PluginError, Registry
 
 
 class PlatformBounds(Protocol):
@@ -197,7 +196,7 @@ def policy(name: str) -> PresentationPolicy:
 
 
 # A policy name in a contract or a setting: any registered policy, stored as its name.
-PolicyName = Annotated[str, AfterValidator(POLICIES.checked)]
+PolicyName = Annotated[str, NameIn(POLICIES, probed=True)]
 
 STRICT = POLICIES.register(
     PresentationPolicy(
@@ -268,9 +267,15 @@ def _injecting(family: str, sentence: str) -> PresentationPolicy:
     )
 
 
-INJECTING = tuple(
-    POLICIES.register(_injecting(family, sentence)) for family, (sentence, _, _) in PAYLOADS.items()
-)
+INJECTING = tuple(POLICIES.register(_injecting(f.name, f.sentence)) for f in BUILT_IN)
+
+
+def injecting(family: str) -> str:
+    """The name of the policy that appends ``family``'s sentence: built in for the built-in
+    families, registered the first time it is asked for a family from another package."""
+    made = _injecting(family, PAYLOAD_FAMILIES.get(family).sentence)
+    return made.name if made.name in POLICIES else POLICIES.register(made).name
+
 
 # The paper's three, in its order: the families every summary reports, whatever else is
 # installed, and the arms of an adaptive platform.

@@ -12,6 +12,11 @@ its group holds, is set aside with its error: the others still load, and only na
 fails, in one line naming its entry point (a broken package must not take every other
 variant, nor a typo's list of known names, down with it).
 
+A settings field that names a variant says so in its type, ``Annotated[str,
+NameIn(POLICIES)]``: the annotation validates the name and tells the run's provenance which
+registry it names, so what a run records of its variants is read from its settings
+(``variants_in``), never from a list of fields kept by hand.
+
 A variant takes parameters through its own pydantic model (``Params``, forbidding unknown
 fields), so one settings form serves every kind: a name and a table of parameters
 (``VariantChoice``). ``Registry.params`` validates the table against the variant's model and
@@ -25,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points, packages_distributions, version
 from pathlib import Path
@@ -35,10 +40,12 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
     PrivateAttr,
     ValidationError,
     model_validator,
 )
+from pydantic_core import core_schema
 
 T = TypeVar("T")
 
@@ -258,6 +265,36 @@ class Registry(Generic[T]):
         if point.name in self._items and self._items[point.name] != item:
             raise PluginError(f"{where} names a {self.kind} that is registered already")
         return item
+
+
+def one_name(value: object) -> Iterable[str]:
+    """The names a plain name field holds: itself (none when unset)."""
+    return (value,) if isinstance(value, str) else ()
+
+
+@dataclass(frozen=True, eq=False)
+class NameIn:
+    """The type of a settings field that names variants of ``registry``:
+    ``Annotated[str, NameIn(POLICIES, probed=True)]``. It validates the name where the
+    settings are read (``probed``: the variant also passes its probe at its defaults) and
+    tells the run's provenance which registry the field names. ``names`` reads the names
+    out of a field that holds them in another form (a composition's policies)."""
+
+    registry: Registry[Any]
+    probed: bool = False
+    names: Callable[[Any], Iterable[str]] = one_name
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        check = self.registry.checked if self.probed else self.registry.known
+
+        def valid(value: Any) -> Any:
+            for name in self.names(value):
+                check(name)
+            return value
+
+        return core_schema.no_info_after_validator_function(valid, handler(source))
 
 
 class VariantSetting(BaseModel):

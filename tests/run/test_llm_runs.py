@@ -19,7 +19,7 @@ from recmarket.agents.llm.client import EndpointFailure
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.cli import app
 from recmarket.config import EpisodeConfig, MarketConfig, RunConfig
-from recmarket.payloads import PAYLOADS
+from recmarket.payloads import PAYLOAD_FAMILIES
 from recmarket.policies import POLICIES, policy
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
@@ -550,7 +550,7 @@ def test_attacks_play_on_the_llm_path_with_their_names_and_payloads(tmp_path: Pa
             (role, json.loads(m)[-1]["content"])
             for role, m in db.execute("SELECT role, messages FROM llm_calls")
         ]
-    payload = PAYLOADS["strong"][0]
+    payload = PAYLOAD_FAMILIES.get("strong").sentence
     asked = [text for role, text in calls if role == "explain" and payload in text]
     assert asked and all(policy("inject-strong").guidance in text for text in asked)
     renamed = [json.loads(r["identities"]) for r in store.episodes() if r["identities"]]

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from functools import cache
 from importlib.metadata import packages_distributions, version
-from typing import Any, get_args, get_type_hints
+from typing import Annotated, Any, get_args, get_type_hints
 
 from pydantic import BaseModel, Field
 
@@ -41,7 +41,7 @@ from recmarket.agents.contracts import (
     UpdateInput,
 )
 from recmarket.embedding import Embedder
-from recmarket.registry import NoParams, Registry, VariantSetting
+from recmarket.registry import NameIn, NoParams, Registry, VariantSetting
 from recmarket.vocabulary import ROLES, RoleName
 
 
@@ -101,13 +101,17 @@ ROLE_BACKENDS: Registry[RoleBackend] = Registry(
 )
 
 
+# A role backend's name in a setting: any registered backend.
+RoleBackendName = Annotated[str, NameIn(ROLE_BACKENDS)]
+
+
 class RoleSetting(VariantSetting):
     """A role's backend with its parameters (``[roles] shortlist = { backend =
     "records-only", params = { ... } }``; a bare name is the same with none)."""
 
     REGISTRY = ROLE_BACKENDS
     KEY = "backend"
-    backend: str = Field(description="a registered role backend")
+    backend: RoleBackendName = Field(description="a registered role backend")
 
 
 def role_setting(value: str | RoleSetting) -> RoleSetting:

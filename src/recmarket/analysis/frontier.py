@@ -15,17 +15,9 @@ from typing import Any
 
 from recmarket.analysis.attacks import defence
 from recmarket.analysis.bootstrap import Row
-from recmarket.analysis.market_measures import market_measures
+from recmarket.analysis.market_measures import MARKET_MEASURES, market_measures
 from recmarket.config import RunConfig
 
-MEASURES = (
-    "target_purchase",
-    "regret",
-    "hhi_top1",
-    "hhi_purchase",
-    "exposure_gini",
-    "exaggeration_top1",
-)
 WELFARE, CONCENTRATION = "target_purchase", "hhi_top1"
 
 
@@ -39,7 +31,12 @@ def design_row(name: str, cfg: RunConfig, rows: Sequence[Row]) -> dict[str, Any]
         "shortlist_k": market.shortlist_k,
         "accountability": defence(cfg),
         "candidate_order": "shuffled" if market.shuffle_candidates else "platform order",
-        **{f"{m}{end}": found[f"{m}{end}"] for m in MEASURES for end in ("", "_low", "_high")},
+        **{
+            f"{m.name}{end}": found[f"{m.name}{end}"]
+            for m in MARKET_MEASURES
+            if m.on_frontier
+            for end in ("", "_low", "_high")
+        },
         "interval": found["measures_interval"],
     }
 

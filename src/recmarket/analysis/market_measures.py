@@ -13,6 +13,10 @@ episodes depend on together (``contrasts.memory_unit``).
 - **Entrants' access**: their share of shortlist places (from the rounds they are in) and
   the rounds from entry to their first record, a point value per seed and domain.
 
+Each measure is a ``MarketMeasure`` in ``MARKET_MEASURES``; another package adds one under
+the ``recmarket.measures`` entry-point group, and cells.csv, the frontier and the report
+carry it by its name.
+
 Shares are ratios of per-episode sums, so the bootstrap resamples clusters of episodes and
 recomputes each index from the resampled totals. An index of shares (HHI, Gini) is biased
 upward by sampling noise: with n episodes the plug-in HHI overstates by about (1 - HHI)/n,
@@ -23,7 +27,8 @@ difference smaller than that bias as none.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,6 +37,7 @@ from recmarket.analysis.bootstrap import Interval, Metric, Row, interval, level_
 from recmarket.analysis.contrasts import memory_unit
 from recmarket.config import RunConfig
 from recmarket.market.build import seats
+from recmarket.registry import Registry
 
 DRAWS = 5_000  # per measure and cell: a cell table holds many; percentiles settle well before
 
@@ -105,22 +111,90 @@ def rate_of(column: str) -> Metric:
     return Metric(parts, ratio)
 
 
-def measures(cfg: RunConfig) -> dict[str, Metric]:
-    """Every measure of a cell of these settings, by its column name."""
-    owner_of = owners(cfg)
-    return {
-        "target_purchase": rate_of("target_purchased"),
-        "regret": rate_of("regret"),
-        "off_target_purchase": rate_of("off_target_purchase"),
-        "no_purchase": rate_of("no_purchase"),
-        "hhi_top1": concentration("top1_platform", owner_of),
-        "hhi_purchase": concentration("purchased_platform", owner_of),
-        "exposure_gini": exposure_gini(owner_of),
-        "exaggeration_top1": share_of(
+@dataclass(frozen=True)
+class MarketMeasure:
+    """A market-level measure of a cell, registered by name (its column in cells.csv, the
+    frontier and the report): the episode columns it reads, what it says, and
+    ``metric(cfg)``, its per-episode parts and how summed parts become its value for a cell
+    of those settings. Its interval is the two-stage cluster bootstrap of that value over
+    the cell's memory units (``market_measures``). ``on_frontier``: whether the design
+    frontier's table carries it."""
+
+    name: str
+    reads: tuple[str, ...]
+    says: str
+    metric: Callable[[RunConfig], Metric]
+    on_frontier: bool = True
+
+
+def probe(measure: MarketMeasure, params: object) -> None:
+    """The contract, checked when the measure is named: a ``Metric`` for the default
+    settings whose parts a row without its columns can give."""
+    made = measure.metric(RunConfig())
+    if not isinstance(made, Metric):
+        raise ValueError(f"metric gave {made!r}, not a Metric")
+    made.parts({})
+
+
+MARKET_MEASURES: Registry[MarketMeasure] = Registry(
+    "market measure", "recmarket.measures", MarketMeasure, lambda m: m.name, probe
+)
+for built_in in (
+    MarketMeasure(
+        "target_purchase",
+        ("target_purchased",),
+        "episodes whose user bought the held-out target",
+        lambda cfg: rate_of("target_purchased"),
+    ),
+    MarketMeasure(
+        "regret",
+        ("regret",),
+        "the best available fit less the bought one's, where the episode reached a decision",
+        lambda cfg: rate_of("regret"),
+    ),
+    MarketMeasure(
+        "off_target_purchase",
+        ("off_target_purchase",),
+        "episodes whose user bought another item than the target",
+        lambda cfg: rate_of("off_target_purchase"),
+        on_frontier=False,
+    ),
+    MarketMeasure(
+        "no_purchase",
+        ("no_purchase",),
+        "episodes whose user bought nothing",
+        lambda cfg: rate_of("no_purchase"),
+        on_frontier=False,
+    ),
+    MarketMeasure(
+        "hhi_top1",
+        ("top1_platform",),
+        "HHI of Top-1 positions across owners",
+        lambda cfg: concentration("top1_platform", owners(cfg)),
+    ),
+    MarketMeasure(
+        "hhi_purchase",
+        ("purchased_platform",),
+        "HHI of purchases across owners",
+        lambda cfg: concentration("purchased_platform", owners(cfg)),
+    ),
+    MarketMeasure(
+        "exposure_gini",
+        ("shown_platforms",),
+        "Gini of shortlist places across owners",
+        lambda cfg: exposure_gini(owners(cfg)),
+    ),
+    MarketMeasure(
+        "exaggeration_top1",
+        ("top1_policy",),
+        "the Exaggeration family's share of Top-1 positions",
+        lambda cfg: share_of(
             lambda r: r.get("top1_policy") == "exaggeration",
             lambda r: r.get("top1_policy") is not None,
         ),
-    }
+    ),
+):
+    MARKET_MEASURES.register(built_in)
 
 
 def market_measures(
@@ -130,8 +204,9 @@ def market_measures(
     unit = memory_unit(cfg)
     found: dict[str, float | str] = {}
     method = ""
-    for name, metric in measures(cfg).items():
-        value: Interval = interval([rows], metric, level_of, unit, draws=draws)
+    for measure in MARKET_MEASURES:
+        name = measure.name
+        value: Interval = interval([rows], measure.metric(cfg), level_of, unit, draws=draws)
         found |= {
             name: round(value.estimate, 4),
             f"{name}_low": round(value.low, 4),

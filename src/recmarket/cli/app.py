@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, NoReturn, TextIO
 
 import typer
 from pydantic import ValidationError
@@ -65,7 +66,8 @@ def user_errors() -> Iterator[None]:
     from recmarket.run.reproduce import Interrupted, PlanError
 
     try:
-        yield
+        with warnings_in_one_line():
+            yield
     except ValidationError as exc:
         fail(describe_validation_error(exc))
     except sqlite3.Error as exc:  # a store that named_errors does not guard: a bug
@@ -92,6 +94,29 @@ def user_errors() -> Iterator[None]:
         OSError,
     ) as exc:
         fail(str(exc))
+
+
+@contextmanager
+def warnings_in_one_line() -> Iterator[None]:
+    """A warning a command meets (a resume by other code, an older settings form) is one
+    line on stderr, as an error is, rather than Python's two with a source line."""
+    shown = warnings.showwarning
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        err.print(Text("warning: ", style="yellow") + Text(str(message)), highlight=False)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

@@ -7,8 +7,10 @@ a stable source; inventory rotations (Appendix A.4) move catalogs, never policie
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Annotated
 
 from recmarket.policies import POLICIES, policy
+from recmarket.registry import NameIn
 
 # Named compositions: the families that share the platforms equally, in interleaving order.
 COMPOSITIONS: dict[str, tuple[str, ...]] = {
@@ -93,3 +95,15 @@ def assign_policies(composition: str | Sequence[str], n_platforms: int) -> tuple
             f"{n_platforms} platforms"
         )
     return tuple(parse_policy(n) for n in names)
+
+
+def policies_in(composition: str | Sequence[str]) -> tuple[str, ...]:
+    """The policies a composition names, each once, in the order it names them."""
+    names = _explicit_names(composition)
+    found = COMPOSITIONS[str(composition)] if names is None else map(parse_policy, names)
+    return tuple(dict.fromkeys(found))
+
+
+# A composition in a setting: a named one, policy counts, or one policy per platform; the
+# policies it names are variants of the run.
+Composition = Annotated[str | tuple[str, ...], NameIn(POLICIES, names=policies_in)]

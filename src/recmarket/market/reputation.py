@@ -17,14 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 
-from pydantic import AfterValidator
-
 from recmarket.agents.contracts import ReputationRecord, WeightedRecord
 from recmarket.data.episodes import Request
 from recmarket.mechanisms import PENALTY_NOTE, ReputationSetting
 from recmarket.mechanisms import mechanism as mechanism_named
 from recmarket.profiles import PROFILE_NAMES
-from recmarket.registry import Registry
+from recmarket.registry import NameIn, Registry
 from recmarket.vocabulary import Scope
 
 
@@ -42,8 +40,19 @@ class ReputationScope:
     strangers_write: bool
 
 
+def probe(item: ReputationScope, params: object) -> None:
+    """The contract, checked when a run names the scope: a resampling unit, and at least
+    one memory set a domain for any number of users per profile."""
+    if not item.unit.strip():
+        raise ValueError("its unit is empty")
+    for users in (1, 4):
+        sets = item.sets(users)
+        if not isinstance(sets, int) or sets < 1:
+            raise ValueError(f"sets({users}) gave {sets!r}; it must be a count of at least 1")
+
+
 SCOPES: Registry[ReputationScope] = Registry(
-    "reputation scope", "recmarket.scopes", ReputationScope, lambda s: s.name
+    "reputation scope", "recmarket.scopes", ReputationScope, lambda s: s.name, probe
 )
 SCOPES.register(
     ReputationScope(
@@ -62,7 +71,7 @@ SCOPES.register(
 SCOPES.register(ReputationScope("shared", "domain", lambda r: "shared", lambda _: 1, True))
 
 # A scope's name in a setting: any registered scope.
-ScopeName = Annotated[str, AfterValidator(SCOPES.known)]
+ScopeName = Annotated[str, NameIn(SCOPES, probed=True)]
 
 
 def scope_key(request: Request, scope: Scope) -> str:

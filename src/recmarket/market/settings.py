@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
@@ -19,6 +19,7 @@ from recmarket.market.behaviour.attacks import BehaviourSetting
 from recmarket.market.behaviour.learning import LearningRuleName, LearningSetting, RewardKind
 from recmarket.market.behaviour.strategies import PLATFORM_STRATEGIES, StrategyName, strategy_kind
 from recmarket.market.compositions import (
+    Composition,
     assign_policies,
     check_composition,
     parse_policy,
@@ -36,7 +37,7 @@ class Entrant(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    strategy: Literal["adaptive"] | PolicyName
+    strategy: StrategyName | PolicyName
     after_rounds: int = Field(ge=0, description="rounds played before it enters")
 
     @model_validator(mode="before")
@@ -59,6 +60,13 @@ class Entrant(BaseModel):
             "strategy": name if kind is not None else parse_policy(name),
             "after_rounds": int(rounds),
         }
+
+    @field_validator("strategy")
+    @classmethod
+    def _adaptive_or_a_policy(cls, name: str) -> str:
+        if name in PLATFORM_STRATEGIES and not strategy_kind(name).adaptive:
+            raise ValueError(f"a fixed entrant is named by its policy, not {name!r}")
+        return name
 
     @model_serializer
     def _as_text(self) -> str:
@@ -114,7 +122,7 @@ class MarketConfig(BaseModel):
         description='the mechanism with its parameters ({ mechanism = "decay", params = '
         "{ rate = 0.8 } }); instead of reputation_mechanism and reputation_decay",
     )
-    composition: str | tuple[str, ...] = Field(
+    composition: Composition = Field(
         "equal", description="named composition or one policy per platform"
     )
     rotation: int = Field(0, ge=0, description="cyclic inventory rotation (R1 = 1, R2 = 2)")

@@ -7,6 +7,7 @@ anything else is a ``RunConflict`` saying what differs.
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +21,7 @@ from recmarket.run.provenance import (
     git_commit,
     installed_packages,
     outside_variants,
+    own_code_digest,
 )
 
 # 2: episodes.target_best_fit; one compressed call array per episode. 3: top1_platform,
@@ -37,6 +39,33 @@ SCHEMA_VERSION = 6
 
 class RunConflict(RuntimeError):
     """The output directory holds a run made with another configuration."""
+
+
+class CodeChanged(UserWarning):
+    """A run is resumed by other recmarket code than made its stored episodes: another
+    commit, or an edited checkout. The settings and plugins are the same, so it goes on,
+    but an engine edit could make its later episodes differ from an uninterrupted run's."""
+
+
+def code_changes(manifest: dict[str, str]) -> str:
+    """How this process's recmarket code differs from the one that made a store, in words;
+    empty when it does not (or the store recorded too little to say)."""
+    then_digest, now_digest = manifest.get("code_digest", ""), own_code_digest()
+    then_commit, now_commit = manifest.get("git_commit", ""), git_commit() or ""
+    if then_digest:
+        if then_digest == now_digest:
+            return ""
+    elif not (then_commit and now_commit and then_commit != now_commit):
+        return ""
+    what = [f"source {then_digest[:12] or '?'} -> {now_digest[:12]}"]
+    if then_commit != now_commit:
+        what.append(f"commit {then_commit[:10] or '?'} -> {now_commit[:10] or '?'}")
+    if checkout_dirty():
+        what.append("the checkout has uncommitted changes")
+    return (
+        f"resuming with other recmarket code than made the stored episodes ({', '.join(what)}); "
+        "an engine change can make the rest differ from an uninterrupted run's"
+    )
 
 
 def made_by(manifest: dict[str, str]) -> str:
@@ -152,6 +181,8 @@ class RunIdentity:
                 f"({changes}); install the version the run was made with to resume it, or "
                 "choose another --out"
             )
+        if moved := code_changes(manifest):
+            warnings.warn(f"{out_dir}: {moved}", CodeChanged, stacklevel=3)
 
     def manifest(self) -> dict[str, str]:
         """What a new store's manifest records of this run, and of what made it."""
@@ -169,5 +200,6 @@ class RunIdentity:
             "seed": str(self.config.seed),
             "version": __version__,
             "git_commit": git_commit() or "",
+            "code_digest": own_code_digest(),
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
         }

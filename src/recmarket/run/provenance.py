@@ -1,16 +1,20 @@
 """Where the code that decides a run's episodes comes from, as its store records it.
 
 A run's settings name its variants; the hash covers the names and parameters but not the
-code behind a name. For every variant a run uses that recmarket does not ship (a mechanism,
-policy, learning rule or role backend from another package), the manifest records the
-distribution, its version and a digest of its source files, and a resume that finds any of
-them changed is refused, naming the package: episodes made by two versions of a plugin
-never share a store. The installed packages, the commit and whether the checkout was dirty
-are recorded too, for the reader (as inspect_ai's ``EvalSpec.packages``), and not compared:
-recmarket and what it requires, transitively, and the plugins' distributions. The commit is
-that of the checkout the running code came from: recmarket's own directory when installed
-editable, or the directory ``pip install .`` built it from, if that still holds the same
-files (pip records the directory; a checkout that moved on since says nothing).
+code behind a name. For every variant a run's settings use (``variants_in`` reads them off
+the settings' types, nested ones included) that recmarket does not ship, of whatever kind,
+the manifest records the distribution, its version and a digest of its source files, and a
+resume that finds any of them changed is refused, naming the package: episodes made by two
+versions of a plugin never share a store.
+
+recmarket's own code is recorded as a digest of its source files, with the commit of the
+checkout it runs from and whether that checkout was dirty; a resume by other code is warned
+of in one line (``manifest.code_changes``). The installed packages are recorded for the
+reader (as inspect_ai's ``EvalSpec.packages``): recmarket and what it requires,
+transitively, and the plugins' distributions. The commit is that of the checkout the
+running code came from: recmarket's own directory when installed editable, or the directory
+``pip install .`` built it from, if that still holds the same files (pip records the
+directory; a checkout that moved on since says nothing).
 """
 
 from __future__ import annotations
@@ -21,37 +25,21 @@ import re
 import subprocess
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote, urlparse
 
-from recmarket.agents.roles import ROLE_BACKENDS, role_setting
 from recmarket.config import RunConfig
-from recmarket.market.behaviour.learning import LEARNING_RULES
-from recmarket.mechanisms import MECHANISMS
-from recmarket.policies import POLICIES
-from recmarket.registry import Registry
-
-
-def used_variants(cfg: RunConfig) -> list[tuple[Registry[Any], str]]:
-    """Every (registry, name) whose code can decide an episode of this run."""
-    market = cfg.market
-    used: list[tuple[Registry[Any], str]] = [(POLICIES, p) for p in sorted(set(market.policies))]
-    used += [(POLICIES, e.policy) for e in market.entrants if e.policy is not None]
-    used.append((MECHANISMS, market.reputation_in_use.mechanism))
-    if market.adaptive:
-        used.append((LEARNING_RULES, market.learning_in_use.rule))
-    used += [(ROLE_BACKENDS, role_setting(v).backend) for _, v in sorted(cfg.roles.items())]
-    return used
+from recmarket.registry import source_digest
+from recmarket.variants_used import variants_in
 
 
 def outside_variants(cfg: RunConfig) -> dict[str, dict[str, str]]:
-    """``{"KIND NAME": {distribution, version, digest}}`` for each variant not from
-    recmarket."""
+    """``{"KIND NAME": {distribution, version, digest}}`` for each variant the settings use
+    (``variants_in``) that recmarket does not ship."""
     found = {}
-    for registry, name in used_variants(cfg):
-        origin = registry.origin(name)
+    for used in variants_in(cfg):
+        origin = used.registry.origin(used.name)
         if origin is not None:
-            found[f"{registry.kind} {name}"] = {
+            found[f"{used.kind} {used.name}"] = {
                 "distribution": origin.distribution,
                 "version": origin.version,
                 "digest": origin.digest,
@@ -165,6 +153,13 @@ def checkout() -> Path | None:
     if source is not None and same_code(PACKAGE, source / "src" / "recmarket"):
         return source if _git("rev-parse", "HEAD", where=source) else None
     return None
+
+
+@functools.cache
+def own_code_digest() -> str:
+    """SHA-256 of recmarket's own source files, read once a process: what made a store's
+    episodes, whether or not a checkout holds it (compared on resume)."""
+    return source_digest("recmarket")
 
 
 @functools.cache

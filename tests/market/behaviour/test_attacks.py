@@ -17,7 +17,7 @@ from recmarket.cli import app
 from recmarket.config import RunConfig
 from recmarket.market.behaviour.attacks import BEHAVIOURS, BaitAndSwitch, BaitParams, Whitewash
 from recmarket.market.behaviour.attacks import WhitewashParams as WW
-from recmarket.payloads import PAYLOADS
+from recmarket.payloads import PAYLOAD_FAMILIES
 from recmarket.run.replay import calls_of
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
@@ -206,7 +206,7 @@ def test_an_injecting_seat_appends_its_payload_and_sways_only_a_susceptible_read
 ) -> None:
     inject = {"P4": {"behaviour": "inject", "params": {"family": "strong"}}}
     found = cell(tmp_path, "inject", reputation_scope="shared", market={"behaviours": inject})
-    sentence = PAYLOADS["strong"][0]
+    sentence = PAYLOAD_FAMILIES.get("strong").sentence
     explained = [c for r in found["rows"] for c in found["calls"][r["ord"]] if c.role == "explain"]
     by_seat = {c.input["platform_id"]: c for c in explained}
     assert by_seat["P4"].input["policy"] == "inject-strong"

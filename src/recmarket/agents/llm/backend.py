@@ -18,9 +18,9 @@ from recmarket.agents.llm.client import ChatModel, WaitNotice
 from recmarket.agents.llm.config import OFFLINE, LLMConfig, ModelConfig
 from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import BudgetWithoutPrices, Ledger, SpendAccount
-from recmarket.agents.llm.openai_api import OpenAIChatAPI
 from recmarket.agents.llm.pace import Pace
 from recmarket.agents.llm.prices import prices_for
+from recmarket.agents.llm.providers import chat_api
 from recmarket.agents.llm.role import LLMRole
 from recmarket.agents.roles import Agents
 from recmarket.vocabulary import ROLES
@@ -75,7 +75,7 @@ class LLMBackend:
     on_wait: WaitNotice | None = None
     on_limit: LimitNotice | None = None  # told the endpoints' adaptive limit when it moves
     endpoints: Endpoints | None = None  # shared limits; by default the backend's own
-    provider: Callable[[ModelConfig], ChatAPI] = OpenAIChatAPI  # a fake one in unit tests
+    provider: Callable[[ModelConfig], ChatAPI] = chat_api  # a fake one in unit tests
     ledger: Ledger = field(init=False)
     cache: CallCache = field(init=False)
     attempts: AttemptLog = field(init=False)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Annotated
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from recmarket.agents.llm.formats import Structured, TextReplies
+from recmarket.agents.llm.providers import ProviderName
+from recmarket.hashing import ADDED_LATER
 from recmarket.vocabulary import ROLES, RoleName
 
 DEFAULT_MAX_REPLY_BYTES = 1_000_000  # a reply body larger than this is refused
@@ -40,6 +43,11 @@ class ModelConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(description="model name as the endpoint knows it")
+    provider: Annotated[ProviderName, ADDED_LATER] = Field(
+        "openai",
+        description="what sends the requests: openai (any OpenAI-compatible endpoint), or an "
+        "installed provider (recmarket.providers entry points)",
+    )
     base_url: str = Field("https://api.openai.com/v1", description="OpenAI-compatible base URL")
 
     @field_validator("base_url")

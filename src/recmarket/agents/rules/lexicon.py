@@ -23,7 +23,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from recmarket.agents.judgement import clamp
-from recmarket.payloads import PAYLOADS
+from recmarket.payloads import BUILT_IN
 from recmarket.streams import one_of
 
 BANDS = 5
@@ -228,10 +228,10 @@ def vocabulary() -> frozenset[str]:
 
 
 def push(text: str) -> float:
-    """How hard a text pushes the reader it is aimed at: the strongest payload family whose
-    cues it carries (0: none)."""
+    """How hard a text pushes the reader it is aimed at: the strongest built-in payload
+    family whose cues it carries (0: none)."""
     lowered = text.lower()
     return max(
-        (strength for _, cues, strength in PAYLOADS.values() if any(c in lowered for c in cues)),
+        (f.push for f in BUILT_IN if any(c in lowered for c in f.cues)),
         default=0.0,
     )

@@ -23,9 +23,10 @@ it writes itself; never a user's private memory. What each assumes:
   owner.
 - **inject**: presents as its composition says (Strict, for the experiment's seat) with a
   sentence aimed at the user agent appended, of one payload family (``family``: authority,
-  social-proof, basic, strong; ``recmarket.payloads``). An LLM user agent reads it as it
-  will; the offline one is swayed by ``agents.ranker.injection_susceptibility``, a stated
-  design assumption that fixes the sign of the offline result in advance.
+  social-proof, basic, strong, or an installed one; ``recmarket.payloads``). An LLM user
+  agent reads it as it will; the offline one is swayed by
+  ``agents.ranker.injection_susceptibility``, a stated design assumption that fixes the sign
+  of the offline result in advance.
 - **forge**: after a share ``share`` of episodes, writes a fake user's High record for
   itself (and, with ``rival``, a Low one for that seat) into the memory set of the
   episode's user. Only a scope whose sets strangers write into (``style``, ``shared``)
@@ -41,15 +42,16 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from recmarket.agents.contracts import ReputationRecord
 from recmarket.market.behaviour.strategies import Arm, FixedPresentation, PlatformStrategy
-from recmarket.policies import PolicyName
-from recmarket.registry import Registry, VariantSetting
+from recmarket.payloads import PayloadFamilyName
+from recmarket.policies import PolicyName, injecting
+from recmarket.registry import NameIn, Registry, VariantSetting
 
 FORGED_PRAISE = ReputationRecord(
     claim_reliability="high", note="Claims matched my use exactly; it delivered what it said."
@@ -107,7 +109,7 @@ class InjectParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    family: Literal["authority", "social-proof", "basic", "strong"] | None = Field(
+    family: PayloadFamilyName | None = Field(
         "strong", description="the payload family (None: no payload, the seat as it is)"
     )
 
@@ -294,7 +296,7 @@ class InjectBehaviour(PlatformBehaviour):
     Params: ClassVar[type[BaseModel]] = InjectParams
 
     def strategy(self, policy: str, params: Any) -> PlatformStrategy:
-        return FixedPresentation(Arm(f"inject-{params.family}" if params.family else policy))
+        return FixedPresentation(Arm(injecting(params.family) if params.family else policy))
 
 
 @dataclass(frozen=True)
@@ -333,7 +335,7 @@ BEHAVIOURS.register(SybilBehaviour("sybil"))
 BEHAVIOURS.register(ForgeBehaviour("forge"))
 BEHAVIOURS.register(InjectBehaviour("inject"))
 
-BehaviourName = Annotated[str, AfterValidator(BEHAVIOURS.known)]
+BehaviourName = Annotated[str, NameIn(BEHAVIOURS)]
 
 
 class BehaviourSetting(VariantSetting):

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Protocol
 
 import numpy as np
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from recmarket.registry import NoParams, Registry, VariantSetting
+from recmarket.registry import NameIn, NoParams, Registry, VariantSetting
 
 RewardKind = Literal["top1", "purchase", "mix"]
 
@@ -180,7 +180,7 @@ LEARNING_RULES.register(LearningRule("exp3", lambda arms, p: Exp3(arms, p.gamma)
 
 
 # A learning rule's name in a setting: any registered rule.
-LearningRuleName = Annotated[str, AfterValidator(LEARNING_RULES.known)]
+LearningRuleName = Annotated[str, NameIn(LEARNING_RULES)]
 
 
 class LearningSetting(VariantSetting):

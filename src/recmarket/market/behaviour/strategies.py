@@ -24,11 +24,10 @@ from dataclasses import dataclass, field
 from typing import Annotated, Protocol
 
 import numpy as np
-from pydantic import AfterValidator
 
 from recmarket.market.behaviour.learning import Learner, LearningSetting, learner
 from recmarket.policies import PAPER_POLICIES, policy
-from recmarket.registry import Registry
+from recmarket.registry import NameIn, Registry
 
 
 @dataclass(frozen=True)
@@ -177,14 +176,29 @@ def _learned(
     return LearnedPresentation(choices, learner(learning, [a.name for a in choices]))
 
 
+def probe(kind: StrategyKind, params: object) -> None:
+    """The contract, checked when a run names the kind: a strategy made for a Strict seat
+    that chooses an ``Arm``, adaptive exactly when the kind says so."""
+    made = kind.make("strict", (1.0,), LearningSetting(rule="thompson"))
+    arm = made.choose(lambda: np.random.default_rng(0))
+    if not isinstance(arm, Arm):
+        raise ValueError(f"its strategy chose {arm!r}, not an Arm")
+    if bool(made.adaptive) != kind.adaptive:
+        raise ValueError(f"it says adaptive={kind.adaptive}, its strategy {made.adaptive}")
+
+
 PLATFORM_STRATEGIES: Registry[StrategyKind] = Registry(
-    "platform strategy", "recmarket.platform_strategies", StrategyKind, lambda k: k.name
+    "platform strategy",
+    "recmarket.platform_strategies",
+    StrategyKind,
+    lambda k: k.name,
+    probe,
 )
 PLATFORM_STRATEGIES.register(StrategyKind("fixed", False, _fixed))
 PLATFORM_STRATEGIES.register(StrategyKind("adaptive", True, _learned))
 
 # A platform strategy's name in a setting: any registered one.
-StrategyName = Annotated[str, AfterValidator(PLATFORM_STRATEGIES.known)]
+StrategyName = Annotated[str, NameIn(PLATFORM_STRATEGIES, probed=True)]
 
 
 def strategy_kind(name: str) -> StrategyKind:

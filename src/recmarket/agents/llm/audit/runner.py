@@ -23,7 +23,7 @@ from recmarket.agents.llm.audit.card import (
 from recmarket.agents.llm.audit.probes import FORMAT, PROBES, Material, Probe
 from recmarket.agents.llm.backend import LLMBackend
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
-from recmarket.agents.llm.openai_api import OpenAIChatAPI
+from recmarket.agents.llm.providers import chat_api
 from recmarket.tasks import gather_or_cancel
 from recmarket.vocabulary import ROLES, RoleName
 
@@ -54,7 +54,7 @@ async def audit_model(
     material: Material,
     trials: int,
     audits: Path,
-    provider: Callable[[ModelConfig], ChatAPI] = OpenAIChatAPI,
+    provider: Callable[[ModelConfig], ChatAPI] = chat_api,
 ) -> AuditCard:
     """Run ``name``'s probes ``trials`` times each; store and return its card. An endpoint
     that fails (EndpointFailure) stops the audit, as it stops a run: infrastructure is not
