@@ -1,0 +1,25 @@
+"""The example attack package (examples/on-off-attack), installed the way pip installs it:
+its run.toml plays seat P4 honest, then exaggerating, in turns of 12 rounds switched at
+period ends, and the manifest names the package."""
+
+import json
+from pathlib import Path
+
+from recmarket.run.store import RunStore
+from tests.plugins import EXAMPLES, installed_example, recmarket
+
+
+def test_the_example_seat_turns_between_its_two_presentations_on_schedule(
+    tmp_path: Path,
+) -> None:
+    paths = installed_example("on-off-attack", tmp_path / "site")
+    out = tmp_path / "run"
+    config = EXAMPLES / "on-off-attack" / "run.toml"
+    recmarket("run", "--config", str(config), "--requests", "48", "--out", str(out), paths=paths)
+    with RunStore.read(out) as store:
+        rows = sorted(store.episodes(), key=lambda r: r["ord"])
+        variants = json.loads(store.manifest()["variants"])
+    assert variants["platform behaviour on-off"]["distribution"] == "recmarket-on-off"
+    played = [json.loads(r["strategy"])["P4"][0] for r in rows]
+    # run.toml: 12 rounds of strict, 12 of exaggeration, and again
+    assert played == (["strict"] * 12 + ["exaggeration"] * 12) * 2
