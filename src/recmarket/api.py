@@ -67,7 +67,7 @@ from recmarket.market.behaviour.strategies import (
     StrategyKind,
 )
 from recmarket.market.reputation import SCOPES, ReputationScope
-from recmarket.mechanisms import MECHANISMS, ReputationMechanism
+from recmarket.mechanisms import MECHANISMS, RecordFacts, ReputationMechanism
 from recmarket.payloads import PAYLOAD_FAMILIES, PayloadFamily
 from recmarket.policies import POLICIES, PolicyName, PresentationPolicy, Shift, Wording
 from recmarket.registry import NameIn, Registry
@@ -136,6 +136,7 @@ __all__ = [
     "Query",
     "QueryInput",
     "RankedItem",
+    "RecordFacts",
     "Registry",
     "Reply",
     "ReputationMechanism",

@@ -16,6 +16,12 @@ penalty (``newcomer_low``: that many Low records, shown as the oldest and never 
 the pessimistic prior a market sets against whitewashing: a platform that re-enters under a
 fresh name starts below one with a good record, not level with it.
 
+A mechanism weighs records by what a memory knows of each (``RecordFacts``): the round it
+was written after, who wrote it (the episode's user, a forging platform's fake user, the
+oracle's referee, or the market's newcomer penalty), the identity it is about, and the round
+it is read in; the built-in ones weigh by position alone (``weights``), and ``weigh`` is
+where one discounts by age, by writer or by the writers' diversity.
+
 Another package adds a mechanism under the ``recmarket.reputation`` entry-point group: a
 subclass of ``ReputationMechanism`` whose ``Params`` model declares its parameters. The
 registry checks it on use with a probe call (``probe``) and names it on failure.
@@ -24,8 +30,9 @@ registry checks it on use with a probe call (``probe``) and names it on failure.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, ClassVar
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,6 +59,23 @@ class DecayParams(NewcomerParams):
     rate: float = Field(
         0.8, gt=0.0, lt=1.0, description="a record's weight is rate ** (newer records)"
     )
+
+
+# Who wrote a record: the episode's user (from the review), a forging platform's fake user,
+# the oracle's referee, or the market's newcomer penalty.
+Writer = Literal["user", "forged", "oracle", "penalty"]
+
+
+@dataclass(frozen=True)
+class RecordFacts:
+    """What a memory knows of one record besides its label and note: the schedule round
+    (``Request.order``) of the episode it was written after, who wrote it, and the identity
+    it is about (a re-entered platform's records are about its new name). The newcomer
+    penalty's records are written in the round they are read."""
+
+    written: int
+    writer: Writer
+    about: str
 
 
 @dataclass(frozen=True)
@@ -85,6 +109,17 @@ class ReputationMechanism:
         Returns: ``count`` weights in (0, 1], or None: each counts fully and is shown as it
         is. Raises: nothing for valid parameters."""
         return None
+
+    def weigh(
+        self, records: Sequence[RecordFacts], now: int, params: BaseModel
+    ) -> tuple[float, ...] | None:
+        """The weight of each record, oldest first, read in round ``now``: by default by
+        position alone (``weights``). Override it to weigh by a record's age in rounds, its
+        writer, or the writers' diversity.
+
+        Returns: one weight in (0, 1] a record, or None: each counts fully and is shown as
+        it is. Raises: nothing for valid parameters (the registry's probe calls it)."""
+        return self.weights(len(records), params)
 
     def penalty(self, params: BaseModel) -> int:
         """Low records shown before any of a platform's own (0: none)."""
@@ -152,15 +187,17 @@ def probe(item: ReputationMechanism, params: BaseModel) -> None:
     kept = item.kept(10, params)
     if kept is not None and (not isinstance(kept, int) or kept < 1):
         raise ValueError(f"kept(10) gave {kept!r}; it must be a count of at least 1, or None")
+    writers: tuple[Writer, ...] = ("penalty", "user", "forged", "user", "oracle", "user", "user")
     for count in (0, 1, 7):
-        weights = item.weights(count, params)
+        facts = [RecordFacts(10 * i, writers[i], "P1") for i in range(count)]
+        weights = item.weigh(facts, 10 * count + 5, params)
         if weights is None:
             continue
         if len(weights) != count:
-            raise ValueError(f"weights({count}) gave {len(weights)} weights, not {count}")
+            raise ValueError(f"weigh({count} records) gave {len(weights)} weights, not {count}")
         bad = [w for w in weights if not (isinstance(w, float | int) and 0 < w <= 1)]
         if bad:
-            raise ValueError(f"weights({count}) gave {bad[:3]}: each must be in (0, 1]")
+            raise ValueError(f"weigh({count} records) gave {bad[:3]}: each must be in (0, 1]")
     penalty = item.penalty(params)
     if not isinstance(penalty, int) or penalty < 0:
         raise ValueError(f"penalty gave {penalty!r}; it must be a count of at least 0")

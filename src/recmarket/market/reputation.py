@@ -19,7 +19,7 @@ from typing import Annotated
 
 from recmarket.agents.contracts import ReputationRecord, WeightedRecord
 from recmarket.data.episodes import Request
-from recmarket.mechanisms import PENALTY_NOTE, ReputationSetting
+from recmarket.mechanisms import PENALTY_NOTE, RecordFacts, ReputationSetting, Writer
 from recmarket.mechanisms import mechanism as mechanism_named
 from recmarket.profiles import PROFILE_NAMES
 from recmarket.registry import NameIn, Registry
@@ -86,8 +86,8 @@ def history_sets(scope: Scope, users_per_profile: int) -> int:
 
 
 class ReputationMemory:
-    """The records of every history set, per platform, kept and weighed as the mechanism
-    says."""
+    """The records of every history set, per platform, each with what the memory knows of
+    it (``RecordFacts``), kept and weighed as the mechanism says."""
 
     def __init__(self, window: int, scope: Scope, setting: ReputationSetting | None = None) -> None:
         setting = setting or ReputationSetting(mechanism="window")
@@ -98,20 +98,25 @@ class ReputationMemory:
         self.penalty = tuple(
             ReputationRecord(claim_reliability="low", note=PENALTY_NOTE) for _ in range(penalty)
         )
-        self._sets: dict[str, dict[str, deque[ReputationRecord]]] = defaultdict(dict)
+        self._sets: dict[str, dict[str, deque[Kept]]] = defaultdict(dict)
 
     def histories(
         self, request: Request, platform_ids: tuple[str, ...]
     ) -> dict[str, tuple[ReputationRecord, ...]]:
         """Every platform's history as this request's user agent sees it (possibly empty)."""
         kept = self._sets[scope_key(request, self.scope)]
-        return {p: self._shown(tuple(kept.get(p, ()))) for p in platform_ids}
+        return {p: self._shown(p, tuple(kept.get(p, ())), request.order) for p in platform_ids}
 
-    def _shown(self, records: tuple[ReputationRecord, ...]) -> tuple[ReputationRecord, ...]:
-        """The records as shown: after the newcomer penalty, if any, weighed by the
-        mechanism (the penalty counts as the oldest records, so under decay it fades)."""
-        records = self.penalty + records
-        weights = self.mechanism.weights(len(records), self.params)
+    def _shown(
+        self, platform: str, kept: tuple[Kept, ...], now: int
+    ) -> tuple[ReputationRecord, ...]:
+        """The records as shown in round ``now``: after the newcomer penalty, if any, weighed
+        by the mechanism (the penalty counts as the oldest records, so under decay it
+        fades)."""
+        fresh = RecordFacts(now, "penalty", platform)
+        records = self.penalty + tuple(record for record, _ in kept)
+        facts = (fresh,) * len(self.penalty) + tuple(f for _, f in kept)
+        weights = self.mechanism.weigh(facts, now, self.params)
         if weights is None:
             return records
         return tuple(
@@ -119,7 +124,15 @@ class ReputationMemory:
             for r, w in zip(records, weights, strict=True)
         )
 
-    def append(self, request: Request, platform_id: str, record: ReputationRecord) -> None:
-        """Keep a record of ``platform_id`` in the request's history set."""
+    def append(
+        self, request: Request, platform_id: str, record: ReputationRecord, writer: Writer = "user"
+    ) -> None:
+        """Keep a record of ``platform_id``, written by ``writer`` after ``request``, in the
+        request's history set."""
         kept = self._sets[scope_key(request, self.scope)]
-        kept.setdefault(platform_id, deque(maxlen=self.kept)).append(record)
+        facts = RecordFacts(request.order, writer, platform_id)
+        kept.setdefault(platform_id, deque(maxlen=self.kept)).append((record, facts))
+
+
+# A kept record and what the memory knows of it.
+Kept = tuple[ReputationRecord, RecordFacts]

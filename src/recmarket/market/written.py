@@ -13,6 +13,7 @@ from recmarket.market.behaviour.seats import Strategies
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.outcome import Outcome
 from recmarket.market.reputation import SCOPES, ReputationMemory
+from recmarket.mechanisms import Writer
 from recmarket.streams import Stream, rng
 
 ORACLE_LOW = ReputationRecord(
@@ -27,9 +28,9 @@ def _write(
     request: Request,
     name: str,
     record: ReputationRecord,
-    source: str,
+    source: Writer,
 ) -> None:
-    memory.append(request, name, record)
+    memory.append(request, name, record, source)
     o.written.append((name, record.claim_reliability, record.note, source))
 
 

@@ -16,6 +16,7 @@ from recmarket.market.behaviour.seats import Strategies
 from recmarket.market.metrics import episode_metrics
 from recmarket.market.outcome import Outcome
 from recmarket.market.reputation import ReputationMemory
+from recmarket.mechanisms import Writer
 from recmarket.run.episode_rows import EpisodeRecord, EpisodeRows, episode_rows
 from recmarket.run.store import RunStore
 
@@ -100,8 +101,9 @@ class BatchedWrites:
 WRITE_BATCH = 32  # offline episodes per transaction; LLM episodes, paid for, go one by one
 
 
-# (order, platform, label, note): a stored episode's reputation record, as resume needs it
-StoredRecord = tuple[int, str, str, str]
+# (order, platform, label, note, writer): a stored episode's reputation record, as resume
+# needs it
+StoredRecord = tuple[int, str, str, str, Writer]
 
 
 def stored_records(rows: list[dict[str, Any]]) -> list[StoredRecord]:
@@ -110,8 +112,8 @@ def stored_records(rows: list[dict[str, Any]]) -> list[StoredRecord]:
     found: list[StoredRecord] = []
     for r in rows:
         if r["rep_label"] is not None:
-            found.append((r["ord"], r["rep_platform"], r["rep_label"], r["rep_note"]))
-        found += [(r["ord"], *w[:3]) for w in json.loads(r.get("written") or "[]")]
+            found.append((r["ord"], r["rep_platform"], r["rep_label"], r["rep_note"], "user"))
+        found += [(r["ord"], *w[:4]) for w in json.loads(r.get("written") or "[]")]
     return found
 
 
@@ -121,11 +123,12 @@ def restore_reputation(
     """Rebuild a memory from stored records (in schedule order), as a resumed run or a
     work unit needs it: the same appends the episodes made when they first ran."""
     by_order = {r.order: r for r in requests}
-    for order, platform, label, note in records:
+    for order, platform, label, note, writer in records:
         memory.append(
             by_order[order],
             platform,
             ReputationRecord.model_validate({"claim_reliability": label, "note": note}),
+            writer,
         )
 
 
