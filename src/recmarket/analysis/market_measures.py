@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from recmarket import __version__
 from recmarket.analysis.bootstrap import Interval, Metric, Row, interval, level_of, ratio
 from recmarket.analysis.contrasts import memory_unit
 from recmarket.config import RunConfig
@@ -121,6 +122,7 @@ class MarketMeasure:
     frontier's table carries it."""
 
     name: str
+    label: str  # a table's column heading
     reads: tuple[str, ...]
     says: str
     metric: Callable[[RunConfig], Metric]
@@ -142,11 +144,13 @@ MARKET_MEASURES: Registry[MarketMeasure] = Registry(
 for built_in in (
     MarketMeasure(
         "target_purchase",
+        "target purchase",
         ("target_purchased",),
         "episodes whose user bought the held-out target",
         lambda cfg: rate_of("target_purchased"),
     ),
     MarketMeasure(
+        "regret",
         "regret",
         ("regret",),
         "the best available fit less the bought one's, where the episode reached a decision",
@@ -154,6 +158,7 @@ for built_in in (
     ),
     MarketMeasure(
         "off_target_purchase",
+        "off-target purchase",
         ("off_target_purchase",),
         "episodes whose user bought another item than the target",
         lambda cfg: rate_of("off_target_purchase"),
@@ -161,6 +166,7 @@ for built_in in (
     ),
     MarketMeasure(
         "no_purchase",
+        "no purchase",
         ("no_purchase",),
         "episodes whose user bought nothing",
         lambda cfg: rate_of("no_purchase"),
@@ -168,24 +174,28 @@ for built_in in (
     ),
     MarketMeasure(
         "hhi_top1",
+        "HHI top-1",
         ("top1_platform",),
         "HHI of Top-1 positions across owners",
         lambda cfg: concentration("top1_platform", owners(cfg)),
     ),
     MarketMeasure(
         "hhi_purchase",
+        "HHI purchase",
         ("purchased_platform",),
         "HHI of purchases across owners",
         lambda cfg: concentration("purchased_platform", owners(cfg)),
     ),
     MarketMeasure(
         "exposure_gini",
+        "exposure Gini",
         ("shown_platforms",),
         "Gini of shortlist places across owners",
         lambda cfg: exposure_gini(owners(cfg)),
     ),
     MarketMeasure(
         "exaggeration_top1",
+        "Exaggeration top-1",
         ("top1_policy",),
         "the Exaggeration family's share of Top-1 positions",
         lambda cfg: share_of(
@@ -195,6 +205,30 @@ for built_in in (
     ),
 ):
     MARKET_MEASURES.register(built_in)
+
+
+INTERVAL = "95%, over the cell's memory units (cells.csv: measures_interval)"
+
+
+def measure_rows() -> list[dict[str, str]]:
+    """Every registered measure with what it reads, how its interval is made, and where its
+    code comes from (an outside one's distribution, version and source digest), as the
+    report records them."""
+    rows = []
+    for measure in MARKET_MEASURES:
+        origin = MARKET_MEASURES.origin(measure.name)
+        rows.append(
+            {
+                "measure": measure.name,
+                "says": measure.says,
+                "reads": ", ".join(measure.reads),
+                "interval": INTERVAL,
+                "distribution": origin.distribution if origin else "recmarket",
+                "version": origin.version if origin else __version__,
+                "digest": origin.digest if origin else "",
+            }
+        )
+    return rows
 
 
 def market_measures(

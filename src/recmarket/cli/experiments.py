@@ -277,6 +277,7 @@ def frontier(
     cell): each design's users' welfare and concentration with 95% intervals, the
     non-dominated first."""
     from recmarket.analysis.frontier import frontier_table
+    from recmarket.analysis.market_measures import MARKET_MEASURES
     from recmarket.report.data import load_cells
 
     with user_errors():
@@ -285,10 +286,9 @@ def frontier(
         rows = frontier_table([(c.name, c.config, c.rows) for c in chosen])
     table = Table(title="Design frontier (macro over domains; 95% intervals: see interval)")
     table.add_column("design", overflow="fold")  # a design's name is never cut short
-    for column in ("target purchase", "regret", "HHI top-1", "HHI purchase"):
-        table.add_column(column, justify="right")
-    table.add_column("exposure Gini", justify="right")
-    table.add_column("Exaggeration top-1", justify="right")
+    measures = [m for m in MARKET_MEASURES if m.on_frontier]
+    for measure in measures:
+        table.add_column(measure.label, justify="right")
     table.add_column("dominated")
     for row in rows:
 
@@ -297,9 +297,7 @@ def frontier(
 
         table.add_row(
             row["design"],
-            *(cell(m) for m in ("target_purchase", "regret", "hhi_top1", "hhi_purchase")),
-            cell("exposure_gini"),
-            cell("exaggeration_top1"),
+            *(cell(m.name) for m in measures),
             "yes" if row["dominated"] else "no",
         )
     out.print(table)

@@ -14,7 +14,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from recmarket.analysis.attacks import attacker_levels
-from recmarket.analysis.market_measures import market_measures
+from recmarket.analysis.market_measures import market_measures, measure_rows
 from recmarket.analysis.records import identical_groups, record_distribution
 from recmarket.conditions import condition
 from recmarket.files import replaced, write_text_whole
@@ -286,12 +286,17 @@ def _build_report(out_dirs: list[Path], target: Path, workers: int) -> BuiltRepo
     write_table(comparison, tables / "paper_comparison")
     write_table(records, tables / "records_per_history")
     write_table(every, tables / "cells")
+    measures = measure_rows()
+    write_table(measures, tables / "measures")
     drawn = set(parts) - {d.stem for d in drawn_figures if d.missing}
     closing = {
         "comparison": comparison_html(comparison, drawn),
         "records": records_html(records, notes),
         "models": models,
-        "cells": "<p>Macro over domains.</p>" + table_html(every),
+        "cells": "<p>Macro over domains.</p>"
+        + table_html(every)
+        + "<p>The market measures in this table, and where their code comes from.</p>"
+        + table_html(measures),
     }
     summary = run_summary(cells, comparison, len(out_dirs))
     titles = {d.stem: d.title for d in drawn_figures} | {"access_check": "Appendix A.2 table."}
