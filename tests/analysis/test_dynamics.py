@@ -39,6 +39,19 @@ def test_policy_mix_counts_adaptive_proposals_and_weighs_domains_equally() -> No
     assert second["shares"] is None  # no episode in rounds 3-4
 
 
+def test_policy_mix_reads_the_policies_a_run_played_an_installed_one_included() -> None:
+    """A seat that played a plugin's policy shows it in the mix (it once counted as 0 under
+    the paper's three), whether or not the plugin is installed where the rows are read."""
+    rows = [
+        row("A", 0, {"P1": ["hedged", 1.0], "P2": ["strict", 0.0]}),
+        row("A", 1, {"P1": ["hedged", 0.0], "P2": ["hedged", 0.0]}),
+    ]
+    block = policy_mix_by_block(rows, 24)[0]
+    assert block["shares"] == pytest.approx(
+        {"strict": 0.25, "balanced": 0.0, "exaggeration": 0.0, "hedged": 0.75}
+    )
+
+
 def test_entrant_share_is_its_part_of_the_top1_positions_awarded() -> None:
     rows = [row("A", o, top1="P1") for o in range(4)]
     rows += [row("A", o, top1="P7" if o % 2 else "P2") for o in range(4, 8)]

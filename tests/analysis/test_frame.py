@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 from typer.testing import CliRunner
 
-from recmarket.analysis import calls_frame
+from recmarket.analysis import calls_frame, episodes_frame
 from recmarket.cli import app
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.run.replay import all_calls
@@ -34,3 +34,22 @@ def test_calls_frame_holds_every_role_call_in_order(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert len(pd.read_csv(out)) == len(frame)
+
+
+def test_episodes_frame_carries_every_setting_of_its_run_by_path(tmp_path: Path) -> None:
+    cfg = RunConfig.model_validate(
+        {
+            "domains": ["Video_Games"],
+            "episodes": {"requests": 12},
+            "market": {"behaviours": {"P4": {"behaviour": "sybil", "params": {"seats": 2}}}},
+        }
+    )
+    run(cfg, tmp_path / "run")
+    frame = episodes_frame([tmp_path / "run"])
+    row = frame.iloc[0]
+    assert row["market.n_platforms"] == 6 and row["episodes.requests"] == 12
+    assert row["market.behaviours.P4.behaviour"] == "sybil"
+    assert row["market.behaviours.P4.params.seats"] == 2
+    assert row["agents.ranker.position_weight"] == cfg.agents.ranker.position_weight
+    assert json.loads(row["domains"]) == ["Video_Games"] and row["seed"] == 42
+    assert row["attack"] == "sybil" and len(row["config_hash"]) == 64

@@ -146,7 +146,7 @@ def test_reproduce_runs_resumably_and_exports(tmp_path: Path) -> None:
     assert again.exit_code == 0
     assert all((out / d / "run.sqlite").stat().st_mtime == t for d, t in stamps.items())
     frame = episodes_frame(out / p["run_dir"] for p in planned)
-    assert isinstance(frame, pd.DataFrame) and set(frame["rho"]) == {0.1, 1.0}
+    assert isinstance(frame, pd.DataFrame) and set(frame["market.rho"]) == {0.1, 1.0}
     assert len(frame) == 3 * 2 * 3 * 24  # three seeds of two cells, three domains
     table = pd.read_csv(out / "report" / "tables" / "cells.csv")
     assert (

@@ -19,7 +19,7 @@ from typing import Any
 from recmarket.analysis.bootstrap import Metric, point, ratio
 from recmarket.analysis.shares import share_of
 from recmarket.market.behaviour.strategies import policy_of
-from recmarket.policies import PAPER_POLICIES
+from recmarket.policies import families
 
 BLOCKS = 12
 
@@ -64,9 +64,18 @@ def _blocked(
     return out
 
 
+def played(rows: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The policy families the adaptive platforms played in ``rows`` (the paper's three
+    first, then any other by name): an installed policy a run used is counted, whether or
+    not it is installed where the rows are read."""
+    chosen = (json.loads(r.get("strategy") or "{}").values() for r in rows)
+    return families(policy_of(arm) for choices in chosen for arm, _ in choices)
+
+
 def policy_mix_by_block(rows: Sequence[Mapping[str, Any]], rounds: int) -> list[dict[str, Any]]:
-    """Per block, the share of adaptive platforms' proposals made under each policy."""
-    return _blocked(rows, rounds, PAPER_POLICIES, proposal_share)
+    """Per block, the share of adaptive platforms' proposals made under each policy they
+    played."""
+    return _blocked(rows, rounds, played(rows), proposal_share)
 
 
 def entrant_top1_by_block(

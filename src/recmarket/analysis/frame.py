@@ -6,42 +6,53 @@ import json
 from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from recmarket.agents.llm.attempts import input_digest, read_attempts
 from recmarket.analysis.attacks import HONEST, attacker, defence
+from recmarket.config import RunConfig
 from recmarket.run.replay import all_calls
 from recmarket.run.store import RunStore
 
 
+def flat_settings(cfg: RunConfig) -> dict[str, Any]:
+    """Every setting of a run, one entry each, named by its path (``market.rho``,
+    ``agents.ranker.position_weight``; top-level ones by their name); a list, or a table
+    that holds none, as JSON text, so each is one value of a column."""
+    flat: dict[str, Any] = {}
+
+    def walk(value: Any, path: str) -> None:
+        if isinstance(value, dict) and value:
+            for key, inner in value.items():
+                walk(inner, f"{path}.{key}" if path else str(key))
+        else:
+            flat[path] = json.dumps(value) if isinstance(value, list | dict) else value
+
+    walk(json.loads(cfg.model_dump_json()), "")
+    return flat
+
+
 def episodes_frame(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
-    """Every episode of the runs as one pandas frame, with each run's directory and settings
-    beside its rows."""
+    """Every episode of the runs as one pandas frame, with each run's directory, every
+    setting of its run (``flat_settings``; an episode's own column of the same name wins),
+    its settings' hash and the attack and defence they amount to beside its rows."""
     frames = []
     for run_dir in run_dirs:
         with RunStore.read(Path(run_dir)) as store:
             cfg = store.config()
             frame = pd.DataFrame(store.episodes())
         frame.insert(0, "run_dir", str(run_dir))
-        settings = {
+        derived = {
             "config_hash": cfg.digest(),
-            "seed": cfg.seed,
-            "reputation_scope": cfg.reputation_scope,
-            "n_platforms": cfg.market.n_platforms,
-            "shortlist_k": cfg.market.shortlist_k,
-            "rho": cfg.market.rho,
-            "p_hit": cfg.market.p_hit,
-            "composition": str(cfg.market.composition),
-            "rotation": cfg.market.rotation,
-            "memory_window": cfg.market.memory_window,
-            "requests": cfg.episodes.requests,
             "attack": found[0] if (found := attacker(cfg)) else HONEST,
             "attacker_seat": found[1] if found else None,
             "defence": defence(cfg),
         }
-        for column, value in settings.items():
-            frame[column] = value
+        for column, value in (flat_settings(cfg) | derived).items():
+            if column not in frame.columns:
+                frame[column] = value
         frames.append(frame)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
