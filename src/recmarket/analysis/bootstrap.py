@@ -79,20 +79,6 @@ class Interval:
         """Whether ``value`` lies outside the interval."""
         return not self.low <= value <= self.high
 
-    def as_dict(self) -> dict[str, object]:
-        """The interval as a table row's fields, its method in words included."""
-        return {
-            "estimate": self.estimate,
-            "low": self.low,
-            "high": self.high,
-            "design": self.design,
-            "draws": self.draws,
-            "per_domain": self.per_domain,
-            "seeds": self.seeds,
-            "df": self.df,
-            "method": self.method,
-        }
-
 
 @dataclass(frozen=True)
 class Metric:

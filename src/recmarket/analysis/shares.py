@@ -8,11 +8,11 @@ over no episodes is NaN, and a domain without any is left out of the mean.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 
-from recmarket.analysis.bootstrap import Metric, Row, point, ratio
+from recmarket.analysis.bootstrap import Metric, Row, ratio
 from recmarket.policies import PAPER_POLICIES
 
 LABELS = ("high", "mixed", "low")
@@ -80,29 +80,3 @@ def same_item_win_share(policy: str) -> Metric:
 def target_pool_share() -> Metric:
     """Mean percent of the candidate pool that carries the target (A.6)."""
     return Metric(lambda r: (r["target_copies"] / r["pool_size"], 1.0), lambda s: ratio(s, 100.0))
-
-
-def top1_share_in_rounds(rows: Sequence[Row], policy: str, first: int, last: int) -> float:
-    """The Top-1 share of ``policy`` over rounds ``first`` to ``last``, pooled across
-    domains."""
-    return point(rows, top1_in_rounds(policy, first, last))
-
-
-def label_shares(rows: Sequence[Row], policy: str) -> dict[str, float]:
-    """Each label's share of the records of purchases from ``policy`` platforms (Fig. 11)."""
-    return {label: point(rows, label_share(policy, label)) for label in LABELS}
-
-
-def same_item_rate(rows: Sequence[Row]) -> float:
-    """The share of episodes whose Top-1 item was also proposed by another platform (A.8)."""
-    return point(rows, same_item_share())
-
-
-def same_item_wins(rows: Sequence[Row], policy: str) -> float:
-    """The share of same-item comparisons that ``policy`` won at Top-1."""
-    return point(rows, same_item_win_share(policy))
-
-
-def target_copy_share(rows: Sequence[Row]) -> float:
-    """The mean share of the candidate pool that carries the target (A.6)."""
-    return point(rows, target_pool_share())

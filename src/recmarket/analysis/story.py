@@ -9,6 +9,7 @@ they were played, offline or by an LLM; a role that failed ends the story there.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 
@@ -73,30 +74,68 @@ def headline(row: Mapping[str, Any], story: Mapping[str, Any]) -> str:
     return f"{did}; {reach}."
 
 
-def episode_story(row: Mapping[str, Any], calls: Sequence[Call]) -> dict[str, Any]:
-    """The episode as plain data (JSON-ready): what the show command and the report's
-    explorer lay out."""
-    query, need = _first(calls, "query"), _first(calls, "need")
-    shortlist, decide = _first(calls, "shortlist"), _first(calls, "decide")
-    review, update = _first(calls, "review"), _first(calls, "update")
-    target = _title(query.input.get("target")) if query else ""
-    ranked = (shortlist.output or {}).get("ranked", []) if shortlist else []
-    ranked = [r for r in ranked if isinstance(r, Mapping)]
-    offered = (decide.input.get("options") or []) if decide else []
-    options = [o for o in offered if isinstance(o, Mapping)]
-    # What the user saw, ranked: the decision's options (the user agent's shortlist, or a
-    # platform's own list), else the shortlist when the episode ended before the decision.
-    rank = (
-        {(o.get("platform_id"), o.get("title")): o.get("rank") for o in options} if decide else {}
-    )
-    by_platform = {r.get("platform_id"): i + 1 for i, r in enumerate(ranked)}
-    chosen = (decide.output or {}).get("option_id") if decide else None
-    bought = next(
-        ((o.get("platform_id"), o.get("title")) for o in options if o.get("option_id") == chosen),
-        None,
-    )
-    histories = (shortlist.input.get("histories") or {}) if shortlist else {}
-    pool = []
+@dataclass(frozen=True)
+class Shown:
+    """What the user agent ranked and the user saw and chose, from the shortlist and decide
+    calls: the user saw the decision's options (the agent's shortlist, or a platform's own
+    list), else the shortlist when the episode ended before the decision."""
+
+    ranked: list[Mapping[str, Any]]  # the shortlist's output, in rank order
+    options: list[Mapping[str, Any]]  # the decision's options
+    decided: bool
+    bought: tuple[Any, Any] | None  # (platform, title) of the option chosen
+
+    @classmethod
+    def read(cls, shortlist: Call | None, decide: Call | None) -> Shown:
+        """Read from the two calls (either may be missing)."""
+        ranked = (shortlist.output or {}).get("ranked", []) if shortlist else []
+        offered = (decide.input.get("options") or []) if decide else []
+        options = [o for o in offered if isinstance(o, Mapping)]
+        chosen = (decide.output or {}).get("option_id") if decide else None
+        bought = next(
+            (
+                (o.get("platform_id"), o.get("title"))
+                for o in options
+                if o.get("option_id") == chosen
+            ),
+            None,
+        )
+        return cls(
+            [r for r in ranked if isinstance(r, Mapping)], options, decide is not None, bought
+        )
+
+    def rank_of(self, seat: Any, title: str) -> Any:
+        """The rank the user saw a seat's candidate at (None: not shown)."""
+        if self.decided:
+            ranks = {(o.get("platform_id"), o.get("title")): o.get("rank") for o in self.options}
+            return ranks.get((seat, title))
+        return {r.get("platform_id"): i + 1 for i, r in enumerate(self.ranked)}.get(seat)
+
+    def listing(self) -> list[dict[str, Any]]:
+        """The shortlist as the story shows it: the agent's, with its reasons, else the
+        platform's own list."""
+        if self.ranked:
+            return [
+                {"rank": i + 1, "platform": r.get("platform_id", ""), "reason": r.get("reason", "")}
+                for i, r in enumerate(self.ranked)
+            ]
+        return [
+            {
+                "rank": o.get("rank"),
+                "platform": o.get("platform_id", ""),
+                "reason": "its own ranking",
+            }
+            for o in self.options
+        ]
+
+
+def pool_of(
+    calls: Sequence[Call], row: Mapping[str, Any], target: str, shown: Shown, histories: Any
+) -> list[dict[str, Any]]:
+    """Each platform's candidate, in the order they explained: its policy, claim, the rank
+    it was seen at, its records, and whether it is the target and the one bought (one copy
+    of an item is the one bought)."""
+    pool, bought = [], shown.bought
     for c in calls:
         if c.role != "explain":
             continue
@@ -108,13 +147,25 @@ def episode_story(row: Mapping[str, Any], calls: Sequence[Call]) -> dict[str, An
                 "title": title,
                 "target": bool(target) and title == target,
                 "claim": (c.output or {}).get("text", ""),
-                "rank": rank.get((seat, title)) if decide else by_platform.get(seat),
+                "rank": shown.rank_of(seat, title),
                 "records": len(histories.get(seat, []) or []),
                 "bought": bool(row["any_purchase"]) and (seat, title) == bought,
             }
         )
         if pool[-1]["bought"]:
-            bought = None  # one copy of an item is the one bought
+            bought = None
+    return pool
+
+
+def episode_story(row: Mapping[str, Any], calls: Sequence[Call]) -> dict[str, Any]:
+    """The episode as plain data (JSON-ready): what the show command and the report's
+    explorer lay out."""
+    query, need = _first(calls, "query"), _first(calls, "need")
+    shortlist, decide = _first(calls, "shortlist"), _first(calls, "decide")
+    review, update = _first(calls, "review"), _first(calls, "update")
+    target = _title(query.input.get("target")) if query else ""
+    shown = Shown.read(shortlist, decide)
+    histories = (shortlist.input.get("histories") or {}) if shortlist else {}
     story: dict[str, Any] = {
         "episode": row["episode_id"],
         "condition": row["condition"],
@@ -125,19 +176,8 @@ def episode_story(row: Mapping[str, Any], calls: Sequence[Call]) -> dict[str, An
         "target": target,
         "request": (query.output or {}).get("query_text", "") if query else "",
         "need": dict(need.output or {}) if need else {},
-        "pool": pool,
-        "shortlist": [
-            {"rank": i + 1, "platform": r.get("platform_id", ""), "reason": r.get("reason", "")}
-            for i, r in enumerate(ranked)
-        ]
-        or [
-            {
-                "rank": o.get("rank"),
-                "platform": o.get("platform_id", ""),
-                "reason": "its own ranking",
-            }
-            for o in options
-        ],
+        "pool": pool_of(calls, row, target, shown, histories),
+        "shortlist": shown.listing(),
         "decision": dict(decide.output or {}) if decide else {},
         "review": (review.output or {}).get("text", "") if review else "",
         "record": (

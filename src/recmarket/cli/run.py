@@ -103,99 +103,117 @@ def run(
         cfg = _config(config, settings, llm)
         _refuse_what_does_not_apply(cfg, params)
         target = out_dir or Path("runs") / f"{cfg.condition}-{cfg.digest()[:10]}"
-        with Progress(
-            "{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=err,
-            transient=as_json,
-        ) as bar:
-            task = bar.add_task(cfg.condition, total=cfg.total_episodes)
-
-            shown = {"domain": "", "limit": "", "wait": ""}
-
-            def describe() -> None:
-                line = f"{cfg.condition} {shown['domain']}{shown['limit']}{shown['wait']}"
-                bar.update(task, description=escape(line))  # the bar reads markup
-
-            # With models answering, a cell's domains play at once (runner.play_cell): the
-            # line then names them all rather than whichever finished an episode last.
-            together = cfg.uses_llm and len(cfg.domains) > 1
-
-            def progress(name: str, done: int, total: int) -> None:
-                shown["domain"] = f"{len(cfg.domains)} domains" if together else name
-                bar.update(task, completed=done)
-                describe()
-
-            def on_wait(notice: str) -> None:  # a long wait for an endpoint, or its end
-                shown["wait"] = f" ({notice})" if notice else ""
-                describe()
-
-            def on_limit(limit: int) -> None:  # the endpoint's adaptive concurrency limit
-                shown["limit"] = f", limit {limit}"
-                describe()
-
-            try:
-                if executor == "ray":
-                    from recmarket.run.driver import run_distributed
-                    from recmarket.run.executor import RayExecutor
-
-                    store = run_distributed(cfg, target, RayExecutor(address), progress=progress)
-                    result = RunResult(store, None)
-                elif executor == "local":
-                    result = run_cell(
-                        cfg,
-                        target,
-                        progress=progress,
-                        replay=replay,
-                        budget=budget,
-                        llm_cache=llm_cache,
-                        on_wait=on_wait,
-                        on_limit=on_limit,
-                    )
-                else:
-                    fail(f"--executor: {executor!r} is not local or ray")
-            except BudgetExceeded as exc:
-                err.print(f"stopped: {exc}", style="yellow")
-                raise typer.Exit(3) from None
+        result = _played(cfg, target, params)
         rows = result.store.episodes()
-        summary = funnel(rows)
         warning = failure_warning(rows, result.store.db)
         result.store.close()
-    failures = _failures(rows)
     if warning:
         err.print(f"warning: {escape(warning)}", style="yellow")
     if as_json:
-        ledger = (
-            [{"role": r, "model": m, **vars(u)} for (r, m), u in sorted(result.ledger.rows.items())]
-            if result.ledger
-            else []
-        )
-        print(
-            json.dumps(
-                {
-                    "run_dir": str(target),
-                    "config": json.loads(cfg.model_dump_json()),
-                    **summary,
-                    "failures": failures,
-                    "warning": warning,
-                    **dynamics(cfg, rows),
-                    "ledger": ledger,
-                    "spent_total": result.spent,
-                }
-            )
-        )
-        return
+        print(json.dumps(_as_json(cfg, target, result, rows, warning)))
+    else:
+        _print_funnel(cfg, target, result, rows)
+
+
+def _played(cfg: RunConfig, target: Path, params: dict[str, Any]) -> RunResult:
+    """The cell played (or resumed) by the chosen executor under a progress bar that names
+    the domain, the endpoint's concurrency limit and any long wait; a budget reached stops
+    the command with exit code 3."""
+    with Progress(
+        "{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=params["as_json"],
+    ) as bar:
+        task = bar.add_task(cfg.condition, total=cfg.total_episodes)
+        shown = {"domain": "", "limit": "", "wait": ""}
+
+        def describe() -> None:
+            line = f"{cfg.condition} {shown['domain']}{shown['limit']}{shown['wait']}"
+            bar.update(task, description=escape(line))  # the bar reads markup
+
+        # With models answering, a cell's domains play at once (runner.play_cell): the
+        # line then names them all rather than whichever finished an episode last.
+        together = cfg.uses_llm and len(cfg.domains) > 1
+
+        def progress(name: str, done: int, total: int) -> None:
+            shown["domain"] = f"{len(cfg.domains)} domains" if together else name
+            bar.update(task, completed=done)
+            describe()
+
+        def on_wait(notice: str) -> None:  # a long wait for an endpoint, or its end
+            shown["wait"] = f" ({notice})" if notice else ""
+            describe()
+
+        def on_limit(limit: int) -> None:  # the endpoint's adaptive concurrency limit
+            shown["limit"] = f", limit {limit}"
+            describe()
+
+        try:
+            if params["executor"] == "ray":
+                from recmarket.run.driver import run_distributed
+                from recmarket.run.executor import RayExecutor
+
+                executor = RayExecutor(params["address"])
+                return RunResult(run_distributed(cfg, target, executor, progress=progress), None)
+            if params["executor"] == "local":
+                return run_cell(
+                    cfg,
+                    target,
+                    progress=progress,
+                    replay=params["replay"],
+                    budget=params["budget"],
+                    llm_cache=params["llm_cache"],
+                    on_wait=on_wait,
+                    on_limit=on_limit,
+                )
+            fail(f"--executor: {params['executor']!r} is not local or ray")
+        except BudgetExceeded as exc:
+            err.print(f"stopped: {exc}", style="yellow")
+            raise typer.Exit(3) from None
+
+
+def _as_json(
+    cfg: RunConfig,
+    target: Path,
+    result: RunResult,
+    rows: list[dict[str, Any]],
+    warning: str | None,
+) -> dict[str, Any]:
+    """What ``--json`` prints: the run's directory and settings, its funnel, failures,
+    dynamics, and the money its models cost."""
+    ledger = (
+        [{"role": r, "model": m, **vars(u)} for (r, m), u in sorted(result.ledger.rows.items())]
+        if result.ledger
+        else []
+    )
+    return {
+        "run_dir": str(target),
+        "config": json.loads(cfg.model_dump_json()),
+        **funnel(rows),
+        "failures": _failures(rows),
+        "warning": warning,
+        **dynamics(cfg, rows),
+        "ledger": ledger,
+        "spent_total": result.spent,
+    }
+
+
+def _print_funnel(
+    cfg: RunConfig, target: Path, result: RunResult, rows: list[dict[str, Any]]
+) -> None:
+    """The funnel table, the role failures kept in its denominators, and the ledger."""
     out.print(
         funnel_table(
             f"{cfg.condition}: N={cfg.market.n_platforms}, "
             f"K={cfg.market.shortlist_k}, policies={cfg.market.composition} "
             f"({target})",
-            summary,
+            funnel(rows),
         )
     )
-    if failures:
+    if failures := _failures(rows):
         out.print(
             "role failures (kept in every denominator): "
             + ", ".join(f"{role} {count}" for role, count in sorted(failures.items()))

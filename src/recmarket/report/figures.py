@@ -314,11 +314,6 @@ def label_distribution(cells: Cells) -> Figure:
     return fig, rows
 
 
-def _updates(cell: Cell, family: str) -> int:
-    """Records written after purchases from this family's platforms."""
-    return sum(r["purchased_policy"] == family and bool(r["rep_label"]) for r in cell.rows)
-
-
 def same_item(cells: Cells) -> Figure:
     """Fig. 12: how often the Top-1 item is one another platform also proposed, and how
     often Exaggeration wins those same-item comparisons, at low and full catalog overlap,
