@@ -23,8 +23,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from recmarket.agents.contracts import RankedItem, Shortlist, ShortlistInput
-from recmarket.agents.roles import RoleBackend
 from recmarket.agents.rules import offline_agents
+from recmarket.api import RoleBackend
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.embedding import load_embedder
 from recmarket.run.runner import RunResult, run

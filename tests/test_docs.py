@@ -25,4 +25,5 @@ def test_the_docs_site_builds_strictly(tmp_path: Path) -> None:
     )
     assert built.returncode == 0, built.stderr[-3000:]
     api = (tmp_path / "site" / "api" / "index.html").read_text()
-    assert "recmarket.policies.PresentationPolicy" in api  # docstrings rendered, not just names
+    # docstrings rendered, not just names
+    assert "recmarket.catalogue.policies.PresentationPolicy" in api

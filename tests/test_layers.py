@@ -2,9 +2,9 @@
 
 From the top: the command line, the report, analysis, running (run, then experiments), the
 settings that compose every layer's own, the market, the agents, then data and embedding,
-and the leaf modules every layer shares. A module may import its own package or a lower
-layer, never a higher one or a sibling at its own level, and no chain of imports returns to
-where it started.
+the catalogue of variants, and the leaf modules every layer shares. A module may import its
+own package or a lower layer, never a higher one or a sibling at its own level, and no chain
+of imports returns to where it started.
 """
 
 import ast
@@ -18,8 +18,6 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "recmarket"
 LAYERS = (
     ("recmarket",),  # the version
-    ("registry",),  # named variants and their entry points
-    ("payloads", "variants_used"),  # injection texts; the variants settings name
     (
         "vocabulary",
         "profiles",
@@ -28,11 +26,9 @@ LAYERS = (
         "locks",
         "files",
         "tasks",
-        "policies",
-        "mechanisms",
         "hashing",
     ),
-    ("conditions",),  # the conditions, over the names in vocabulary
+    ("catalogue",),  # every kind of variant, its registry and entry points
     ("data", "embedding"),
     ("agents",),
     ("market",),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -41,20 +42,17 @@ def test_the_built_wheel_installed_without_e_estimates_and_runs(tmp_path: Path) 
     """Build the wheel, install it (no ``-e``, no index) into a fresh virtual environment
     that sees the installed dependencies, and run ``estimate --backend llm`` and a tiny
     ``run`` from a directory outside the checkout."""
+    # built from a copy of what the package is made of: a build in the checkout would leave
+    # build/, whose stale modules a later wheel would ship
+    source = tmp_path / "source"
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    shutil.copytree(ROOT / "src", source / "src", ignore=skip)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
     wheels = tmp_path / "wheels"
+    pip_wheel = ["pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels)]
     build = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(wheels),
-            str(ROOT),
-        ],
+        [sys.executable, "-m", *pip_wheel, str(source)],
         capture_output=True,
         text=True,
         timeout=300,

@@ -49,28 +49,29 @@ from recmarket.agents.contracts import (
     UpdateInput,
 )
 from recmarket.agents.llm.api import ChatAPI, ChatRequest, ProviderError, Reply
-from recmarket.agents.llm.providers import LLM_PROVIDERS, LLMProvider
-from recmarket.agents.roles import ROLE_BACKENDS, Agents, RoleBackend
+from recmarket.agents.roles import Agents
 from recmarket.agents.rules import offline_agents
 from recmarket.analysis.bootstrap import Metric
 from recmarket.analysis.market_measures import MARKET_MEASURES, MarketMeasure
-from recmarket.conditions import CONDITIONS, MarketCondition
-from recmarket.config import RunConfig
-from recmarket.embedding import load_embedder
-from recmarket.experiments.spec import ExperimentSpec, load_spec
-from recmarket.market.behaviour.attacks import BEHAVIOURS, PlatformBehaviour
-from recmarket.market.behaviour.learning import LEARNING_RULES, Learner, LearningRule
-from recmarket.market.behaviour.strategies import (
+from recmarket.catalogue.behaviours import BEHAVIOURS, PlatformBehaviour
+from recmarket.catalogue.conditions import CONDITIONS, MarketCondition
+from recmarket.catalogue.learning import LEARNING_RULES, Learner, LearningRule
+from recmarket.catalogue.mechanisms import MECHANISMS, RecordFacts, ReputationMechanism
+from recmarket.catalogue.payloads import PAYLOAD_FAMILIES, PayloadFamily
+from recmarket.catalogue.policies import POLICIES, PolicyName, PresentationPolicy, Shift, Wording
+from recmarket.catalogue.providers import LLM_PROVIDERS, LLMProvider
+from recmarket.catalogue.registry import NameIn, Registry
+from recmarket.catalogue.roles import ROLE_BACKENDS, RoleBackend
+from recmarket.catalogue.scopes import SCOPES, ReputationScope
+from recmarket.catalogue.strategies import (
     PLATFORM_STRATEGIES,
     Arm,
     PlatformStrategy,
     StrategyKind,
 )
-from recmarket.market.reputation import SCOPES, ReputationScope
-from recmarket.mechanisms import MECHANISMS, RecordFacts, ReputationMechanism
-from recmarket.payloads import PAYLOAD_FAMILIES, PayloadFamily
-from recmarket.policies import POLICIES, PolicyName, PresentationPolicy, Shift, Wording
-from recmarket.registry import NameIn, Registry
+from recmarket.config import RunConfig
+from recmarket.embedding import load_embedder
+from recmarket.experiments.spec import ExperimentSpec, load_spec
 from recmarket.run.reproduce import reproduce
 from recmarket.run.runner import RunResult, run
 from recmarket.run.store import RunStore

@@ -14,15 +14,15 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from recmarket.agents.llm.config import OFFLINE, OPERATIONAL, LLMConfig
-from recmarket.agents.roles import RoleBackendName, RoleSetting, chosen_backend, role_setting
 from recmarket.agents.rules.params import OfflineParams
-from recmarket.conditions import ConditionName, condition
+from recmarket.catalogue.conditions import ConditionName, condition
+from recmarket.catalogue.roles import RoleBackendName, RoleSetting, chosen_backend, role_setting
+from recmarket.catalogue.scopes import ScopeName
 from recmarket.data.domain import READER_VERSION
 from recmarket.data.settings import EpisodeConfig
 from recmarket.data.sources import demo_users, generator_digest
 from recmarket.embedding.settings import EmbedderConfig
 from recmarket.hashing import ADDED_LATER, unset_later
-from recmarket.market.reputation import ScopeName
 from recmarket.market.settings import MarketConfig
 from recmarket.vocabulary import RoleName
 

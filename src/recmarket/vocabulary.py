@@ -2,8 +2,8 @@
 module, so the agents that read a name and the market that assigns one both depend on it
 rather than on each other; each name is defined once here. Conditions, scopes, presentation
 policies and reputation mechanisms, which are more than names, are objects in registries
-(``recmarket.conditions``, ``recmarket.market.reputation``, ``recmarket.policies``,
-``recmarket.mechanisms``); another package can add to each, so their names are strings.
+in the catalogue (``recmarket.catalogue``: ``conditions``, ``scopes``, ``policies``,
+``mechanisms``); another package can add to each, so their names are strings.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from recmarket.agents.contracts import (
     UpdateInput,
 )
 from recmarket.agents.roles import ROLE_TYPES
-from recmarket.policies import PolicyName
+from recmarket.catalogue.policies import PolicyName
 from recmarket.profiles import Profile
 from recmarket.vocabulary import ROLES
 

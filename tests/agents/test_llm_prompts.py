@@ -23,8 +23,8 @@ from recmarket.agents.contracts import (
 from recmarket.agents.llm.cards import parse, render
 from recmarket.agents.llm.parse import OutputError, extract_json
 from recmarket.agents.llm.prefixes import common_prefix
+from recmarket.catalogue.policies import EXAGGERATION, PAPER_POLICIES, policy
 from recmarket.data.items import ItemEvidence
-from recmarket.policies import EXAGGERATION, PAPER_POLICIES, policy
 from recmarket.profiles import PROFILE_BY_NAME
 
 NEED = StructuredNeed(long_term_need="likes sturdy gear", current_need="2-person tent")

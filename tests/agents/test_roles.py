@@ -5,8 +5,9 @@ from dataclasses import replace
 import pytest
 from pydantic import ValidationError
 
-from recmarket.agents.roles import ROLE_BACKENDS, RoleBackend, backend_identity, chosen_backend
+from recmarket.agents.roles import backend_identity
 from recmarket.agents.rules import offline_agents
+from recmarket.catalogue.roles import ROLE_BACKENDS, RoleBackend, chosen_backend
 from recmarket.config import RunConfig
 from recmarket.embedding import load_embedder
 from recmarket.embedding.settings import EmbedderConfig

@@ -2,8 +2,8 @@ from collections import Counter
 
 import pytest
 
+from recmarket.catalogue.policies import PAPER_POLICIES
 from recmarket.market.compositions import assign_policies, parse_policy, platform_ids
-from recmarket.policies import PAPER_POLICIES
 
 
 @pytest.mark.parametrize("n", [6, 12, 18, 24])

@@ -10,12 +10,12 @@ import pytest
 from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import offline_agents
 from recmarket.agents.rules.params import ScaleParams
+from recmarket.catalogue.policies import POLICIES
 from recmarket.config import MarketConfig
 from recmarket.market.build import build_market
 from recmarket.market.metrics import episode_metrics
 from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory, scope_key
-from recmarket.policies import POLICIES
 from recmarket.profiles import PROFILE_NAMES
 from recmarket.tasks import InTurn, Together
 from tests.fixtures import bundled_parts

@@ -6,9 +6,9 @@ import pytest
 from recmarket.agents.contracts import ReputationRecord
 from recmarket.agents.rules.agent import credibility
 from recmarket.agents.rules.params import RankerParams
+from recmarket.catalogue.mechanisms import PENALTY_NOTE, ReputationSetting
 from recmarket.config import RunConfig
 from recmarket.market.reputation import ReputationMemory
-from recmarket.mechanisms import PENALTY_NOTE, ReputationSetting
 from tests.fixtures import user_request
 
 LOW = ReputationRecord(claim_reliability="low", note="It overstated what it delivered.")

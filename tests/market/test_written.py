@@ -5,11 +5,11 @@ import json
 import sqlite3
 from pathlib import Path
 
+from recmarket.catalogue.mechanisms import ReputationSetting
 from recmarket.config import RunConfig
 from recmarket.market.outcome import Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
 from recmarket.market.written import oracle
-from recmarket.mechanisms import ReputationSetting
 from recmarket.run.replay import all_calls
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore

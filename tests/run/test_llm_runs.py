@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 
 from recmarket.agents.llm.client import EndpointFailure
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
+from recmarket.catalogue.payloads import PAYLOAD_FAMILIES
+from recmarket.catalogue.policies import POLICIES, policy
 from recmarket.cli import app
 from recmarket.config import EpisodeConfig, MarketConfig, RunConfig
-from recmarket.payloads import PAYLOAD_FAMILIES
-from recmarket.policies import POLICIES, policy
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 from recmarket.testing.fake_llm import TRANSIENT_FAULTS, FakeLLM, FaultPlan

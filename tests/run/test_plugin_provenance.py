@@ -23,7 +23,7 @@ MECHANISM = """
 from dataclasses import dataclass
 from typing import ClassVar
 from pydantic import BaseModel, ConfigDict, Field
-from recmarket.mechanisms import ReputationMechanism
+from recmarket.catalogue.mechanisms import ReputationMechanism
 
 class Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -39,7 +39,7 @@ LAST = Last("last-k")
 """
 RULE = """
 from pydantic import BaseModel, ConfigDict
-from recmarket.market.behaviour.learning import LearningRule
+from recmarket.catalogue.learning import LearningRule
 
 class Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -58,7 +58,7 @@ STUBBORN = LearningRule("stubborn", lambda arms, params: Stubborn(arms, params.a
 RANKER = """
 from pydantic import BaseModel, ConfigDict
 from recmarket.agents.contracts import RankedItem, Shortlist
-from recmarket.agents.roles import RoleBackend
+from recmarket.api import RoleBackend
 
 class Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -123,7 +123,7 @@ REP_AGAIN = MarketCondition("rep-again", "RepAgain", user_agent=True, reputation
 STRATEGY = """
 from dataclasses import dataclass, field
 from recmarket.api import Arm, StrategyKind
-from recmarket.market.behaviour.strategies import Steady
+from recmarket.catalogue.strategies import Steady
 
 @dataclass
 class Loud(Steady):

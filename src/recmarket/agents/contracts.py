@@ -17,9 +17,9 @@ from typing import Annotated, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
+from recmarket.catalogue.mechanisms import MechanismName
+from recmarket.catalogue.policies import PolicyName
 from recmarket.data.items import ItemEvidence
-from recmarket.mechanisms import MechanismName
-from recmarket.policies import PolicyName
 from recmarket.profiles import Profile
 from recmarket.vocabulary import RoleName
 

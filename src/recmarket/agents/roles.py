@@ -6,22 +6,19 @@ its hash covers already; a backend from outside recmarket is not, so ``Agents.id
 names it (its own ``identity`` string, else its class and its distribution's version), and
 a run directory made with one backend is not resumed with another.
 
-A backend registered by name (``ROLE_BACKENDS``, or another package's entry point in the
-``recmarket.roles`` group) can be chosen in a run's settings (``[roles] shortlist =
-"records-only"``): every process that plays episodes, a reproduce worker or a Ray task
-included, then builds it from the settings alone.
+A backend registered by name (``recmarket.catalogue.roles``: ``ROLE_BACKENDS``, or another
+package's entry point in the ``recmarket.roles`` group) can be chosen in a run's settings
+(``[roles] shortlist = "records-only"``): every process that plays episodes, a reproduce
+worker or a Ray task included, then builds it from the settings alone.
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from functools import cache
 from importlib.metadata import packages_distributions, version
-from typing import Annotated, Any, get_args, get_type_hints
-
-from pydantic import BaseModel, Field
+from typing import Any, get_args, get_type_hints
 
 from recmarket.agents.contracts import (
     Decision,
@@ -40,8 +37,8 @@ from recmarket.agents.contracts import (
     StructuredNeed,
     UpdateInput,
 )
+from recmarket.catalogue.roles import RoleSetting, chosen_backend, role_setting
 from recmarket.embedding import Embedder
-from recmarket.registry import NameIn, NoParams, Registry, VariantSetting
 from recmarket.vocabulary import ROLES, RoleName
 
 
@@ -69,62 +66,6 @@ class Agents:
         """Each role answered by a backend from outside recmarket, and what it is."""
         found = {role: backend_identity(getattr(self, role)) for role in ROLES}
         return {role: who for role, who in found.items() if who is not None}
-
-
-@dataclass(frozen=True)
-class RoleBackend:
-    """A role backend under a name settings can give, built in the process that plays.
-
-    ``make(embedder, offline, params)``: Args: the run's embedder, its offline parameters
-    (``OfflineParams``) and this backend's own validated ``Params``. Returns: the role's
-    callable, a ``Role`` of its contract. Raises: nothing for valid parameters."""
-
-    name: str
-    role: RoleName  # the role it answers
-    make: Callable[[Embedder, Any, Any], Any]
-    Params: type[BaseModel] = NoParams
-
-
-def probe(backend: RoleBackend, params: BaseModel) -> None:
-    """The contract, checked when a run names the backend: a role of the seven, and a
-    ``make`` that takes the embedder, the offline parameters and its own parameters."""
-    if backend.role not in ROLES:
-        raise ValueError(f"it answers {backend.role!r}, which is not a role")
-    try:
-        inspect.signature(backend.make).bind(None, None, params)
-    except TypeError as error:
-        raise ValueError(f"make(embedder, offline, params) cannot be called: {error}") from None
-
-
-ROLE_BACKENDS: Registry[RoleBackend] = Registry(
-    "role backend", "recmarket.roles", RoleBackend, lambda b: b.name, probe
-)
-
-
-# A role backend's name in a setting: any registered backend.
-RoleBackendName = Annotated[str, NameIn(ROLE_BACKENDS)]
-
-
-class RoleSetting(VariantSetting):
-    """A role's backend with its parameters (``[roles] shortlist = { backend =
-    "records-only", params = { ... } }``; a bare name is the same with none)."""
-
-    REGISTRY = ROLE_BACKENDS
-    KEY = "backend"
-    backend: RoleBackendName = Field(description="a registered role backend")
-
-
-def role_setting(value: str | RoleSetting) -> RoleSetting:
-    """A role's setting as a backend name and parameters, whichever form the settings gave."""
-    return RoleSetting(backend=value) if isinstance(value, str) else value
-
-
-def chosen_backend(role: RoleName, name: str) -> RoleBackend:
-    """The registered backend ``name`` for ``role``; a clear error if it answers another."""
-    backend = ROLE_BACKENDS.get(name)
-    if backend.role != role:
-        raise ValueError(f"role backend {name!r} answers the {backend.role} role, not {role}")
-    return backend
 
 
 def with_backends(

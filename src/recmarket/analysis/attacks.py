@@ -35,7 +35,7 @@ from recmarket.analysis.bootstrap import (
     ratio,
 )
 from recmarket.analysis.contrasts import memory_unit
-from recmarket.conditions import condition
+from recmarket.catalogue.conditions import condition
 from recmarket.config import RunConfig
 from recmarket.market.build import seats
 from recmarket.market.compositions import platform_ids

@@ -17,9 +17,9 @@ from recmarket.analysis.bootstrap import (
     mean_of,
     unpaired_difference,
 )
-from recmarket.conditions import condition
+from recmarket.catalogue.conditions import condition
+from recmarket.catalogue.scopes import SCOPES
 from recmarket.config import RunConfig
-from recmarket.market.reputation import SCOPES
 
 
 def unit_of(*arms: Sequence[Row]) -> str:

@@ -18,8 +18,8 @@ from typing import Any
 
 from recmarket.analysis.bootstrap import Metric, point, ratio
 from recmarket.analysis.shares import share_of
-from recmarket.market.behaviour.strategies import policy_of
-from recmarket.policies import families
+from recmarket.catalogue.policies import families
+from recmarket.catalogue.strategies import policy_of
 
 BLOCKS = 12
 

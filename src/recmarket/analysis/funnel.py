@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from recmarket.policies import families
+from recmarket.catalogue.policies import families
 
 RATES = {
     "target_present": "target_present",

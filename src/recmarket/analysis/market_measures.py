@@ -13,9 +13,10 @@ episodes depend on together (``contrasts.memory_unit``).
 - **Entrants' access**: their share of shortlist places (from the rounds they are in) and
   the rounds from entry to their first record, a point value per seed and domain.
 
-Each measure is a ``MarketMeasure`` in ``MARKET_MEASURES``; another package adds one under
-the ``recmarket.measures`` entry-point group, and cells.csv, the frontier and the report
-carry it by its name.
+Each measure is a ``MarketMeasure`` in ``MARKET_MEASURES`` (``recmarket.catalogue.measures``),
+the built-in ones registered here, beside what they compute with; another package adds one
+under the ``recmarket.measures`` entry-point group, and cells.csv, the frontier and the
+report carry it by its name.
 
 Shares are ratios of per-episode sums, so the bootstrap resamples clusters of episodes and
 recomputes each index from the resampled totals. An index of shares (HHI, Gini) is biased
@@ -27,8 +28,7 @@ difference smaller than that bias as none.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -36,9 +36,9 @@ import numpy as np
 from recmarket import __version__
 from recmarket.analysis.bootstrap import Interval, Metric, Row, interval, level_of, ratio
 from recmarket.analysis.contrasts import memory_unit
+from recmarket.catalogue.measures import MARKET_MEASURES, MarketMeasure
 from recmarket.config import RunConfig
 from recmarket.market.build import seats
-from recmarket.registry import Registry
 
 DRAWS = 5_000  # per measure and cell: a cell table holds many; percentiles settle well before
 
@@ -112,35 +112,6 @@ def rate_of(column: str) -> Metric:
     return Metric(parts, ratio)
 
 
-@dataclass(frozen=True)
-class MarketMeasure:
-    """A market-level measure of a cell, registered by name (its column in cells.csv, the
-    frontier and the report): the episode columns it reads, what it says, and
-    ``metric(cfg)``, its per-episode parts and how summed parts become its value for a cell
-    of those settings. Its interval is the two-stage cluster bootstrap of that value over
-    the cell's memory units (``market_measures``). ``on_frontier``: whether the design
-    frontier's table carries it."""
-
-    name: str
-    label: str  # a table's column heading
-    reads: tuple[str, ...]
-    says: str
-    metric: Callable[[RunConfig], Metric]
-    on_frontier: bool = True
-
-
-def probe(measure: MarketMeasure, params: object) -> None:
-    """The contract, checked when the measure is named: a ``Metric`` for the default
-    settings whose parts a row without its columns can give."""
-    made = measure.metric(RunConfig())
-    if not isinstance(made, Metric):
-        raise ValueError(f"metric gave {made!r}, not a Metric")
-    made.parts({})
-
-
-MARKET_MEASURES: Registry[MarketMeasure] = Registry(
-    "market measure", "recmarket.measures", MarketMeasure, lambda m: m.name, probe
-)
 for built_in in (
     MarketMeasure(
         "target_purchase",

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from recmarket.analysis.bootstrap import CLUSTERS, Row
+from recmarket.catalogue.scopes import SCOPES
 from recmarket.config import RunConfig
 from recmarket.market.compositions import platform_ids
-from recmarket.market.reputation import SCOPES
 
 
 def records_per_history(rows: Sequence[Row], config: RunConfig) -> np.ndarray:

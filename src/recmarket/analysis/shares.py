@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from recmarket.analysis.bootstrap import Metric, Row, ratio
-from recmarket.policies import PAPER_POLICIES
+from recmarket.catalogue.policies import PAPER_POLICIES
 
 LABELS = ("high", "mixed", "low")
 FAMILIES = PAPER_POLICIES  # the paper compares its three families

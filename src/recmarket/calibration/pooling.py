@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from recmarket.agents.llm.config import OFFLINE
-from recmarket.agents.roles import role_setting
-from recmarket.conditions import condition
+from recmarket.catalogue.conditions import condition
+from recmarket.catalogue.roles import role_setting
 from recmarket.config import RunConfig
 from recmarket.locks import writer_elsewhere
 from recmarket.run.manifest import stored_roles

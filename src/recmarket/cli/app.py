@@ -20,13 +20,13 @@ from recmarket import __version__
 from recmarket.agents.llm.client import EndpointFailure, ReplayMiss
 from recmarket.agents.llm.ledger import BudgetExceeded, BudgetWithoutPrices
 from recmarket.calibration.pooling import CalibrationRefused
+from recmarket.catalogue.registry import PluginError
 from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError
 from recmarket.data.raw import DataError
 from recmarket.embedding import EmbedderUnavailable
 from recmarket.locks import DirectoryInUse
 from recmarket.market.protocol import ProtocolError
-from recmarket.registry import PluginError
 from recmarket.run.manifest import RunConflict
 from recmarket.sqlite_files import StoreError, cause
 

@@ -7,7 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from recmarket.agents.llm.ledger import Ledger
-from recmarket.policies import families
+from recmarket.catalogue.policies import families
 
 FUNNEL_ROWS = (
     ("episodes", "episodes", "{:,}"),

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
+from recmarket.catalogue.behaviours import BehaviourSetting, Forgery
 from recmarket.data.domain import Domain
 from recmarket.data.episodes import Request
 from recmarket.data.reviews import id_hash
 from recmarket.embedding import Embedder
 from recmarket.embedding.cache import embed_items
-from recmarket.market.behaviour.attacks import BehaviourSetting, Forgery
 from recmarket.market.catalogs import Catalogs, assign_catalogs
 from recmarket.market.compositions import platform_ids
 from recmarket.market.retrieval import EpisodeDraws, Retriever, forced_inclusion

@@ -1,4 +1,4 @@
-"""How presentation policies (``recmarket.policies``) attach to platform ids.
+"""How presentation policies (``recmarket.catalogue.policies``) attach to platform ids.
 
 Policies stay attached to platform ids for the whole run, so reputation histories refer to
 a stable source; inventory rotations (Appendix A.4) move catalogs, never policies.
@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated
 
-from recmarket.policies import POLICIES, policy
-from recmarket.registry import NameIn
+from recmarket.catalogue.policies import POLICIES, policy
+from recmarket.catalogue.registry import NameIn
 
 # Named compositions: the families that share the platforms equally, in interleaving order.
 COMPOSITIONS: dict[str, tuple[str, ...]] = {

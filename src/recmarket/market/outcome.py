@@ -15,7 +15,7 @@ from recmarket.agents.contracts import (
     RoleFailure,
     StructuredNeed,
 )
-from recmarket.conditions import condition
+from recmarket.catalogue.conditions import condition
 from recmarket.data.episodes import Request
 from recmarket.vocabulary import Condition, RoleName
 

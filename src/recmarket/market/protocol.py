@@ -39,18 +39,18 @@ from recmarket.agents.contracts import (
 )
 from recmarket.agents.judgement import Judge
 from recmarket.agents.roles import Agents
-from recmarket.conditions import condition
+from recmarket.catalogue.conditions import condition
+from recmarket.catalogue.strategies import Arm
 from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.asker import RoleAsker
-from recmarket.market.behaviour.seats import Strategies, lessons
-from recmarket.market.behaviour.strategies import Arm
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.metrics import regret, target_best_fit
 from recmarket.market.outcome import Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
 from recmarket.market.searching import Job, retrieve
+from recmarket.market.seats import Strategies, lessons
 from recmarket.market.written import forge, oracle
 from recmarket.profiles import PROFILE_BY_NAME
 from recmarket.streams import Stream, brief

@@ -6,72 +6,20 @@ episode reads and writes is its scope: ``local`` keeps one set per simulated use
 (Local-12, the default), ``style`` one per profile (Style-6), ``shared`` one for everybody
 (Shared-1). Only the purchased platform's history changes, and only after a purchase.
 
-What the user agent is shown depends on the mechanism (``recmarket.mechanisms``): how many
+What the user agent is shown depends on the mechanism (``recmarket.catalogue.mechanisms``): how many
 records it keeps, and how it weighs those it shows.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Annotated
 
 from recmarket.agents.contracts import ReputationRecord, WeightedRecord
+from recmarket.catalogue.mechanisms import PENALTY_NOTE, RecordFacts, ReputationSetting, Writer
+from recmarket.catalogue.mechanisms import mechanism as mechanism_named
+from recmarket.catalogue.scopes import SCOPES
 from recmarket.data.episodes import Request
-from recmarket.mechanisms import PENALTY_NOTE, RecordFacts, ReputationSetting, Writer
-from recmarket.mechanisms import mechanism as mechanism_named
-from recmarket.profiles import PROFILE_NAMES
-from recmarket.registry import NameIn, Registry
 from recmarket.vocabulary import Scope
-
-
-@dataclass(frozen=True)
-class ReputationScope:
-    """Whose records an episode reads and writes: the key of its memory set, the unit that
-    holds one set (what the bootstrap resamples: ``analysis.bootstrap.CLUSTERS``), how many
-    sets a domain has, and whether people other than the user write into the set the user
-    reads (a platform that forges feedback can reach only such a set)."""
-
-    name: str
-    unit: str
-    key: Callable[[Request], str]
-    sets: Callable[[int], int]  # users per profile -> memory sets per domain
-    strangers_write: bool
-
-
-def probe(item: ReputationScope, params: object) -> None:
-    """The contract, checked when a run names the scope: a resampling unit, and at least
-    one memory set a domain for any number of users per profile."""
-    if not item.unit.strip():
-        raise ValueError("its unit is empty")
-    for users in (1, 4):
-        sets = item.sets(users)
-        if not isinstance(sets, int) or sets < 1:
-            raise ValueError(f"sets({users}) gave {sets!r}; it must be a count of at least 1")
-
-
-SCOPES: Registry[ReputationScope] = Registry(
-    "reputation scope", "recmarket.scopes", ReputationScope, lambda s: s.name, probe
-)
-SCOPES.register(
-    ReputationScope(
-        "local",
-        "user",
-        lambda r: f"user-{r.sim_user}",
-        lambda users: len(PROFILE_NAMES) * users,
-        strangers_write=False,
-    )
-)
-SCOPES.register(
-    ReputationScope(
-        "style", "profile", lambda r: f"profile-{r.profile}", lambda _: len(PROFILE_NAMES), True
-    )
-)
-SCOPES.register(ReputationScope("shared", "domain", lambda r: "shared", lambda _: 1, True))
-
-# A scope's name in a setting: any registered scope.
-ScopeName = Annotated[str, NameIn(SCOPES, probed=True)]
 
 
 def scope_key(request: Request, scope: Scope) -> str:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from recmarket.market.behaviour.seats import Strategies
 from recmarket.market.build import DomainMarket
 from recmarket.market.outcome import Outcome
+from recmarket.market.seats import Strategies
 
 # Episodes searched together: their scores are held at once (64 rows of the universe).
 SEARCH_BLOCK = 64

@@ -14,10 +14,12 @@ from pydantic import (
     model_validator,
 )
 
+from recmarket.catalogue.behaviours import BehaviourSetting
+from recmarket.catalogue.learning import LearningRuleName, LearningSetting, RewardKind
+from recmarket.catalogue.mechanisms import MechanismName, ReputationSetting, mechanism
+from recmarket.catalogue.policies import PolicyName
+from recmarket.catalogue.strategies import PLATFORM_STRATEGIES, StrategyName, strategy_kind
 from recmarket.hashing import ADDED_LATER
-from recmarket.market.behaviour.attacks import BehaviourSetting
-from recmarket.market.behaviour.learning import LearningRuleName, LearningSetting, RewardKind
-from recmarket.market.behaviour.strategies import PLATFORM_STRATEGIES, StrategyName, strategy_kind
 from recmarket.market.compositions import (
     Composition,
     assign_policies,
@@ -25,8 +27,6 @@ from recmarket.market.compositions import (
     parse_policy,
     platform_ids,
 )
-from recmarket.mechanisms import MechanismName, ReputationSetting, mechanism
-from recmarket.policies import PolicyName
 
 
 class Entrant(BaseModel):

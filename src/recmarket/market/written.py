@@ -7,15 +7,21 @@ with its source), so a resumed run appends the same records in the same order.
 from __future__ import annotations
 
 from recmarket.agents.contracts import ReputationRecord
+from recmarket.catalogue.mechanisms import Writer
+from recmarket.catalogue.scopes import SCOPES
 from recmarket.data.episodes import Request
-from recmarket.market.behaviour.attacks import FORGED_COMPLAINT, FORGED_PRAISE
-from recmarket.market.behaviour.seats import Strategies
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.outcome import Outcome
-from recmarket.market.reputation import SCOPES, ReputationMemory
-from recmarket.mechanisms import Writer
+from recmarket.market.reputation import ReputationMemory
+from recmarket.market.seats import Strategies
 from recmarket.streams import Stream, rng
 
+FORGED_PRAISE = ReputationRecord(
+    claim_reliability="high", note="Claims matched my use exactly; it delivered what it said."
+)
+FORGED_COMPLAINT = ReputationRecord(
+    claim_reliability="low", note="It overstated what it delivered; the claims did not hold."
+)
 ORACLE_LOW = ReputationRecord(
     claim_reliability="low", note="Ranked above the item the user wanted."
 )

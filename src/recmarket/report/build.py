@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 from recmarket.analysis.attacks import attacker_levels
 from recmarket.analysis.market_measures import market_measures, measure_rows
 from recmarket.analysis.records import identical_groups, record_distribution
-from recmarket.conditions import condition
+from recmarket.catalogue.conditions import condition
 from recmarket.files import replaced, write_text_whole
 from recmarket.locks import BRIEF_WAIT, WriterLock
 from recmarket.market.access import analytic_access

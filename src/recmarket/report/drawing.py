@@ -12,7 +12,7 @@ import numpy as np
 
 from recmarket.analysis.bootstrap import Interval, Metric, interval, level_of
 from recmarket.analysis.contrasts import memory_unit
-from recmarket.policies import POLICIES, policy
+from recmarket.catalogue.policies import POLICIES, policy
 from recmarket.report.data import Cell
 
 ARMS = {"NoRep": "#DD8452", "LocalRep": "#55A868"}  # the reputation arms, in every figure

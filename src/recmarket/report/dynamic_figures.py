@@ -21,7 +21,7 @@ from recmarket.analysis.bootstrap import Interval, coarsest, difference, interva
 from recmarket.analysis.contrasts import is_target_purchase, memory_unit, rate
 from recmarket.analysis.dynamics import entrant_top1_share, proposal_share, round_blocks
 from recmarket.analysis.shares import top1_share
-from recmarket.policies import PAPER_POLICIES
+from recmarket.catalogue.policies import PAPER_POLICIES
 from recmarket.report.data import Cell, Figure, find
 from recmarket.report.drawing import ARMS, colour, level
 from recmarket.report.ticks import display_names

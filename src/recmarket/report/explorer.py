@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from recmarket.analysis.story import episode_story
-from recmarket.policies import POLICIES
+from recmarket.catalogue.policies import POLICIES
 from recmarket.report.data import Cell
 from recmarket.run.replay import calls_of
 from recmarket.run.store import RunStore

@@ -26,8 +26,8 @@ from recmarket.analysis.shares import (
     top1_in_rounds,
     top1_share,
 )
-from recmarket.conditions import condition
-from recmarket.policies import PAPER_POLICIES
+from recmarket.catalogue.conditions import condition
+from recmarket.catalogue.policies import PAPER_POLICIES
 from recmarket.report.attack_figures import attacks
 from recmarket.report.data import Cell, Figure, find
 from recmarket.report.drawing import ARMS, bars, columns, level, yerr

@@ -25,8 +25,8 @@ import numpy as np
 
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.analysis.funnel import funnel
+from recmarket.catalogue.policies import PAPER_POLICIES
 from recmarket.config import RunConfig
-from recmarket.policies import PAPER_POLICIES
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 

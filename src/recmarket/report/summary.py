@@ -17,10 +17,10 @@ from typing import Any
 
 from recmarket.agents.llm.config import OFFLINE
 from recmarket.analysis.records import records_per_history
-from recmarket.conditions import condition
+from recmarket.catalogue.conditions import condition
+from recmarket.catalogue.scopes import SCOPES
 from recmarket.config import RunConfig
 from recmarket.data.sources import demo_users
-from recmarket.market.reputation import SCOPES
 from recmarket.report.data import Cell
 from recmarket.report.paper import summary as comparison_line
 from recmarket.vocabulary import ROLES

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from recmarket.agents.rules import offline_agents
-from recmarket.conditions import condition
+from recmarket.catalogue.conditions import condition
 from recmarket.config import RunConfig
 from recmarket.embedding import Embedder
 from recmarket.market.outcome import Outcome

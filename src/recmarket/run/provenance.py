@@ -27,9 +27,9 @@ from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from recmarket.catalogue.registry import source_digest
+from recmarket.catalogue.variants_used import variants_in
 from recmarket.config import RunConfig
-from recmarket.registry import source_digest
-from recmarket.variants_used import variants_in
 
 
 def outside_variants(cfg: RunConfig) -> dict[str, dict[str, str]]:

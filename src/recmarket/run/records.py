@@ -10,13 +10,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from recmarket.agents.contracts import ReputationRecord
+from recmarket.catalogue.mechanisms import Writer
 from recmarket.config import RunConfig
 from recmarket.data.episodes import Request
-from recmarket.market.behaviour.seats import Strategies
 from recmarket.market.metrics import episode_metrics
 from recmarket.market.outcome import Outcome
 from recmarket.market.reputation import ReputationMemory
-from recmarket.mechanisms import Writer
+from recmarket.market.seats import Strategies
 from recmarket.run.episode_rows import EpisodeRecord, EpisodeRows, episode_rows
 from recmarket.run.store import RunStore
 

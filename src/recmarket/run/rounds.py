@@ -16,7 +16,7 @@ import numpy as np
 
 from recmarket.agents.judgement import Judge
 from recmarket.agents.roles import Agents
-from recmarket.conditions import condition
+from recmarket.catalogue.conditions import condition
 from recmarket.config import RunConfig
 from recmarket.data.domain import Domain
 from recmarket.data.episodes import Request

@@ -10,7 +10,7 @@ from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.params import PlatformParams
 from recmarket.agents.rules.platform import RuleExplainer, claimed_level, offered_terms
 from recmarket.agents.words import terms
-from recmarket.policies import BALANCED, EXAGGERATION, PAPER_POLICIES, STRICT
+from recmarket.catalogue.policies import BALANCED, EXAGGERATION, PAPER_POLICIES, STRICT
 
 NEEDS = (
     "lightweight waterproof tent camping trips",

@@ -28,7 +28,7 @@ from recmarket.agents.rules.params import (
 )
 from recmarket.agents.rules.platform import RuleExplainer
 from recmarket.agents.rules.user import RuleDecision, RuleReview
-from recmarket.policies import PAPER_POLICIES
+from recmarket.catalogue.policies import PAPER_POLICIES
 from recmarket.profiles import PROFILE_BY_NAME
 
 GEN = np.random.default_rng(0)

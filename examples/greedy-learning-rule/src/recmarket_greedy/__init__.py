@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recmarket.market.behaviour.learning import LearningRule
+from recmarket.catalogue.learning import LearningRule
 
 
 @dataclass

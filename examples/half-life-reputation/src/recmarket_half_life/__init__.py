@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recmarket.mechanisms import FORGOTTEN, ReputationMechanism
+from recmarket.catalogue.mechanisms import FORGOTTEN, ReputationMechanism
 
 
 class HalfLifeParams(BaseModel):

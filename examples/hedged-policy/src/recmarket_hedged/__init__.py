@@ -12,7 +12,7 @@ band lower than Strict's on average and never above the reading. It words its ex
 as Strict does (two things the evidence does not show), the candid half of hedging.
 """
 
-from recmarket.policies import PresentationPolicy, Shift, Wording
+from recmarket.catalogue.policies import PresentationPolicy, Shift, Wording
 
 HEDGED = PresentationPolicy(
     name="hedged",

@@ -20,9 +20,9 @@ from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import BudgetWithoutPrices, Ledger, SpendAccount
 from recmarket.agents.llm.pace import Pace
 from recmarket.agents.llm.prices import prices_for
-from recmarket.agents.llm.providers import chat_api
 from recmarket.agents.llm.role import LLMRole
 from recmarket.agents.roles import Agents
+from recmarket.catalogue.providers import chat_api
 from recmarket.vocabulary import ROLES
 
 

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from recmarket.agents.llm.formats import Structured, TextReplies
-from recmarket.agents.llm.providers import ProviderName
+from recmarket.catalogue.providers import ProviderName
 from recmarket.hashing import ADDED_LATER
 from recmarket.vocabulary import ROLES, RoleName
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from recmarket.agents.judgement import Judge
-from recmarket.agents.roles import Agents, RoleSetting, with_backends
+from recmarket.agents.roles import Agents, with_backends
 from recmarket.agents.rules.agent import RuleNeedStructurer, RuleRanker, RuleUpdater
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.agents.rules.platform import RuleExplainer
 from recmarket.agents.rules.query import RuleQueryGenerator
 from recmarket.agents.rules.user import RuleDecision, RuleReview
+from recmarket.catalogue.roles import RoleSetting
 from recmarket.embedding import Embedder
 from recmarket.vocabulary import RoleName
 

@@ -23,7 +23,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from recmarket.agents.judgement import clamp
-from recmarket.payloads import BUILT_IN
+from recmarket.catalogue.payloads import BUILT_IN
 from recmarket.streams import one_of
 
 BANDS = 5

@@ -7,7 +7,7 @@ claims, and its wording says what follows the claim. Strict claims at or below i
 and names what the evidence does not show; Balanced claims its reading and names one
 trade-off; Exaggeration claims above its reading, adds enthusiasm and leaves limitations
 out; an installed policy says what it does through the same two objects
-(``recmarket.policies``). The level becomes words through the lexicon, so two explanations
+(``recmarket.catalogue.policies``). The level becomes words through the lexicon, so two explanations
 of one policy claim different levels when the platform read their evidence differently.
 Every policy names only terms that the evidence contains, except where a candid policy says
 a requested term is *not* stated.
@@ -27,8 +27,8 @@ from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.params import PlatformParams
 from recmarket.agents.rules.text import join_words, ordered_terms, short_title, words
 from recmarket.agents.words import stem, terms
+from recmarket.catalogue.policies import PresentationPolicy, Wording, policy
 from recmarket.data.items import ItemEvidence
-from recmarket.policies import PresentationPolicy, Wording, policy
 from recmarket.streams import Draws, one_of
 
 

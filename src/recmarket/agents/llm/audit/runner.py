@@ -23,7 +23,7 @@ from recmarket.agents.llm.audit.card import (
 from recmarket.agents.llm.audit.probes import FORMAT, PROBES, Material, Probe
 from recmarket.agents.llm.backend import LLMBackend
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
-from recmarket.agents.llm.providers import chat_api
+from recmarket.catalogue.providers import chat_api
 from recmarket.tasks import gather_or_cancel
 from recmarket.vocabulary import ROLES, RoleName
 

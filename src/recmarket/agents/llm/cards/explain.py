@@ -1,5 +1,5 @@
 """The explanation card (Appendix C.3): a platform explains its candidate under its policy
-(the policy's id and guidance come from ``recmarket.policies``)."""
+(the policy's id and guidance come from ``recmarket.catalogue.policies``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from recmarket.agents.llm.cards.card import RoleCard
 from recmarket.agents.llm.parse import sentences_or_text
 from recmarket.agents.llm.prompts import as_json, item_json
 from recmarket.agents.llm.replies import SentencesReply
-from recmarket.policies import policy
+from recmarket.catalogue.policies import policy
 
 
 def fields(inp: ExplanationInput) -> dict[str, Any]:

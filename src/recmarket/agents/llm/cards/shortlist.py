@@ -13,7 +13,7 @@ from recmarket.agents.llm.cards.card import RoleCard
 from recmarket.agents.llm.parse import OutputError, extract_json, words
 from recmarket.agents.llm.prompts import as_json, lines_after, text_of
 from recmarket.agents.llm.replies import REASON_WORDS, Reply, bounded
-from recmarket.mechanisms import mechanism
+from recmarket.catalogue.mechanisms import mechanism
 
 SPARSE_BELOW = 3.0  # records' worth of evidence under which a profile is called sparse
 # Under beta and decay the memory shows every record that counts; the prompt lists the most

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from recmarket.registry import NameIn, Registry
+from recmarket.catalogue.registry import NameIn, Registry
 from recmarket.vocabulary import Condition
 
 

@@ -10,16 +10,16 @@ from pydantic import ValidationError
 
 from recmarket.agents.rules import offline_agents
 from recmarket.analysis.contrasts import memory_unit
-from recmarket.config import MarketConfig, RunConfig
-from recmarket.market.behaviour.seats import Strategies
-from recmarket.market.behaviour.strategies import (
+from recmarket.catalogue.strategies import (
     Arm,
     FixedPresentation,
     LearnedPresentation,
     strategy_kind,
 )
+from recmarket.config import MarketConfig, RunConfig
 from recmarket.market.build import build_market
 from recmarket.market.protocol import Round
+from recmarket.market.seats import Strategies
 from tests.fixtures import bundled_parts
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from recmarket.conditions import CONDITIONS, condition
+from recmarket.catalogue.conditions import CONDITIONS, condition
 from recmarket.config import RunConfig
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from recmarket.registry import NameIn, Registry
+from recmarket.catalogue.registry import NameIn, Registry
 
 
 @dataclass(frozen=True)

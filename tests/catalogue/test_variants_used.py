@@ -11,12 +11,12 @@ from typing import Annotated
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from recmarket.agents.roles import ROLE_BACKENDS, RoleBackend
 from recmarket.api import CATALOGUE
+from recmarket.catalogue.registry import NameIn, Registry
+from recmarket.catalogue.roles import ROLE_BACKENDS, RoleBackend
+from recmarket.catalogue.variants_used import variants_in
 from recmarket.config import RunConfig
-from recmarket.registry import NameIn, Registry
 from recmarket.run.manifest import RunIdentity
-from recmarket.variants_used import variants_in
 
 
 def named(cfg: RunConfig) -> set[tuple[str, str]]:

@@ -36,7 +36,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recmarket.registry import NameIn, NoParams, Registry, VariantSetting
+from recmarket.catalogue.registry import NameIn, NoParams, Registry, VariantSetting
 
 FORGOTTEN = 1e-3  # under decay, a record weighing less than this is dropped
 PENALTY_NOTE = "no record yet: a new identity starts from the market's penalty"

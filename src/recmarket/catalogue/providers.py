@@ -12,12 +12,13 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
-from recmarket.registry import NameIn, Registry
+from recmarket.catalogue.registry import NameIn, Registry
 
-if TYPE_CHECKING:
-    from recmarket.agents.llm.api import ChatAPI
+# What a provider makes: a ``recmarket.agents.llm.api.ChatAPI`` (``generate(request) ->
+# Reply``, ``aclose()``), which the catalogue, below the agents, names but does not import.
+ChatAPI = Any
 
 
 @dataclass(frozen=True)

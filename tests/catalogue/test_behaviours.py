@@ -13,11 +13,11 @@ from typer.testing import CliRunner
 
 from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.params import RankerParams
+from recmarket.catalogue.behaviours import BEHAVIOURS, BaitAndSwitch, BaitParams, Whitewash
+from recmarket.catalogue.behaviours import WhitewashParams as WW
+from recmarket.catalogue.payloads import PAYLOAD_FAMILIES
 from recmarket.cli import app
 from recmarket.config import RunConfig
-from recmarket.market.behaviour.attacks import BEHAVIOURS, BaitAndSwitch, BaitParams, Whitewash
-from recmarket.market.behaviour.attacks import WhitewashParams as WW
-from recmarket.payloads import PAYLOAD_FAMILIES
 from recmarket.run.replay import calls_of
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore

@@ -47,18 +47,10 @@ from typing import Annotated, Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from recmarket.agents.contracts import ReputationRecord
-from recmarket.market.behaviour.strategies import Arm, FixedPresentation, PlatformStrategy
-from recmarket.payloads import PayloadFamilyName
-from recmarket.policies import PolicyName, injecting
-from recmarket.registry import NameIn, Registry, VariantSetting
-
-FORGED_PRAISE = ReputationRecord(
-    claim_reliability="high", note="Claims matched my use exactly; it delivered what it said."
-)
-FORGED_COMPLAINT = ReputationRecord(
-    claim_reliability="low", note="It overstated what it delivered; the claims did not hold."
-)
+from recmarket.catalogue.payloads import PayloadFamilyName
+from recmarket.catalogue.policies import PolicyName, injecting
+from recmarket.catalogue.registry import NameIn, Registry, VariantSetting
+from recmarket.catalogue.strategies import Arm, FixedPresentation, PlatformStrategy
 
 
 class BehaviourParams(BaseModel):

@@ -9,7 +9,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from recmarket.agents.rules.params import PlatformParams
 from recmarket.agents.rules.platform import claimed_level
-from recmarket.policies import (
+from recmarket.catalogue.policies import (
     PAPER_POLICIES,
     POLICIES,
     AsRead,
@@ -21,7 +21,7 @@ from recmarket.policies import (
     families,
     policy,
 )
-from recmarket.registry import PluginError
+from recmarket.catalogue.registry import PluginError
 
 
 def test_the_paper_policies_are_registered_with_distinct_ids_and_colours() -> None:

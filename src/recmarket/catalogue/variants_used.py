@@ -20,7 +20,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from recmarket.registry import NameIn, Registry, VariantSetting
+from recmarket.catalogue.registry import NameIn, Registry, VariantSetting
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,12 @@ from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import offline_agents
 from recmarket.agents.rules.params import PlatformParams, ScaleParams
 from recmarket.agents.rules.platform import claimed_level
+from recmarket.catalogue.policies import BALANCED, EXAGGERATION, STRICT
+from recmarket.catalogue.strategies import arms, policy_of
 from recmarket.config import MarketConfig
-from recmarket.market.behaviour.strategies import arms, policy_of
 from recmarket.market.build import build_market
 from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory
-from recmarket.policies import BALANCED, EXAGGERATION, STRICT
 from tests.fixtures import bundled_parts
 
 

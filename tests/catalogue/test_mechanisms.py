@@ -6,15 +6,15 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from recmarket.config import MarketConfig
-from recmarket.mechanisms import (
+from recmarket.catalogue.mechanisms import (
     FORGOTTEN,
     MECHANISMS,
     DecayParams,
     NewcomerParams,
     mechanism,
 )
-from recmarket.registry import NoParams
+from recmarket.catalogue.registry import NoParams
+from recmarket.config import MarketConfig
 from tests.plugins import dist_info, exported_calls, recmarket
 
 
@@ -39,7 +39,7 @@ def test_an_unknown_mechanism_is_refused_with_the_known_ones() -> None:
 
 PLUGIN = """
 from dataclasses import dataclass
-from recmarket.mechanisms import ReputationMechanism
+from recmarket.catalogue.mechanisms import ReputationMechanism
 
 @dataclass(frozen=True)
 class Halving(ReputationMechanism):

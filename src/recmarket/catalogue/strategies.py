@@ -25,9 +25,9 @@ from typing import Annotated, Protocol
 
 import numpy as np
 
-from recmarket.market.behaviour.learning import Learner, LearningSetting, learner
-from recmarket.policies import PAPER_POLICIES, policy
-from recmarket.registry import NameIn, Registry
+from recmarket.catalogue.learning import Learner, LearningSetting, learner
+from recmarket.catalogue.policies import PAPER_POLICIES, policy
+from recmarket.catalogue.registry import NameIn, Registry
 
 
 @dataclass(frozen=True)

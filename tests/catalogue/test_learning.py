@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recmarket.market.behaviour.learning import (
+from recmarket.catalogue.learning import (
     LearningSetting,
     Observation,
     ThompsonSampling,
@@ -69,7 +69,7 @@ def test_unknown_rules_and_bad_exploration_are_refused() -> None:
         LearningSetting(rule="ucb")
     with pytest.raises(ValueError, match=r"learning rule 'exp3': params\.gamma"):
         LearningSetting(rule="exp3", params={"gamma": 0.0})
-    from recmarket.market.behaviour.learning import Exp3
+    from recmarket.catalogue.learning import Exp3
 
     with pytest.raises(ValueError, match="gamma must be in"):
         Exp3(ARMS, gamma=0.0)
@@ -83,7 +83,7 @@ def test_thompson_priors_are_parameters() -> None:
 
 GREEDY = """
 from dataclasses import dataclass, field
-from recmarket.market.behaviour.learning import LearningRule
+from recmarket.catalogue.learning import LearningRule
 
 @dataclass
 class Greedy:

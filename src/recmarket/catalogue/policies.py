@@ -20,8 +20,8 @@ from typing import Annotated, Protocol
 
 import numpy as np
 
-from recmarket.payloads import BUILT_IN, PAYLOAD_FAMILIES
-from recmarket.registry import NameIn, PluginError, Registry
+from recmarket.catalogue.payloads import BUILT_IN, PAYLOAD_FAMILIES
+from recmarket.catalogue.registry import NameIn, PluginError, Registry
 
 
 class PlatformBounds(Protocol):

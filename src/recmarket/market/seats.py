@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from recmarket.catalogue.learning import Observation, reward
+from recmarket.catalogue.strategies import Arm, PlatformStrategy, strategy_kind
 from recmarket.data.episodes import Request
-from recmarket.market.behaviour.learning import Observation, reward
-from recmarket.market.behaviour.strategies import Arm, PlatformStrategy, strategy_kind
 from recmarket.market.build import DomainMarket, Seat, request_key
 from recmarket.market.outcome import Outcome
 from recmarket.market.settings import MarketConfig

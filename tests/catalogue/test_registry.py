@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from recmarket.mechanisms import MECHANISMS
-from recmarket.registry import PluginError, Registry, UnknownName
+from recmarket.catalogue.mechanisms import MECHANISMS
+from recmarket.catalogue.registry import PluginError, Registry, UnknownName
 from tests.plugins import dist_info
 
 
@@ -25,7 +25,7 @@ def registry(group: str = "recmarket.tests.things") -> Registry[Thing]:
 def plugin_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A directory on sys.path holding a module ``things_plugin`` with variants."""
     (tmp_path / "things_plugin.py").write_text(
-        "from tests.test_registry import Thing\n"
+        "from tests.catalogue.test_registry import Thing\n"
         "EXTRA = Thing('extra')\nMISNAMED = Thing('other')\nNOT_A_THING = 'extra'\n"
     )
     (tmp_path / "broken_plugin.py").write_text("raise ImportError('no such dependency')\n")
@@ -131,7 +131,7 @@ def test_a_plugin_that_gives_no_usable_variant_fails_naming_its_entry_point(
 
 def test_a_plugin_cannot_replace_a_built_in(plugin_path: Path) -> None:
     (plugin_path / "things_plugin.py").write_text(
-        "from tests.test_registry import Thing\nONE = Thing('one')\n"
+        "from tests.catalogue.test_registry import Thing\nONE = Thing('one')\n"
     )
     dist_info(
         plugin_path, "things-plugin", {"recmarket.tests.things": {"one": "things_plugin:ONE"}}

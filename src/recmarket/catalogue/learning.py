@@ -33,7 +33,7 @@ from typing import Annotated, Any, Literal, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from recmarket.registry import NameIn, NoParams, Registry, VariantSetting
+from recmarket.catalogue.registry import NameIn, NoParams, Registry, VariantSetting
 
 RewardKind = Literal["top1", "purchase", "mix"]
 

@@ -1,0 +1,13 @@
+"""Every kind of variant a run can name, one module a kind, each with its registry,
+entry-point group, parameters' models and probe: presentation policies (``policies``),
+reputation mechanisms (``mechanisms``), reputation scopes (``scopes``), conditions
+(``conditions``), learning rules (``learning``), platform strategies (``strategies``),
+platform behaviours that play against the records (``behaviours``), payload families
+(``payloads``), role backends (``roles``), market measures (``measures``) and LLM providers
+(``providers``). ``registry`` is the machinery they share, and ``variants_used`` the walk
+that finds every variant a run's settings name.
+
+The catalogue sits below the agents and the market, which read its variants; run-time code
+(a market's seats, its memory, the round) lives above it. ``recmarket.api.CATALOGUE`` maps
+each kind's name to its registry.
+"""
