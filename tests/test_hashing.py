@@ -12,9 +12,6 @@ from recmarket.hashing import ADDED_LATER, unset_later
 # stored run directory resumes only while its configuration hashes to the same value.
 STORED = {
     "837cc76e3fef82be1f15b85dcdf632baf8f4ddf70fc7a09f7cdeba4f429141a1": {},
-    "37971f202fe20fbaf952b7d2cb8019996d358f0dd22e61733a5947975d07296a": {
-        "market": {"reputation_mechanism": "beta"}
-    },
     "0fd44a5bba1b40678d3d09c2785b0d84481df80147c939ed0e106854c3cb2c6a": {
         "agents": {"ranker": {"noise": "gumbel"}},
         "condition": "no-rep",
@@ -27,6 +24,53 @@ STORED = {
         }
     },
 }
+# Settings in the older forms of the reputation and learning settings, as their runs were
+# hashed (by the version before those forms were read into the current ones), and the same
+# settings in the current form.
+OLDER_FORMS = [
+    (
+        "37971f202fe20fbaf952b7d2cb8019996d358f0dd22e61733a5947975d07296a",
+        {"reputation_mechanism": "beta"},
+        {"reputation": {"mechanism": "beta"}},
+    ),
+    (
+        "c5893732c18efd87e48f29399552a3b8d1b6358fcc0947c388f4e5a3c5c12b7b",
+        {"reputation_mechanism": "decay", "reputation_decay": 0.5},
+        {"reputation": {"mechanism": "decay", "params": {"rate": 0.5}}},
+    ),
+    (
+        "2727e63e74ec0508f3337a29585bfbdf7714a8b24e1e2a8279a141718d20712d",
+        {"platform_strategy": "adaptive", "learning_rule": "exp3"},
+        {"platform_strategy": "adaptive", "learning": {"rule": "exp3"}},
+    ),
+    (  # both forms in one run: the current reputation, the older learning rule
+        "5e7f9ae6269ce9ec6e5e9277c08fff585bb315955afe7cfb9bd229b79d6ff566",
+        {
+            "reputation": {"mechanism": "beta", "params": {"newcomer_low": 2}},
+            "learning_rule": "exp3",
+            "platform_strategy": "adaptive",
+        },
+        {
+            "reputation": {"mechanism": "beta", "params": {"newcomer_low": 2}},
+            "learning": {"rule": "exp3"},
+            "platform_strategy": "adaptive",
+        },
+    ),
+    (
+        "356f4fc92d617a6926ab3ef5986d5df796d9052ea113d6143f04716a9009da9f",
+        {
+            "reputation_mechanism": "decay",
+            "reputation_decay": 0.8,
+            "platform_strategy": "adaptive",
+            "learning_rule": "exp3",
+        },
+        {
+            "reputation": {"mechanism": "decay", "params": {"rate": 0.8}},
+            "platform_strategy": "adaptive",
+            "learning": {"rule": "exp3"},
+        },
+    ),
+]
 # The same LLM run as hashed before it: its explanations and reviews were asked for plain
 # text, so it must not be resumed into by a version that asks for arrays of sentences.
 BEFORE_TEXT_REPLIES = "bad56ce66f8e38ee90362e76285917a0ab969df9a0897a5923ee08902b5374f8"
@@ -35,6 +79,30 @@ BEFORE_TEXT_REPLIES = "bad56ce66f8e38ee90362e76285917a0ab969df9a0897a5923ee08902
 @pytest.mark.parametrize(("digest", "settings"), STORED.items())
 def test_configurations_hash_as_they_did_when_their_runs_were_stored(digest, settings) -> None:
     assert RunConfig.model_validate(settings).digest() == digest
+
+
+@pytest.mark.parametrize(("stored", "older", "current"), OLDER_FORMS)
+def test_an_older_form_is_read_into_the_current_one_and_its_stored_hash_still_names_it(
+    stored: str, older: dict, current: dict
+) -> None:
+    with pytest.warns(DeprecationWarning, match="older form of a setting; write market"):
+        read = RunConfig.model_validate({"market": older})
+    now = RunConfig.model_validate({"market": current})
+    assert read == now and read.digest() == now.digest()  # one setting, one identity
+    assert stored in now.older_digests() and stored != now.digest()
+
+
+def test_the_window_in_the_older_form_is_the_default_and_hashes_as_it() -> None:
+    with pytest.warns(DeprecationWarning):
+        read = RunConfig.model_validate({"market": {"reputation_mechanism": "window"}})
+    assert read == RunConfig() and read.digest() == next(iter(STORED))
+    assert RunConfig().older_digests() == ()
+
+
+def test_a_setting_given_in_both_forms_is_refused() -> None:
+    both = {"reputation_mechanism": "beta", "reputation": {"mechanism": "decay"}}
+    with pytest.raises(ValueError, match="drop reputation_mechanism and reputation_decay"):
+        RunConfig.model_validate({"market": both})
 
 
 def test_an_llm_run_stored_before_the_array_of_sentences_hashes_apart() -> None:

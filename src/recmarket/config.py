@@ -8,8 +8,9 @@ say what would be accepted; code further in trusts these objects.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -23,6 +24,7 @@ from recmarket.data.settings import EpisodeConfig
 from recmarket.data.sources import demo_users, generator_digest
 from recmarket.embedding.settings import EmbedderConfig
 from recmarket.hashing import ADDED_LATER, unset_later
+from recmarket.market.older_forms import older_markets
 from recmarket.market.settings import MarketConfig
 from recmarket.vocabulary import RoleName
 
@@ -121,6 +123,19 @@ class RunConfig(BaseModel):
         added after runs were stored (marked ADDED_LATER where they are declared) are left
         out at their defaults, so those runs keep their directories and resume under a newer
         version."""
+        return self._hashed(self.model_dump_json(exclude=self._left_out()))
+
+    def older_digests(self) -> tuple[str, ...]:
+        """The hashes these same settings had when written in an older form of the
+        reputation or learning setting (``market.older_forms``), which stored runs and
+        reproduce directories may carry."""
+        dumped = json.loads(self.model_dump_json(exclude=self._left_out()))
+        return tuple(
+            self._hashed(json.dumps({**dumped, "market": market}, **JSON_AS_PYDANTIC))
+            for market in older_markets(dumped["market"])
+        )
+
+    def _left_out(self) -> dict[str, Any]:
         exclude = unset_later(self)
         if self.llm is not None:
             assert "llm" not in exclude  # no LLM setting is marked: nothing to merge
@@ -130,9 +145,15 @@ class RunConfig(BaseModel):
                     for name, model in self.llm.models.items()
                 }
             }
-        identity = self.model_dump_json(exclude=exclude)
+        return exclude
+
+    def _hashed(self, identity: str) -> str:
         if demo_users(self.data) is not None:  # the market is the generator's output
             identity += f"\ndemo generator {generator_digest()}"
         elif self.data is not None:  # the user's files, as this version's reader keeps them
             identity += f"\nreview reader {READER_VERSION}"
         return hashlib.sha256(identity.encode()).hexdigest()
+
+
+# json.dumps writing what pydantic's model_dump_json writes: compact, unescaped
+JSON_AS_PYDANTIC: dict[str, Any] = {"separators": (",", ":"), "ensure_ascii": False}

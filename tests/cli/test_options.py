@@ -17,7 +17,7 @@ def flags_of(command: str) -> set[str]:
 
 @pytest.mark.parametrize("flag", RUN, ids=lambda f: f.flag)
 def test_each_flag_states_its_fields_description_and_default(flag) -> None:
-    info = field_of(flag.path)
+    info = field_of(flag.path, flag.within)
     (parameter_info,) = option(flag).annotation.__metadata__
     help_text = parameter_info.help
     assert info.description and info.description in help_text

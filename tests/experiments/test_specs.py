@@ -76,7 +76,7 @@ def test_reproduce_replicates_every_cell_at_three_seeds_by_default(tmp_path: Pat
 def test_dynamic_market_specs_scale_the_entry_round_with_the_schedule() -> None:
     adaptation = dict(load_spec("strategic-adaptation").configs())
     assert all(c.market.platform_strategy == "adaptive" for c in adaptation.values())
-    assert [c.market.reputation_mechanism for c in adaptation.values()][1:] == [
+    assert [c.market.reputation_in_use.mechanism for c in adaptation.values()][1:] == [
         "window",
         "beta",
         "decay",
@@ -219,7 +219,7 @@ def test_axes_and_seeds_cross_every_listed_cell() -> None:
 
 
 def test_a_named_axis_value_sets_several_settings_under_one_label() -> None:
-    shared = {"reputation_scope": "shared", "market": {"reputation_mechanism": "decay"}}
+    shared = {"reputation_scope": "shared", "market": {"reputation": {"mechanism": "decay"}}}
     spec = ExperimentSpec.model_validate(
         grid(
             cells=[{"name": "equal", "settings": {"market": {"rho": 0.5}}}],
@@ -233,8 +233,10 @@ def test_a_named_axis_value_sets_several_settings_under_one_label() -> None:
     )
     (local_name, local), (shared_name, decay) = spec.configs()
     assert (local_name, shared_name) == ("equal/defence=local", "equal/defence=shared-decay")
-    assert local.reputation_scope == "local" and local.market.reputation_mechanism == "window"
-    assert decay.reputation_scope == "shared" and decay.market.reputation_mechanism == "decay"
+    assert local.reputation_scope == "local"
+    assert local.market.reputation_in_use.mechanism == "window"
+    assert decay.reputation_scope == "shared"
+    assert decay.market.reputation_in_use.mechanism == "decay"
     assert decay.market.rho == 0.5  # the cell's own settings stay
     mixed = grid(axes={"defence": [{"name": "a", "settings": {}}, "shared"]})
     with pytest.raises(ValueError, match="every value as \\{ name, settings \\} or none"):

@@ -188,7 +188,7 @@ class LearningSetting(VariantSetting):
 
     REGISTRY = LEARNING_RULES
     KEY = "rule"
-    rule: LearningRuleName = Field(description="a registered learning rule")
+    rule: LearningRuleName = Field("thompson", description="a registered learning rule")
 
 
 def learner(

@@ -230,4 +230,4 @@ class ReputationSetting(VariantSetting):
 
     REGISTRY = MECHANISMS
     KEY = "mechanism"
-    mechanism: MechanismName = Field(description="a registered reputation mechanism")
+    mechanism: MechanismName = Field("window", description="a registered reputation mechanism")

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
+from recmarket.catalogue.mechanisms import DecayParams
 from recmarket.cli.app import fail
 from recmarket.config import RunConfig
 from recmarket.config_file import build_config
@@ -37,6 +38,9 @@ class SettingFlag:
     flag: str  # "--n"
     path: tuple[str, ...]  # ("market", "n_platforms")
     help: str = ""  # said before the field's own description, where it needs context
+    # the model whose field the path's last part names, where the path runs through a
+    # variant's parameters (a table the settings themselves do not type)
+    within: type[BaseModel] | None = None
 
     @property
     def parameter(self) -> str:
@@ -54,8 +58,18 @@ MARKET = (
     SettingFlag("--top-l", ("market", "top_l")),
     SettingFlag("--tau", ("market", "tau")),
     SettingFlag("--window", ("market", "memory_window")),
-    SettingFlag("--reputation-mechanism", ("market", "reputation_mechanism")),
-    SettingFlag("--reputation-decay", ("market", "reputation_decay")),
+    SettingFlag(
+        "--reputation-mechanism",
+        ("market", "reputation", "mechanism"),
+        "how records are weighed: window (the last W alike), beta (all alike), decay "
+        "(discounted by age), oracle, or an installed one;",
+    ),
+    SettingFlag(
+        "--reputation-decay",
+        ("market", "reputation", "params", "rate"),
+        "with --reputation-mechanism decay:",
+        DecayParams,
+    ),
     SettingFlag(
         "--policies",
         ("market", "composition"),
@@ -64,7 +78,11 @@ MARKET = (
     ),
     SettingFlag("--rotation", ("market", "rotation")),
     SettingFlag("--platform-strategy", ("market", "platform_strategy")),
-    SettingFlag("--learning-rule", ("market", "learning_rule")),
+    SettingFlag(
+        "--learning-rule",
+        ("market", "learning", "rule"),
+        "adaptive platforms' learning rule: thompson, exp3, or an installed one;",
+    ),
     SettingFlag("--reward", ("market", "reward")),
     SettingFlag("--reward-top1-weight", ("market", "reward_top1_weight")),
     SettingFlag("--learning-period", ("market", "learning_period")),
@@ -88,9 +106,11 @@ RUN = (
 FLAG_OF_PATH = {f.path: f.flag for f in RUN}
 
 
-def field_of(path: tuple[str, ...]) -> FieldInfo:
+def field_of(path: tuple[str, ...], within: type[BaseModel] | None = None) -> FieldInfo:
     """The settings field at ``path``, through nested models (its description becomes the
-    flag's help)."""
+    flag's help); ``within``: the model whose field the last part names."""
+    if within is not None:
+        return within.model_fields[path[-1]]
     model: type[BaseModel] = RunConfig
     for part in path[:-1]:
         annotation = model.model_fields[part].annotation
@@ -137,7 +157,7 @@ def _bounds(info: FieldInfo) -> str:
 def option(flag: SettingFlag) -> inspect.Parameter:
     """The flag as a command parameter. Bounds are stated in the help and checked by the
     settings model, whose one-line error names the flag (one validation, one message)."""
-    info = field_of(flag.path)
+    info = field_of(flag.path, flag.within)
     kind, choices = _cli_type(info.annotation)
     words = [flag.help, info.description or "", f"one of {choices}" if choices else ""]
     limits = "; ".join(x for x in (_bounds(info), f"default: {_default(info)}") if x)

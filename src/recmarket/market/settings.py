@@ -15,8 +15,8 @@ from pydantic import (
 )
 
 from recmarket.catalogue.behaviours import BehaviourSetting
-from recmarket.catalogue.learning import LearningRuleName, LearningSetting, RewardKind
-from recmarket.catalogue.mechanisms import MechanismName, ReputationSetting, mechanism
+from recmarket.catalogue.learning import LearningSetting, RewardKind
+from recmarket.catalogue.mechanisms import ReputationSetting
 from recmarket.catalogue.policies import PolicyName
 from recmarket.catalogue.strategies import PLATFORM_STRATEGIES, StrategyName, strategy_kind
 from recmarket.hashing import ADDED_LATER
@@ -27,6 +27,7 @@ from recmarket.market.compositions import (
     parse_policy,
     platform_ids,
 )
+from recmarket.market.older_forms import read_older
 
 
 class Entrant(BaseModel):
@@ -106,21 +107,11 @@ class MarketConfig(BaseModel):
         description="Gumbel temperature (below 0.001 the draw is an argmax, above 1000 uniform)",
     )
     memory_window: int = Field(10, ge=1, description="W: reputation records per platform")
-    reputation_mechanism: Annotated[MechanismName, ADDED_LATER] = Field(
-        "window",
-        description="how records are weighed: window (the last W alike), beta (all alike), "
-        "decay (discounted by age), or an installed mechanism",
-    )
-    reputation_decay: Annotated[float, ADDED_LATER] = Field(
-        0.8,
-        gt=0.0,
-        lt=1.0,
-        description="decay: a record's weight is this to the power of the number of newer records",
-    )
     reputation: Annotated[ReputationSetting | None, ADDED_LATER] = Field(
         None,
-        description='the mechanism with its parameters ({ mechanism = "decay", params = '
-        "{ rate = 0.8 } }); instead of reputation_mechanism and reputation_decay",
+        description="how records are weighed, a mechanism with its parameters ({ mechanism = "
+        '"decay", params = { rate = 0.8 } }): window (the last W alike; none: the window), '
+        "beta (all alike), decay (discounted by age), oracle, or an installed one",
     )
     composition: Composition = Field(
         "equal", description="named composition or one policy per platform"
@@ -134,14 +125,10 @@ class MarketConfig(BaseModel):
         description="fixed: each platform keeps its composition's policy; adaptive: each "
         "learns which presentation to use from its own proposals' fate",
     )
-    learning_rule: Annotated[LearningRuleName, ADDED_LATER] = Field(
-        "thompson",
-        description="adaptive platforms' learning rule: thompson, exp3, or an installed one",
-    )
     learning: Annotated[LearningSetting | None, ADDED_LATER] = Field(
         None,
         description='adaptive platforms\' learning rule with its parameters ({ rule = "exp3", '
-        "params = { gamma = 0.2 } }); instead of learning_rule",
+        "params = { gamma = 0.2 } }): thompson (none: thompson), exp3, or an installed one",
     )
     reward: Annotated[RewardKind, ADDED_LATER] = Field(
         "top1",
@@ -206,21 +193,10 @@ class MarketConfig(BaseModel):
         in the market at any round are a prefix of the roster."""
         return tuple(sorted(entrants, key=lambda e: e.after_rounds))
 
-    @model_validator(mode="after")
-    def _one_reputation_form(self) -> MarketConfig:
-        older = {"reputation_mechanism": "window", "reputation_decay": 0.8}
-        set_older = [k for k, default in older.items() if getattr(self, k) != default]
-        if self.reputation is not None and set_older:
-            raise ValueError(
-                f"market.reputation names the mechanism and its parameters; drop "
-                f"{', '.join(set_older)} (the older form of the same setting)"
-            )
-        if self.learning is not None and self.learning_rule != "thompson":
-            raise ValueError(
-                "market.learning names the rule and its parameters; drop learning_rule (the "
-                "older form of the same setting)"
-            )
-        return self
+    @model_validator(mode="before")
+    @classmethod
+    def _older_forms(cls, value: Any) -> Any:
+        return read_older(value)
 
     @model_validator(mode="after")
     def _behaviours_fit(self) -> MarketConfig:
@@ -251,16 +227,13 @@ class MarketConfig(BaseModel):
 
     @property
     def learning_in_use(self) -> LearningSetting:
-        """The learning rule and parameters in force, whichever form the settings gave."""
-        return self.learning or LearningSetting(rule=self.learning_rule)
+        """The learning rule and parameters in force (Thompson sampling unless set)."""
+        return self.learning or LearningSetting(rule="thompson")
 
     @property
     def reputation_in_use(self) -> ReputationSetting:
-        """The mechanism and parameters in force, whichever form the settings gave."""
-        if self.reputation is not None:
-            return self.reputation
-        legacy = mechanism(self.reputation_mechanism).legacy(self.reputation_decay)
-        return ReputationSetting(mechanism=self.reputation_mechanism, params=legacy)
+        """The mechanism and parameters in force (the paper's window unless set)."""
+        return self.reputation or ReputationSetting(mechanism="window")
 
     @property
     def j(self) -> int:

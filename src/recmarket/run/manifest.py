@@ -97,6 +97,15 @@ def stored_variants(manifest: dict[str, str]) -> dict[str, dict[str, str]]:
     return dict(json.loads(manifest.get("variants", "{}")))
 
 
+def stored_config(manifest: dict[str, str]) -> RunConfig:
+    """The settings a store recorded, read as this version reads settings: a store made
+    under an older form of a setting is read in the current one, without the warning its
+    user cannot act on (the settings were theirs when the run was made)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return RunConfig.model_validate_json(manifest["config"])
+
+
 def stored_roles(manifest: dict[str, str]) -> dict[str, str]:
     """The roles a stored run had answered from outside recmarket (none, as far as a store
     made before roles were recorded can say)."""
@@ -130,9 +139,16 @@ class RunIdentity:
     roles: dict[str, str]
     variants: dict[str, dict[str, str]]
     digest: str = field(init=False)
+    # the hashes of the same settings in an older form, which a stored run may carry
+    older: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "digest", self.config.digest())
+        object.__setattr__(self, "older", self.config.older_digests())
+
+    def hashes_as(self, manifest: dict[str, str]) -> bool:
+        """Whether a manifest's settings hash is these settings', in any form."""
+        return manifest.get("config_hash") in (self.digest, *self.older)
 
     @classmethod
     def of(cls, config: RunConfig, roles: dict[str, str] | None = None) -> RunIdentity:
@@ -143,7 +159,7 @@ class RunIdentity:
         """Whether ``manifest`` records exactly this run, of this store schema."""
         return (
             manifest.get("schema") == str(SCHEMA_VERSION)
-            and manifest.get("config_hash") == self.digest
+            and self.hashes_as(manifest)
             and stored_roles(manifest) == self.roles
             and stored_variants(manifest) == self.variants
         )
@@ -153,8 +169,8 @@ class RunIdentity:
         answered from outside and the code of outside variants."""
         if manifest.get("schema") != str(SCHEMA_VERSION):
             raise RunConflict(f"{out_dir} {other_engine(manifest)}, or choose another --out")
-        elif manifest["config_hash"] != self.digest:
-            old = json.loads(manifest["config"])
+        elif not self.hashes_as(manifest):
+            old = json.loads(stored_config(manifest).model_dump_json())
             diffs = _differences(old, json.loads(self.config.model_dump_json()))
             if not diffs:  # the same settings, hashed with another reader or generator
                 raise RunConflict(

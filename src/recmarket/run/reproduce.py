@@ -27,6 +27,7 @@ from recmarket.run.driver import run_cells
 from recmarket.run.executor import LocalExecutor, ProcessExecutor
 from recmarket.run.phases import Phases
 from recmarket.run.runner import play_cell
+from recmarket.run.store import STORE_NAME
 from recmarket.run.threads import pinned_native_threads
 from recmarket.tasks import gather_or_cancel
 
@@ -98,10 +99,21 @@ def plan(
             scale, overrides if spec.seeds else {**overrides, "seed": first}
         ):
             digest = cfg.digest()
-            run_dir = Path("cells") / f"{cfg.condition}-{digest[:12]}"
+            run_dir = cell_dir(out, cfg.condition, (digest, *cfg.older_digests()))
             cells.append(PlannedCell(spec.name, cell, str(run_dir), digest, spec.figure, scale))
             configs[str(out / run_dir)] = cfg
     return cells, configs
+
+
+def cell_dir(out: Path, condition: str, digests: tuple[str, ...]) -> Path:
+    """A cell's run directory under ``out``, named by its settings' hash (the first of
+    ``digests``); where a reproduce made it under an older form of the same settings (a
+    later digest), that directory, so the cell resumes rather than runs again."""
+    for older in digests[1:]:
+        made = Path("cells") / f"{condition}-{older[:12]}"
+        if (out / made / STORE_NAME).is_file():
+            return made
+    return Path("cells") / f"{condition}-{digests[0][:12]}"
 
 
 class Interrupted(RuntimeError):

@@ -33,7 +33,7 @@ from recmarket.run.episode_rows import (
     row_dict,
     unpack_calls,
 )
-from recmarket.run.manifest import RunIdentity, stored_roles
+from recmarket.run.manifest import RunIdentity, stored_config, stored_roles
 from recmarket.sqlite_files import StoreError, connect, named_errors
 
 STORE_NAME = "run.sqlite"
@@ -179,7 +179,7 @@ class RunStore:
 
     def config(self) -> RunConfig:
         """The run's settings, as the manifest records them."""
-        return RunConfig.model_validate_json(self.manifest()["config"])
+        return stored_config(self.manifest())
 
     @property
     def replayable(self) -> bool:

@@ -1,0 +1,116 @@
+"""The older forms of the reputation and learning settings, read into the current ones.
+
+Before a mechanism or learning rule took parameters, ``market.reputation_mechanism`` and
+``market.reputation_decay`` named the mechanism and the decay's rate, and
+``market.learning_rule`` the rule. They are read into ``market.reputation = { mechanism,
+params }`` and ``market.learning = { rule }`` with a ``DeprecationWarning`` naming the new
+form (``read_older``), so one setting has one field.
+
+Runs stored under an older form recorded the hash of that form, and a reproduce named their
+directories by it. ``older_markets`` gives the market settings as each older form wrote the
+same settings, so a run's identity knows those hashes too (``RunConfig.older_digests``): a
+stored run resumes and a reproduce finds its cells whichever form made them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from typing import Any
+
+from recmarket.catalogue.mechanisms import mechanism
+
+# The older fields and their defaults (a field at its default was left out of the hash).
+MECHANISM, DECAY, RULE = "reputation_mechanism", "reputation_decay", "learning_rule"
+DEFAULTS: dict[str, Any] = {MECHANISM: "window", DECAY: 0.8, RULE: "thompson"}
+
+
+def read_older(market: Any) -> Any:
+    """``market`` (settings as given) with its older fields read into the current ones; a
+    ``DeprecationWarning`` names what to write instead. A setting given in both forms is
+    refused: which one was meant cannot be told."""
+    if not isinstance(market, dict) or not DEFAULTS.keys() & market.keys():
+        return market
+    market = dict(market)
+    named, decay = market.pop(MECHANISM, None), market.pop(DECAY, None)
+    if named is not None or decay is not None:
+        if market.get("reputation") is not None:
+            raise ValueError(
+                "market.reputation names the mechanism and its parameters; drop "
+                f"{MECHANISM} and {DECAY} (the older form of the same setting)"
+            )
+        if decay is not None and not 0.0 < float(decay) < 1.0:
+            raise ValueError(f"{DECAY} must lie between 0 and 1 (exclusive), not {decay}")
+        name = named or DEFAULTS[MECHANISM]
+        params = mechanism(str(name)).legacy(float(decay)) if decay is not None else {}
+        if name != DEFAULTS[MECHANISM] or params:
+            market["reputation"] = {"mechanism": name, "params": params}
+        _warn(f"{MECHANISM}/{DECAY}", 'market.reputation = { mechanism = "...", params = {...} }')
+    rule = market.pop(RULE, None)
+    if rule is not None:
+        if market.get("learning") is not None:
+            raise ValueError(
+                "market.learning names the rule and its parameters; drop learning_rule (the "
+                "older form of the same setting)"
+            )
+        if rule != DEFAULTS[RULE]:
+            market["learning"] = {"rule": rule}
+        _warn(RULE, 'market.learning = { rule = "..." }')
+    return market
+
+
+def _warn(older: str, newer: str) -> None:
+    warnings.warn(
+        f"market.{older} is the older form of a setting; write {newer} (read the same way: "
+        "runs stored under the older form resume)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+
+
+def older_markets(market: dict[str, Any]) -> list[dict[str, Any]]:
+    """The market settings (as hashed: fields at their later-added defaults left out) as
+    each older form wrote them, one per mix of forms that could express them; empty when
+    only the current form can."""
+    forms = [f for f in (_older_reputation(market), _older_learning(market)) if f is not None]
+    found = []
+    for count in range(1, len(forms) + 1):
+        for chosen in itertools.combinations(forms, count):
+            older = market
+            for form in chosen:
+                older = form(older)
+            found.append(older)
+    return found
+
+
+def _older_reputation(market: dict[str, Any]) -> Any:
+    setting = market.get("reputation")
+    if setting is None:
+        return None
+    name, params = setting["mechanism"], setting.get("params") or {}
+    if not set(params) <= set(mechanism(name).legacy(DEFAULTS[DECAY])):
+        return None  # parameters the older form had no field for
+    decay = next(iter(params.values()), DEFAULTS[DECAY])
+    older = {MECHANISM: name, DECAY: decay}
+    fields = {k: v for k, v in older.items() if v != DEFAULTS[k]}
+    return lambda m: _replaced(m, "reputation", fields)
+
+
+def _older_learning(market: dict[str, Any]) -> Any:
+    setting = market.get("learning")
+    if setting is None or setting.get("params"):
+        return None
+    fields = {RULE: setting["rule"]} if setting["rule"] != DEFAULTS[RULE] else {}
+    return lambda m: _replaced(m, "learning", fields)
+
+
+def _replaced(market: dict[str, Any], current: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """``market`` with the ``current`` field replaced, in place, by the older ``fields``
+    (declared right before it), so that its JSON is the older form's, byte for byte."""
+    out: dict[str, Any] = {}
+    for key, value in market.items():
+        if key == current:
+            out |= fields
+        else:
+            out[key] = value
+    return out
