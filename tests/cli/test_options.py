@@ -1,6 +1,8 @@
 """Command-line options come from the settings models, and options that would be ignored
 are refused."""
 
+import json
+
 import pytest
 from typer.testing import CliRunner
 
@@ -55,3 +57,26 @@ def test_a_bad_value_names_the_flag_that_set_it() -> None:
     result = runner.invoke(app, ["run", "--rho", "1.5"])
     assert result.exit_code == 2
     assert "--rho: Input should be less than or equal to 1" in result.stderr
+
+
+def test_an_older_settings_form_is_read_with_a_warning_of_one_line(tmp_path) -> None:
+    config = tmp_path / "old.toml"
+    config.write_text('domains = ["Video_Games"]\n[market]\nreputation_mechanism = "beta"\n')
+    args = ["run", "--config", str(config), "--requests", "6", "--out", str(tmp_path / "r")]
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.stderr
+    said = " ".join(result.stderr.split())
+    assert said.count("warning:") == 1 and "DeprecationWarning" not in said
+    assert "market.reputation_mechanism/reputation_decay is the older form" in said
+    assert "write market.reputation = { mechanism" in said
+    ran = json.loads(result.stdout)
+    assert ran["config"]["market"]["reputation"] == {"params": {}, "mechanism": "beta"}
+
+
+def test_the_decay_flag_sets_the_decay_mechanisms_rate(tmp_path) -> None:
+    flags = ["--reputation-mechanism", "decay", "--reputation-decay", "0.5", "--json"]
+    args = ["run", "--domain", "Video_Games", "--requests", "6", "--out", str(tmp_path / "r")]
+    result = runner.invoke(app, [*args, *flags])
+    assert result.exit_code == 0, result.stderr
+    reputation = json.loads(result.stdout)["config"]["market"]["reputation"]
+    assert reputation == {"params": {"rate": 0.5}, "mechanism": "decay"}

@@ -99,8 +99,8 @@ def user_errors() -> Iterator[None]:
 @contextmanager
 def warnings_in_one_line() -> Iterator[None]:
     """A warning a command meets (a resume by other code, an older settings form) is one
-    line on stderr, as an error is, rather than Python's two with a source line."""
-    shown = warnings.showwarning
+    line on stderr, as an error is, rather than Python's two with a source line; a
+    deprecation is shown too, where Python shows it only to the code of ``__main__``."""
 
     def show(
         message: Warning | str,
@@ -112,11 +112,10 @@ def warnings_in_one_line() -> Iterator[None]:
     ) -> None:
         err.print(Text("warning: ", style="yellow") + Text(str(message)), highlight=False)
 
-    warnings.showwarning = show
-    try:
+    with warnings.catch_warnings():  # restores the filters and showwarning on the way out
+        warnings.simplefilter("default", DeprecationWarning)
+        warnings.showwarning = show
         yield
-    finally:
-        warnings.showwarning = shown
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
