@@ -13,6 +13,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from recmarket.run.store import RunStore
+
 
 def dist_info(root: Path, name: str, groups: dict[str, dict[str, str]]) -> Path:
     """Write ``root/<name>-0.1.dist-info`` declaring ``groups`` ({group: {name: target}})."""
@@ -42,6 +44,37 @@ def installed_example(name: str, root: Path) -> tuple[Path, ...]:
     pyproject = EXAMPLES / name / "pyproject.toml"
     distribution = tomllib.loads(pyproject.read_text())["project"]["name"]
     return dist_info(root, distribution, declared_entry_points(pyproject)), EXAMPLES / name / "src"
+
+
+def ran_example(name: str, tmp_path: Path, requests: int) -> tuple[tuple[Path, ...], Path]:
+    """``examples/NAME`` installed as pip leaves it and its run.toml played for
+    ``requests`` requests: its import paths and the run's directory."""
+    paths = installed_example(name, tmp_path / "site")
+    out = tmp_path / "run"
+    config = EXAMPLES / name / "run.toml"
+    recmarket(
+        "run", "--config", str(config), "--requests", str(requests), "--out", str(out), paths=paths
+    )
+    return paths, out
+
+
+def stored_variants(run_dir: Path) -> dict[str, dict[str, str]]:
+    """The outside variants a run's manifest records, by kind and name."""
+    with RunStore.read(run_dir) as store:
+        return dict(json.loads(store.manifest()["variants"]))
+
+
+def refused_after_each_edit(
+    sources: dict[str, Path], plugins: dict[str, tuple[Any, ...]], *command: str, site: Path
+) -> None:
+    """Edit each plugin's source in turn and expect ``recmarket COMMAND`` to refuse, naming
+    its kind and distribution; each edit is put back before the next."""
+    for kind, source in sources.items():
+        code, _, name, _, _, recorded = plugins[kind]
+        source.write_text(code + "\n# edited\n")
+        said = refused(*command, paths=(site,))
+        assert f"{recorded}: {name}-plugin 0.1, its source changed" in said, kind
+        source.write_text(code)  # put back: the next edit is the only change
 
 
 def run_recmarket(

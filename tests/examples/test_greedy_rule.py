@@ -6,14 +6,11 @@ import json
 from pathlib import Path
 
 from recmarket.run.store import RunStore
-from tests.plugins import EXAMPLES, installed_example, recmarket
+from tests.plugins import ran_example
 
 
 def test_the_example_run_tries_each_arm_once_then_plays_the_best_mean(tmp_path: Path) -> None:
-    paths = installed_example("greedy-learning-rule", tmp_path / "site")
-    out = tmp_path / "run"
-    config = EXAMPLES / "greedy-learning-rule" / "run.toml"
-    recmarket("run", "--config", str(config), "--requests", "24", "--out", str(out), paths=paths)
+    _, out = ran_example("greedy-learning-rule", tmp_path, requests=24)
     with RunStore.read(out) as store:
         rows = sorted(store.episodes(), key=lambda r: r["ord"])
         manifest = store.manifest()

@@ -2,21 +2,15 @@
 installs it: its run.toml plays with the mechanism at its parameter, whose records weigh as
 the half-life says, and the manifest names the package."""
 
-import json
 from pathlib import Path
 
-from recmarket.run.store import RunStore
-from tests.plugins import EXAMPLES, exported_calls, installed_example, recmarket
+from tests.plugins import exported_calls, ran_example, stored_variants
 
 
 def test_the_example_run_weighs_records_by_their_half_life(tmp_path: Path) -> None:
-    paths = installed_example("half-life-reputation", tmp_path / "site")
-    out = tmp_path / "run"
-    config = EXAMPLES / "half-life-reputation" / "run.toml"
-    recmarket("run", "--config", str(config), "--requests", "36", "--out", str(out), paths=paths)
+    paths, out = ran_example("half-life-reputation", tmp_path, requests=36)
     inputs = [c["input"] for c in exported_calls(out, paths) if c["role"] == "shortlist"]
-    with RunStore.read(out) as store:
-        variants = json.loads(store.manifest()["variants"])
+    variants = stored_variants(out)
     assert variants["reputation mechanism half-life"]["distribution"] == "recmarket-half-life"
     weights = sorted(
         {

@@ -6,19 +6,16 @@ import json
 from pathlib import Path
 
 from recmarket.run.store import RunStore
-from tests.plugins import EXAMPLES, installed_example, recmarket
+from tests.plugins import ran_example, stored_variants
 
 
 def test_the_example_seat_turns_between_its_two_presentations_on_schedule(
     tmp_path: Path,
 ) -> None:
-    paths = installed_example("on-off-attack", tmp_path / "site")
-    out = tmp_path / "run"
-    config = EXAMPLES / "on-off-attack" / "run.toml"
-    recmarket("run", "--config", str(config), "--requests", "48", "--out", str(out), paths=paths)
+    _, out = ran_example("on-off-attack", tmp_path, requests=48)
     with RunStore.read(out) as store:
         rows = sorted(store.episodes(), key=lambda r: r["ord"])
-        variants = json.loads(store.manifest()["variants"])
+    variants = stored_variants(out)
     assert variants["platform behaviour on-off"]["distribution"] == "recmarket-on-off"
     played = [json.loads(r["strategy"])["P4"][0] for r in rows]
     # run.toml: 12 rounds of strict, 12 of exaggeration, and again

@@ -3,21 +3,15 @@ installs it: its run.toml weighs every shown record by its age in rounds, so eve
 record weighs less than 1 (under a count-based decay the newest always weighs 1), and the
 manifest names the package."""
 
-import json
 from pathlib import Path
 
-from recmarket.run.store import RunStore
-from tests.plugins import EXAMPLES, exported_calls, installed_example, recmarket
+from tests.plugins import exported_calls, ran_example, stored_variants
 
 
 def test_the_example_run_weighs_records_by_their_age_in_rounds(tmp_path: Path) -> None:
-    paths = installed_example("record-age-reputation", tmp_path / "site")
-    out = tmp_path / "run"
-    config = EXAMPLES / "record-age-reputation" / "run.toml"
-    recmarket("run", "--config", str(config), "--requests", "36", "--out", str(out), paths=paths)
+    paths, out = ran_example("record-age-reputation", tmp_path, requests=36)
     inputs = [c["input"] for c in exported_calls(out, paths) if c["role"] == "shortlist"]
-    with RunStore.read(out) as store:
-        variants = json.loads(store.manifest()["variants"])
+    variants = stored_variants(out)
     assert variants["reputation mechanism record-age"]["distribution"] == "recmarket-record-age"
     histories = [h for i in inputs for h in (i["histories"] or {}).values() if h]
     assert histories, "no shortlist read a record"

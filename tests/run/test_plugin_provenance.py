@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from recmarket.run.store import RunStore
-from tests.plugins import dist_info, recmarket, refused
+from tests.plugins import dist_info, recmarket, refused, refused_after_each_edit
 
 MECHANISM = """
 from dataclasses import dataclass
@@ -241,12 +241,7 @@ def test_outside_variants_with_parameters_are_recorded_and_an_edit_of_any_refuse
     assert stored["market"]["reputation"]["params"] == {"keep": 2}  # hashed with the name
     assert stored["roles"]["shortlist"]["params"] == {"reason": "seen first"}
 
-    for kind, source in sources.items():
-        code, _, name, _, _, recorded = PLUGINS[kind]
-        source.write_text(code + "\n# edited after the run\n")
-        said = refused(*command, paths=(site,))
-        assert f"{recorded}: {name}-plugin 0.1, its source changed" in said, kind
-        source.write_text(code)  # put back: the next edit is the only change
+    refused_after_each_edit(sources, PLUGINS, *command, site=site)
 
 
 def test_a_mechanism_that_breaks_its_contract_is_refused_by_name_before_any_episode(
@@ -324,10 +319,5 @@ def test_a_killed_run_resumed_after_an_edit_of_any_outside_kind_is_refused(
         variants = json.loads(store.manifest()["variants"])
     assert {p[5] for p in kinds.values()} <= set(variants), sorted(variants)
     before = dump(out)
-    for kind, source in sources.items():
-        code, _, name, _, _, recorded = kinds[kind]
-        source.write_text(code + "\n# edited after the kill\n")
-        said = refused(*command, paths=(site,))
-        assert f"{recorded}: {name}-plugin 0.1, its source changed" in said, kind
-        source.write_text(code)  # put back: the next edit is the only change
+    refused_after_each_edit(sources, kinds, *command, site=site)
     assert dump(out) == before and stored_episodes(out) == killed_at

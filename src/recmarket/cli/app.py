@@ -14,6 +14,7 @@ from typing import Annotated, NoReturn, TextIO
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.text import Text
 
 from recmarket import __version__
@@ -116,6 +117,19 @@ def warnings_in_one_line() -> Iterator[None]:
         warnings.simplefilter("default", DeprecationWarning)
         warnings.showwarning = show
         yield
+
+
+def progress_bar(transient: bool = False) -> Progress:
+    """The bar a command that plays episodes shows on stderr: what it plays, the bar, done
+    of all and the time left (``transient``: gone when done, for a command printing JSON)."""
+    return Progress(
+        "{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=transient,
+    )
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

@@ -10,12 +10,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
 from recmarket.analysis.funnel import funnel
-from recmarket.cli.app import app, err, out, user_errors
+from recmarket.cli.app import app, out, progress_bar, user_errors
 from recmarket.cli.options import Budget, LlmCache, LLMChoice, Replay, with_llm
 from recmarket.config_file import merge, read_config_file
 from recmarket.embedding.cache import default_cache_dir
@@ -180,13 +179,7 @@ def reproduce(
         if price_only:
             print_estimate(names or [], out_dir, scale, overrides, seeds)
             return
-        with Progress(
-            "{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=err,
-        ) as bar:
+        with progress_bar() as bar:
             task = bar.add_task("reproduce", total=None)
 
             def progress(done: int, total: int) -> None:

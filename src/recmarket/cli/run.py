@@ -9,7 +9,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
 from recmarket.agents.llm.config import OFFLINE
@@ -17,7 +16,7 @@ from recmarket.agents.llm.ledger import BudgetExceeded
 from recmarket.analysis.dynamics import entrant_top1_by_block, policy_mix_by_block
 from recmarket.analysis.failures import failure_warning
 from recmarket.analysis.funnel import funnel
-from recmarket.cli.app import app, err, fail, out, user_errors
+from recmarket.cli.app import app, err, fail, out, progress_bar, user_errors
 from recmarket.cli.options import (
     FLAG_OF_PATH,
     RUN,
@@ -119,14 +118,7 @@ def _played(cfg: RunConfig, target: Path, params: dict[str, Any]) -> RunResult:
     """The cell played (or resumed) by the chosen executor under a progress bar that names
     the domain, the endpoint's concurrency limit and any long wait; a budget reached stops
     the command with exit code 3."""
-    with Progress(
-        "{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=params["as_json"],
-    ) as bar:
+    with progress_bar(params["as_json"]) as bar:
         task = bar.add_task(cfg.condition, total=cfg.total_episodes)
         shown = {"domain": "", "limit": "", "wait": ""}
 
