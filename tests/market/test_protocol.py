@@ -83,8 +83,8 @@ def test_local_rep_updates_only_the_purchased_platform(setup) -> None:
         assert roles(o)[-2:] == ["review", "update"]
         written[(scope_key(o.request, "local"), bought.platform_id)] += 1
     for (key, platform), n in written.items():
-        kept = memory._sets[key][platform]
-        assert len(kept) == min(n, 3)  # the window keeps the W most recent
+        kept, known = memory._sets[key][platform]
+        assert len(kept) == len(known) == min(n, 3)  # the window keeps the W most recent
     assert sum(written.values()) == sum(o.record is not None for o in outcomes)
 
 

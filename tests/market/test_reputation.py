@@ -1,12 +1,19 @@
 """The reputation mechanisms: what each shows the user agent, and what the offline ranker
 believes from it."""
 
+from dataclasses import dataclass, replace
+
 import pytest
 
 from recmarket.agents.contracts import ReputationRecord
 from recmarket.agents.rules.agent import credibility
 from recmarket.agents.rules.params import RankerParams
-from recmarket.catalogue.mechanisms import PENALTY_NOTE, ReputationSetting
+from recmarket.catalogue.mechanisms import (
+    MECHANISMS,
+    PENALTY_NOTE,
+    EveryRecord,
+    ReputationSetting,
+)
 from recmarket.config import RunConfig
 from recmarket.market.reputation import ReputationMemory
 from tests.fixtures import user_request
@@ -126,3 +133,35 @@ def test_a_newcomer_penalty_shows_low_records_before_a_platforms_own_and_fades_u
     assert credibility(shown("beta", [HIGH] * 8, newcomer_low=2), True, params) > fresh
     weights = [r.weight for r in shown("decay", [HIGH] * 3, rate=0.5, newcomer_low=1)]
     assert weights == [0.125, 0.25, 0.5, 1.0]  # the penalty is the oldest record
+
+
+def test_a_mechanism_weighs_by_what_the_memory_knows_of_each_record(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``weigh`` gets each record's round, writer and identity, the penalty's first, and
+    the reading round: here a weight that halves every round of age and counts a forged
+    record at a tenth."""
+    seen = []
+
+    @dataclass(frozen=True)
+    class ByAge(EveryRecord):
+        def weigh(self, records, now, params):
+            seen.append((list(records), now))
+            return tuple(
+                0.5 ** (now - r.written) * (0.1 if r.writer == "forged" else 1.0) for r in records
+            )
+
+    monkeypatch.setitem(MECHANISMS._items, "by-age", ByAge("by-age"))
+    setting = ReputationSetting(mechanism="by-age", params={"newcomer_low": 1})
+    memory = ReputationMemory(window=3, scope="shared", setting=setting)
+    first, later = replace(user_request(0), order=2), replace(user_request(1), order=5)
+    memory.append(first, "P1", HIGH)
+    memory.append(later, "P1", HIGH, writer="forged")
+    shown = memory.histories(replace(user_request(2), order=6), ("P1",))["P1"]
+    assert [r.weight for r in shown] == [1.0, 0.5**4, 0.5 * 0.1]
+    facts, now = seen[-1]
+    assert now == 6 and [(f.written, f.writer, f.about) for f in facts] == [
+        (6, "penalty", "P1"),
+        (2, "user", "P1"),
+        (5, "forged", "P1"),
+    ]

@@ -13,6 +13,8 @@ records it keeps, and how it weighs those it shows.
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Sequence
+from typing import overload
 
 from recmarket.agents.contracts import ReputationRecord, WeightedRecord
 from recmarket.catalogue.mechanisms import PENALTY_NOTE, RecordFacts, ReputationSetting, Writer
@@ -46,24 +48,23 @@ class ReputationMemory:
         self.penalty = tuple(
             ReputationRecord(claim_reliability="low", note=PENALTY_NOTE) for _ in range(penalty)
         )
-        self._sets: dict[str, dict[str, deque[Kept]]] = defaultdict(dict)
+        # history set -> platform -> its records and, alongside, what is known of each
+        self._sets: dict[str, dict[str, Kept]] = defaultdict(dict)
 
     def histories(
         self, request: Request, platform_ids: tuple[str, ...]
     ) -> dict[str, tuple[ReputationRecord, ...]]:
         """Every platform's history as this request's user agent sees it (possibly empty)."""
         kept = self._sets[scope_key(request, self.scope)]
-        return {p: self._shown(p, tuple(kept.get(p, ())), request.order) for p in platform_ids}
+        return {p: self._shown(p, kept.get(p), request.order) for p in platform_ids}
 
-    def _shown(
-        self, platform: str, kept: tuple[Kept, ...], now: int
-    ) -> tuple[ReputationRecord, ...]:
+    def _shown(self, platform: str, kept: Kept | None, now: int) -> tuple[ReputationRecord, ...]:
         """The records as shown in round ``now``: after the newcomer penalty, if any, weighed
         by the mechanism (the penalty counts as the oldest records, so under decay it
         fades)."""
-        fresh = RecordFacts(now, "penalty", platform)
-        records = self.penalty + tuple(record for record, _ in kept)
-        facts = (fresh,) * len(self.penalty) + tuple(f for _, f in kept)
+        own, known = kept if kept is not None else ((), ())
+        records = self.penalty + tuple(own)
+        facts = FactsShown(len(self.penalty), known, now, platform)
         weights = self.mechanism.weigh(facts, now, self.params)
         if weights is None:
             return records
@@ -78,9 +79,43 @@ class ReputationMemory:
         """Keep a record of ``platform_id``, written by ``writer`` after ``request``, in the
         request's history set."""
         kept = self._sets[scope_key(request, self.scope)]
-        facts = RecordFacts(request.order, writer, platform_id)
-        kept.setdefault(platform_id, deque(maxlen=self.kept)).append((record, facts))
+        if platform_id not in kept:
+            kept[platform_id] = (deque(maxlen=self.kept), deque(maxlen=self.kept))
+        records, facts = kept[platform_id]
+        records.append(record)
+        facts.append(RecordFacts(request.order, writer, platform_id))
 
 
-# A kept record and what the memory knows of it.
-Kept = tuple[ReputationRecord, RecordFacts]
+# A platform's kept records and, in step (the same length), what is known of each.
+Kept = tuple[deque[ReputationRecord], deque[RecordFacts]]
+
+
+class FactsShown(Sequence[RecordFacts]):
+    """What the memory knows of the records shown in round ``now``, oldest first, the
+    newcomer penalty's first (written as they are read): made only as a mechanism reads
+    them, so one that weighs by position alone costs their count and nothing more."""
+
+    __slots__ = ("_about", "_kept", "_now", "_penalty")
+
+    def __init__(self, penalty: int, kept: Sequence[RecordFacts], now: int, about: str) -> None:
+        self._penalty, self._kept, self._now, self._about = penalty, kept, now, about
+
+    def __len__(self) -> int:
+        return self._penalty + len(self._kept)
+
+    @overload
+    def __getitem__(self, index: int) -> RecordFacts: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[RecordFacts]: ...
+
+    def __getitem__(self, index: int | slice) -> RecordFacts | list[RecordFacts]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        if index < self._penalty:
+            return RecordFacts(self._now, "penalty", self._about)
+        return self._kept[index - self._penalty]
