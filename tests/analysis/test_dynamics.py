@@ -18,7 +18,7 @@ def row(domain: str, order: int, strategy: dict | None = None, top1: str | None 
     return {
         "domain": domain,
         "ord": order,
-        "strategy": json.dumps(strategy) if strategy is not None else None,
+        "lessons": json.dumps(strategy) if strategy is not None else None,
         "top1_platform": top1,
     }
 

@@ -90,7 +90,7 @@ def cell(tmp_path: Path, name: str, **settings: Any) -> dict[str, Any]:
 def decided(found: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, Any]]:
     """The records that say what happened: every row but the lessons an adaptive seat kept
     (bookkeeping of what it observed, stored only for seats that react), and the calls."""
-    rows = [{k: v for k, v in r.items() if k != "strategy"} for r in found["rows"]]
+    rows = [{k: v for k, v in r.items() if k != "lessons"} for r in found["rows"]]
     return rows, found["calls"]
 
 

@@ -119,10 +119,10 @@ def test_a_rule_based_strategy_from_a_package_plays_by_name(tmp_path: Path) -> N
     recmarket("run", *flags, paths=(site,))
     with RunStore.read(out) as store:
         rows = sorted(store.episodes(), key=lambda r: r["ord"])
-    first = json.loads(rows[0]["strategy"])
+    first = json.loads(rows[0]["lessons"])
     # Untried arms come first, in order: every platform opens with the first arm.
     assert {arm for arm, _ in first.values()} == {"strict"}
-    played = {arm for r in rows for arm, _ in json.loads(r["strategy"]).values()}
+    played = {arm for r in rows for arm, _ in json.loads(r["lessons"]).values()}
     assert played == {"strict", "balanced", "exaggeration"}
 
 

@@ -20,7 +20,7 @@ def test_the_example_run_tries_each_arm_once_then_plays_the_best_mean(tmp_path: 
         "params": {"untried": 2.0},
     }
     assert variants["learning rule greedy"]["distribution"] == "recmarket-greedy"
-    chosen = [json.loads(r["strategy"]) for r in rows]
+    chosen = [json.loads(r["lessons"]) for r in rows]
     for seat in chosen[0]:
         played = [c[seat][0] for c in chosen]
         tried = [arm for k, arm in enumerate(played) if arm not in played[:k]]

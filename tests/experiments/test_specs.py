@@ -85,7 +85,7 @@ def test_dynamic_market_specs_scale_the_entry_round_with_the_schedule() -> None:
         entry_cells = dict(load_spec("platform-entry").configs(scale=scale))
         for cfg in entry_cells.values():
             assert cfg.episodes.requests == requests
-            assert [(str(e.strategy), e.after_rounds) for e in cfg.market.entrants] == [
+            assert [(str(e.plays), e.after_rounds) for e in cfg.market.entrants] == [
                 ("strict", entry)
             ]
 

@@ -22,7 +22,7 @@ from tests.fixtures import bundled_parts
 
 def test_entrants_parse_from_short_forms_in_order_of_entry() -> None:
     cfg = MarketConfig(entrants="adaptive@400, strict@200")
-    assert [str(e.strategy) for e in cfg.entrants] == ["strict", "adaptive"]
+    assert [str(e.plays) for e in cfg.entrants] == ["strict", "adaptive"]
     assert [e.after_rounds for e in cfg.entrants] == [200, 400]
     assert cfg.entrant_ids == ("P7", "P8")
     assert cfg.entrants[0].policy == "strict" and cfg.entrants[1].policy is None

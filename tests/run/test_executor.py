@@ -137,7 +137,7 @@ def test_local_units_equal_the_runner_and_resume(
 def test_adaptive_records_store_every_choice_and_reward(reference: dict[str, Path]) -> None:
     with RunStore.read(reference["adaptive"]) as store:
         rows = store.episodes()
-    lessons = [json.loads(r["strategy"]) for r in rows]
+    lessons = [json.loads(r["lessons"]) for r in rows]
     assert all(lessons) and {p for x in lessons for p in x} == {f"P{i}" for i in range(1, 8)}
     arms = {arm for x in lessons for arm, _ in x.values()}
     assert "strict:0.5" in arms and "exaggeration" in arms

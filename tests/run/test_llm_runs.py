@@ -118,7 +118,7 @@ def test_an_adaptive_llm_platform_is_prompted_with_the_policy_it_chose(tmp_path:
         store = run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite").store
     chosen: Counter[str] = Counter()
     for row in store.episodes():
-        lessons = json.loads(row["strategy"])
+        lessons = json.loads(row["lessons"])
         explained = [c.input for c in store.calls(row["domain"], row["ord"]) if c.role == "explain"]
         assert {e["platform_id"]: e["policy"] for e in explained} == {
             p: arm for p, (arm, _) in lessons.items()

@@ -176,3 +176,34 @@ def test_a_run_on_ones_own_files_is_not_resumed_by_another_review_reader(
     assert CFG.digest() == bundled
     with pytest.raises(RunConflict, match="another version of recmarket's review reader"):
         RunStore.open(tmp_path / "run", own)
+
+
+def test_a_store_whose_lessons_column_had_its_older_name_is_read_and_resumed(
+    tmp_path: Path,
+) -> None:
+    """Stores of this schema made before the adaptive seats' column was named ``lessons``
+    hold it as ``strategy``: they are read by the new name, and renamed in place (every
+    value kept) when opened to go on."""
+    cfg = RunConfig.model_validate(
+        {
+            "domains": ["Video_Games"],
+            "episodes": {"requests": 24},
+            "market": {"platform_strategy": "adaptive", "learning_period": 6},
+        }
+    )
+    out = tmp_path / "run"
+    run(cfg, out).store.close()
+    with RunStore.read(out) as store:
+        before = store.episodes()
+    assert all(row["lessons"] for row in before)
+    with sqlite3.connect(out / "run.sqlite") as db:
+        db.execute("ALTER TABLE episodes RENAME COLUMN lessons TO strategy")
+        db.execute("DELETE FROM episodes WHERE ord >= 18")  # as if killed in round 19
+    with RunStore.read(out) as store:
+        assert store.episodes() == [r for r in before if r["ord"] < 18]
+    run(cfg, out).store.close()  # resumes: the lessons of rounds 1-18 are read back
+    with sqlite3.connect(out / "run.sqlite") as db:
+        held = {row[1] for row in db.execute("PRAGMA table_info(episodes)")}
+    assert "lessons" in held and "strategy" not in held
+    with RunStore.read(out) as store:
+        assert store.episodes() == before

@@ -122,9 +122,9 @@ def switched_share(rows: Sequence[Row], seat: str, honest_policy: str) -> float:
     """The share of the attacker's recorded choices that were not its honest policy (0 where
     it records none: a behaviour that does not react)."""
     played = [
-        json.loads(r["strategy"])[seat][0]
+        json.loads(r["lessons"])[seat][0]
         for r in rows
-        if r.get("strategy") and seat in json.loads(r["strategy"])
+        if r.get("lessons") and seat in json.loads(r["lessons"])
     ]
     return sum(arm.split(":")[0] != honest_policy for arm in played) / max(len(played), 1)
 

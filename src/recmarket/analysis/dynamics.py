@@ -45,7 +45,7 @@ def proposal_share(family: str, first: int, last: int) -> Metric:
     def parts(row: Mapping[str, Any]) -> tuple[float, float]:
         if not first <= row["ord"] + 1 <= last:
             return 0.0, 0.0
-        chosen = [policy_of(arm) for arm, _ in json.loads(row.get("strategy") or "{}").values()]
+        chosen = [policy_of(arm) for arm, _ in json.loads(row.get("lessons") or "{}").values()]
         return float(chosen.count(family)), float(len(chosen))
 
     return Metric(parts, lambda sums: ratio(sums, 100.0))
@@ -68,7 +68,7 @@ def played(rows: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
     """The policy families the adaptive platforms played in ``rows`` (the paper's three
     first, then any other by name): an installed policy a run used is counted, whether or
     not it is installed where the rows are read."""
-    chosen = (json.loads(r.get("strategy") or "{}").values() for r in rows)
+    chosen = (json.loads(r.get("lessons") or "{}").values() for r in rows)
     return families(policy_of(arm) for choices in chosen for arm, _ in choices)
 
 

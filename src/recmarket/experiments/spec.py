@@ -157,8 +157,7 @@ class ExperimentSpec(BaseModel):
                     ).market.entrants
                     if unscaled:
                         entrants = [
-                            f"{e.strategy}@{round(e.after_rounds * requests / full)}"
-                            for e in unscaled
+                            f"{e.plays}@{round(e.after_rounds * requests / full)}" for e in unscaled
                         ]
                         data = merge(data, {"market": {"entrants": entrants}})
                 out.append((cell.name, RunConfig.model_validate(data)))

@@ -34,11 +34,12 @@ class Entrant(BaseModel):
     """A platform that joins the market late: ``strict@200`` proposes from round 201 on (the
     first 200 rounds of each domain's schedule are played without it), with the Strict
     policy kept fixed; ``adaptive@200`` learns its presentation like an adaptive incumbent.
-    ``strategy`` is the policy of a fixed entrant or the name of an adaptive strategy."""
+    ``plays`` is what it plays: the policy of a fixed entrant, or the name of an adaptive
+    platform strategy."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    strategy: StrategyName | PolicyName
+    plays: StrategyName | PolicyName
     after_rounds: int = Field(ge=0, description="rounds played before it enters")
 
     @model_validator(mode="before")
@@ -58,11 +59,11 @@ class Entrant(BaseModel):
                 f"entrant {value!r}: a fixed entrant is named by its policy (strict@200)"
             )
         return {
-            "strategy": name if kind is not None else parse_policy(name),
+            "plays": name if kind is not None else parse_policy(name),
             "after_rounds": int(rounds),
         }
 
-    @field_validator("strategy")
+    @field_validator("plays")
     @classmethod
     def _adaptive_or_a_policy(cls, name: str) -> str:
         if name in PLATFORM_STRATEGIES and not strategy_kind(name).adaptive:
@@ -71,18 +72,18 @@ class Entrant(BaseModel):
 
     @model_serializer
     def _as_text(self) -> str:
-        return f"{self.strategy}@{self.after_rounds}"
+        return f"{self.plays}@{self.after_rounds}"
 
     @property
     def policy(self) -> str | None:
         """The fixed policy's name, or None for an adaptive entrant."""
-        return None if self.strategy in PLATFORM_STRATEGIES else self.strategy
+        return None if self.plays in PLATFORM_STRATEGIES else self.plays
 
     @property
     def kind(self) -> str:
         """The entrant's platform strategy: the adaptive one it names, or fixed (with its
         policy)."""
-        return self.strategy if self.strategy in PLATFORM_STRATEGIES else "fixed"
+        return self.plays if self.plays in PLATFORM_STRATEGIES else "fixed"
 
 
 class MarketConfig(BaseModel):

@@ -14,7 +14,7 @@ from recmarket.market.metrics import EpisodeMetrics
 
 IDENTITY = ("domain", "ord", "episode_id", "sim_user", "round", "profile", "condition")
 METRICS = tuple(EpisodeMetrics.model_fields)
-COLUMNS = (*IDENTITY, *METRICS, "rep_platform", "rep_note", "strategy", "identities", "written")
+COLUMNS = (*IDENTITY, *METRICS, "rep_platform", "rep_note", "lessons", "identities", "written")
 BOOLEANS = {m for m, f in EpisodeMetrics.model_fields.items() if f.annotation is bool}
 
 
@@ -38,7 +38,7 @@ class EpisodeRecord:
     reputation: tuple[str | None, str | None]  # the name the record went to, and its note
     calls: list[tuple[str, str, str]] | None  # (role, input JSON, output JSON), in order;
     # None: not kept (an offline episode past the first of its domain: run/replay.py)
-    strategy: str | None = None  # JSON {platform: [arm, reward]} of adaptive platforms
+    lessons: str | None = None  # JSON {platform: [arm, reward]} of adaptive platforms
     identities: str | None = None  # JSON {seat: name shown} where a seat showed another name
     written: str | None = None  # JSON [[name, label, note, source], ...] written after it
 
@@ -62,7 +62,7 @@ def episode_rows(record: EpisodeRecord) -> EpisodeRows:
     """The rows of an episode, made where it was played (a worker compresses its own calls,
     so the process that writes the store only inserts them)."""
     row = [record.identity[c] for c in IDENTITY] + [record.metrics[m] for m in METRICS]
-    row += [*record.reputation, record.strategy, record.identities, record.written]
+    row += [*record.reputation, record.lessons, record.identities, record.written]
     if record.calls is None:
         return row, None
     return row, (record.identity["domain"], record.identity["ord"], pack_calls(record.calls))

@@ -50,7 +50,7 @@ from recmarket.run.threads import pin_native_threads, pinned_native_threads
 PARTS_PER_WORKER = 4  # units per worker a plan is cut into at least, for an even finish
 MIN_PART = 60  # episodes a part of a domain holds at least: each part prepares the domain
 MAX_PART = 5_000  # episodes a part holds at most where streams allow: its rows travel whole
-STORED_COLUMNS = ("ord", "rep_platform", "rep_label", "rep_note", "strategy", "written")
+STORED_COLUMNS = ("ord", "rep_platform", "rep_label", "rep_note", "lessons", "written")
 
 
 @dataclass(frozen=True)

@@ -136,5 +136,5 @@ def restore_strategies(strategies: Strategies, rows: Iterable[dict[str, Any]]) -
     """Hand the learners the lessons of stored episodes; they apply them period by period
     as the run goes on, exactly as when the episodes first ran."""
     for row in rows:
-        lessons = json.loads(row["strategy"]) if row.get("strategy") else {}
+        lessons = json.loads(row["lessons"]) if row.get("lessons") else {}
         strategies.observe(row["ord"], {p: (arm, value) for p, (arm, value) in lessons.items()})

@@ -37,6 +37,9 @@ from recmarket.run.manifest import RunIdentity, stored_config, stored_roles
 from recmarket.sqlite_files import StoreError, connect, named_errors
 
 STORE_NAME = "run.sqlite"
+# Columns renamed since stores of this schema were made: older name -> the name read now
+# (a store opened to write is renamed in place; one only read is read by the new names).
+RENAMED_COLUMNS = {"strategy": "lessons"}  # the adaptive seats' lessons: (arm, reward)
 
 
 def _connect_readonly(path: Path) -> sqlite3.Connection:
@@ -157,6 +160,7 @@ class RunStore:
 
     def _create_schema(self) -> None:
         later = ", ".join(COLUMNS[len(IDENTITY) :])
+        self._name_columns_as_now()
         self.db.executescript(f"""
             CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS episodes (
@@ -167,6 +171,16 @@ class RunStore:
                 domain TEXT NOT NULL, ord INTEGER NOT NULL, body BLOB NOT NULL,
                 PRIMARY KEY (domain, ord));
         """)
+
+    def _name_columns_as_now(self) -> None:
+        """Give a store's columns the names this version reads them by, in place (a rename
+        keeps every value): stores of the same schema made before a column was renamed
+        hold the same episodes under the older name."""
+        held = {row[1] for row in self.db.execute("PRAGMA table_info(episodes)")}
+        for older, now in RENAMED_COLUMNS.items():
+            if older in held and now not in held:
+                with self.transaction() as db:
+                    db.execute(f"ALTER TABLE episodes RENAME COLUMN {older} TO {now}")
 
     def _write_manifest(self, identity: RunIdentity) -> None:
         with self.transaction():
@@ -235,7 +249,7 @@ class RunStore:
         sql = "SELECT * FROM episodes" + (" WHERE domain = ?" if domain else "")
         with _named(self.path):
             cursor = self.db.execute(sql + " ORDER BY domain, ord", (domain,) if domain else ())
-            names = [d[0] for d in cursor.description]
+            names = [RENAMED_COLUMNS.get(d[0], d[0]) for d in cursor.description]
             while rows := cursor.fetchmany(chunk):
                 yield from (row_dict(row, names) for row in rows)
 
