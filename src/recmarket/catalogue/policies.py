@@ -273,8 +273,7 @@ INJECTING = tuple(POLICIES.register(_injecting(f.name, f.sentence)) for f in BUI
 def injecting(family: str) -> str:
     """The name of the policy that appends ``family``'s sentence: built in for the built-in
     families, registered the first time it is asked for a family from another package."""
-    made = _injecting(family, PAYLOAD_FAMILIES.get(family).sentence)
-    return made.name if made.name in POLICIES else POLICIES.register(made).name
+    return POLICIES.register(_injecting(family, PAYLOAD_FAMILIES.get(family).sentence)).name
 
 
 # The paper's three, in its order: the families every summary reports, whatever else is

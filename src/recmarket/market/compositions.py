@@ -71,12 +71,6 @@ def _explicit_names(composition: str | Sequence[str]) -> list[str] | None:
     return list(composition)
 
 
-def check_composition(composition: str | Sequence[str]) -> None:
-    """Raise a clear error if the composition names an unknown composition or policy."""
-    for name in _explicit_names(composition) or ():
-        parse_policy(name)
-
-
 def assign_policies(composition: str | Sequence[str], n_platforms: int) -> tuple[str, ...]:
     """The policy of each platform P1..PN.
 

@@ -23,7 +23,6 @@ from recmarket.hashing import ADDED_LATER
 from recmarket.market.compositions import (
     Composition,
     assign_policies,
-    check_composition,
     parse_policy,
     platform_ids,
 )
@@ -53,21 +52,14 @@ class Entrant(BaseModel):
                 f"entrant {value!r} is not POLICY@ROUNDS or adaptive@ROUNDS (e.g. strict@200)"
             )
         name = name.strip().lower()
-        kind = strategy_kind(name) if name in PLATFORM_STRATEGIES else None
-        if kind is not None and not kind.adaptive:
-            raise ValueError(
-                f"entrant {value!r}: a fixed entrant is named by its policy (strict@200)"
-            )
-        return {
-            "plays": name if kind is not None else parse_policy(name),
-            "after_rounds": int(rounds),
-        }
+        plays = name if name in PLATFORM_STRATEGIES else parse_policy(name)
+        return {"plays": plays, "after_rounds": int(rounds)}
 
     @field_validator("plays")
     @classmethod
     def _adaptive_or_a_policy(cls, name: str) -> str:
         if name in PLATFORM_STRATEGIES and not strategy_kind(name).adaptive:
-            raise ValueError(f"a fixed entrant is named by its policy, not {name!r}")
+            raise ValueError(f"a fixed entrant is named by its policy (strict@200), not {name!r}")
         return name
 
     @model_serializer
@@ -257,8 +249,7 @@ class MarketConfig(BaseModel):
     def _known_composition(
         cls, value: str | tuple[str, ...], info: ValidationInfo
     ) -> str | tuple[str, ...]:
-        n = info.data.get("n_platforms")
-        check_composition(value)
+        n = info.data.get("n_platforms")  # its policies are checked by its type (Composition)
         if n is not None:
             assign_policies(value, n)
         return value
