@@ -70,6 +70,23 @@ OLDER_FORMS = [
             "learning": {"rule": "exp3"},
         },
     ),
+    (  # attacks, before they had one name
+        "d1a7c1d985c8ec14ddfcd753d2aacf2b82c73dbb281fbe4770e3f70196557e36",
+        {"behaviours": {"P4": {"behaviour": "whitewash", "params": {"below": 0.2}}}},
+        {"attacks": {"P4": {"attack": "whitewash", "params": {"below": 0.2}}}},
+    ),
+    (  # an older attack and an older mechanism in one run
+        "42b9921fbf3aa55b3dbd8d625b53dfcd0ef18232cd5df80edb8d796422befd71",
+        {
+            "behaviours": {"P4": {"behaviour": "sybil"}},
+            "reputation_mechanism": "decay",
+            "reputation_decay": 0.5,
+        },
+        {
+            "attacks": {"P4": {"attack": "sybil"}},
+            "reputation": {"mechanism": "decay", "params": {"rate": 0.5}},
+        },
+    ),
 ]
 # The same LLM run as hashed before it: its explanations and reviews were asked for plain
 # text, so it must not be resumed into by a version that asks for arrays of sentences.
@@ -102,6 +119,10 @@ def test_the_window_in_the_older_form_is_the_default_and_hashes_as_it() -> None:
 def test_a_setting_given_in_both_forms_is_refused() -> None:
     both = {"reputation_mechanism": "beta", "reputation": {"mechanism": "decay"}}
     with pytest.raises(ValueError, match="drop reputation_mechanism and reputation_decay"):
+        RunConfig.model_validate({"market": both})
+    sybil = {"P4": {"attack": "sybil"}}
+    both = {"attacks": sybil, "behaviours": {"P3": {"behaviour": "forge"}}}
+    with pytest.raises(ValueError, match=r"drop market\.behaviours"):
         RunConfig.model_validate({"market": both})
 
 

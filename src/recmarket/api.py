@@ -13,8 +13,9 @@ under the registry's entry-point group (docs: Extending recmarket): a presentati
 in ``MECHANISMS``), a learning rule of adaptive platforms (``LearningRule`` in
 ``LEARNING_RULES``, its learners ``Learner``s) and a kind of platform strategy
 (``StrategyKind`` in ``PLATFORM_STRATEGIES``, its strategies ``PlatformStrategy``s over
-``Arm``s), a platform behaviour that plays against the records, an attack
-(``PlatformBehaviour`` in ``BEHAVIOURS``), a payload family an injecting seat appends
+``Arm``s), an attack a platform plays against the records (``Attack`` in ``ATTACKS``;
+``PlatformBehaviour`` and ``BEHAVIOURS`` are its older names, read with a warning), a
+payload family an injecting seat appends
 (``PayloadFamily`` in ``PAYLOAD_FAMILIES``), a reputation scope (``SCOPES``), an evaluation
 condition (``CONDITIONS``), a market measure (``MarketMeasure`` in ``MARKET_MEASURES``) and
 an LLM provider (``LLMProvider`` in ``LLM_PROVIDERS``). ``CATALOGUE`` maps each kind's name
@@ -23,6 +24,7 @@ NameIn(REGISTRY)]``, which is how a run finds every variant it uses and records 
 outside ones come from.
 """
 
+import warnings
 from typing import Any
 
 from recmarket.agents.contracts import (
@@ -53,7 +55,7 @@ from recmarket.agents.roles import Agents
 from recmarket.agents.rules import offline_agents
 from recmarket.analysis.bootstrap import Metric
 from recmarket.analysis.market_measures import MARKET_MEASURES, MarketMeasure
-from recmarket.catalogue.behaviours import BEHAVIOURS, PlatformBehaviour
+from recmarket.catalogue.attacks import ATTACKS, Attack
 from recmarket.catalogue.conditions import CONDITIONS, MarketCondition
 from recmarket.catalogue.learning import LEARNING_RULES, Learner, LearningRule
 from recmarket.catalogue.mechanisms import MECHANISMS, RecordFacts, ReputationMechanism
@@ -87,7 +89,7 @@ CATALOGUE: dict[str, Registry[Any]] = {
         CONDITIONS,
         LEARNING_RULES,
         PLATFORM_STRATEGIES,
-        BEHAVIOURS,
+        ATTACKS,
         PAYLOAD_FAMILIES,
         ROLE_BACKENDS,
         MARKET_MEASURES,
@@ -95,8 +97,25 @@ CATALOGUE: dict[str, Registry[Any]] = {
     )
 }
 
+# Names of the public API that were renamed: the older name -> the current one.
+RENAMED = {"PlatformBehaviour": "Attack", "BEHAVIOURS": "ATTACKS"}
+
+
+def __getattr__(name: str) -> Any:
+    """An older name of the API still answers, with a ``DeprecationWarning`` naming the
+    current one, so a plugin written against it loads."""
+    if name in RENAMED:
+        warnings.warn(
+            f"recmarket.api.{name} is now recmarket.api.{RENAMED[name]}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return globals()[RENAMED[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
-    "BEHAVIOURS",
+    "ATTACKS",
     "CATALOGUE",
     "CONDITIONS",
     "LEARNING_RULES",
@@ -110,6 +129,7 @@ __all__ = [
     "SCOPES",
     "Agents",
     "Arm",
+    "Attack",
     "CandidateView",
     "ChatAPI",
     "ChatRequest",
@@ -129,7 +149,6 @@ __all__ = [
     "NeedInput",
     "PastInteraction",
     "PayloadFamily",
-    "PlatformBehaviour",
     "PlatformStrategy",
     "PolicyName",
     "PresentationPolicy",

@@ -81,10 +81,10 @@ class RunConfig(BaseModel):
     @model_validator(mode="after")
     def _dynamic_market_fits(self) -> RunConfig:
         market = self.market
-        dynamic = market.adaptive or market.entrants or market.behaviours
+        dynamic = market.adaptive or market.entrants or market.attacks
         if dynamic and not condition(self.condition).user_agent:
             raise ValueError(
-                "adaptive platforms, entrants and platform behaviours compete for a user "
+                "adaptive platforms, entrants and attacks compete for a user "
                 "agent's shortlist; platform-centric has none (use no-rep or local-rep)"
             )
         rounds = self.episodes.requests
@@ -127,7 +127,7 @@ class RunConfig(BaseModel):
 
     def older_digests(self) -> tuple[str, ...]:
         """The hashes these same settings had when written in an older form of the
-        reputation or learning setting (``market.older_forms``), which stored runs and
+        market's settings (``market.older_forms``), which stored runs and
         reproduce directories may carry."""
         dumped = json.loads(self.model_dump_json(exclude=self._left_out()))
         return tuple(

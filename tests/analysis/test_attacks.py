@@ -24,9 +24,9 @@ BASE: dict[str, Any] = {
 }
 ATTACKS = {
     "honest": {},
-    "null": {"P4": {"behaviour": "null"}},
-    "sybil": {"P4": {"behaviour": "sybil", "params": {"seats": 3}}},
-    "whitewash": {"P4": {"behaviour": "whitewash", "params": {"window": 6, "below": 0.34}}},
+    "null": {"P4": {"attack": "null"}},
+    "sybil": {"P4": {"attack": "sybil", "params": {"seats": 3}}},
+    "whitewash": {"P4": {"attack": "whitewash", "params": {"window": 6, "below": 0.34}}},
 }
 SEEDS = (1, 2)
 
@@ -35,12 +35,10 @@ SEEDS = (1, 2)
 def cells(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[RunConfig, list]]:
     """Each attack at two seeds, its seeds' rows pooled as the report pools them."""
     found = []
-    for name, behaviours in ATTACKS.items():
+    for name, played in ATTACKS.items():
         rows = []
         for seed in SEEDS:
-            cfg = RunConfig.model_validate(
-                {**BASE, "seed": seed, "market": {"behaviours": behaviours}}
-            )
+            cfg = RunConfig.model_validate({**BASE, "seed": seed, "market": {"attacks": played}})
             out = tmp_path_factory.mktemp(f"{name}-{seed}")
             run(cfg, out).store.close()
             with RunStore.read(out) as store:

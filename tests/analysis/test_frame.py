@@ -41,15 +41,15 @@ def test_episodes_frame_carries_every_setting_of_its_run_by_path(tmp_path: Path)
         {
             "domains": ["Video_Games"],
             "episodes": {"requests": 12},
-            "market": {"behaviours": {"P4": {"behaviour": "sybil", "params": {"seats": 2}}}},
+            "market": {"attacks": {"P4": {"attack": "sybil", "params": {"seats": 2}}}},
         }
     )
     run(cfg, tmp_path / "run")
     frame = episodes_frame([tmp_path / "run"])
     row = frame.iloc[0]
     assert row["market.n_platforms"] == 6 and row["episodes.requests"] == 12
-    assert row["market.behaviours.P4.behaviour"] == "sybil"
-    assert row["market.behaviours.P4.params.seats"] == 2
+    assert row["market.attacks.P4.attack"] == "sybil"
+    assert row["market.attacks.P4.params.seats"] == 2
     assert row["agents.ranker.position_weight"] == cfg.agents.ranker.position_weight
     assert json.loads(row["domains"]) == ["Video_Games"] and row["seed"] == 42
     assert row["attack"] == "sybil" and len(row["config_hash"]) == 64

@@ -34,7 +34,7 @@ def test_the_built_in_mechanisms_keep_and_weigh_as_documented() -> None:
 
 def test_an_unknown_mechanism_is_refused_with_the_known_ones() -> None:
     with pytest.raises(ValidationError, match="unknown reputation mechanism name 'tail'"):
-        MarketConfig(reputation_mechanism="tail")
+        MarketConfig.model_validate({"reputation": {"mechanism": "tail"}})
 
 
 PLUGIN = """

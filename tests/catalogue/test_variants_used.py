@@ -30,14 +30,14 @@ def test_the_walk_finds_the_variants_nested_in_parameters_compositions_and_entra
             "market": {
                 "composition": "strict=3,balanced=3",
                 "entrants": "adaptive@5",
-                "behaviours": {"P4": {"behaviour": "whitewash", "params": {"below": 0.2}}},
+                "attacks": {"P4": {"attack": "whitewash", "params": {"below": 0.2}}},
             },
         }
     )
     found = named(cfg)
     assert {("policy", "strict"), ("policy", "balanced"), ("condition", "no-rep")} <= found
     # whitewash presents exaggeration by its parameters' default: the nested policy
-    assert {("platform behaviour", "whitewash"), ("policy", "exaggeration")} <= found
+    assert {("attack", "whitewash"), ("policy", "exaggeration")} <= found
     # "adaptive@5" came through the strategy arm of the entrant's union, not the policy one
     assert ("platform strategy", "adaptive") in found and ("policy", "adaptive") not in found
     whitewash = next(u for u in variants_in(cfg) if u.name == "whitewash")
@@ -45,8 +45,8 @@ def test_the_walk_finds_the_variants_nested_in_parameters_compositions_and_entra
 
 
 def test_a_payload_family_named_in_a_behaviours_parameters_is_found() -> None:
-    inject = {"behaviour": "inject", "params": {"family": "basic"}}
-    cfg = RunConfig.model_validate({"market": {"behaviours": {"P2": inject}}})
+    inject = {"attack": "inject", "params": {"family": "basic"}}
+    cfg = RunConfig.model_validate({"market": {"attacks": {"P2": inject}}})
     assert ("payload family", "basic") in named(cfg)
 
 
@@ -98,7 +98,7 @@ def test_the_catalogue_has_every_kind_each_with_entry_points_and_a_known_variant
         "condition",
         "learning rule",
         "platform strategy",
-        "platform behaviour",
+        "attack",
         "payload family",
         "role backend",
         "market measure",

@@ -16,7 +16,7 @@ def test_the_example_seat_turns_between_its_two_presentations_on_schedule(
     with RunStore.read(out) as store:
         rows = sorted(store.episodes(), key=lambda r: r["ord"])
     variants = stored_variants(out)
-    assert variants["platform behaviour on-off"]["distribution"] == "recmarket-on-off"
+    assert variants["attack on-off"]["distribution"] == "recmarket-on-off"
     played = [json.loads(r["lessons"])["P4"][0] for r in rows]
     # run.toml: 12 rounds of strict, 12 of exaggeration, and again
     assert played == (["strict"] * 12 + ["exaggeration"] * 12) * 2

@@ -93,7 +93,7 @@ def test_learners_update_once_per_period_from_the_episodes_lessons(setup) -> Non
 def test_choices_follow_the_lessons_not_the_order_episodes_finish_in(setup) -> None:
     """Two rounds told the same lessons in different orders within a period choose alike
     (EXP3's update depends on the order of its lessons; they are applied in schedule order)."""
-    first, second = (adaptive_round(setup, learning_rule="exp3") for _ in range(2))
+    first, second = (adaptive_round(setup, learning={"rule": "exp3"}) for _ in range(2))
     names = ("strict", "balanced", "exaggeration")
     lessons = {o: {"P1": (names[o % 3], float(o % 2))} for o in range(6)}
     for order in range(6):

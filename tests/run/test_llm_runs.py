@@ -535,11 +535,11 @@ def test_a_reask_quotes_only_an_excerpt_of_a_long_bad_answer() -> None:
 def test_attacks_play_on_the_llm_path_with_their_names_and_payloads(tmp_path: Path) -> None:
     """An injecting seat's explain prompt asks for its payload word for word, and a
     whitewasher's new name is what the shortlist prompt shows and the records key."""
-    behaviours = {
-        "P4": {"behaviour": "inject", "params": {"family": "strong"}},
-        "P1": {"behaviour": "whitewash", "params": {"window": 2, "below": 1.0}},
+    attacks = {
+        "P4": {"attack": "inject", "params": {"family": "strong"}},
+        "P1": {"attack": "whitewash", "params": {"window": 2, "below": 1.0}},
     }
-    market = MarketConfig.model_validate({"behaviours": behaviours, "learning_period": 4})
+    market = MarketConfig.model_validate({"attacks": attacks, "learning_period": 4})
     with FakeLLM() as server:
         cfg = cell(server, "local-rep", requests=16).model_copy(
             update={"market": market, "reputation_scope": "shared"}

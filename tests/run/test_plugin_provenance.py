@@ -1,5 +1,5 @@
 """Outside variants of every kind a run's settings name (a mechanism, a learning rule, a
-ranker, a platform behaviour and the policy it presents, a payload family, a reputation
+ranker, an attack and the policy it presents, a payload family, a reputation
 scope, a condition and a platform strategy), each from a package (as pip leaves one), chosen
 in a config file, recorded in the run's manifest with its distribution, version and source
 digest; a resume after an edit of any package's source is refused, naming the package, and
@@ -16,8 +16,15 @@ from pathlib import Path
 
 import pytest
 
+from recmarket.run.manifest import stored_variants as manifest_variants
 from recmarket.run.store import RunStore
-from tests.plugins import dist_info, recmarket, refused, refused_after_each_edit
+from tests.plugins import (
+    dist_info,
+    recmarket,
+    refused,
+    refused_after_each_edit,
+    run_recmarket,
+)
 
 MECHANISM = """
 from dataclasses import dataclass
@@ -77,12 +84,12 @@ def make(embedder, offline, params):
 
 FIRST_K = RoleBackend("first-k", "shortlist", make, Params)
 """
-BEHAVIOUR = """
+ATTACK = """
 from dataclasses import dataclass
-from recmarket.api import PlatformBehaviour
+from recmarket.api import Attack
 
 @dataclass(frozen=True)
-class Hype(PlatformBehaviour):
+class Hype(Attack):
     pass
 
 HYPE = Hype("hype")
@@ -164,17 +171,17 @@ PLUGINS = {
     ),
 }
 # The kinds every other test of this module leaves out: each named in the killed run's
-# settings, two of them (the presented policy, the payload) only inside a behaviour's
+# settings, two of them (the presented policy, the payload) only inside an attack's
 # parameters.
 MORE = {
-    "behaviour": (
-        BEHAVIOUR,
-        "recmarket.behaviours",
+    "attack": (
+        ATTACK,
+        "recmarket.attacks",
         "hype",
         "HYPE",
-        '[market.behaviours]\nP4 = { behaviour = "hype", params = { policy = "muted" } }\n'
-        'P5 = { behaviour = "inject", params = { family = "urgency" } }\n',
-        "platform behaviour hype",
+        '[market.attacks]\nP4 = { attack = "hype", params = { policy = "muted" } }\n'
+        'P5 = { attack = "inject", params = { family = "urgency" } }\n',
+        "attack hype",
     ),
     "policy": (POLICY, "recmarket.policies", "muted", "MUTED", "", "policy muted"),
     "payload": (PAYLOAD, "recmarket.payloads", "urgency", "URGENCY", "", "payload family urgency"),
@@ -260,6 +267,52 @@ def test_a_mechanism_that_breaks_its_contract_is_refused_by_name_before_any_epis
     )
     assert "reputation mechanism 'last-k' (entry point plugin_broken:LAST" in said
     assert "kept(10) gave 0" in said and not (tmp_path / "run").exists()
+
+
+OLDER_ATTACK = """
+from dataclasses import dataclass
+from recmarket.api import PlatformBehaviour
+
+@dataclass(frozen=True)
+class Hype(PlatformBehaviour):
+    pass
+
+HYPE = Hype("hype")
+"""
+
+
+def test_an_attack_written_against_its_older_names_still_plays_with_a_warning(
+    tmp_path: Path,
+) -> None:
+    """A package from before attacks had one name (``PlatformBehaviour``, the
+    ``recmarket.behaviours`` group, ``market.behaviours`` settings) runs, is recorded under
+    the kind's current name, and each older name is warned of in one line."""
+    (tmp_path / "plugin_hype.py").write_text(OLDER_ATTACK)
+    older_group = {"recmarket.behaviours": {"hype": "plugin_hype:HYPE"}}
+    site = dist_info(tmp_path, "hype-plugin", older_group)
+    config = tmp_path / "run.toml"
+    config.write_text(BASE + '[market.behaviours]\nP4 = { behaviour = "hype" }\n')
+    out = tmp_path / "run"
+    done = run_recmarket(
+        "run", "--config", str(config), "--requests", "12", "--out", str(out), paths=(site,)
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    said = " ".join(done.stderr.split())
+    assert "recmarket.api.PlatformBehaviour is now recmarket.api.Attack" in said
+    assert "the older name of 'recmarket.attacks'" in said
+    assert "write market.attacks" in said
+    with RunStore.read(out) as store:
+        manifest = store.manifest()
+    assert json.loads(manifest["variants"])["attack hype"]["distribution"] == "hype-plugin"
+    assert json.loads(manifest["config"])["market"]["attacks"] == {
+        "P4": {"attack": "hype", "params": {}}
+    }
+
+
+def test_a_stored_run_names_its_outside_variants_by_each_kinds_current_name() -> None:
+    origin = {"distribution": "hype-plugin", "version": "0.1", "digest": "0" * 64}
+    older = {"variants": json.dumps({"platform behaviour hype": origin, "policy muted": origin})}
+    assert manifest_variants(older) == {"attack hype": origin, "policy muted": origin}
 
 
 def stored_episodes(out: Path) -> int:

@@ -1,7 +1,7 @@
 """What an attack on reputation gains, and what users lose to it.
 
 An attack cell is paired with the honest cell of the same defence: the same settings, seeds
-and requests with no seat playing a behaviour. The attacker's *gain* is its Top-1 share and
+and requests with no seat playing an attack. The attacker's *gain* is its Top-1 share and
 purchase share (counted over every seat it owns: a Sybil owner's copies too) minus those of
 the same seat playing honestly, episode by episode; what users lose shows in the *change* of
 target purchase, off-target purchase and regret (attack cell minus honest cell: a fall in
@@ -44,14 +44,14 @@ HONEST = "honest"
 
 
 def attacker(cfg: RunConfig) -> tuple[str, str, frozenset[str]] | None:
-    """(behaviour, seat, every seat it owns) of the cell's attacker; None for an honest
+    """(attack, seat, every seat it owns) of the cell's attacker; None for an honest
     cell. A cell has one attacker (the experiment's design; the first seat otherwise)."""
-    behaviours = cfg.market.behaviours
-    if not behaviours:
+    attacks = cfg.market.attacks
+    if not attacks:
         return None
-    seat = sorted(behaviours)[0]
+    seat = sorted(attacks)[0]
     owned = frozenset(s.platform_id for s in seats(cfg.market) if s.owned_by == seat)
-    return behaviours[seat].behaviour, seat, owned
+    return attacks[seat].attack, seat, owned
 
 
 def defence(cfg: RunConfig) -> str:
@@ -66,8 +66,8 @@ def defence(cfg: RunConfig) -> str:
 
 def honest_twin(cfg: RunConfig) -> str:
     """What identifies the honest cell an attack cell is paired with: its settings without
-    the behaviours (the seed is pooled over)."""
-    market = cfg.market.model_copy(update={"behaviours": {}})
+    the attacks (the seed is pooled over)."""
+    market = cfg.market.model_copy(update={"attacks": {}})
     return cfg.model_copy(update={"market": market, "seed": 0}).digest()
 
 
@@ -120,7 +120,7 @@ def forged_share(rows: Sequence[Row]) -> float:
 
 def switched_share(rows: Sequence[Row], seat: str, honest_policy: str) -> float:
     """The share of the attacker's recorded choices that were not its honest policy (0 where
-    it records none: a behaviour that does not react)."""
+    it records none: an attack that does not react)."""
     played = [
         json.loads(r["lessons"])[seat][0]
         for r in rows
@@ -144,8 +144,8 @@ def attacker_levels(cfg: RunConfig, rows: Sequence[Row]) -> dict[str, Any]:
     found = attacker(cfg)
     if found is None:
         return dict.fromkeys(LEVEL_COLUMNS, "")
-    behaviour, seat, owned = found
-    levels: dict[str, Any] = {"attack": behaviour, "defence": defence(cfg)}
+    attack, seat, owned = found
+    levels: dict[str, Any] = {"attack": attack, "defence": defence(cfg)}
     for name, column in LEVELS:
 
         def share(row: Row, column: str = column) -> float:
@@ -170,7 +170,7 @@ def attack_table(
         twin = honest.get(honest_twin(cfg))
         if found is None or twin is None:
             continue
-        behaviour, seat, owned = found
+        attack, seat, owned = found
         base_cfg, base = twin
         unit = coarsest([memory_unit(base_cfg), memory_unit(cfg)])
         top1 = gain(base, rows, "top1_platform", owned, unit)
@@ -179,7 +179,7 @@ def attack_table(
         policy = base_cfg.market.policies[platform_ids(cfg.market.n_platforms).index(seat)]
         table.append(
             {
-                "attack": "null" if behaviour == "null" else behaviour,
+                "attack": attack,
                 "defence": defence(cfg),
                 **_columns("gain_top1", top1),
                 **_columns("gain_purchase", bought),

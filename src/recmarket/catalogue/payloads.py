@@ -7,7 +7,7 @@ authority or of other shoppers' choice leans on the reader; an instruction addre
 pushes harder; an attempt to override its instructions hardest.
 
 Another package adds a family under the ``recmarket.payloads`` entry-point group; the
-``inject`` behaviour then appends its sentence (``policies.injecting``). The offline reader
+``inject`` attack then appends its sentence (``policies.injecting``). The offline reader
 recognises the built-in families only (``BUILT_IN``): were it to read every installed
 family's cues, installing a package would change the episodes of runs that never name it,
 which their stores could not record. An LLM user agent reads any sentence as it will.

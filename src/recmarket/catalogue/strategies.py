@@ -11,8 +11,8 @@ claims its reading, so it has one arm).
 A platform observes nothing but its own proposals' fate (shortlisted, ranked first,
 bought), so a presentation that reacts, rule-based ones included, is a function of its own
 (arm, reward) history and its draws, which is what a learning rule is (``learning``). A
-seat that plays against the records themselves (its name, its records, its seats) plays a
-behaviour (``attacks``), which builds a ``PlatformStrategy`` of its own. Both kinds are
+seat that plays against the records themselves (its name, its records, its seats) plays
+an attack (``attacks``), which builds a ``PlatformStrategy`` of its own. Both kinds are
 registered (``PLATFORM_STRATEGIES``), and code asks a strategy whether it is adaptive, never
 which kind it is.
 """
@@ -62,7 +62,7 @@ def policy_of(arm_name: str) -> str:
 
 class PlatformStrategy(Protocol):
     """One platform's conduct, proposal by proposal: its presentation, and (for a
-    behaviour that plays against the records, ``market.behaviours``) the name it shows and
+    seat that plays an attack against the records, ``market.attacks``) the name it shows and
     whether it proposes at all.
 
     ``adaptive`` says whether the conduct can change with what the platform has seen: an

@@ -2,7 +2,7 @@
 
 Every settings field that names a variant says so in its type (``NameIn``), and a variant
 with parameters is a ``VariantSetting``; ``variants_in`` walks validated settings through
-their fields' types, into tuples, dicts, unions and nested models (a behaviour's
+their fields' types, into tuples, dicts, unions and nested models (an attack's
 parameters name the policy it presents; a role backend's may name anything), and yields
 each variant used once. A new kind of variant, or a new field that names one, is found
 without an edit here, as inspect_ai builds a log's spec from its registry tags rather than

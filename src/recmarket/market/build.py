@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from recmarket.catalogue.behaviours import BehaviourSetting, Forgery
+from recmarket.catalogue.attacks import AttackSetting, Forgery
 from recmarket.data.domain import Domain
 from recmarket.data.episodes import Request
 from recmarket.data.reviews import id_hash
@@ -27,17 +27,17 @@ from recmarket.market.settings import MarketConfig
 
 @dataclass(frozen=True)
 class Seat:
-    """A platform of the market: its id, its platform strategy (``market.behaviour``),
+    """A platform of the market: its id, its platform strategy (``market.platform_strategy``),
     the policy it was given (its composition's, or a fixed entrant's; None for an adaptive
     entrant), the number of rounds played before it enters (0 for the incumbents), the
-    behaviour it plays against the records, if any (``market.behaviours``), and the seat
+    attack it plays against the records, if any (``market.attacks``), and the seat
     that owns it (itself, unless it is a Sybil copy)."""
 
     platform_id: str
     strategy: str
     policy: str | None
     after_rounds: int = 0
-    behaviour: BehaviourSetting | None = None
+    attack: AttackSetting | None = None
     owner: str = ""
 
     @property
@@ -48,17 +48,17 @@ class Seat:
 
 def seats(cfg: MarketConfig) -> tuple[Seat, ...]:
     """The incumbents P1..PN, then the Sybil owners' copies (each with its owner's policy
-    and behaviour) or the late entrants in order of entry."""
+    and attack) or the late entrants in order of entry."""
     ids = platform_ids(cfg.n_platforms + cfg.added_seats)
     incumbents = [
-        Seat(i, cfg.platform_strategy, p, behaviour=cfg.behaviours.get(i))
+        Seat(i, cfg.platform_strategy, p, attack=cfg.attacks.get(i))
         for i, p in zip(ids, cfg.policies, strict=False)
     ]
     copies = [
         replace(owner, owner=owner.platform_id)
         for owner in incumbents
-        if owner.behaviour is not None
-        for _ in range(owner.behaviour.made.copies(owner.behaviour.built()))
+        if owner.attack is not None
+        for _ in range(owner.attack.made.copies(owner.attack.built()))
     ]
     copies = [
         replace(c, platform_id=i) for c, i in zip(copies, ids[cfg.n_platforms :], strict=False)
@@ -92,8 +92,8 @@ class DomainMarket:
         """The seats that write fake records (owners only, not their Sybil copies)."""
         found = []
         for index, seat in enumerate(self.seats):
-            if seat.behaviour is not None and not seat.owner:
-                forgery = seat.behaviour.made.forgery(seat.behaviour.built())
+            if seat.attack is not None and not seat.owner:
+                forgery = seat.attack.made.forgery(seat.attack.built())
                 if forgery is not None:
                     found.append((index, forgery))
         return found

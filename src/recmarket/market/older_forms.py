@@ -1,10 +1,12 @@
-"""The older forms of the reputation and learning settings, read into the current ones.
+"""The older forms of the market's settings, read into the current ones.
 
 Before a mechanism or learning rule took parameters, ``market.reputation_mechanism`` and
 ``market.reputation_decay`` named the mechanism and the decay's rate, and
-``market.learning_rule`` the rule. They are read into ``market.reputation = { mechanism,
-params }`` and ``market.learning = { rule }`` with a ``DeprecationWarning`` naming the new
-form (``read_older``), so one setting has one field.
+``market.learning_rule`` the rule. Before attacks had one name, ``market.behaviours`` gave
+each attacking seat ``{ behaviour = "...", params = {...} }``. They are read into
+``market.reputation = { mechanism, params }``, ``market.learning = { rule }`` and
+``market.attacks = { P4 = { attack, params } }`` with a ``DeprecationWarning`` naming the
+new form (``read_older``), so one setting has one field.
 
 Runs stored under an older form recorded the hash of that form, and a reproduce named their
 directories by it. ``older_markets`` gives the market settings as each older form wrote the
@@ -23,15 +25,25 @@ from recmarket.catalogue.mechanisms import mechanism
 # The older fields and their defaults (a field at its default was left out of the hash).
 MECHANISM, DECAY, RULE = "reputation_mechanism", "reputation_decay", "learning_rule"
 DEFAULTS: dict[str, Any] = {MECHANISM: "window", DECAY: 0.8, RULE: "thompson"}
+# The attacks' older field, and the older key of each seat's attack in it.
+BEHAVIOURS, BEHAVIOUR = "behaviours", "behaviour"
 
 
 def read_older(market: Any) -> Any:
     """``market`` (settings as given) with its older fields read into the current ones; a
     ``DeprecationWarning`` names what to write instead. A setting given in both forms is
     refused: which one was meant cannot be told."""
-    if not isinstance(market, dict) or not DEFAULTS.keys() & market.keys():
+    if not isinstance(market, dict) or not (DEFAULTS.keys() | {BEHAVIOURS}) & market.keys():
         return market
     market = dict(market)
+    if BEHAVIOURS in market:
+        if market.get("attacks"):
+            raise ValueError(
+                "market.attacks names each seat's attack; drop market.behaviours (the older "
+                "form of the same setting)"
+            )
+        market["attacks"] = _attacks_from(market.pop(BEHAVIOURS))
+        _warn(BEHAVIOURS, 'market.attacks = { P4 = { attack = "...", params = {...} } }')
     named, decay = market.pop(MECHANISM, None), market.pop(DECAY, None)
     if named is not None or decay is not None:
         if market.get("reputation") is not None:
@@ -59,6 +71,19 @@ def read_older(market: Any) -> Any:
     return market
 
 
+def _attacks_from(behaviours: Any) -> Any:
+    """The older ``{ seat: { behaviour, params } }`` as ``{ seat: { attack, params } }``;
+    anything else is passed on for the settings' own validation to name."""
+    if not isinstance(behaviours, dict):
+        return behaviours
+    return {
+        seat: {("attack" if k == BEHAVIOUR else k): v for k, v in setting.items()}
+        if isinstance(setting, dict)
+        else setting
+        for seat, setting in behaviours.items()
+    }
+
+
 def _warn(older: str, newer: str) -> None:
     warnings.warn(
         f"market.{older} is the older form of a setting; write {newer} (read the same way: "
@@ -72,7 +97,8 @@ def older_markets(market: dict[str, Any]) -> list[dict[str, Any]]:
     """The market settings (as hashed: fields at their later-added defaults left out) as
     each older form wrote them, one per mix of forms that could express them; empty when
     only the current form can."""
-    forms = [f for f in (_older_reputation(market), _older_learning(market)) if f is not None]
+    each = (_older_reputation(market), _older_learning(market), _older_attacks(market))
+    forms = [f for f in each if f is not None]
     found = []
     for count in range(1, len(forms) + 1):
         for chosen in itertools.combinations(forms, count):
@@ -102,6 +128,17 @@ def _older_learning(market: dict[str, Any]) -> Any:
         return None
     fields = {RULE: setting["rule"]} if setting["rule"] != DEFAULTS[RULE] else {}
     return lambda m: _replaced(m, "learning", fields)
+
+
+def _older_attacks(market: dict[str, Any]) -> Any:
+    setting = market.get("attacks")
+    if not setting:
+        return None
+    older = {
+        seat: {(BEHAVIOUR if k == "attack" else k): v for k, v in attack.items()}
+        for seat, attack in setting.items()
+    }
+    return lambda m: _replaced(m, "attacks", {BEHAVIOURS: older})
 
 
 def _replaced(market: dict[str, Any], current: str, fields: dict[str, Any]) -> dict[str, Any]:

@@ -2,8 +2,8 @@
 
 Stage 1: the user writes a request and the user agent structures it. Stage 2: every
 platform in the market retrieves one candidate and explains it under the presentation its
-strategy chooses (its fixed policy, an adaptive platform's arm, or a behaviour's:
-``market.behaviour``).
+strategy chooses (its fixed policy, an adaptive platform's arm, or an attack's:
+``market.attacks``).
 Stage 3: the candidates are shuffled and the user agent ranks exactly K of them with a
 reason each. Stage 4: the user buys one shown item or nothing; under LocalRep a purchase is
 reviewed and the purchased platform's history gains one claim-reliability record.

@@ -47,10 +47,10 @@ def lessons(episode: Outcome, cfg: MarketConfig) -> dict[str, Lesson]:
 
 
 def seat_strategy(seat: Seat, cfg: MarketConfig) -> PlatformStrategy:
-    """A seat's conduct: its behaviour's, where it plays one; else its platform strategy's."""
-    if seat.behaviour is not None:  # an incumbent's: it has its composition's policy
+    """A seat's conduct: its attack's, where it plays one; else its platform strategy's."""
+    if seat.attack is not None:  # an incumbent's: it has its composition's policy
         assert seat.policy is not None
-        return seat.behaviour.made.strategy(seat.policy, seat.behaviour.built())
+        return seat.attack.made.strategy(seat.policy, seat.attack.built())
     return strategy_kind(seat.strategy).make(
         seat.policy, cfg.claim_intensities, cfg.learning_in_use
     )

@@ -14,7 +14,7 @@ from pydantic import (
     model_validator,
 )
 
-from recmarket.catalogue.behaviours import BehaviourSetting
+from recmarket.catalogue.attacks import AttackSetting
 from recmarket.catalogue.learning import LearningSetting, RewardKind
 from recmarket.catalogue.mechanisms import ReputationSetting
 from recmarket.catalogue.policies import PolicyName
@@ -139,11 +139,11 @@ class MarketConfig(BaseModel):
         description="offline platforms: how far Strict shades and Exaggeration lifts a "
         "claim, as a multiple of the calibrated distance; adaptive ones choose among them",
     )
-    behaviours: Annotated[dict[str, BehaviourSetting], ADDED_LATER] = Field(
+    attacks: Annotated[dict[str, AttackSetting], ADDED_LATER] = Field(
         {},
-        description="seat -> a behaviour that plays against the records, with its parameters "
-        '(P4 = { behaviour = "whitewash", params = { below = 0.1 } }): null, '
-        "bait-and-switch, whitewash, sybil, forge, or an installed one",
+        description="seat -> the attack it plays against the records, with its parameters "
+        '(P4 = { attack = "whitewash", params = { below = 0.1 } }): null, '
+        "bait-and-switch, whitewash, sybil, forge, inject, or an installed one",
     )
     shuffle_candidates: Annotated[bool, ADDED_LATER] = Field(
         True,
@@ -192,23 +192,23 @@ class MarketConfig(BaseModel):
         return read_older(value)
 
     @model_validator(mode="after")
-    def _behaviours_fit(self) -> MarketConfig:
+    def _attacks_fit(self) -> MarketConfig:
         incumbents = platform_ids(self.n_platforms)
-        for seat, setting in self.behaviours.items():
+        for seat, setting in self.attacks.items():
             if seat not in incumbents:
                 raise ValueError(
-                    f"market.behaviours: {seat!r} is not a seat of this market; the seats are "
+                    f"market.attacks: {seat!r} is not a seat of this market; the seats are "
                     f"{', '.join(incumbents)}"
                 )
             rival = getattr(setting.built(), "rival", None)
             if rival is not None and (rival not in incumbents or rival == seat):
                 raise ValueError(
-                    f"market.behaviours.{seat}: rival {rival!r} must be another seat of "
+                    f"market.attacks.{seat}: rival {rival!r} must be another seat of "
                     f"{', '.join(incumbents)}"
                 )
         if self.sybil_copies and self.entrants:
             raise ValueError(
-                "market.behaviours: Sybil seats and late entrants cannot share a market (both "
+                "market.attacks: Sybil seats and late entrants cannot share a market (both "
                 "add seats after the incumbents); drop one"
             )
         return self
@@ -216,7 +216,7 @@ class MarketConfig(BaseModel):
     @property
     def sybil_copies(self) -> int:
         """Seats the Sybil owners add after the incumbents, in all."""
-        return sum(b.made.copies(b.built()) for b in self.behaviours.values())
+        return sum(a.made.copies(a.built()) for a in self.attacks.values())
 
     @property
     def learning_in_use(self) -> LearningSetting:
@@ -267,9 +267,9 @@ class MarketConfig(BaseModel):
     @property
     def adaptive(self) -> bool:
         """Whether any platform's conduct depends on what it observes (incumbents that
-        learn, an adaptive entrant, or a behaviour that reacts)."""
+        learn, an adaptive entrant, or an attack that reacts)."""
         kinds = (self.platform_strategy, *(e.kind for e in self.entrants))
-        reacts = any(b.made.adaptive for b in self.behaviours.values())
+        reacts = any(a.made.adaptive for a in self.attacks.values())
         return reacts or any(strategy_kind(kind).adaptive for kind in kinds)
 
     @property

@@ -1,5 +1,5 @@
 """Records written after an episode by someone other than its user: a forging platform's fake
-users (``market.behaviours``: forge) and the oracle mechanism's referee, who knows the
+users (``market.attacks``: forge) and the oracle mechanism's referee, who knows the
 held-out target. Each goes into the episode's memory set and onto the outcome (``written``,
 with its source), so a resumed run appends the same records in the same order.
 """

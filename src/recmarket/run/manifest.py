@@ -91,10 +91,20 @@ def other_engine(manifest: dict[str, str]) -> str:
     )
 
 
+# A kind's older name in stored manifests -> its name now.
+RENAMED_KINDS = {"platform behaviour": "attack"}
+
+
 def stored_variants(manifest: dict[str, str]) -> dict[str, dict[str, str]]:
     """The outside variants a stored run used (none, for a store made before they were
-    recorded)."""
-    return dict(json.loads(manifest.get("variants", "{}")))
+    recorded), each under its kind's current name."""
+    found = {}
+    for key, origin in json.loads(manifest.get("variants", "{}")).items():
+        for older, now in RENAMED_KINDS.items():
+            if key.startswith(f"{older} "):
+                key = f"{now} {key.removeprefix(f'{older} ')}"
+        found[key] = origin
+    return found
 
 
 def stored_config(manifest: dict[str, str]) -> RunConfig:

@@ -1,4 +1,4 @@
-"""The on-off attack as a recmarket platform behaviour: a seat that exaggerates in bursts of
+"""The on-off attack as a recmarket attack: a seat that exaggerates in bursts of
 ``on_rounds`` rounds and presents honestly for ``off_rounds`` between them, starting honest.
 
 An attacker who knows that records age out spends its reputation in short bursts and lets
@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from recmarket.api import Arm, PlatformBehaviour, PlatformStrategy, PolicyName
+from recmarket.api import Arm, Attack, PlatformStrategy, PolicyName
 
 
 class OnOffParams(BaseModel):
@@ -62,8 +62,8 @@ class OnOff:
 
 
 @dataclass(frozen=True)
-class OnOffBehaviour(PlatformBehaviour):
-    """The on-off attack, registered under ``recmarket.behaviours``."""
+class OnOffAttack(Attack):
+    """The on-off attack, registered under ``recmarket.attacks``."""
 
     Params: ClassVar[type[BaseModel]] = OnOffParams
 
@@ -72,4 +72,4 @@ class OnOffBehaviour(PlatformBehaviour):
         return OnOff(params)
 
 
-ON_OFF = OnOffBehaviour("on-off", adaptive=True)
+ON_OFF = OnOffAttack("on-off", adaptive=True)

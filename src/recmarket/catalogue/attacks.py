@@ -1,6 +1,6 @@
-"""Platform behaviours that play against the reputation records (Sec. 5.2).
+"""Attacks: what a platform does against the reputation records (Sec. 5.2).
 
-A seat named in ``market.behaviours`` (``P4 = { behaviour = "whitewash", params = {...} }``)
+A seat named in ``market.attacks`` (``P4 = { attack = "whitewash", params = {...} }``)
 plays one of these instead of its platform strategy, on the offline and the LLM path alike.
 Each sees only what a platform can see: its own proposals' fate (its reward, as adaptive
 platforms learn it: ``market.reward``, the Top-1 position by default), the round, and what
@@ -33,8 +33,9 @@ it writes itself; never a user's private memory. What each assumes:
   takes it: under ``local`` a platform cannot write into a user's memory, so the scope
   itself is the defence.
 
-Another package adds a behaviour under the ``recmarket.behaviours`` entry-point group: a
-``PlatformBehaviour`` whose ``strategy`` builds the seat's ``PlatformStrategy``.
+Another package adds an attack under the ``recmarket.attacks`` entry-point group (read
+under its older name ``recmarket.behaviours`` too, with a warning): an ``Attack`` whose
+``strategy`` builds the seat's ``PlatformStrategy``.
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ from recmarket.catalogue.registry import NameIn, Registry, VariantSetting
 from recmarket.catalogue.strategies import Arm, FixedPresentation, PlatformStrategy
 
 
-class BehaviourParams(BaseModel):
-    """The parameters every behaviour takes: the presentation it uses."""
+class AttackParams(BaseModel):
+    """The parameters every attack takes: the presentation it uses."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -78,7 +79,7 @@ class BaitParams(BaseModel):
     below: float = Field(0.1, ge=0.0, le=1.0, description="reward that counts as caught")
 
 
-class WhitewashParams(BehaviourParams):
+class WhitewashParams(AttackParams):
     """Whitewashing: when its recent reward falls below a level, the seat re-enters under a
     fresh identity (with no records), up to a number of times, sitting out some rounds
     each time."""
@@ -90,7 +91,7 @@ class WhitewashParams(BehaviourParams):
     absent_rounds: int = Field(0, ge=0, description="rounds it sits out at each re-entry")
 
 
-class SybilParams(BehaviourParams):
+class SybilParams(AttackParams):
     """Sybils: the owner runs several seats of the same conduct."""
 
     seats: int = Field(3, ge=1, le=50, description="seats the owner runs (1: no Sybils)")
@@ -106,7 +107,7 @@ class InjectParams(BaseModel):
     )
 
 
-class ForgeParams(BehaviourParams):
+class ForgeParams(AttackParams):
     """Forgery: after a share of episodes the seat writes a fake-user High record for itself
     and, optionally, a Low one for a rival."""
 
@@ -124,16 +125,16 @@ class Forgery:
 
 
 @dataclass(frozen=True)
-class PlatformBehaviour:
-    """A registered behaviour. ``strategy(policy, params)`` builds the seat's conduct from
-    its composition's policy and the behaviour's validated ``Params``; ``copies`` is the
+class Attack:
+    """A registered attack. ``strategy(policy, params)`` builds the seat's conduct from
+    its composition's policy and the attack's validated ``Params``; ``copies`` is the
     number of Sybil seats it adds; ``forgery`` the fake records it writes (None: none).
     ``adaptive``: whether its conduct depends on what it observes (its seats' choices are
     then recorded and learnt in periods)."""
 
     name: str
     adaptive: bool = False
-    Params: ClassVar[type[BaseModel]] = BehaviourParams
+    Params: ClassVar[type[BaseModel]] = AttackParams
 
     def strategy(self, policy: str, params: Any) -> PlatformStrategy:
         """Args: the seat's composition policy, the validated parameters. Returns: the
@@ -251,8 +252,8 @@ class Whitewash:
 
 
 @dataclass(frozen=True)
-class BaitAndSwitchBehaviour(PlatformBehaviour):
-    """The bait-and-switch behaviour."""
+class BaitAndSwitchAttack(Attack):
+    """The bait-and-switch attack."""
 
     Params: ClassVar[type[BaseModel]] = BaitParams
 
@@ -261,8 +262,8 @@ class BaitAndSwitchBehaviour(PlatformBehaviour):
 
 
 @dataclass(frozen=True)
-class WhitewashBehaviour(PlatformBehaviour):
-    """The whitewashing behaviour."""
+class WhitewashAttack(Attack):
+    """The whitewashing attack."""
 
     Params: ClassVar[type[BaseModel]] = WhitewashParams
 
@@ -271,8 +272,8 @@ class WhitewashBehaviour(PlatformBehaviour):
 
 
 @dataclass(frozen=True)
-class SybilBehaviour(PlatformBehaviour):
-    """The Sybil behaviour: one conduct, several seats."""
+class SybilAttack(Attack):
+    """The Sybil attack: one conduct, several seats."""
 
     Params: ClassVar[type[BaseModel]] = SybilParams
 
@@ -282,8 +283,8 @@ class SybilBehaviour(PlatformBehaviour):
 
 
 @dataclass(frozen=True)
-class InjectBehaviour(PlatformBehaviour):
-    """The injecting behaviour: a fixed presentation whose explanations carry a payload."""
+class InjectAttack(Attack):
+    """The injecting attack: a fixed presentation whose explanations carry a payload."""
 
     Params: ClassVar[type[BaseModel]] = InjectParams
 
@@ -292,8 +293,8 @@ class InjectBehaviour(PlatformBehaviour):
 
 
 @dataclass(frozen=True)
-class ForgeBehaviour(PlatformBehaviour):
-    """The forging behaviour: its own presentation, and fake records after a share of
+class ForgeAttack(Attack):
+    """The forging attack: its own presentation, and fake records after a share of
     episodes."""
 
     Params: ClassVar[type[BaseModel]] = ForgeParams
@@ -303,41 +304,46 @@ class ForgeBehaviour(PlatformBehaviour):
         return Forgery(params.share, params.rival) if params.share > 0 else None
 
 
-def probe(behaviour: PlatformBehaviour, params: BaseModel) -> None:
+def probe(attack: Attack, params: BaseModel) -> None:
     """The contract, checked with the parameters: a strategy that chooses an arm and takes
     a lesson, a count of copies of at least 0."""
-    made = behaviour.strategy("strict", params)
+    made = attack.strategy("strict", params)
     arm = made.choose(lambda: np.random.default_rng(0))
     if not isinstance(arm, Arm):
         raise ValueError(f"its strategy chose {arm!r}, not an Arm")
     if made.adaptive:
         made.observe(arm.name, 1.0)
         made.period_ended(1)
-    if behaviour.copies(params) < 0:
+    if attack.copies(params) < 0:
         raise ValueError("copies must be at least 0")
 
 
-BEHAVIOURS: Registry[PlatformBehaviour] = Registry(
-    "platform behaviour", "recmarket.behaviours", PlatformBehaviour, lambda b: b.name, probe
+ATTACKS: Registry[Attack] = Registry(
+    "attack",
+    "recmarket.attacks",
+    Attack,
+    lambda a: a.name,
+    probe,
+    aliases=("recmarket.behaviours",),  # the group's older name, read still
 )
-BEHAVIOURS.register(PlatformBehaviour("null"))
-BEHAVIOURS.register(BaitAndSwitchBehaviour("bait-and-switch", adaptive=True))
-BEHAVIOURS.register(WhitewashBehaviour("whitewash", adaptive=True))
-BEHAVIOURS.register(SybilBehaviour("sybil"))
-BEHAVIOURS.register(ForgeBehaviour("forge"))
-BEHAVIOURS.register(InjectBehaviour("inject"))
+ATTACKS.register(Attack("null"))
+ATTACKS.register(BaitAndSwitchAttack("bait-and-switch", adaptive=True))
+ATTACKS.register(WhitewashAttack("whitewash", adaptive=True))
+ATTACKS.register(SybilAttack("sybil"))
+ATTACKS.register(ForgeAttack("forge"))
+ATTACKS.register(InjectAttack("inject"))
 
-BehaviourName = Annotated[str, NameIn(BEHAVIOURS)]
+AttackName = Annotated[str, NameIn(ATTACKS)]
 
 
-class BehaviourSetting(VariantSetting):
-    """A seat's behaviour with its parameters: ``{ behaviour = "forge", params = {...} }``."""
+class AttackSetting(VariantSetting):
+    """A seat's attack with its parameters: ``{ attack = "forge", params = {...} }``."""
 
-    REGISTRY = BEHAVIOURS
-    KEY = "behaviour"
-    behaviour: BehaviourName = Field(description="a registered platform behaviour")
+    REGISTRY = ATTACKS
+    KEY = "attack"
+    attack: AttackName = Field(description="a registered attack")
 
     @property
-    def made(self) -> PlatformBehaviour:
-        """The registered behaviour the setting names."""
-        return BEHAVIOURS.get(self.behaviour)
+    def made(self) -> Attack:
+        """The registered attack the setting names."""
+        return ATTACKS.get(self.attack)

@@ -1,4 +1,4 @@
-"""Platform behaviours that play against the records: each acts through its documented
+"""Attacks that platforms play against the records: each acts through its documented
 mechanism, an attack switched off leaves the honest cell's records, and a resumed attack
 cell stores what the uninterrupted one did. No test says which attack pays."""
 
@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.params import RankerParams
-from recmarket.catalogue.behaviours import BEHAVIOURS, BaitAndSwitch, BaitParams, Whitewash
-from recmarket.catalogue.behaviours import WhitewashParams as WW
+from recmarket.catalogue.attacks import ATTACKS, BaitAndSwitch, BaitParams, Whitewash
+from recmarket.catalogue.attacks import WhitewashParams as WW
 from recmarket.catalogue.payloads import PAYLOAD_FAMILIES
 from recmarket.cli import app
 from recmarket.config import RunConfig
@@ -111,15 +111,15 @@ OFF = {
 def test_an_attack_switched_off_leaves_the_honest_cells_records(tmp_path: Path, scope: str) -> None:
     honest = decided(cell(tmp_path, "honest", reputation_scope=scope))
     for behaviour, params in OFF.items():
-        setting = {"P4": {"behaviour": behaviour, "params": params}}
-        attacked = cell(tmp_path, behaviour, reputation_scope=scope, market={"behaviours": setting})
+        setting = {"P4": {"attack": behaviour, "params": params}}
+        attacked = cell(tmp_path, behaviour, reputation_scope=scope, market={"attacks": setting})
         assert decided(attacked) == honest, behaviour
-    assert set(OFF) == set(BEHAVIOURS.names())  # every built-in behaviour has an off switch
+    assert set(OFF) == set(ATTACKS.names())  # every built-in behaviour has an off switch
 
 
 def test_forged_records_reach_shared_histories_and_never_a_users_own(tmp_path: Path) -> None:
-    forge = {"P4": {"behaviour": "forge", "params": {"share": 0.5, "rival": "P3"}}}
-    shared = cell(tmp_path, "shared", reputation_scope="shared", market={"behaviours": forge})
+    forge = {"P4": {"attack": "forge", "params": {"share": 0.5, "rival": "P3"}}}
+    shared = cell(tmp_path, "shared", reputation_scope="shared", market={"attacks": forge})
     forged = [json.loads(r["written"]) for r in shared["rows"] if r["written"]]
     assert 10 < len(forged) < 40  # about half of 48 episodes
     assert {(f[0][0], f[0][1], f[0][3]) for f in forged} == {("P4", "high", "forged")}
@@ -127,14 +127,14 @@ def test_forged_records_reach_shared_histories_and_never_a_users_own(tmp_path: P
     later = [c.input for r in shared["rows"][30:] for c in shared["calls"][r["ord"]]]
     shown = [i["histories"]["P4"] for i in later if i.get("histories")]
     assert any(r["note"].startswith("Claims matched my use exactly") for h in shown for r in h)
-    local = cell(tmp_path, "local", reputation_scope="local", market={"behaviours": forge})
+    local = cell(tmp_path, "local", reputation_scope="local", market={"attacks": forge})
     assert not any(r["written"] for r in local["rows"])
     assert decided(local) == decided(cell(tmp_path, "honest", reputation_scope="local"))
 
 
 def test_sybil_seats_carry_their_owners_catalog_and_policy(tmp_path: Path) -> None:
-    sybil = {"P4": {"behaviour": "sybil", "params": {"seats": 3}}}
-    found = cell(tmp_path, "sybil", reputation_scope="shared", market={"behaviours": sybil})
+    sybil = {"P4": {"attack": "sybil", "params": {"seats": 3}}}
+    found = cell(tmp_path, "sybil", reputation_scope="shared", market={"attacks": sybil})
     explained = [
         c.input
         for r in found["rows"]
@@ -144,15 +144,15 @@ def test_sybil_seats_carry_their_owners_catalog_and_policy(tmp_path: Path) -> No
     assert {i["platform_id"] for i in explained} == {"P4", "P7", "P8"}
     assert {i["policy"] for i in explained} == {"strict"}
     with pytest.raises(ValueError, match="Sybil seats and late entrants"):
-        RunConfig.model_validate({"market": {"behaviours": sybil, "entrants": "strict@10"}})
+        RunConfig.model_validate({"market": {"attacks": sybil, "entrants": "strict@10"}})
 
 
 def test_a_whitewasher_shows_its_new_name_to_the_user_agent_and_the_records(
     tmp_path: Path,
 ) -> None:
     params = {"window": 6, "below": 0.34, "reentries": 3}
-    ww = {"P4": {"behaviour": "whitewash", "params": params}}
-    found = cell(tmp_path, "ww", reputation_scope="shared", market={"behaviours": ww})
+    ww = {"P4": {"attack": "whitewash", "params": params}}
+    found = cell(tmp_path, "ww", reputation_scope="shared", market={"attacks": ww})
     names = [json.loads(r["identities"] or "{}").get("P4", "P4") for r in found["rows"]]
     assert names[0] == "P4" and len(set(names)) > 1  # it re-entered
     for r, name in zip(found["rows"], names, strict=True):
@@ -167,14 +167,14 @@ def test_a_whitewasher_shows_its_new_name_to_the_user_agent_and_the_records(
 @pytest.mark.parametrize(
     "behaviour",
     [
-        {"behaviour": "whitewash", "params": {"window": 6, "below": 0.34, "absent_rounds": 3}},
-        {"behaviour": "forge", "params": {"share": 0.5}},
+        {"attack": "whitewash", "params": {"window": 6, "below": 0.34, "absent_rounds": 3}},
+        {"attack": "forge", "params": {"share": 0.5}},
     ],
 )
 def test_a_resumed_attack_cell_stores_what_the_uninterrupted_one_did(
     tmp_path: Path, behaviour: dict[str, Any]
 ) -> None:
-    settings = {"reputation_scope": "shared", "market": {"behaviours": {"P4": behaviour}}}
+    settings = {"reputation_scope": "shared", "market": {"attacks": {"P4": behaviour}}}
     whole = cell(tmp_path, "whole", **settings)
     out = tmp_path / "cut"
     data = {**BASE, **settings}
@@ -189,9 +189,9 @@ def test_a_resumed_attack_cell_stores_what_the_uninterrupted_one_did(
 
 
 def test_show_names_an_identity_change_and_a_forged_record(tmp_path: Path) -> None:
-    ww = {"behaviour": "whitewash", "params": {"window": 6, "below": 0.34}}
-    forge = {"behaviour": "forge", "params": {"share": 0.5}}
-    settings = {"reputation_scope": "shared", "market": {"behaviours": {"P4": ww, "P1": forge}}}
+    ww = {"attack": "whitewash", "params": {"window": 6, "below": 0.34}}
+    forge = {"attack": "forge", "params": {"share": 0.5}}
+    settings = {"reputation_scope": "shared", "market": {"attacks": {"P4": ww, "P1": forge}}}
     found = cell(tmp_path, "both", **settings)
     renamed = next(r for r in found["rows"] if r["identities"])
     forged = next(r for r in found["rows"] if r["written"])
@@ -204,8 +204,8 @@ def test_show_names_an_identity_change_and_a_forged_record(tmp_path: Path) -> No
 def test_an_injecting_seat_appends_its_payload_and_sways_only_a_susceptible_reader(
     tmp_path: Path,
 ) -> None:
-    inject = {"P4": {"behaviour": "inject", "params": {"family": "strong"}}}
-    found = cell(tmp_path, "inject", reputation_scope="shared", market={"behaviours": inject})
+    inject = {"P4": {"attack": "inject", "params": {"family": "strong"}}}
+    found = cell(tmp_path, "inject", reputation_scope="shared", market={"attacks": inject})
     sentence = PAYLOAD_FAMILIES.get("strong").sentence
     explained = [c for r in found["rows"] for c in found["calls"][r["ord"]] if c.role == "explain"]
     by_seat = {c.input["platform_id"]: c for c in explained}
@@ -222,8 +222,8 @@ def test_an_injecting_seat_appends_its_payload_and_sways_only_a_susceptible_read
 
 
 def test_a_market_makes_every_new_name_wait_before_it_proposes(tmp_path: Path) -> None:
-    ww = {"P4": {"behaviour": "whitewash", "params": {"window": 6, "below": 0.34}}}
-    market = {"behaviours": ww, "newcomer_wait": 5}
+    ww = {"P4": {"attack": "whitewash", "params": {"window": 6, "below": 0.34}}}
+    market = {"attacks": ww, "newcomer_wait": 5}
     found = cell(tmp_path, "wait", reputation_scope="shared", market=market)
     names = [json.loads(r["identities"] or "{}").get("P4", "P4") for r in found["rows"]]
     renamed = [i for i in range(1, len(names)) if names[i] != names[i - 1]]
