@@ -40,7 +40,9 @@ def _write(
     o.written.append((name, record.claim_reliability, record.note, source))
 
 
-def forge(o: Outcome, memory: ReputationMemory, market: DomainMarket, seats: Strategies) -> None:
+def forge(
+    o: Outcome, memory: ReputationMemory, market: DomainMarket, strategies: Strategies
+) -> None:
     """Fake-user records the forging seats write after the episode, each after a keyed draw
     of the episode, into its user's memory set where the scope lets strangers write there
     (never under ``local``)."""
@@ -55,7 +57,8 @@ def forge(o: Outcome, memory: ReputationMemory, market: DomainMarket, seats: Str
         if forgery.rival is not None:
             writes.append((ids.index(forgery.rival), FORGED_COMPLAINT))
         for seat, record in writes:
-            _write(o, memory, o.request, seats.identity(o.request, seat), record, "forged")
+            name = strategies.identity(o.request, seat)  # a whitewasher's current name
+            _write(o, memory, o.request, name, record, "forged")
 
 
 def oracle(o: Outcome, memory: ReputationMemory) -> None:

@@ -124,7 +124,7 @@ def restored_round(
     stored: Iterable[dict[str, Any]],
 ) -> Round:
     """The round of a domain with the memory and learners its stored episodes left (their
-    rows, or the columns ``ord``, ``rep_*`` and ``strategy`` of them, in schedule order)."""
+    rows, or the columns ``ord``, ``rep_*`` and ``lessons`` of them, in schedule order)."""
     stored = list(stored)
     round_ = cell_round(cfg, prepared, agents, embedder)
     if round_.memory is not None:
