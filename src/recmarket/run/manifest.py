@@ -25,7 +25,7 @@ from recmarket.run.provenance import (
 )
 
 # 2: episodes.target_best_fit; one compressed call array per episode. 3: top1_platform,
-# regret and the adaptive platforms' lessons (strategy). 4: purchased_platform, the names
+# regret, the adaptive seats' lessons (lessons; strategy then). 4: purchased_platform, the names
 # seats showed when not their own (identities), the seats shown (shown_platforms) and the
 # records written after an episode besides its own (written: forged, or an oracle's). 5: an
 # offline run keeps the role calls of only the first episodes of each domain (the rest are
