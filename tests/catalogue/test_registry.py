@@ -8,13 +8,14 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from recmarket.catalogue.mechanisms import MECHANISMS
-from recmarket.catalogue.registry import PluginError, Registry, UnknownName
+from recmarket.catalogue.registry import NoParams, PluginError, Registry, UnknownName
 from tests.plugins import dist_info
 
 
 @dataclass(frozen=True)
 class Thing:
     name: str
+    Params: type[BaseModel] = NoParams
 
 
 def registry(group: str = "recmarket.tests.things") -> Registry[Thing]:
@@ -26,7 +27,9 @@ def plugin_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A directory on sys.path holding a module ``things_plugin`` with variants."""
     (tmp_path / "things_plugin.py").write_text(
         "from tests.catalogue.test_registry import Thing\n"
+        "from tests.catalogue.test_registry import Loose\n"
         "EXTRA = Thing('extra')\nMISNAMED = Thing('other')\nNOT_A_THING = 'extra'\n"
+        "LOOSE = Thing('extra', Params=Loose)\n"
     )
     (tmp_path / "broken_plugin.py").write_text("raise ImportError('no such dependency')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -59,6 +62,20 @@ def test_a_name_cannot_be_taken_twice_nor_by_another_kind_of_object() -> None:
         things.register(Other("one"))
 
 
+class Loose(BaseModel):
+    """Parameters that would take a misspelt name silently."""
+
+    level: float = 0.5
+
+
+def test_a_variant_whose_parameters_take_unknown_fields_or_no_model_is_refused() -> None:
+    things = registry()
+    with pytest.raises(TypeError, match="thing 'loose': its Params model Loose must forbid"):
+        things.register(Thing("loose", Params=Loose))
+    with pytest.raises(TypeError, match="thing 'bare': its Params must be a pydantic model"):
+        things.register(Thing("bare", Params=dict))  # type: ignore[arg-type]
+
+
 def test_installed_packages_add_variants_through_their_entry_point_group(
     plugin_path: Path,
 ) -> None:
@@ -85,13 +102,15 @@ def test_a_renamed_group_still_reads_its_older_name_with_a_deprecation_warning(
         assert things.get("extra").name == "extra"
 
 
+class Level(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    level: float = Field(0.5, ge=0, le=1)
+
+
 @dataclass(frozen=True)
 class Tuned:
     name: str
-
-    class Params(BaseModel):
-        model_config = ConfigDict(extra="forbid")
-        level: float = Field(0.5, ge=0, le=1)
+    Params: type[BaseModel] = Level
 
 
 def test_parameters_are_validated_by_the_variants_model_and_probed_naming_it() -> None:
@@ -118,6 +137,7 @@ def test_parameters_are_validated_by_the_variants_model_and_probed_naming_it() -
     [
         ("things_plugin:MISNAMED", "gives the thing 'other'; the two names must agree"),
         ("things_plugin:NOT_A_THING", r"\(things_plugin:NOT_A_THING\) is not a Thing"),
+        ("things_plugin:LOOSE", r"\(things_plugin:LOOSE\): its Params model Loose must forbid"),
         ("broken_plugin:X", "cannot load entry point 'extra'.*ImportError: no such dependency"),
     ],
 )

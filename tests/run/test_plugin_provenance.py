@@ -26,6 +26,8 @@ from tests.plugins import (
     run_recmarket,
 )
 
+# A mechanism declaring its Params as a class variable, as plugins did before every kind
+# declared it as a field: both read the same.
 MECHANISM = """
 from dataclasses import dataclass
 from typing import ClassVar

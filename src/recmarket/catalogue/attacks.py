@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -134,7 +134,7 @@ class Attack:
 
     name: str
     adaptive: bool = False
-    Params: ClassVar[type[BaseModel]] = AttackParams
+    Params: type[BaseModel] = AttackParams
 
     def strategy(self, policy: str, params: Any) -> PlatformStrategy:
         """Args: the seat's composition policy, the validated parameters. Returns: the
@@ -255,7 +255,7 @@ class Whitewash:
 class BaitAndSwitchAttack(Attack):
     """The bait-and-switch attack."""
 
-    Params: ClassVar[type[BaseModel]] = BaitParams
+    Params: type[BaseModel] = BaitParams
 
     def strategy(self, policy: str, params: Any) -> PlatformStrategy:
         return BaitAndSwitch(params)
@@ -265,7 +265,7 @@ class BaitAndSwitchAttack(Attack):
 class WhitewashAttack(Attack):
     """The whitewashing attack."""
 
-    Params: ClassVar[type[BaseModel]] = WhitewashParams
+    Params: type[BaseModel] = WhitewashParams
 
     def strategy(self, policy: str, params: Any) -> PlatformStrategy:
         return Whitewash(params, params.policy or policy)
@@ -275,7 +275,7 @@ class WhitewashAttack(Attack):
 class SybilAttack(Attack):
     """The Sybil attack: one conduct, several seats."""
 
-    Params: ClassVar[type[BaseModel]] = SybilParams
+    Params: type[BaseModel] = SybilParams
 
     def copies(self, params: Any) -> int:
         """The extra seats: all the owner's seats but the first."""
@@ -286,7 +286,7 @@ class SybilAttack(Attack):
 class InjectAttack(Attack):
     """The injecting attack: a fixed presentation whose explanations carry a payload."""
 
-    Params: ClassVar[type[BaseModel]] = InjectParams
+    Params: type[BaseModel] = InjectParams
 
     def strategy(self, policy: str, params: Any) -> PlatformStrategy:
         return FixedPresentation(Arm(injecting(params.family) if params.family else policy))
@@ -297,7 +297,7 @@ class ForgeAttack(Attack):
     """The forging attack: its own presentation, and fake records after a share of
     episodes."""
 
-    Params: ClassVar[type[BaseModel]] = ForgeParams
+    Params: type[BaseModel] = ForgeParams
 
     def forgery(self, params: Any) -> Forgery | None:
         """The fake records it writes, if its share is above zero."""

@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from recmarket.catalogue.registry import NameIn, Registry
+from pydantic import BaseModel
+
+from recmarket.catalogue.registry import NameIn, NoParams, Registry
 from recmarket.vocabulary import Condition
 
 
@@ -25,6 +27,7 @@ class MarketCondition:
     label: str  # as the paper and the figures name it
     user_agent: bool  # a user agent shortlists across every platform
     reputation: bool  # purchases leave records that later shortlists read
+    Params: type[BaseModel] = NoParams  # its parameters' model: it takes none
 
 
 def probe(item: MarketCondition, params: object) -> None:

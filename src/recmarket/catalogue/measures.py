@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from recmarket.catalogue.registry import Registry
+from pydantic import BaseModel
+
+from recmarket.catalogue.registry import NoParams, Registry
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class MarketMeasure:
     says: str
     metric: Callable[[Any], Any]  # settings (RunConfig) -> its Metric
     on_frontier: bool = True
+    Params: type[BaseModel] = NoParams  # its parameters' model: it takes none
 
 
 def probe(measure: MarketMeasure, params: object) -> None:

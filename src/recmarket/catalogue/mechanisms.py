@@ -90,7 +90,7 @@ class ReputationMechanism:
 
     name: str
     evidence_header: str | None = None
-    Params: ClassVar[type[BaseModel]] = NoParams
+    Params: type[BaseModel] = NoParams
     # Whether its records come from the held-out target (the oracle) rather than from the
     # purchase's review: then no review or update is asked for
     knows_targets: ClassVar[bool] = False
@@ -142,7 +142,7 @@ class Window(ReputationMechanism):
 class EveryRecord(ReputationMechanism):
     """Every record of a platform, each counted alike."""
 
-    Params: ClassVar[type[BaseModel]] = NewcomerParams
+    Params: type[BaseModel] = NewcomerParams
 
     def kept(self, window: int, params: BaseModel) -> int | None:
         return None
@@ -156,7 +156,7 @@ class EveryRecord(ReputationMechanism):
 class Decay(EveryRecord):
     """Every record, weighed by how many newer ones there are."""
 
-    Params: ClassVar[type[BaseModel]] = DecayParams
+    Params: type[BaseModel] = DecayParams
 
     def kept(self, window: int, params: BaseModel) -> int | None:
         assert isinstance(params, DecayParams)

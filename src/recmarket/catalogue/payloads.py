@@ -18,7 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from recmarket.catalogue.registry import NameIn, Registry
+from pydantic import BaseModel
+
+from recmarket.catalogue.registry import NameIn, NoParams, Registry
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,7 @@ class PayloadFamily:
     sentence: str
     cues: tuple[str, ...]
     push: float
+    Params: type[BaseModel] = NoParams  # its parameters' model: it takes none
 
 
 def probe(family: PayloadFamily, params: object) -> None:

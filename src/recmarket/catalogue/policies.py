@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from typing import Annotated, Protocol
 
 import numpy as np
+from pydantic import BaseModel
 
 from recmarket.catalogue.payloads import BUILT_IN, PAYLOAD_FAMILIES
-from recmarket.catalogue.registry import NameIn, PluginError, Registry
+from recmarket.catalogue.registry import NameIn, NoParams, PluginError, Registry
 
 
 class PlatformBounds(Protocol):
@@ -150,6 +151,7 @@ class PresentationPolicy:
     claim: ClaimRule
     wording: Wording
     colour: str  # in figures
+    Params: type[BaseModel] = NoParams  # its parameters' model: it takes none
 
     def claimed(
         self, reading: float, gen: np.random.Generator, intensity: float, bounds: PlatformBounds

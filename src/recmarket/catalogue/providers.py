@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from recmarket.catalogue.registry import NameIn, Registry
+from pydantic import BaseModel
+
+from recmarket.catalogue.registry import NameIn, NoParams, Registry
 
 # What a provider makes: a ``recmarket.agents.llm.api.ChatAPI`` (``generate(request) ->
 # Reply``, ``aclose()``), which the catalogue, below the agents, names but does not import.
@@ -30,6 +32,7 @@ class LLMProvider:
     name: str
     make: Callable[[Any], ChatAPI]
     says: str
+    Params: type[BaseModel] = NoParams  # its parameters' model: it takes none
 
 
 @dataclass(frozen=True)

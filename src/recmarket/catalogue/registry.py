@@ -17,9 +17,12 @@ NameIn(POLICIES)]``: the annotation validates the name and tells the run's prove
 registry it names, so what a run records of its variants is read from its settings
 (``variants_in``), never from a list of fields kept by hand.
 
-A variant takes parameters through its own pydantic model (``Params``, forbidding unknown
-fields), so one settings form serves every kind: a name and a table of parameters
-(``VariantChoice``). ``Registry.params`` validates the table against the variant's model and
+A variant takes parameters through its own pydantic model, declared the same way by every
+kind: a ``Params: type[BaseModel]`` field of the variant's frozen dataclass (``NoParams``
+where it takes none; a subclass sets its own default). The model forbids unknown fields, so
+a misspelt parameter is an error, not a default; ``register`` refuses a variant whose model
+does not. One settings form then serves every kind: a name and a table of parameters
+(``VariantSetting``). ``Registry.params`` validates the table against the variant's model and
 names the variant in any error. ``Registry.origin`` says where a variant's code comes from:
 None for recmarket's own, else its distribution, version and a digest of its source files,
 which a run records so that a resume under edited plugin code is refused.
@@ -34,7 +37,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points, packages_distributions, version
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -47,7 +50,15 @@ from pydantic import (
 )
 from pydantic_core import core_schema
 
-T = TypeVar("T")
+
+class Variant(Protocol):
+    """What a variant of any kind has: the model of its parameters (a frozen field)."""
+
+    @property
+    def Params(self) -> type[BaseModel]: ...
+
+
+T = TypeVar("T", bound=Variant)
 
 
 class NoParams(BaseModel):
@@ -133,6 +144,8 @@ class Registry(Generic[T]):
         if not isinstance(item, self.cls):
             raise TypeError(f"a {self.kind} must be a {self.cls.__name__}, got {item!r}")
         name = self._name_of(item)
+        if problem := params_problem(item):
+            raise TypeError(f"{self.kind} {name!r}: {problem}")
         held = self._items.get(name)
         if held is not None and held != item:
             raise ValueError(f"{self.kind} {name!r} is registered already")
@@ -179,7 +192,7 @@ class Registry(Generic[T]):
         """The variant's parameters, validated by its own model (``Params``, or none) and
         checked by a probe call with them; every failure names the variant."""
         item = self.get(name)
-        model: type[BaseModel] = getattr(item, "Params", NoParams)
+        model = item.Params
         try:
             params = model.model_validate(dict(given))
         except ValidationError as error:
@@ -258,6 +271,8 @@ class Registry(Generic[T]):
             raise PluginError(f"cannot load {where}: {type(error).__name__}: {error}") from error
         if not isinstance(item, self.cls):
             raise PluginError(f"{where} is not a {self.cls.__name__}")
+        if problem := params_problem(item):
+            raise PluginError(f"{where}: {problem}")
         if self._name_of(item) != point.name:
             raise PluginError(
                 f"{where} gives the {self.kind} {self._name_of(item)!r}; the two names must agree"
@@ -265,6 +280,20 @@ class Registry(Generic[T]):
         if point.name in self._items and self._items[point.name] != item:
             raise PluginError(f"{where} names a {self.kind} that is registered already")
         return item
+
+
+def params_problem(item: object) -> str:
+    """What is wrong with a variant's ``Params`` (empty when nothing is): it must be a
+    pydantic model that forbids unknown fields."""
+    model = getattr(item, "Params", None)
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return f"its Params must be a pydantic model (NoParams where it takes none), not {model!r}"
+    if model.model_config.get("extra") != "forbid":
+        return (
+            f"its Params model {model.__name__} must forbid unknown fields "
+            '(model_config = ConfigDict(extra="forbid")), or a misspelt parameter is ignored'
+        )
+    return ""
 
 
 def one_name(value: object) -> Iterable[str]:

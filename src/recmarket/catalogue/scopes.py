@@ -11,7 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Protocol
 
-from recmarket.catalogue.registry import NameIn, Registry
+from pydantic import BaseModel
+
+from recmarket.catalogue.registry import NameIn, NoParams, Registry
 from recmarket.profiles import PROFILE_NAMES
 
 
@@ -42,6 +44,7 @@ class ReputationScope:
     key: Callable[[Asking], str]
     sets: Callable[[int], int]  # users per profile -> memory sets per domain
     strangers_write: bool
+    Params: type[BaseModel] = NoParams  # its parameters' model: it takes none
 
 
 def probe(item: ReputationScope, params: object) -> None:

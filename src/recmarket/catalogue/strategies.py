@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 from typing import Annotated, Protocol
 
 import numpy as np
+from pydantic import BaseModel
 
 from recmarket.catalogue.learning import Learner, LearningSetting, learner
 from recmarket.catalogue.policies import PAPER_POLICIES, policy
-from recmarket.catalogue.registry import NameIn, Registry
+from recmarket.catalogue.registry import NameIn, NoParams, Registry
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,7 @@ class StrategyKind:
     name: str
     adaptive: bool
     make: Callable[[str | None, tuple[float, ...], LearningSetting], PlatformStrategy]
+    Params: type[BaseModel] = NoParams  # its parameters' model: it takes none
 
 
 def _fixed(

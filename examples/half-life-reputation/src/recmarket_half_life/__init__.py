@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,7 +21,7 @@ class HalfLifeParams(BaseModel):
 
 @dataclass(frozen=True)
 class HalfLife(ReputationMechanism):
-    Params: ClassVar[type[BaseModel]] = HalfLifeParams
+    Params: type[BaseModel] = HalfLifeParams
 
     def kept(self, window: int, params: BaseModel) -> int | None:
         assert isinstance(params, HalfLifeParams)

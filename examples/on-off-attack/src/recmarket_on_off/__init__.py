@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -65,7 +65,7 @@ class OnOff:
 class OnOffAttack(Attack):
     """The on-off attack, registered under ``recmarket.attacks``."""
 
-    Params: ClassVar[type[BaseModel]] = OnOffParams
+    Params: type[BaseModel] = OnOffParams
 
     def strategy(self, policy: str, params: Any) -> PlatformStrategy:
         """A fresh schedule at round 0 (the seat's composition policy is not used)."""

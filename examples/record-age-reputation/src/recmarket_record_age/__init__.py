@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,7 +33,7 @@ class RecordAgeParams(BaseModel):
 class RecordAge(ReputationMechanism):
     """Records weighed by their age in rounds."""
 
-    Params: ClassVar[type[BaseModel]] = RecordAgeParams
+    Params: type[BaseModel] = RecordAgeParams
 
     def kept(self, window: int, params: BaseModel) -> int | None:
         """The last ``keep`` records."""
