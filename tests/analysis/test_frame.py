@@ -3,10 +3,14 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 from recmarket.analysis import calls_frame, episodes_frame
+from recmarket.analysis.market_measures import MARKET_MEASURES, market_measures, share_of
+from recmarket.catalogue.measures import MarketMeasure
 from recmarket.cli import app
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.run.replay import all_calls
@@ -53,3 +57,32 @@ def test_episodes_frame_carries_every_setting_of_its_run_by_path(tmp_path: Path)
     assert row["agents.ranker.position_weight"] == cfg.agents.ranker.position_weight
     assert json.loads(row["domains"]) == ["Video_Games"] and row["seed"] == 42
     assert row["attack"] == "sybil" and len(row["config_hash"]) == 64
+
+
+def test_the_episodes_export_gives_every_registered_measure_as_the_report_computes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An outside measure (registered here) appears beside the built-in ones, and summing
+    any measure's exported parts over the run and finishing them gives the cell's value."""
+    bought_first = MarketMeasure(
+        "bought_first",
+        "bought first",
+        ("top1_platform", "purchased_platform"),
+        "decided episodes whose user bought the candidate ranked first",
+        lambda cfg: share_of(
+            lambda r: r["purchased_platform"] == r["top1_platform"],
+            lambda r: r.get("top1_platform") is not None,
+        ),
+    )
+    monkeypatch.setitem(MARKET_MEASURES._items, "bought_first", bought_first)
+    cfg = RunConfig(
+        condition="local-rep", episodes=EpisodeConfig(requests=24), domains=("Video_Games",)
+    )
+    store = run(cfg, tmp_path / "run").store
+    cell = market_measures(cfg, store.episodes(), draws=10)
+    frame = episodes_frame([tmp_path / "run"])
+    for measure in MARKET_MEASURES:
+        summed = np.sum([json.loads(p) for p in frame[f"measure.{measure.name}"]], axis=0)
+        value = float(measure.metric(cfg).finish(summed))
+        assert round(value, 4) == pytest.approx(cell[measure.name], nan_ok=True), measure.name
+    assert "measure.bought_first" in frame.columns

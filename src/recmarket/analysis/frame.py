@@ -12,6 +12,7 @@ import pandas as pd
 
 from recmarket.agents.llm.attempts import input_digest, read_attempts
 from recmarket.analysis.attacks import HONEST, attacker, defence
+from recmarket.analysis.market_measures import MARKET_MEASURES
 from recmarket.config import RunConfig
 from recmarket.run.replay import all_calls
 from recmarket.run.store import RunStore
@@ -34,15 +35,32 @@ def flat_settings(cfg: RunConfig) -> dict[str, Any]:
     return flat
 
 
+def measure_parts(cfg: RunConfig, rows: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
+    """Each registered market measure's parts of every episode, as JSON text, by column
+    ``measure.NAME``. A measure's value over any group of episodes is its ``finish`` of the
+    group's summed parts (``MARKET_MEASURES.get(NAME).metric(cfg).finish``), so an export
+    can be cut by any column and still give the measure as the report computes it."""
+    rows = list(rows)
+    columns = {}
+    for measure in MARKET_MEASURES:
+        parts = measure.metric(cfg).parts
+        columns[f"measure.{measure.name}"] = [json.dumps(list(parts(r))) for r in rows]
+    return columns
+
+
 def episodes_frame(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
     """Every episode of the runs as one pandas frame, with each run's directory, every
     setting of its run (``flat_settings``; an episode's own column of the same name wins),
-    its settings' hash and the attack and defence they amount to beside its rows."""
+    its settings' hash, the attack and defence they amount to, and each market measure's
+    parts of the episode (``measure_parts``) beside its rows."""
     frames = []
     for run_dir in run_dirs:
         with RunStore.read(Path(run_dir)) as store:
             cfg = store.config()
-            frame = pd.DataFrame(store.episodes())
+            rows = store.episodes()
+        frame = pd.DataFrame(rows)
+        for column, parts in measure_parts(cfg, rows).items():
+            frame[column] = parts
         frame.insert(0, "run_dir", str(run_dir))
         derived = {
             "config_hash": cfg.digest(),
