@@ -7,6 +7,7 @@ themselves, so a typo never silently falls back to a default.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,18 @@ def build_config(
             message = error["msg"].removeprefix("Value error, ")
             # an item of a list setting (loc ends in its index) is named by the list's flag
             named = next((loc[:i] for i in range(len(loc), 0, -1) if loc[:i] in flags), None)
+            # a variant's parameter is checked with the variant, whose error names it below
+            # its own location (market.reputation: ... params.rate: ...)
+            named = named or next(
+                (
+                    path
+                    for path in flags
+                    if path[: len(loc)] == loc
+                    and re.search(rf"(?:^|\s){re.escape('.'.join(path[len(loc) :]))}:", message)
+                    and _given(overrides, path)
+                ),
+                None,
+            )
             if named is not None and _given(overrides, named):
                 where = flags[named]
             else:

@@ -134,6 +134,14 @@ def test_bad_config_files_are_named_with_the_key(
         (["--claim-intensity", "0"], "--claim-intensity: claim intensities must be"),
         (["--claim-intensity", "0.5", "--claim-intensity", "1"], "several intensities"),
         (["--reward", "money"], "--reward: Input should be 'top1', 'purchase' or 'mix'"),
+        (  # a variant's parameter is checked with its variant, and named by its own flag
+            ["--reputation-decay", "0.5"],
+            "--reputation-decay: reputation mechanism 'window': params.rate: Extra inputs",
+        ),
+        (
+            ["--reputation-mechanism", "decay", "--reputation-decay", "1.5"],
+            "--reputation-decay: reputation mechanism 'decay': params.rate: Input should be less",
+        ),
         (
             ["--platform-strategy", "adaptive", "--condition", "platform-centric"],
             "platform-centric has none",
