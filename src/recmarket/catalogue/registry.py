@@ -55,7 +55,9 @@ class Variant(Protocol):
     """What a variant of any kind has: the model of its parameters (a frozen field)."""
 
     @property
-    def Params(self) -> type[BaseModel]: ...
+    def Params(self) -> type[BaseModel]:
+        """The pydantic model of the variant's parameters (``NoParams`` for none)."""
+        ...
 
 
 T = TypeVar("T", bound=Variant)
