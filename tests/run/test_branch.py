@@ -1,6 +1,10 @@
 """Paired counterfactual branches: the parent's early rounds copied with their calls, later
 rounds played under changed settings, and a branch that changes nothing equal to its parent."""
 
+import shutil
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -89,6 +93,89 @@ def test_bad_assignments_and_rounds_are_named(parent: Path, tmp_path: Path) -> N
         args = ["branch", str(parent), "--from-round", "3", "--out", str(tmp_path / "x"), *flags]
         done = CliRunner().invoke(app, args)
         assert done.exit_code == 2 and said in " ".join(done.stderr.split()), done.output
-    zero = ["branch", str(parent), "--from-round", "0", "--out", str(tmp_path / "z")]
-    done = CliRunner().invoke(app, zero)
-    assert done.exit_code != 0
+
+
+def refused(parent: Path, out: Path, *flags: str, from_round: str = "3") -> str:
+    """The one line a refused branch says (exit 2, no traceback)."""
+    args = ["branch", str(parent), "--from-round", from_round, "--out", str(out), *flags]
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 2, done.output
+    assert done.exception is None or isinstance(done.exception, SystemExit)
+    return " ".join(done.stderr.split())
+
+
+@pytest.mark.parametrize(
+    ("from_round", "said"),
+    [("0", "--from-round 0: rounds count from 1"), ("7", "have 6 rounds at most")],
+)
+def test_a_round_the_parent_does_not_have_is_one_line(
+    parent: Path, tmp_path: Path, from_round: str, said: str
+) -> None:
+    assert said in refused(parent, tmp_path / "b", from_round=from_round)
+    assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize(
+    ("assignment", "named"),
+    [
+        ("seed=7", "seed"),
+        ("episodes.requests=48", "episodes"),
+        ('domains=["Video_Games", "Musical_Instruments"]', "domains"),
+        ("episodes.users_per_profile=2", "episodes"),
+    ],
+)
+def test_a_setting_that_chooses_the_requests_cannot_be_changed(
+    parent: Path, tmp_path: Path, assignment: str, named: str
+) -> None:
+    said = refused(parent, tmp_path / "b", "--set", assignment)
+    assert f"--set: {named} choose the requests" in said
+    assert not (tmp_path / "b").exists()
+
+
+def test_a_parent_that_stopped_before_the_copied_rounds_is_refused(
+    parent: Path, tmp_path: Path
+) -> None:
+    stopped = tmp_path / "stopped"
+    shutil.copytree(parent, stopped)
+    with sqlite3.connect(stopped / "run.sqlite") as db:  # as a run killed at episode 10
+        db.execute("DELETE FROM episodes WHERE ord >= 10")
+    said = refused(stopped, tmp_path / "b")
+    assert "lacks 2 of the 12 episodes of rounds 1-2" in said
+    assert not (tmp_path / "b").exists()
+
+
+def test_a_parent_another_process_writes_is_refused(parent: Path, tmp_path: Path) -> None:
+    hold = (
+        "import sys, time; from pathlib import Path; from recmarket.locks import WriterLock; "
+        "lock = WriterLock(Path(sys.argv[1])); print('held', flush=True); time.sleep(60)"
+    )
+    writer = subprocess.Popen(
+        [sys.executable, "-c", hold, str(parent)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert writer.stdout is not None and writer.stdout.readline().strip() == "held"
+        said = refused(parent, tmp_path / "b")
+    finally:
+        writer.kill()
+        writer.wait()
+    assert f"is being written by another recmarket process (pid {writer.pid})" in said
+
+
+def test_an_existing_directory_must_hold_the_same_branch(parent: Path, tmp_path: Path) -> None:
+    out = tmp_path / "b"
+    branch(parent, out, "--set", "condition=no-rep")
+    said = refused(parent, out, "--set", "condition=no-rep", from_round="5")
+    assert "holds another branch (from_round 3 -> 5)" in said
+    assert "not a branch" in refused(out.parent / "b", parent, "--set", "condition=no-rep")
+    with sqlite3.connect(out / "run.sqlite") as db:  # killed after the entry, before the copy
+        db.execute("DELETE FROM calls WHERE ord IN (SELECT ord FROM episodes WHERE round < 2)")
+        db.execute("DELETE FROM episodes WHERE round < 2")
+    branch(parent, out, "--set", "condition=no-rep")  # the rerun finishes the copy
+    rows, _ = records(out)
+    early = [r for r in records(parent)[0] if r["round"] < 2]
+    assert [r for r in rows if r["round"] < 2] == early
+
+
+def test_the_llm_guards_apply_to_llm_branches_only(parent: Path, tmp_path: Path) -> None:
+    said = refused(parent, tmp_path / "b", "--budget", "1")
+    assert "--budget applies to LLM runs only" in said

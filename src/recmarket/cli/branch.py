@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from recmarket.cli.app import app, fail, out, user_errors
+from recmarket.cli.options import Budget, LlmCache, Replay
 
 
 @app.command("branch")
@@ -24,19 +25,30 @@ def branch_command(
             "--set", help="KEY=VALUE, a setting changed from that round on (market.rho=1.0)"
         ),
     ] = None,
+    llm_cache: LlmCache = None,
+    replay: Replay = False,
+    budget: Budget = None,
 ) -> None:
     """Replay PARENT's requests into --out: rounds before --from-round are copied with every
     call they made (none is made again), later rounds are played with the --set changes.
     The two runs share their requests, so contrasts between them are paired; a branch that
-    changes nothing equals its parent record for record."""
-    from recmarket.run.branch import branch, overrides
+    changes nothing equals its parent record for record. A parent must have played every
+    episode of the rounds copied, and no other process may be writing it."""
+    from recmarket.cli.run import llm_guards_given, played
+    from recmarket.run.branch import overrides, prepared
+    from recmarket.run.store import RunStore
 
+    params: dict[str, Any] = {"llm_cache": llm_cache, "replay": replay, "budget": budget}
+    params |= {"executor": "local", "address": None, "as_json": False}
     with user_errors():
         try:
             changes = overrides(assignments or [])
         except ValueError as error:
             fail(str(error))
-        result = branch(parent, target, from_round, changes)
+        with RunStore.read(parent) as store:  # checked before anything is written
+            llm_guards_given(store.config(), params)
+        cfg = prepared(parent, target, from_round, changes)
+        result = played(cfg, target, params)
         episodes = len(result.store.episodes())
         result.store.close()
     out.print(f"branch of {parent} from round {from_round}: {episodes:,} episodes in {target}")

@@ -46,14 +46,21 @@ def _config(config: Path | None, settings: dict[str, Any], llm: LLMChoice) -> Ru
     return cfg
 
 
-def _refuse_what_does_not_apply(cfg: RunConfig, params: dict[str, Any]) -> None:
-    """Options that would be silently ignored with these settings are refused instead."""
-    uses_llm = cfg.uses_llm
+def llm_guards_given(cfg: RunConfig, params: dict[str, Any]) -> list[str]:
+    """The LLM guards among ``params`` that were given (``--replay``, ``--budget``,
+    ``--llm-cache``); refused where the settings make no LLM call, which would ignore them."""
     llm_only = {"--replay": params["replay"], "--budget": params["budget"] is not None}
     llm_only["--llm-cache"] = params["llm_cache"] is not None
     given = [flag for flag, on in llm_only.items() if on]
-    if given and not uses_llm:
+    if given and not cfg.uses_llm:
         fail(f"{', '.join(given)} applies to LLM runs only (--backend llm or an [llm] table)")
+    return given
+
+
+def _refuse_what_does_not_apply(cfg: RunConfig, params: dict[str, Any]) -> None:
+    """Options that would be silently ignored with these settings are refused instead."""
+    uses_llm = cfg.uses_llm
+    given = llm_guards_given(cfg, params)
     if params["executor"] == "ray" and (uses_llm or given):
         fail(
             "--executor ray runs the offline backend; run LLM cells with the local executor "
@@ -102,7 +109,7 @@ def run(
         cfg = _config(config, settings, llm)
         _refuse_what_does_not_apply(cfg, params)
         target = out_dir or Path("runs") / f"{cfg.condition}-{cfg.digest()[:10]}"
-        result = _played(cfg, target, params)
+        result = played(cfg, target, params)
         rows = result.store.episodes()
         warning = failure_warning(rows, result.store.db)
         result.store.close()
@@ -114,7 +121,7 @@ def run(
         _print_funnel(cfg, target, result, rows)
 
 
-def _played(cfg: RunConfig, target: Path, params: dict[str, Any]) -> RunResult:
+def played(cfg: RunConfig, target: Path, params: dict[str, Any]) -> RunResult:
     """The cell played (or resumed) by the chosen executor under a progress bar that names
     the domain, the endpoint's concurrency limit and any long wait; a budget reached stops
     the command with exit code 3."""

@@ -13,6 +13,7 @@ prefix of the sample for a larger one, so scaled runs use a subset of the full r
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -144,15 +145,29 @@ def sample_requests(domain: Domain, cfg: EpisodeConfig, seed: int) -> list[Reque
     return schedule(episodes, cfg.users_per_profile)
 
 
-def schedule(episodes: list[Episode], users_per_profile: int) -> list[Request]:
-    """Deal episodes to profiles (i % 6) and then to each profile's users, so both stay
-    balanced within one; each user takes its episodes in target-time order, and the global
-    order visits the users round-robin."""
+def owners(requests: int, users_per_profile: int) -> list[int]:
+    """The simulated user each of ``requests`` sampled episodes is dealt to: to profiles
+    (i % 6), then to each profile's users, so both stay balanced within one."""
     n_profiles = len(PROFILE_NAMES)
-    owner = [
+    return [
         (i % n_profiles) * users_per_profile + (i // n_profiles) % users_per_profile
-        for i in range(len(episodes))
+        for i in range(requests)
     ]
+
+
+def episodes_before(requests: int, users_per_profile: int, rounds: int) -> int:
+    """How many of a domain's episodes fall in its users' first ``rounds`` rounds: what a
+    run holds of them once it has played that far (a user with fewer requests has fewer
+    rounds)."""
+    owned = Counter(owners(requests, users_per_profile))
+    return sum(min(count, rounds) for count in owned.values())
+
+
+def schedule(episodes: list[Episode], users_per_profile: int) -> list[Request]:
+    """Deal episodes to users (``owners``); each user takes its episodes in target-time
+    order, and the global order visits the users round-robin."""
+    n_profiles = len(PROFILE_NAMES)
+    owner = owners(len(episodes), users_per_profile)
     dealt = []
     for user in range(n_profiles * users_per_profile):
         own = sorted(
