@@ -2,9 +2,11 @@
 Chromium (no console errors, filters work, planted markup stays inert)."""
 
 import errno
+import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -260,3 +262,25 @@ def test_the_page_in_headless_chromium(report: Path, tmp_path: Path) -> None:
     assert "Clear the cell filter" in empty
     outcomes = empty.split('id="f-outcome"')[1].split("</select>")[0]
     assert outcomes.count("<option") == 1  # "(all)": no episode is left to offer
+
+
+def test_unfinished_cells_are_left_out_and_named_in_one_line(report: Path, tmp_path: Path) -> None:
+    """A cell stopped part-way, then every other one never started: the report and the
+    frontier read the finished cells alone and name the others; with none finished, the
+    report refuses in one line."""
+    copy = tmp_path / "out"
+    shutil.copytree(report, copy)
+    stopped, *others = (copy / e["run_dir"] for e in json.loads((copy / "plan.json").read_text()))
+    with sqlite3.connect(stopped / "run.sqlite") as db:
+        db.execute("DELETE FROM episodes WHERE ord >= 5")
+    for command in (["report", str(copy), "--out", str(tmp_path / "rep")], ["frontier", str(copy)]):
+        done = CliRunner().invoke(app, command)
+        assert done.exit_code == 0, done.output
+        said = " ".join(done.stderr.split())
+        assert f"left out 1 unfinished cell(s): {stopped.name} (10 of 48 episodes)" in said
+    for other in others:
+        shutil.rmtree(other)
+    done = CliRunner().invoke(app, ["report", str(copy), "--out", str(tmp_path / "none")])
+    said = " ".join(done.stderr.split())
+    assert done.exit_code == 2, done.output
+    assert f"{others[0].name} (not started)" in said and "no finished cell to report" in said

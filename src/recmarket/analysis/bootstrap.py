@@ -123,11 +123,15 @@ def _episode(row: Row) -> tuple[Any, ...]:
     return row.get("replicate"), row["domain"], row["ord"], row["episode_id"]
 
 
+class UnpairedCells(ValueError):
+    """Cells compared episode by episode that do not hold the same episodes."""
+
+
 def _check_same_episodes(arms: Sequence[Sequence[Row]]) -> None:
     first = {_episode(r) for r in arms[0]}
     for rows in arms[1:]:
         if {_episode(r) for r in rows} != first or len(rows) != len(arms[0]):
-            raise ValueError(
+            raise UnpairedCells(
                 "the cells do not share episodes (different seeds, domains or request "
                 "counts), so they cannot be compared unit by unit"
             )

@@ -14,10 +14,11 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from recmarket.analysis.attacks import attacker_levels
+from recmarket.analysis.bootstrap import UnpairedCells
 from recmarket.analysis.market_measures import market_measures, measure_rows
 from recmarket.analysis.records import identical_groups, record_distribution
 from recmarket.catalogue.conditions import condition
-from recmarket.files import replaced, write_text_whole
+from recmarket.files import replaced, sweep_temporaries, write_text_whole
 from recmarket.locks import BRIEF_WAIT, WriterLock
 from recmarket.market.access import analytic_access
 from recmarket.report.data import Cell, MissingCell, load_cells
@@ -165,7 +166,8 @@ def _drawn(stem: str, draw: Any, cells: list[Cell], figures: Path, tables: Path)
     """One figure drawn and saved (PNG, PDF, its table without empty rows)."""
     try:
         fig, rows = drawn_figure(draw, cells)
-    except MissingCell as missing:  # a custom spec under a built-in figure
+    except (MissingCell, UnpairedCells) as missing:  # a custom spec under a built-in
+        # figure, or a cell it pairs left out unfinished while another answers its settings
         return DrawnFigure(stem, heading(draw), [], 0, str(missing))
     for suffix in (".png", ".pdf"):
         with replaced(figures / f"{stem}{suffix}") as temporary:
@@ -244,6 +246,7 @@ def build_report(out_dirs: list[Path], target: Path, workers: int = 1) -> BuiltR
     file that cannot be written stops the report with ``ReportIncomplete`` naming it."""
     target.mkdir(parents=True, exist_ok=True)
     with WriterLock(target, wait=BRIEF_WAIT):
+        sweep_temporaries(target)  # a killed report's
         try:
             return _build_report(out_dirs, target, workers)
         except OSError as exc:

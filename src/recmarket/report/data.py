@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -16,8 +17,9 @@ from recmarket.analysis.bootstrap import Row
 from recmarket.analysis.funnel import funnel
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import builtin_names, load_spec
-from recmarket.run.reproduce import read_plan
-from recmarket.run.store import RunStore
+from recmarket.locks import writer_elsewhere
+from recmarket.run.reproduce import PlanError, read_plan
+from recmarket.run.store import STORE_NAME, RunStore
 
 Figure = tuple[Any, list[dict[str, Any]]]  # a drawn figure and its table's rows
 
@@ -158,23 +160,43 @@ def _builtin_figure(experiment: str) -> str:
     return load_spec(experiment).figure if experiment in builtin_names() else ""
 
 
+class UnfinishedCells(UserWarning):
+    """Planned cells a report leaves out: not started, stopped part-way, or still being
+    written. Their rates would be of the episodes played so far, which are the early rounds
+    alone (and a reputation cell's early rounds have few records), so none is read."""
+
+
+def unfinished(run_dir: Path) -> str | None:
+    """Why a planned cell's store cannot be reported yet, in words; None when it is done."""
+    if not (run_dir / STORE_NAME).is_file():
+        return "not started"
+    holder = writer_elsewhere(run_dir)
+    if holder is not None:
+        return f"being written by pid {holder}"
+    with RunStore.read(run_dir) as store:
+        played, planned = store.count(), store.config().total_episodes
+    return f"{played:,} of {planned:,} episodes" if played < planned else None
+
+
 def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
     """experiment -> cell label -> Cell, from each directory's plan.json and run stores.
 
     Cells of one experiment whose settings differ only in their seed are replications and
     become one Cell: their episode rows together, each marked with its seed, so rates
-    average over the seeds and intervals resample users within each replicate."""
+    average over the seeds and intervals resample users within each replicate. A cell not
+    finished (``unfinished``) is left out, and all such are named in one warning
+    (``UnfinishedCells``)."""
     found: dict[str, dict[str, list[tuple[str, Cell]]]] = defaultdict(lambda: defaultdict(list))
-    loaded: dict[str, tuple[list[CompactRow], Any, Made]] = {}
+    loaded: dict[str, tuple[list[CompactRow], RunConfig, Made] | str] = {}
     for out in out_dirs:
         for entry in read_plan(out):
             run_dir = str(out / entry.run_dir)
             if run_dir not in loaded:
-                with RunStore.read(Path(run_dir)) as store:
-                    cfg = store.config()
-                    rows = compact_rows(store.iter_episodes(), {"replicate": cfg.seed})
-                    loaded[run_dir] = (rows, cfg, Made.of(store.manifest()))
-            rows, cfg, made = loaded[run_dir]
+                loaded[run_dir] = unfinished(Path(run_dir)) or _loaded(Path(run_dir))
+            held = loaded[run_dir]
+            if isinstance(held, str):
+                continue
+            rows, cfg, made = held
             figure = figure_of(entry.experiment, entry.figure)
             cell = Cell(
                 entry.experiment,
@@ -188,10 +210,30 @@ def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
             )
             settings = cfg.model_copy(update={"seed": 0}).digest()
             found[entry.experiment][settings].append((entry.cell, cell))
+    left_out = [f"{Path(d).name} ({why})" for d, why in loaded.items() if isinstance(why, str)]
+    if left_out:
+        warnings.warn(
+            UnfinishedCells(
+                f"left out {len(left_out)} unfinished cell(s): {', '.join(left_out)}; rerun "
+                "their reproduce into the same directory to finish them"
+            ),
+            stacklevel=2,
+        )
+    if not found:
+        where = ", ".join(map(str, out_dirs))
+        raise PlanError(f"{where}: no finished cell to report ({len(left_out)} unfinished)")
     return {
         experiment: dict(_pooled(members) for members in groups.values())
         for experiment, groups in found.items()
     }
+
+
+def _loaded(run_dir: Path) -> tuple[list[CompactRow], RunConfig, Made]:
+    """A finished cell's rows (each marked with its seed), settings and provenance."""
+    with RunStore.read(run_dir) as store:
+        cfg = store.config()
+        rows = compact_rows(store.iter_episodes(), {"replicate": cfg.seed})
+        return rows, cfg, Made.of(store.manifest())
 
 
 def _pooled(members: list[tuple[str, Cell]]) -> tuple[str, Cell]:

@@ -20,7 +20,7 @@ from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import SpendAccount
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import DEFAULT_SEEDS, builtin_names, load_spec
-from recmarket.files import write_text_whole
+from recmarket.files import sweep_temporaries, write_text_whole
 from recmarket.locks import BRIEF_WAIT, WriterLock
 from recmarket.run.collector import spaced_collections
 from recmarket.run.driver import run_cells
@@ -73,6 +73,7 @@ def write_plan(out: Path, cells: list[PlannedCell]) -> None:
     than dropping the earlier ones. Two reproduces into one directory merge one after the
     other, under its writer lock, and the plan is replaced whole (a reader never sees half)."""
     with WriterLock(out, wait=BRIEF_WAIT):
+        sweep_temporaries(out, below=False)  # a killed merge's
         kept = read_plan(out) if (out / PLAN).is_file() else []
         merged = {(c.experiment, c.cell): c for c in [*kept, *cells]}
         write_text_whole(out / PLAN, json.dumps([asdict(c) for c in merged.values()], indent=1))

@@ -230,6 +230,11 @@ class RunStore:
             kept = [calls for _, calls in rows if calls is not None]
             db.executemany("INSERT INTO calls VALUES (?, ?, ?)", kept)
 
+    def count(self) -> int:
+        """How many episodes the store holds, over its domains."""
+        with _named(self.path):
+            return int(self.db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0])
+
     def done(self, domain: str) -> set[int]:
         """The episodes of ``domain`` the store holds, by order."""
         with _named(self.path):
