@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from recmarket.cli import app
 from recmarket.experiments.spec import builtin_names
 from recmarket.report.build import drawn_figure, heading
-from recmarket.report.data import load_cells
+from recmarket.report.data import CellsKeptApart, load_cells
 from recmarket.report.figures import FIGURES
 from recmarket.report.ticks import overlaps
 from tests.data.test_domain import newest_first
@@ -284,3 +284,27 @@ def test_unfinished_cells_are_left_out_and_named_in_one_line(report: Path, tmp_p
     said = " ".join(done.stderr.split())
     assert done.exit_code == 2, done.output
     assert f"{others[0].name} (not started)" in said and "no finished cell to report" in said
+
+
+def test_cells_found_in_several_directories_count_once_or_are_kept_apart(
+    report: Path, tmp_path: Path
+) -> None:
+    """A directory given twice, a copy of it, and the same experiment at another scale: the
+    same runs count once, and the other scale's cells keep their own rows under labels
+    that name their directory, each said in one warning line."""
+    copy = tmp_path / "copy"
+    shutil.copytree(report, copy)
+    other = tmp_path / "scaled"
+    spec = report.parent / "tiny.toml"
+    done = CliRunner().invoke(app, ["reproduce", str(spec), "--scale", "0.6", "--out", str(other)])
+    assert done.exit_code == 0, done.output
+    once = load_cells([report])["tiny"]
+    with pytest.warns(CellsKeptApart) as said:
+        cells = load_cells([report, report, copy, other])["tiny"]
+    words = " ".join(str(w.message) for w in said)
+    assert "tiny/no-rep" in words and "counted once" in words
+    assert "tiny/no-rep kept apart as no-rep (scaled)" in words
+    for label, cell in once.items():
+        assert len(cells[f"{label} (out)"].rows) == len(cell.rows)  # once, not three times
+        scaled = cells[f"{label} (scaled)"]
+        assert len(scaled.rows) == len(scaled.seeds) * 2 * 14 == len(cell.rows) * 14 // 24

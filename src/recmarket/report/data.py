@@ -7,7 +7,7 @@ import functools
 import itertools
 import re
 import warnings
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -178,6 +178,12 @@ def unfinished(run_dir: Path) -> str | None:
     return f"{played:,} of {planned:,} episodes" if played < planned else None
 
 
+class CellsKeptApart(UserWarning):
+    """Cells a report found twice, or under one name with other settings, in several
+    directories: a run found twice (its settings and seed alike) counts once, and a name
+    shared by other settings is told apart by its directory's."""
+
+
 def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
     """experiment -> cell label -> Cell, from each directory's plan.json and run stores.
 
@@ -185,9 +191,13 @@ def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
     become one Cell: their episode rows together, each marked with its seed, so rates
     average over the seeds and intervals resample users within each replicate. A cell not
     finished (``unfinished``) is left out, and all such are named in one warning
-    (``UnfinishedCells``)."""
+    (``UnfinishedCells``); a run found twice counts once, and cells of one name with other
+    settings in several directories are kept apart, each label followed by its directory's
+    name (``CellsKeptApart``)."""
     found: dict[str, dict[str, list[tuple[str, Cell]]]] = defaultdict(lambda: defaultdict(list))
     loaded: dict[str, tuple[list[CompactRow], RunConfig, Made] | str] = {}
+    seen: dict[tuple[str, str], Path] = {}  # (experiment, full settings hash) -> where
+    notes: list[str] = []
     for out in out_dirs:
         for entry in read_plan(out):
             run_dir = str(out / entry.run_dir)
@@ -197,11 +207,17 @@ def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
             if isinstance(held, str):
                 continue
             rows, cfg, made = held
-            figure = figure_of(entry.experiment, entry.figure)
+            key = (entry.experiment, cfg.digest())
+            if key in seen:  # the same run again: a directory given twice, or a copy
+                if seen[key] != Path(run_dir):
+                    where = f"{seen[key]} and {run_dir}"
+                    notes.append(f"{entry.experiment}/{entry.cell} in {where}, counted once")
+                continue
+            seen[key] = Path(run_dir)
             cell = Cell(
                 entry.experiment,
                 entry.cell,
-                figure,
+                figure_of(entry.experiment, entry.figure),
                 Path(run_dir),
                 rows,
                 cfg,
@@ -222,10 +238,31 @@ def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
     if not found:
         where = ", ".join(map(str, out_dirs))
         raise PlanError(f"{where}: no finished cell to report ({len(left_out)} unfinished)")
-    return {
-        experiment: dict(_pooled(members) for members in groups.values())
+    cells = {
+        experiment: _labelled([_pooled(members) for members in groups.values()], notes)
         for experiment, groups in found.items()
     }
+    if notes:
+        warnings.warn(
+            CellsKeptApart(f"cells found in several directories: {'; '.join(notes)}"),
+            stacklevel=2,
+        )
+    return cells
+
+
+def _labelled(pooled: list[tuple[str, Cell]], notes: list[str]) -> dict[str, Cell]:
+    """An experiment's cells by label; a label that names cells of other settings (found in
+    several directories) is followed by each one's directory, and noted."""
+    count = Counter(label for label, _ in pooled)
+    by_label = {}
+    for label, cell in pooled:
+        if count[label] > 1:
+            where = cell.run_dir.parent.parent.name
+            notes.append(f"{cell.experiment}/{label} kept apart as {label} ({where})")
+            label = f"{label} ({where})"
+            cell = replace(cell, name=label)
+        by_label[label] = cell
+    return by_label
 
 
 def _loaded(run_dir: Path) -> tuple[list[CompactRow], RunConfig, Made]:
