@@ -94,7 +94,8 @@ def test_a_store_of_an_earlier_engine_is_read_but_not_resumed(tmp_path: Path, sc
         db.execute("UPDATE manifest SET value = ? WHERE key = 'schema'", (schema,))
         db.execute("UPDATE manifest SET value = '0.9.0' WHERE key = 'version'")
         db.execute("UPDATE manifest SET value = '1879300abc' WHERE key = 'git_commit'")
-    before = RunStore.read(out).episodes()
+    with pytest.warns(store_module.EarlierEngine, match=f"store schema {schema}"):
+        before = RunStore.read(out).episodes()
     assert len(before) == 12 and ("regret" in before[0]) == (schema == "5")
     with pytest.raises(RunConflict) as refused:
         run(CFG, out)
@@ -103,7 +104,7 @@ def test_a_store_of_an_earlier_engine_is_read_but_not_resumed(tmp_path: Path, sc
     assert f"store schema {schema} made by recmarket 0.9.0 at 1879300abc" in message
     assert f"(schema {SCHEMA_VERSION})" in message
     assert "pip install 'recmarket==0.9.0' or a checkout of 1879300abc" in message
-    with RunStore.read(out) as store:
+    with pytest.warns(store_module.EarlierEngine), RunStore.read(out) as store:
         assert store.episodes() == before  # nothing written
         domain = before[0]["domain"]
         assert list(store.calls(domain, 0))  # a kept episode's calls read as stored
@@ -207,3 +208,54 @@ def test_a_store_whose_lessons_column_had_its_older_name_is_read_and_resumed(
     assert "lessons" in held and "strategy" not in held
     with RunStore.read(out) as store:
         assert store.episodes() == before
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (  # a hand-set flag: a target bought that nobody bought
+            "UPDATE episodes SET target_purchased = 1 WHERE ord = 3 AND any_purchase = 0",
+            "episode Musical_Instruments:3: target_purchased without",
+        ),
+        ("UPDATE episodes SET target_top1 = 2 WHERE ord = 4", "target_top1 is not 0 or 1"),
+        ("UPDATE episodes SET top1_platform = 'P9' WHERE ord = 5", "top1_platform is not a seat"),
+        ("UPDATE episodes SET rep_label = 'great' WHERE ord = 6", "rep_label is not high"),
+        ("UPDATE episodes SET regret = 9e999 WHERE ord = 7", "regret is not a finite number"),
+        ("ALTER TABLE episodes DROP COLUMN written", "the episodes table lacks written"),
+    ],
+)
+def test_a_store_whose_rows_cannot_be_trusted_is_refused_naming_row_and_column(
+    finished: Path, tmp_path: Path, edit: str, said: str
+) -> None:
+    edited = tmp_path / "edited"
+    shutil.copytree(finished, edited)
+    with sqlite3.connect(edited / "run.sqlite") as db:
+        if "any_purchase = 0" in edit:  # make sure the row it edits exists
+            db.execute(
+                "UPDATE episodes SET any_purchase = 0, purchased_platform = NULL, "
+                "off_target_purchase = 0, target_purchased = 0 WHERE ord = 3"
+            )
+        db.execute(edit)
+    with pytest.raises(StoreError, match=r"(the store|it) is not read") as refused:
+        RunStore.read(edited)
+    assert said in str(refused.value) and "\n" not in str(refused.value)
+    with pytest.raises(StoreError, match=said.split(":")[-1].strip()):
+        run(CFG, edited)  # nor resumed
+
+
+def test_a_store_of_a_later_schema_is_refused_and_an_earlier_one_said(
+    finished: Path, tmp_path: Path
+) -> None:
+    for schema in ("99", "x"):
+        later = tmp_path / f"later-{schema}"
+        shutil.copytree(finished, later)
+        with sqlite3.connect(later / "run.sqlite") as db:
+            db.execute("UPDATE manifest SET value = ? WHERE key = 'schema'", (schema,))
+        with pytest.raises(StoreError, match=f"store schema {schema}; this one reads up to"):
+            RunStore.read(later)
+    earlier = tmp_path / "earlier"
+    shutil.copytree(finished, earlier)
+    with sqlite3.connect(earlier / "run.sqlite") as db:
+        db.execute("UPDATE manifest SET value = '5' WHERE key = 'schema'")
+    with pytest.warns(store_module.EarlierEngine, match="made by an earlier engine"):
+        RunStore.read(earlier).close()

@@ -14,6 +14,7 @@ the same configuration resumes after the last whole episode.
 from __future__ import annotations
 
 import sqlite3
+import warnings
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -33,7 +34,8 @@ from recmarket.run.episode_rows import (
     row_dict,
     unpack_calls,
 )
-from recmarket.run.manifest import RunIdentity, stored_config, stored_roles
+from recmarket.run.manifest import SCHEMA_VERSION, RunIdentity, stored_config, stored_roles
+from recmarket.run.stored_rows import check_rows
 from recmarket.sqlite_files import StoreError, connect, named_errors
 
 STORE_NAME = "run.sqlite"
@@ -58,6 +60,10 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
 def _named(path: Path) -> Iterator[None]:
     with named_errors(path, "finished episodes are kept"):
         yield
+
+
+class EarlierEngine(UserWarning):
+    """A store an earlier engine made: readable, its episodes another engine's."""
 
 
 class RunStore:
@@ -123,6 +129,8 @@ class RunStore:
                 self._write_manifest(identity)
         else:
             identity.refuse_another(manifest, out_dir)
+            if not empty:  # a resume reads the rows it holds
+                self._check_rows(manifest, SCHEMA_VERSION)
 
     @classmethod
     def _finished(cls, out_dir: Path, identity: RunIdentity, error: OSError) -> RunStore:
@@ -153,10 +161,34 @@ class RunStore:
         if not path.is_file():
             raise FileNotFoundError(f"{run_dir}: no run store ({STORE_NAME}) here")
         store = cls(path, readonly=True)
-        if not store.manifest():
+        try:
+            manifest = store.manifest()
+            if not manifest:
+                raise StoreError(f"{path}: no manifest (damaged, or not a run store)")
+            schema = manifest.get("schema", "")
+            if not schema.isdigit() or int(schema) > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{path}: made by a later recmarket (store schema {schema or 'unknown'}; "
+                    f"this one reads up to {SCHEMA_VERSION}): upgrade recmarket to read it"
+                )
+            if int(schema) < SCHEMA_VERSION:
+                warnings.warn(
+                    EarlierEngine(
+                        f"{path}: made by an earlier engine (store schema {schema}); its "
+                        "episodes are read as they are, and no run resumes or replays them"
+                    ),
+                    stacklevel=2,
+                )
+            store._check_rows(manifest, int(schema))
+        except BaseException:
             store.close()
-            raise StoreError(f"{path}: no manifest (damaged, or not a run store)")
+            raise
         return store
+
+    def _check_rows(self, manifest: dict[str, str], schema: int) -> None:
+        """Refuse rows no reader can trust (``stored_rows``), naming store, episode, column."""
+        with _named(self.path):
+            check_rows(self.db, self.path, stored_config(manifest), schema, RENAMED_COLUMNS)
 
     def _create_schema(self) -> None:
         later = ", ".join(COLUMNS[len(IDENTITY) :])
