@@ -1,5 +1,6 @@
 """The registry of named variants: built-ins by name, plugins by entry point, loud failures."""
 
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,10 +163,12 @@ def test_a_plugin_cannot_replace_a_built_in(plugin_path: Path) -> None:
         pass
 
     things = registry()
-    things.register(Own("one"))
+    own = things.register(Own("one"))
     assert things.names() == ("one",)
-    with pytest.raises(PluginError, match="names a thing that is registered already"):
-        things.get("one")
+    assert things.get("one") is own  # the built-in wins, after discovery too
+    with pytest.raises(UnknownName) as typo:
+        things.get("onw")
+    assert str(typo.value) == "unknown thing name 'onw'; known: one"  # no squatter in it
 
 
 def test_a_broken_plugin_is_named_when_asked_for_and_hides_neither_the_others_nor_a_typo(
@@ -184,3 +187,37 @@ def test_a_broken_plugin_is_named_when_asked_for_and_hides_neither_the_others_no
         things.get("bogus")
     with pytest.raises(PluginError, match=r"cannot load entry point 'boom'.*no such dependency"):
         things.get("boom")
+
+
+class Counts(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    newcomer_low: int = 0
+    rate: float = 0.5
+    weights: list[float] = []
+    strict: bool = False
+
+
+@dataclass(frozen=True)
+class Counted:
+    name: str
+    Params: type[BaseModel] = Counts
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ({"rate": float("nan")}, "params.rate: nan is not a finite number"),
+        ({"rate": float("inf")}, "params.rate: inf is not a finite number"),
+        ({"weights": [1.0, float("-inf")]}, "params.weights: -inf is not a finite number"),
+        ({"newcomer_low": True}, "params.newcomer_low: true is a boolean, not a number"),
+        ({"rate": False}, "params.rate: false is a boolean, not a number"),
+    ],
+)
+def test_parameters_refuse_non_finite_numbers_and_booleans_for_numbers(
+    given: dict, said: str
+) -> None:
+    counted = Registry("counted thing", "recmarket.tests.counted", Counted, lambda c: c.name)
+    counted.register(Counted("tally"))
+    with pytest.raises(ValueError, match=f"counted thing 'tally': {re.escape(said)}"):
+        counted.params("tally", given)
+    assert counted.params("tally", {"strict": True, "newcomer_low": 2}).strict is True

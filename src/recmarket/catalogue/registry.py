@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import math
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -118,6 +119,10 @@ class PluginError(RuntimeError):
     """An installed package's entry point that does not give a usable variant."""
 
 
+class _Squatter(PluginError):
+    """An entry point that names a variant registered already as another object."""
+
+
 class Registry(Generic[T]):
     """The variants of one kind by name: built-ins registered on import, installed ones
     found through ``group`` the first time they are asked for."""
@@ -159,17 +164,14 @@ class Registry(Generic[T]):
         it could not be loaded, else ``UnknownName`` listing the known names."""
         if name not in self._items:
             self.discover()
+        if name in self._items:  # a built-in wins over an entry point squatting its name
+            return self._items[name]
         if name in self._broken:
             raise PluginError(self._broken[name])
-        try:
-            return self._items[name]
-        except KeyError:
-            known = ", ".join(self.names()) or f"none (a package adds some under {self.group})"
-            broken = ", ".join(map(repr, self._broken))
-            unloaded = f"; installed but not loadable: {broken}" if broken else ""
-            raise UnknownName(
-                f"unknown {self.kind} name {name!r}; known: {known}{unloaded}"
-            ) from None
+        known = ", ".join(self.names()) or f"none (a package adds some under {self.group})"
+        broken = ", ".join(map(repr, self._broken))
+        unloaded = f"; installed but not loadable: {broken}" if broken else ""
+        raise UnknownName(f"unknown {self.kind} name {name!r}; known: {known}{unloaded}")
 
     def checked(self, name: str) -> str:
         """``known``, and the variant passes its probe at its default parameters (once per
@@ -202,6 +204,8 @@ class Registry(Generic[T]):
                 f"params.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()
             )
             raise ValueError(f"{self.kind} {name!r}: {problems}") from None
+        if problem := _unnumbered(given, params):
+            raise ValueError(f"{self.kind} {name!r}: {problem}")
         if self.probe is not None:
             try:
                 self.probe(item, params)
@@ -259,6 +263,8 @@ class Registry(Generic[T]):
                 )
             try:
                 self.register(self._usable(point))
+            except _Squatter:
+                continue  # the built-in of that name is the one named; the entry point unused
             except PluginError as error:
                 self._broken[point.name] = str(error)
             else:
@@ -280,8 +286,32 @@ class Registry(Generic[T]):
                 f"{where} gives the {self.kind} {self._name_of(item)!r}; the two names must agree"
             )
         if point.name in self._items and self._items[point.name] != item:
-            raise PluginError(f"{where} names a {self.kind} that is registered already")
+            raise _Squatter(f"{where} names a {self.kind} that is registered already")
         return item
+
+
+def _unnumbered(given: Mapping[str, Any], params: BaseModel) -> str:
+    """What a variant's model let through that is no number (empty when nothing is): a value
+    that is not finite (NaN, inf: a run cannot store it, and it means nothing), or a boolean
+    where the field is a number (``true`` read as 1)."""
+    for key, value in given.items():
+        if bad := next(_non_finite(value), None):
+            return f"params.{key}: {bad} is not a finite number"
+        if isinstance(value, bool) and not isinstance(getattr(params, key, value), bool):
+            return f"params.{key}: {str(value).lower()} is a boolean, not a number"
+    return ""
+
+
+def _non_finite(value: Any) -> Iterator[float]:
+    """The non-finite floats in a value, its tables and lists included."""
+    if isinstance(value, float) and not math.isfinite(value):
+        yield value
+    elif isinstance(value, Mapping):
+        for inner in value.values():
+            yield from _non_finite(inner)
+    elif isinstance(value, list | tuple):
+        for inner in value:
+            yield from _non_finite(inner)
 
 
 def params_problem(item: object) -> str:
