@@ -56,7 +56,9 @@ def test_every_attack_cell_is_paired_with_the_honest_cell_of_its_defence(cells: 
     assert set(table) == {"null", "sybil", "whitewash"}  # the honest cell is the baseline
     assert {r["defence"] for r in table.values()} == {"shared window"}
     alone = [c for c in cells if attacker(c[0]) is not None]
-    assert attack_table(alone) == []  # no honest twin: no row, never a guessed baseline
+    listed = attack_table(alone)  # no honest twin: listed, never a guessed baseline
+    assert [r["attack"] for r in listed] == ["null", "sybil", "whitewash"]
+    assert all(r["note"].startswith("no honest twin") and "gain_top1" not in r for r in listed)
     for row in table.values():  # one history per domain: a t-interval over the two seeds
         assert row["interval"] == "t over 2 seeds, df 1 (cluster-domain x 2 seeds)"
 
@@ -106,3 +108,27 @@ def test_cells_csv_columns_and_the_report_table(cells: list, tmp_path: Path) -> 
     needed = {"attack", "defence", "gain_top1", "gain_top1_low", "gain_top1_high"}
     needed |= {"gain_purchase", "gain_purchase_low", "gain_purchase_high", "identities"}
     assert needed <= set(table[0])
+
+
+def test_each_attacking_seat_of_a_cell_is_its_own_row(
+    cells: list, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Two seats attacking in one cell: each seat's gain counts its own seats alone, and a
+    forged record is credited to the seat that forged it; the cell's label names both."""
+    both = {
+        "P1": {"attack": "forge", "params": {"share": 0.5}},
+        "P4": {"attack": "sybil", "params": {"seats": 2}},
+    }
+    rows = []
+    for seed in SEEDS:
+        cfg = RunConfig.model_validate({**BASE, "seed": seed, "market": {"attacks": both}})
+        out = tmp_path_factory.mktemp(f"both-{seed}")
+        run(cfg, out).store.close()
+        with RunStore.read(out) as store:
+            rows += compact_rows(store.episodes(), {"replicate": seed})
+    assert attacker(cfg) == ("forge@P1+sybil@P4", "P1+P4", frozenset({"P1", "P4", "P7"}))
+    table = {r["attack"]: r for r in attack_table([cells[0], (cfg, rows)])}
+    assert set(table) == {"forge@P1", "sybil@P4"}
+    assert table["forge@P1"]["seat"] == "P1" and table["forge@P1"]["seats_owned"] == 1
+    assert table["sybil@P4"]["seats_owned"] == 2
+    assert table["forge@P1"]["forged_share"] > 0 and table["sybil@P4"]["forged_share"] == 0

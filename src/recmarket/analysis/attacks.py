@@ -43,15 +43,27 @@ from recmarket.market.compositions import platform_ids
 HONEST = "honest"
 
 
+def attackers(cfg: RunConfig) -> list[tuple[str, str, frozenset[str]]]:
+    """(attack, seat, every seat it owns) of each attacking seat of the cell, by seat; none
+    for an honest cell."""
+    every = seats(cfg.market)
+    return [
+        (setting.attack, seat, frozenset(s.platform_id for s in every if s.owned_by == seat))
+        for seat, setting in sorted(cfg.market.attacks.items())
+    ]
+
+
 def attacker(cfg: RunConfig) -> tuple[str, str, frozenset[str]] | None:
-    """(attack, seat, every seat it owns) of the cell's attacker; None for an honest
-    cell. A cell has one attacker (the experiment's design; the first seat otherwise)."""
-    attacks = cfg.market.attacks
-    if not attacks:
-        return None
-    seat = sorted(attacks)[0]
-    owned = frozenset(s.platform_id for s in seats(cfg.market) if s.owned_by == seat)
-    return attacks[seat].attack, seat, owned
+    """(attack, seat, every seat it owns) of the cell's attacker; None for an honest cell.
+    Several attacking seats are one joint attacker, labelled by each (``forge@P1+sybil@P4``,
+    seats ``P1+P4``), owning all their seats: a cell's shares are then the attackers'
+    together, and ``attack_table`` reports each seat on its own row."""
+    found = attackers(cfg)
+    if len(found) <= 1:
+        return found[0] if found else None
+    label = "+".join(f"{attack}@{seat}" for attack, seat, _ in found)
+    seats_ = "+".join(seat for _, seat, _ in found)
+    return label, seats_, frozenset().union(*(owned for _, _, owned in found))
 
 
 def defence(cfg: RunConfig) -> str:
@@ -112,10 +124,17 @@ def churn(rows: Sequence[Row], seat: str) -> tuple[float, float]:
     return sum(counts) / len(counts), sum(lives) / len(lives)
 
 
-def forged_share(rows: Sequence[Row]) -> float:
-    """The share of episodes after which a forged record was written."""
-    forged = [any(w[3] == "forged" for w in json.loads(r.get("written") or "[]")) for r in rows]
-    return sum(forged) / max(len(rows), 1)
+def forged_share(rows: Sequence[Row], seat: str) -> float:
+    """The share of episodes after which ``seat`` forged: a forged record praising the name
+    it showed then (a forger praises itself whenever it forges, and damns a rival only
+    beside that)."""
+
+    def forged(row: Row) -> bool:
+        name = json.loads(row.get("identities") or "{}").get(seat, seat)
+        written = json.loads(row.get("written") or "[]")
+        return any(w[3] == "forged" and w[0] == name and w[1] == "high" for w in written)
+
+    return sum(map(forged, rows)) / max(len(rows), 1)
 
 
 def switched_share(rows: Sequence[Row], seat: str, honest_policy: str) -> float:
@@ -159,42 +178,55 @@ def attacker_levels(cfg: RunConfig, rows: Sequence[Row]) -> dict[str, Any]:
 def attack_table(
     cells: Sequence[tuple[RunConfig, Sequence[Row]]],
 ) -> list[dict[str, Any]]:
-    """One row per attack cell: attack, defence, gains and losses with intervals, churn.
-    Cells without an honest twin of the same defence are left out."""
+    """One row per attacking seat of each attack cell (a cell with several attacking seats
+    gives each its own row, ``attack@seat``): attack, seat, defence, gains and losses with
+    intervals, churn. An attack cell without an honest twin of the same defence is listed
+    with its gains blank and a note saying so."""
     honest: dict[str, tuple[RunConfig, Sequence[Row]]] = {
-        honest_twin(cfg): (cfg, rows) for cfg, rows in cells if attacker(cfg) is None
+        honest_twin(cfg): (cfg, rows) for cfg, rows in cells if not cfg.market.attacks
     }
     table = []
     for cfg, rows in cells:
-        found = attacker(cfg)
+        found = attackers(cfg)
         twin = honest.get(honest_twin(cfg))
-        if found is None or twin is None:
-            continue
-        attack, seat, owned = found
-        base_cfg, base = twin
-        unit = coarsest([memory_unit(base_cfg), memory_unit(cfg)])
-        top1 = gain(base, rows, "top1_platform", owned, unit)
-        bought = gain(base, rows, "purchased_platform", owned, unit)
-        identities, lifetime = churn(rows, seat)
-        policy = base_cfg.market.policies[platform_ids(cfg.market.n_platforms).index(seat)]
-        table.append(
-            {
-                "attack": attack,
-                "defence": defence(cfg),
-                **_columns("gain_top1", top1),
-                **_columns("gain_purchase", bought),
-                **_columns("change_target_purchase", change(base, rows, "target_purchased", unit)),
-                **_columns("change_off_target", change(base, rows, "off_target_purchase", unit)),
-                **_columns("change_regret", change(base, rows, "regret", unit)),
-                "identities": round(identities, 3),
-                "identity_rounds": round(lifetime, 1),
-                "forged_share": round(forged_share(rows), 4),
-                "switched_share": round(switched_share(rows, seat, policy), 4),
-                "seats_owned": len(owned),
-                "interval": top1.method,
-            }
-        )
+        for attack, seat, owned in found:
+            label = attack if len(found) == 1 else f"{attack}@{seat}"
+            head = {"attack": label, "seat": seat, "defence": defence(cfg)}
+            if twin is None:
+                table.append(head | {"note": "no honest twin (its settings with no attack)"})
+            else:
+                table.append(head | _attack_row(twin, cfg, rows, seat, owned))
     return sorted(table, key=lambda r: (r["attack"] != "null", r["attack"], r["defence"]))
+
+
+def _attack_row(
+    twin: tuple[RunConfig, Sequence[Row]],
+    cfg: RunConfig,
+    rows: Sequence[Row],
+    seat: str,
+    owned: frozenset[str],
+) -> dict[str, Any]:
+    """One attacking seat's gains over its honest twin, the users' losses, and how it acted."""
+    base_cfg, base = twin
+    unit = coarsest([memory_unit(base_cfg), memory_unit(cfg)])
+    top1 = gain(base, rows, "top1_platform", owned, unit)
+    bought = gain(base, rows, "purchased_platform", owned, unit)
+    identities, lifetime = churn(rows, seat)
+    policy = base_cfg.market.policies[platform_ids(cfg.market.n_platforms).index(seat)]
+    return {
+        **_columns("gain_top1", top1),
+        **_columns("gain_purchase", bought),
+        **_columns("change_target_purchase", change(base, rows, "target_purchased", unit)),
+        **_columns("change_off_target", change(base, rows, "off_target_purchase", unit)),
+        **_columns("change_regret", change(base, rows, "regret", unit)),
+        "identities": round(identities, 3),
+        "identity_rounds": round(lifetime, 1),
+        "forged_share": round(forged_share(rows, seat), 4),
+        "switched_share": round(switched_share(rows, seat, policy), 4),
+        "seats_owned": len(owned),
+        "interval": top1.method,
+        "note": "",
+    }
 
 
 def _columns(name: str, found: Interval) -> Mapping[str, float]:

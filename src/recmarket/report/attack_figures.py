@@ -18,10 +18,11 @@ def attacks(cells: list[Cell]) -> Figure:
     """Reputation under attack: each attacker's gain over the same seat playing honestly,
     under each defence, with 95% intervals."""
     rows = attack_table([(c.config, c.rows) for c in cells])
-    if not rows:
+    paired = [r for r in rows if not r["note"]]  # the others have no honest twin
+    if not paired:
         raise MissingCell("no attack cell with an honest cell of the same defence")
-    names = list(dict.fromkeys(r["attack"] for r in rows))
-    defences = list(dict.fromkeys(r["defence"] for r in rows))
+    names = list(dict.fromkeys(r["attack"] for r in paired))
+    defences = list(dict.fromkeys(r["defence"] for r in paired))
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=False)
     width = 0.8 / len(defences)
     for ax, measure, title in (
@@ -29,7 +30,7 @@ def attacks(cells: list[Cell]) -> Figure:
         (axes[1], "gain_purchase", "gain in purchase share"),
     ):
         for d, name in enumerate(defences):
-            found = {r["attack"]: r for r in rows if r["defence"] == name}
+            found = {r["attack"]: r for r in paired if r["defence"] == name}
             x = np.arange(len(names)) + d * width
             values = [found[a][measure] if a in found else np.nan for a in names]
             low = [
