@@ -2,6 +2,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from recmarket.config import EpisodeConfig
@@ -99,18 +100,27 @@ def test_repeated_reviews_are_dropped_and_counted_however_they_are_written(
         assert domain.report.review_issues == {"duplicate review": len(reviews)}
         assert len(domain.interactions) == len(reviews)
     first = domain.report.examples[0]
-    assert f"Tiny.jsonl:{len(reviews) + 1}: duplicate of line 1 (same user, item" in first
+    assert f"Tiny.jsonl:1: the same review as line {len(reviews) + 1} (same user, item" in first
     for request in sample_requests(domain, EpisodeConfig(requests=2), seed=0):
         history = {(i.parent_asin, i.timestamp) for i in request.episode.history}
         assert (request.episode.target.parent_asin, request.episode.target.timestamp) not in history
 
 
-def test_a_review_differing_in_its_text_or_time_is_not_a_duplicate(
+def test_an_edited_review_replaces_the_earlier_one_and_another_time_is_another_review(
     make_domain: Callable[..., Path],
 ) -> None:
+    """A user reviews an item once at a given time: a line with the same user, item and time
+    but another rating and text is the review edited, and the later line is the one kept."""
     reviews = newest_first("U1", list("abcdef"))
-    edited = {**reviews[0], "text": "edited later"}
+    edited = {**reviews[0], "text": "edited later", "rating": 1.0}
     later = {**reviews[1], "timestamp": reviews[1]["timestamp"] + 1}
     directory = make_domain([*reviews, edited, later], [meta(x) for x in "abcdef"])
     domain = load_domain(domain_files(directory, "Tiny"))
-    assert domain.report.review_issues == {} and len(domain.interactions) == len(reviews) + 2
+    assert domain.report.review_issues == {"duplicate review": 1}
+    assert len(domain.interactions) == len(reviews) + 1
+    assert domain.report.examples[0].endswith(
+        f"Tiny.jsonl:1: the same review as line {len(reviews) + 1} (same user, item and "
+        "time), which is kept"
+    )
+    first = int(np.flatnonzero(domain.interactions.line == len(reviews) + 1)[0])
+    assert domain.interactions.rating[first] == 1.0  # the edit's rating, not the first one's

@@ -20,8 +20,10 @@ from recmarket.data.reviews import ReviewTable, scan_reviews
 SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz")
 # What the reader keeps of a pair of files, versioned: a new version may load the same files
 # as other reviews, so it is part of a run's identity on files of the user's own. 2: repeated
-# reviews are found up to the text's spacing and case, and a line over 10 MB is skipped.
-READER_VERSION = 2
+# reviews are found up to the text's spacing and case, and a line over 10 MB is skipped. 3:
+# one review per user, item and time, the last line kept (an edited review replaces the
+# earlier one, whatever its rating and text).
+READER_VERSION = 3
 
 
 @dataclass(frozen=True)

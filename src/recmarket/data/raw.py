@@ -64,16 +64,16 @@ class LoadIssues:
         if len(self.examples) < MAX_REPORTED:
             self.examples.append(message)
 
-    def duplicate(self, line: int, first: int) -> None:
-        """A review repeating an earlier one (same user, item, time, rating and text):
-        dropped and counted. Not an error even under ``strict``: the data is intact, only
-        repeated (dumps concatenated or crawled twice), and kept twice a review would sit
-        in its own user's history."""
+    def duplicate(self, line: int, kept: int) -> None:
+        """A review that a later line repeats (same user, item and time: crawled twice, or
+        edited since): dropped for the later one and counted. Not an error even under
+        ``strict``: the data is intact, only repeated, and kept twice a review would sit in
+        its own user's history."""
         self.counts["duplicate review"] += 1
         if len(self.examples) < MAX_REPORTED:
             self.examples.append(
-                f"{self.path}:{line}: duplicate of line {first} (same user, item, time, "
-                "rating and text)"
+                f"{self.path}:{line}: the same review as line {kept} (same user, item and "
+                "time), which is kept"
             )
 
     @property
