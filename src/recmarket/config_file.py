@@ -48,9 +48,31 @@ def read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}{where}: invalid YAML: {exc}") from exc
     except RecursionError:  # the parsers recurse once per level of arrays and tables
         raise ConfigError(f"{path}: nested too deeply to be a configuration") from None
+    refuse_deep(data, str(path))
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a table of settings at the top level")
     return data
+
+
+# Tables and arrays within each other that settings may nest: the deepest setting is 5 (an
+# LLM model's extra request fields), and validation, hashing and merging recurse per level.
+MAX_DEPTH = 32
+
+
+def refuse_deep(value: Any, where: str) -> None:
+    """``ConfigError`` naming ``where`` if ``value`` nests tables or arrays more than
+    ``MAX_DEPTH`` deep: found without recursing, before anything that recurses meets it."""
+    waiting = [(value, 0)]
+    while waiting:
+        item, depth = waiting.pop()
+        if depth > MAX_DEPTH:
+            raise ConfigError(
+                f"{where}: nested more than {MAX_DEPTH} tables or arrays deep; no setting is"
+            )
+        if isinstance(item, dict):
+            waiting += [(inner, depth + 1) for inner in item.values()]
+        elif isinstance(item, list | tuple):
+            waiting += [(inner, depth + 1) for inner in item]
 
 
 def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:

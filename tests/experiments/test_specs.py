@@ -130,6 +130,13 @@ def test_a_copied_spec_file_is_accepted_and_a_bad_one_named(tmp_path: Path) -> N
         load_spec(str(path)).configs()
     with pytest.raises(ConfigError, match="unknown experiment 'nope'"):
         load_spec("nope")
+    for depth, said in ((40, "nested more than 32 tables or arrays deep"), (3000, "too deeply")):
+        path.write_text(
+            'name = "mine"\ndescription = "x"\nrequests = 24\n[base]\n'
+            f"z = {'[' * depth}{']' * depth}\n"
+        )
+        with pytest.raises(ConfigError, match=f"{path}: .*{said}"):
+            load_spec(str(path))
 
 
 def test_reproduce_runs_resumably_and_exports(tmp_path: Path) -> None:

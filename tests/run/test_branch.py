@@ -89,6 +89,9 @@ def test_bad_assignments_and_rounds_are_named(parent: Path, tmp_path: Path) -> N
     for flags, said in (
         (["--set", "rho"], "--set 'rho': give KEY=VALUE"),
         (["--set", "market.rho=2"], "market.rho"),
+        (["--set", f"market.rho={'[' * 40}{']' * 40}"], "--set: nested more than 32"),
+        (["--set", f"market.rho={'[' * 3000}{']' * 3000}"], "--set: a value nested too deeply"),
+        (["--set", "a." * 500 + "b=1"], "is deeper than any setting"),
     ):
         args = ["branch", str(parent), "--from-round", "3", "--out", str(tmp_path / "x"), *flags]
         done = CliRunner().invoke(app, args)

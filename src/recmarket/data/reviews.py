@@ -130,8 +130,7 @@ def drop_duplicates(table: ReviewTable, issues: LoadIssues) -> ReviewTable:
     last[group] = np.arange(len(order))  # the last assignment of a group wins: its last row
     dropped = np.flatnonzero(np.append(same[1:], False))  # a row the next one repeats
     pairs = sorted(
-        (int(table.line[order[row]]), int(table.line[order[last[group[row]]]]))
-        for row in dropped
+        (int(table.line[order[row]]), int(table.line[order[last[group[row]]]])) for row in dropped
     )
     for line, kept in pairs:
         issues.duplicate(line, kept)

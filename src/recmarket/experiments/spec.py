@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from recmarket.config import RunConfig
-from recmarket.config_file import ConfigError, merge
+from recmarket.config_file import ConfigError, merge, refuse_deep
 
 DEFAULT_SEEDS = 3  # replicates of every cell: verdicts rest on intervals over seeds
 
@@ -191,6 +191,10 @@ def load_spec(name_or_path: str) -> ExperimentSpec:
             f"{', '.join(builtin_names())}, or give a .toml spec file"
         )
     try:
-        return ExperimentSpec.model_validate(tomllib.loads(text))
+        data = tomllib.loads(text)
+        refuse_deep(data, where)
+        return ExperimentSpec.model_validate(data)
     except (tomllib.TOMLDecodeError, ValidationError) as exc:
         raise ConfigError(f"{where}: {exc}") from None
+    except RecursionError:  # the parser recurses once per level of arrays and tables
+        raise ConfigError(f"{where}: nested too deeply to be an experiment") from None

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from recmarket.config import RunConfig
-from recmarket.config_file import ConfigError, merge
+from recmarket.config_file import MAX_DEPTH, ConfigError, merge, refuse_deep
 from recmarket.data.episodes import episodes_before, owners
 from recmarket.locks import writer_elsewhere
 from recmarket.run.episode_rows import COLUMNS, episode_rows
@@ -31,11 +31,15 @@ from recmarket.run.store import STORE_NAME, RunStore
 
 def parsed_value(text: str) -> Any:
     """A ``--set`` value read as TOML (``0.5``, ``true``, ``"decay"``, ``[1, 2]``), or
-    else as the text itself."""
+    else as the text itself; one nested past any setting is refused."""
     try:
-        return tomllib.loads(f"value = {text}")["value"]
+        value = tomllib.loads(f"value = {text}")["value"]
     except tomllib.TOMLDecodeError:
         return text
+    except RecursionError:  # the parser recurses once per level
+        raise ConfigError("--set: a value nested too deeply to be a setting") from None
+    refuse_deep(value, "--set")
+    return value
 
 
 def overrides(assignments: list[str]) -> dict[str, Any]:
@@ -44,7 +48,9 @@ def overrides(assignments: list[str]) -> dict[str, Any]:
     for assignment in assignments:
         path, equals, value = assignment.partition("=")
         if not equals or not path.strip():
-            raise ValueError(f"--set {assignment!r}: give KEY=VALUE, e.g. market.rho=1.0")
+            raise ValueError(f"--set {assignment[:60]!r}: give KEY=VALUE, e.g. market.rho=1.0")
+        if path.count(".") > MAX_DEPTH:
+            raise ValueError(f"--set: the key {path[:60]!r}... is deeper than any setting")
         nested: dict[str, Any] = {path.strip().split(".")[-1]: parsed_value(value.strip())}
         for part in reversed(path.strip().split(".")[:-1]):
             nested = {part: nested}
