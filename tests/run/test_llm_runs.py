@@ -482,11 +482,15 @@ def test_one_budget_holds_across_the_cells_of_a_reproduce(tmp_path: Path) -> Non
         (("application/json", b'{"choices": []}'), "a completion with an empty list of choices"),
         (
             ("application/json", b'{"error": "down"}'),
-            "a JSON object without choices (its keys: error)",
+            "a JSON object without choices (its keys: error); it says 'down'",
+        ),
+        (
+            ("application/json", b'{"error": {"message": "quota exceeded", "code": 402}}'),
+            "without choices (its keys: error); it says 'quota exceeded'",
         ),
         (("application/json", b'{"id": "x", "choices": [{"index": 0}]}'), "choice has no message"),
     ],
-    ids=["html", "html-as-json", "text", "no-choices", "an-error-object", "no-message"],
+    ids=["html", "html-as-json", "text", "no-choices", "an-error", "an-error-object", "no-message"],
 )
 def test_malformed_replies_stop_the_run_with_one_line_saying_what_they_were(
     tmp_path: Path, raw, described: str

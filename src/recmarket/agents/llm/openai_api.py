@@ -90,15 +90,25 @@ def _not_a_completion(body: str, labelled: str = "") -> str:
     return f"{kind}{labelled}, not a chat completion: {_excerpt(body)}"
 
 
+def _said(error: Any) -> str:
+    """A provider's error object as it words it (its ``message`` where it has one), quoted
+    and cut short; the key, if echoed, is struck out by ``wrappers.Redacted``."""
+    message = error.get("message", error) if isinstance(error, dict) else error
+    text = message if isinstance(message, str) else json.dumps(message, default=str)
+    return _excerpt(text)
+
+
 def _reply_text(response: Any) -> str:
     """The answer's text, or a ProviderError saying what the reply was instead."""
     if isinstance(response, str):  # the SDK hands back a body it could not read as JSON
         raise _malformed(_not_a_completion(response))
     choices = getattr(response, "choices", None)
     if not isinstance(choices, list):
-        keys = sorted((getattr(response, "model_extra", None) or {}).keys())
+        extra = getattr(response, "model_extra", None) or {}
+        keys = sorted(extra.keys())
         holding = f" (its keys: {', '.join(keys)})" if keys else ""
-        raise _malformed(f"a JSON object without choices{holding}")
+        said = f"; it says {_said(extra['error'])}" if "error" in extra else ""
+        raise _malformed(f"a JSON object without choices{holding}{said}")
     if not choices:
         raise _malformed("a completion with an empty list of choices")
     message = getattr(choices[0], "message", None)
