@@ -3,13 +3,16 @@ bounded replies, bounded and visible waits, a run that stops when an endpoint ke
 
 import asyncio
 import json
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
 
 from recmarket.agents.llm import wrappers
 from recmarket.agents.llm.adaptive import AdaptiveLimit
+from recmarket.agents.llm.api import ChatRequest, ProviderError
 from recmarket.agents.llm.cache import CallCache
 from recmarket.agents.llm.client import ChatModel, EndpointFailure
 from recmarket.agents.llm.config import ModelConfig
@@ -168,3 +171,38 @@ def test_a_short_key_is_no_secret_and_answers_keep_their_words(
     with FakeLLM(echo_key=True) as server:
         [text] = ask(chat_model(server, tmp_path))
     assert text.endswith("Bearer local")
+
+
+def test_a_redirect_to_another_host_is_refused_and_never_followed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An endpoint that answers 307 to a server under another host name: the answers would
+    be stored as the configured endpoint's, so the call stops, naming where it was sent."""
+    monkeypatch.setenv(KEY_ENV, "sk-test")
+    with FakeLLM() as elsewhere:
+        target = elsewhere.base_url.replace("127.0.0.1", "localhost") + "/chat/completions"
+
+        class Redirect(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers["Content-Length"]))
+                self.send_response(307)
+                self.send_header("Location", target)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        server = HTTPServer(("127.0.0.1", 0), Redirect)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            base = f"http://127.0.0.1:{server.server_port}/v1"
+            api = OpenAIChatAPI(ModelConfig(name="m", base_url=base, api_key_env=KEY_ENV))
+            request = ChatRequest("query", [{"role": "user", "content": "hi"}], 8, 0.0, None)
+            with pytest.raises(ProviderError) as refused:
+                asyncio.run(api.generate(request))
+        finally:
+            server.shutdown()
+        assert not refused.value.retryable
+        assert "redirected to http://localhost:" in refused.value.cause
+        assert sum(elsewhere.requests.values()) == 0  # never sent there

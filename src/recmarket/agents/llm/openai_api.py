@@ -17,7 +17,7 @@ import openai
 from recmarket.agents.llm.api import ChatRequest, ProviderError, Reply, trusted_tokens
 from recmarket.agents.llm.config import ModelConfig
 from recmarket.agents.llm.pace import CEILING
-from recmarket.agents.llm.transport import ReplyTooLarge, bounded_client, http
+from recmarket.agents.llm.transport import Elsewhere, ReplyTooLarge, bounded_client, http
 
 EXCERPT = 80  # characters of a malformed body quoted in the stop line
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -68,6 +68,8 @@ def provider_error(exc: Exception) -> ProviderError:
             rate_limited=exc.status_code == 429,
             overload=exc.status_code in OVERLOAD_STATUS,
         )
+    if isinstance(exc, Elsewhere):  # no retry makes the endpoint answer itself
+        return ProviderError(str(exc), retryable=False)
     if isinstance(exc, json.JSONDecodeError):  # a body labelled JSON that is not
         return _malformed(_not_a_completion(exc.doc, " labelled as JSON"))
     if isinstance(exc, ReplyTooLarge | openai.APIResponseValidationError | ValueError):
@@ -151,7 +153,9 @@ class OpenAIChatAPI:
                 base_url=self.cfg.base_url,
                 max_retries=0,  # retries are the Retrying wrapper's
                 timeout=self.cfg.timeout or CEILING,  # per read; the whole call's is Deadline's
-                http_client=bounded_client(self.cfg.concurrency, self.cfg.max_reply_bytes),
+                http_client=bounded_client(
+                    self.cfg.concurrency, self.cfg.max_reply_bytes, self.cfg.base_url
+                ),
             )
         return self._client
 

@@ -57,17 +57,29 @@ class BoundedStream(http.AsyncByteStream):  # type: ignore[name-defined]
         await self.inner.aclose()
 
 
-class BoundedTransport(http.AsyncBaseTransport):  # type: ignore[name-defined]
-    """The library's own transport, with every reply body bounded; a declared length over
-    the limit is refused before any of the body is read."""
+class Elsewhere(openai.OpenAIError):
+    """A request the endpoint redirected to another host: its answers would be stored and
+    reported as the configured endpoint's, so it is not sent."""
 
-    def __init__(self, concurrency: int, limit: int) -> None:
+
+class BoundedTransport(http.AsyncBaseTransport):  # type: ignore[name-defined]
+    """The library's own transport, with every reply body bounded (a declared length over
+    the limit is refused before any of the body is read), sending only to the configured
+    endpoint's host: a redirect elsewhere is refused (``Elsewhere``)."""
+
+    def __init__(self, concurrency: int, limit: int, base_url: str | None = None) -> None:
         limits = http.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
         self.inner, self.limit = http.AsyncHTTPTransport(limits=limits), limit
+        self.home = _host(http.URL(base_url)) if base_url else None
 
     async def handle_async_request(self, request: Any) -> Any:
         """Send the request; a reply that declares a body over the limit is refused before
         its body is read, and the body read is bounded."""
+        if self.home is not None and _host(request.url) != self.home:
+            raise Elsewhere(
+                f"the endpoint redirected to {request.url.scheme}://{request.url.netloc.decode()}"
+                ", another host: refused (give that URL as the base URL if it is meant)"
+            )
         response = await self.inner.handle_async_request(request)
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.limit:
@@ -81,11 +93,18 @@ class BoundedTransport(http.AsyncBaseTransport):  # type: ignore[name-defined]
         await self.inner.aclose()
 
 
-def bounded_client(concurrency: int, max_reply_bytes: int) -> Any:
+def _host(url: Any) -> str:
+    """A URL's host: a redirect to the same host on another scheme or port (to https) is
+    the endpoint's own."""
+    return str(url.host).lower()
+
+
+def bounded_client(concurrency: int, max_reply_bytes: int, base_url: str | None = None) -> Any:
     """An async HTTP client for the openai SDK: a pool no larger than the calls in flight
-    (the pool's bookkeeping grows with its size, and more connections are never used), and
-    replies that stop at ``max_reply_bytes``."""
+    (the pool's bookkeeping grows with its size, and more connections are never used),
+    replies that stop at ``max_reply_bytes``, and no request to another host than
+    ``base_url``'s."""
     return openai.DefaultAsyncHttpxClient(
-        transport=BoundedTransport(concurrency, max_reply_bytes),
+        transport=BoundedTransport(concurrency, max_reply_bytes, base_url),
         headers={"Accept-Encoding": "identity"},
     )
