@@ -17,6 +17,7 @@ from recmarket.run.records import CALLS_KEPT
 from recmarket.run.replay import ReplayMismatch, calls_of
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
+from recmarket.run.stored_rows import check_rows
 from recmarket.sqlite_files import StoreError
 
 CFG = RunConfig(domains=("Musical_Instruments",), episodes=EpisodeConfig(requests=24))
@@ -259,3 +260,18 @@ def test_a_store_of_a_later_schema_is_refused_and_an_earlier_one_said(
         db.execute("UPDATE manifest SET value = '5' WHERE key = 'schema'")
     with pytest.warns(store_module.EarlierEngine, match="made by an earlier engine"):
         RunStore.read(earlier).close()
+
+
+def test_without_its_settings_a_stores_seats_are_checked_by_their_form(
+    finished: Path, tmp_path: Path
+) -> None:
+    """A process that lacks a plugin the settings name still checks the rows: a seat is
+    then any P<number>, and a re-entry's name P<number>-<n>."""
+    edited = tmp_path / "edited"
+    shutil.copytree(finished, edited)
+    with sqlite3.connect(edited / "run.sqlite") as db:
+        db.execute("UPDATE episodes SET rep_platform = 'P12-3' WHERE ord = 1")
+        check_rows(db, edited, None, SCHEMA_VERSION, {})  # a form a seat may have
+        db.execute("UPDATE episodes SET top1_platform = 'Q1' WHERE ord = 2")
+        with pytest.raises(StoreError, match="episode Musical_Instruments:2: top1_platform"):
+            check_rows(db, edited, None, SCHEMA_VERSION, {})

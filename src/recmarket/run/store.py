@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from recmarket.catalogue.registry import PluginError
 from recmarket.config import RunConfig
 from recmarket.locks import UNWRITABLE, WriterLock
 from recmarket.run.episode_rows import (
@@ -186,9 +187,15 @@ class RunStore:
         return store
 
     def _check_rows(self, manifest: dict[str, str], schema: int) -> None:
-        """Refuse rows no reader can trust (``stored_rows``), naming store, episode, column."""
+        """Refuse rows no reader can trust (``stored_rows``), naming store, episode, column.
+        The rows are read without the settings where this process cannot read them (a
+        plugin it lacks): the seats are then checked by their form."""
+        try:
+            cfg: RunConfig | None = stored_config(manifest)
+        except (ValueError, PluginError):
+            cfg = None
         with _named(self.path):
-            check_rows(self.db, self.path, stored_config(manifest), schema, RENAMED_COLUMNS)
+            check_rows(self.db, self.path, cfg, schema, RENAMED_COLUMNS)
 
     def _create_schema(self) -> None:
         later = ", ".join(COLUMNS[len(IDENTITY) :])

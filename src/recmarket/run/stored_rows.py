@@ -27,9 +27,19 @@ def _quoted(values: list[str]) -> str:
     return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
 
 
-def conditions(cfg: RunConfig) -> list[tuple[str, str]]:
-    """(what is wrong, the SQL condition true on a row where it is) for every check."""
-    ids = _quoted([seat.platform_id for seat in seats(cfg.market)])
+def _not_a_seat(column: str, ids: list[str] | None) -> str:
+    """SQL true where ``column`` holds no seat id: one of ``ids``, or where the settings
+    cannot be read here (a plugin this process lacks names a variant), any ``P<number>``."""
+    if ids is not None:
+        return f"{column} NOT IN ({_quoted(ids)})"
+    return f"NOT ({column} GLOB 'P[1-9]*' AND NOT substr({column}, 2) GLOB '*[^0-9]*')"
+
+
+def conditions(cfg: RunConfig | None) -> list[tuple[str, str]]:
+    """(what is wrong, the SQL condition true on a row where it is) for every check; the
+    seats are checked against the market's (``cfg``), or their form where it is None."""
+    ids = [seat.platform_id for seat in seats(cfg.market)] if cfg is not None else None
+    owner = "substr(rep_platform, 1, instr(rep_platform, '-') - 1)"
     found = [(f"{flag} is not 0 or 1", f"{flag} NOT IN (0, 1)") for flag in sorted(BOOLEANS)]
     found += [
         ("target_present disagrees with target_copies", "target_present != (target_copies > 0)"),
@@ -54,16 +64,16 @@ def conditions(cfg: RunConfig) -> list[tuple[str, str]]:
         ("round or ord is negative", "round < 0 OR ord < 0"),
         (
             "top1_platform is not a seat of the market",
-            f"top1_platform IS NOT NULL AND top1_platform NOT IN ({ids})",
+            f"top1_platform IS NOT NULL AND {_not_a_seat('top1_platform', ids)}",
         ),
         (
             "purchased_platform is not a seat of the market",
-            f"purchased_platform IS NOT NULL AND purchased_platform NOT IN ({ids})",
+            f"purchased_platform IS NOT NULL AND {_not_a_seat('purchased_platform', ids)}",
         ),
         (  # a record goes to the name a seat showed: its own, or a re-entry's (P4-2)
             "rep_platform is not a seat's name",
-            f"rep_platform IS NOT NULL AND rep_platform NOT IN ({ids}) AND "
-            f"substr(rep_platform, 1, instr(rep_platform, '-') - 1) NOT IN ({ids})",
+            f"rep_platform IS NOT NULL AND {_not_a_seat('rep_platform', ids)} AND "
+            f"{_not_a_seat(owner, ids)}",
         ),
         (
             "rep_label is not high, mixed or low",
@@ -87,7 +97,11 @@ ADDED_IN_SCHEMA = {
 
 
 def check_rows(
-    db: sqlite3.Connection, path: Path, cfg: RunConfig, schema: int, renamed: dict[str, str]
+    db: sqlite3.Connection,
+    path: Path,
+    cfg: RunConfig | None,
+    schema: int,
+    renamed: dict[str, str],
 ) -> None:
     """Refuse a store whose episodes table lacks a column its ``schema`` has (under its name
     now or an older one, ``renamed``) or holds a row that fails a check (``conditions``, those
