@@ -21,6 +21,7 @@ def test_a_directory_is_read_as_given_and_none_is_the_bundle(tmp_path: Path) -> 
     assert demo_users(Path("demo")) is None and demo_users("demo:120") == 120
 
 
+@pytest.mark.slow  # end to end: keeps the default selection under 4 minutes
 def test_a_demo_market_is_the_generators_bytes_made_once(tmp_path: Path) -> None:
     made = data_directory(Path("demo:120"), tmp_path / "cache")
     assert made.parent == tmp_path / "cache" / "demo-markets"

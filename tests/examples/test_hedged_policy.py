@@ -58,6 +58,7 @@ def test_the_example_policy_runs_offline_and_is_reported(plugin_site, tmp_path: 
     assert all(lexicon.count_disclosures(e["output"]["text"]) >= 1 for e in hedged)
 
 
+@pytest.mark.slow  # end to end: keeps the default selection under 4 minutes
 def test_the_example_policy_reaches_an_llm_through_its_prompt_card(
     plugin_site, tmp_path, monkeypatch
 ) -> None:

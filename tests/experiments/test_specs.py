@@ -139,6 +139,7 @@ def test_a_copied_spec_file_is_accepted_and_a_bad_one_named(tmp_path: Path) -> N
             load_spec(str(path))
 
 
+@pytest.mark.slow  # end to end: keeps the default selection under 4 minutes
 def test_reproduce_runs_resumably_and_exports(tmp_path: Path) -> None:
     runner = CliRunner()
     args = ["reproduce", "catalog-overlap", "--scale", "0.04", "--out", str(tmp_path / "r")]
