@@ -51,7 +51,7 @@ SETTINGS = """
 [llm]
 repair_attempts = 1
 [llm.models.smol]
-name = "smollm2"
+name = "{alias}"
 base_url = "{base_url}"
 api_key_env = "{key_env}"
 max_tokens = 160
@@ -80,7 +80,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     made: dict[str, object] = {"root": root}
     config = made["config"] = root / "smol.toml"
     with LocalServer(threads=2, log=root / "server.log") as server:
-        config.write_text(SETTINGS.format(base_url=server.base_url, key_env=KEY_ENV))
+        settings = {"alias": server.alias, "base_url": server.base_url, "key_env": KEY_ENV}
+        config.write_text(SETTINGS.format(**settings))
         for condition in ("local-rep", "no-rep"):
             args = run_args(config, root / condition, condition, root / "calls.sqlite")
             made[condition] = recmarket(*args)
@@ -149,7 +150,7 @@ def test_the_audit_prints_a_card_for_the_local_model(runs) -> None:
     assert audited.returncode == 0, audited.stderr[-2000:]
     for probe in ("dominance", "position", "records", "injection", "label faithfulness"):
         assert probe in audited.stdout
-    assert list((runs["root"] / "audits").glob("smollm2-*/card.json"))
+    assert list((runs["root"] / "audits").glob("SmolLM2-135M-Instruct*/card.json"))
 
 
 def answers(base_url: str) -> bool:
@@ -177,7 +178,8 @@ def test_llm_serve_prints_the_pace_it_measured_and_leaves_no_server_behind() -> 
     finally:
         serve.terminate()
         serve.wait(timeout=30)
-    assert "serving smollm2 at http://127.0.0.1:" in first
+    # named by its weights: the file's name and the start of a digest of its bytes
+    assert re.search(r"serving SmolLM2-135M-Instruct\.Q4_1-[0-9a-f]{8} at http://127", first)
     assert re.search(r"pace: [\d.]+ tokens/s written and \d+ read; deadline sized", first), first
     base_url = re.search(r"http://127\.0\.0\.1:\d+/v1", first).group(0)
     assert not answers(base_url)  # the server went with the command

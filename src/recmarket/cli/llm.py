@@ -13,7 +13,7 @@ import typer
 
 from recmarket.agents.llm.api import CHARS_PER_TOKEN, ChatRequest
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
-from recmarket.agents.llm.local import DEFAULT_ALIAS, LocalServer, LocalServerError
+from recmarket.agents.llm.local import LocalServer, LocalServerError
 from recmarket.agents.llm.pace import BEFORE_MEASURED, CEILING, FLOOR, READ_TOKENS, deadline
 from recmarket.agents.llm.wrappers import EndpointFailure
 from recmarket.cli.app import fail, llm_app, out, user_errors
@@ -115,8 +115,13 @@ def serve(
         typer.Option("--model", help="a GGUF file (default: SmolLM2-135M-Instruct, bundled)"),
     ] = None,
     alias: Annotated[
-        str, typer.Option("--alias", help="the model's name for --llm-model")
-    ] = DEFAULT_ALIAS,
+        str | None,
+        typer.Option(
+            "--alias",
+            help="the model's name for --llm-model (default: the file's name and the start "
+            "of a digest of its bytes, so that other weights are another name)",
+        ),
+    ] = None,
     port: Annotated[int, typer.Option("--port", help="loopback port (default: a free one)")] = 0,
     threads: Annotated[int | None, typer.Option("--threads", min=1, help="CPU threads")] = None,
     log: Annotated[Path | None, typer.Option("--log", help="the server's log file")] = None,
@@ -141,9 +146,10 @@ def serve(
                 server.start()
             except LocalServerError as exc:
                 fail(str(exc))
-        out.print(f"{serving_line(alias, server.base_url)} (Ctrl-C stops it)")
+        served = server.alias or ""
+        out.print(f"{serving_line(served, server.base_url)} (Ctrl-C stops it)")
         out.print(
-            f"try: recmarket run --backend llm --llm-model {alias} --llm-base-url "
+            f"try: recmarket run --backend llm --llm-model {served} --llm-base-url "
             f"{server.base_url} --llm-api-key-env LOCAL_KEY  (with LOCAL_KEY=local set)"
         )
         assert server.process is not None

@@ -51,6 +51,27 @@ def test_the_server_command_is_loopback_with_the_alias(tmp_path: Path, monkeypat
     assert "--model_alias tiny" in joined and "--n_threads 3" in joined
 
 
+def test_other_weights_are_served_under_another_name_by_default(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Two GGUF files served in turn on one port: by default each answers to a name of its
+    own, so the call store never serves one model's answers as the other's."""
+    monkeypatch.setattr(local.importlib.util, "find_spec", lambda name: object())
+    first, second = tmp_path / "m.gguf", tmp_path / "other" / "m.gguf"
+    second.parent.mkdir()
+    first.write_bytes(b"GGUF one")
+    second.write_bytes(b"GGUF two")
+    names = []
+    for model in (first, second):
+        server = LocalServer(model=model, port=4321)
+        command = " ".join(server.command())  # the name is made with the command
+        assert f"--model_alias {server.alias}" in command
+        names.append(server.alias)
+    assert names[0] != names[1] and all(n and n.startswith("m-") for n in names)
+    assert local.weights_alias(first) == names[0]  # a name of the bytes, made again the same
+    assert LocalServer(model=first, alias="mine").alias == "mine"  # named by hand: kept
+
+
 def test_serve_refuses_a_port_in_use_before_it_starts_anything() -> None:
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", 0))

