@@ -16,11 +16,16 @@ from typing import Any
 from recmarket.run.store import RunStore
 
 
-def dist_info(root: Path, name: str, groups: dict[str, dict[str, str]]) -> Path:
-    """Write ``root/<name>-0.1.dist-info`` declaring ``groups`` ({group: {name: target}})."""
+def dist_info(
+    root: Path, name: str, groups: dict[str, dict[str, str]], record: tuple[str, ...] = ()
+) -> Path:
+    """Write ``root/<name>-0.1.dist-info`` declaring ``groups`` ({group: {name: target}})
+    and, where given, a RECORD listing ``record`` (paths relative to ``root``)."""
     info = root / f"{name.replace('-', '_')}-0.1.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    if record:
+        (info / "RECORD").write_text("".join(f"{path},,\n" for path in record))
     sections = [
         f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in points.items())
         for group, points in groups.items()

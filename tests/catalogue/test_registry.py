@@ -221,3 +221,43 @@ def test_parameters_refuse_non_finite_numbers_and_booleans_for_numbers(
     with pytest.raises(ValueError, match=f"counted thing 'tally': {re.escape(said)}"):
         counted.params("tally", given)
     assert counted.params("tally", {"strict": True, "newcomer_low": 2}).strict is True
+
+
+def test_a_plugins_recorded_code_covers_every_file_it_ships(plugin_path: Path) -> None:
+    """A package's data file, and a sibling module its distribution ships beside it: an
+    edit of either changes what a run records, so a resume is refused; a file its RECORD
+    lists that cannot be read refuses the plugin, naming the file."""
+    package = plugin_path / "weighted_plugin"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from tests.catalogue.test_registry import Thing\nWEIGHTED = Thing('weighted')\n"
+    )
+    (package / "weights.json").write_text("[1, 2]")
+    (plugin_path / "flat_plugin.py").write_text(
+        "import flat_helper\nfrom tests.catalogue.test_registry import Thing\n"
+        "FLAT = Thing('flat')\n"
+    )
+    (plugin_path / "flat_helper.py").write_text("SCALE = 1\n")
+    dist_info(
+        plugin_path,
+        "weighted-plugin",
+        {"recmarket.tests.things": {"weighted": "weighted_plugin:WEIGHTED"}},
+    )
+    dist_info(
+        plugin_path,
+        "flat-plugin",
+        {"recmarket.tests.things": {"flat": "flat_plugin:FLAT"}},
+        record=("flat_plugin.py", "flat_helper.py"),
+    )
+    things = registry()
+    before = {name: things.origin(name) for name in ("weighted", "flat")}
+    assert before["flat"] is not None and before["flat"].distribution == "flat-plugin"
+    (package / "weights.json").write_text("[1, 3]")
+    (plugin_path / "flat_helper.py").write_text("SCALE = 2\n")
+    for name in ("weighted", "flat"):
+        assert things.origin(name).digest != before[name].digest, name  # type: ignore[union-attr]
+    (plugin_path / "flat_helper.py").unlink()
+    with pytest.raises(
+        PluginError, match=r"thing 'flat' from flat-plugin: cannot read .*flat_helper"
+    ):
+        things.origin("flat")

@@ -31,12 +31,13 @@ which a run records so that a resume under edited plugin code is refused.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import importlib.util
 import math
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points, packages_distributions, version
+from importlib.metadata import EntryPoint, entry_points, packages_distributions
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -97,6 +98,34 @@ def source_digest(module: str) -> str:
         files = [(Path(Path(spec.origin).name), Path(spec.origin))]
     for name, file in files:
         digest.update(name.as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def plugin_digest(module: str, dist: importlib.metadata.Distribution | None) -> str:
+    """SHA-256 over every file a plugin ships (path and bytes, in path order): the files its
+    distribution's RECORD lists (modules, sibling modules, package data; not its metadata
+    nor compiled caches), and every file under the top-level package of ``module`` (which
+    covers an editable install, whose RECORD lists only its link). An edit of any file it
+    reads changes it. A file that cannot be read raises ``OSError`` naming it."""
+    files: dict[Path, str] = {}
+    for listed in (dist.files or []) if dist is not None else []:
+        path = Path(str(listed.locate()))
+        if not any(part.endswith(".dist-info") for part in listed.parts):
+            files.setdefault(path.resolve(), listed.as_posix())
+    top = module.split(".")[0]
+    spec = importlib.util.find_spec(top)
+    roots = [Path(p) for p in (spec.submodule_search_locations or ())] if spec else []
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file():
+                files.setdefault(path.resolve(), f"{top}/{path.relative_to(root).as_posix()}")
+    if spec is not None and not roots and spec.origin:
+        files.setdefault(Path(spec.origin).resolve(), Path(spec.origin).name)
+    digest = hashlib.sha256()
+    for path, name in sorted(files.items(), key=lambda item: item[1]):
+        if "__pycache__" in path.parts or path.suffix == ".pyc":
+            continue
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -225,13 +254,17 @@ class Registry(Generic[T]):
         if top == "recmarket":
             return None
         dist = getattr(point, "dist", None) if point is not None else None
-        if dist is not None:
-            distribution, found = dist.metadata["Name"], dist.version
-        else:
-            names = packages_distributions().get(top, [])
-            distribution = names[0] if names else top
-            found = version(distribution) if names else "unknown"
-        return Origin(distribution, found, source_digest(module))
+        if dist is None and (names := packages_distributions().get(top, [])):
+            dist = importlib.metadata.distribution(names[0])
+        distribution = dist.metadata["Name"] if dist is not None else top
+        found = dist.version if dist is not None else "unknown"
+        try:
+            return Origin(distribution, found, plugin_digest(module, dist))
+        except OSError as error:
+            raise PluginError(
+                f"{self.kind} {name!r} from {distribution}: cannot read {error.filename} "
+                f"({error.strerror}), so its code cannot be recorded; fix its permissions"
+            ) from None
 
     def _where(self, name: str) -> str:
         point = self._points.get(name)
