@@ -261,3 +261,24 @@ def test_a_plugins_recorded_code_covers_every_file_it_ships(plugin_path: Path) -
         PluginError, match=r"thing 'flat' from flat-plugin: cannot read .*flat_helper"
     ):
         things.origin("flat")
+
+
+def test_a_built_in_that_cannot_take_its_parameters_blames_them_not_itself(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from recmarket.catalogue.attacks import ATTACKS
+
+    with pytest.raises(ValueError, match=r"params.window: Input should be less than or equal"):
+        ATTACKS.params("whitewash", {"window": 10**30})  # once a C size overflow in its probe
+
+    def overflows(item: object, params: BaseModel) -> None:
+        raise OverflowError("Python int too large to convert to C ssize_t")
+
+    monkeypatch.setattr(ATTACKS, "probe", overflows)
+    with pytest.raises(ValueError) as refused:
+        ATTACKS.params("whitewash", {})
+    assert not isinstance(refused.value, PluginError)
+    assert str(refused.value) == (
+        "attack 'whitewash': these parameters cannot be used "
+        "(Python int too large to convert to C ssize_t)"
+    )

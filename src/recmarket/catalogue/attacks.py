@@ -75,7 +75,7 @@ class BaitParams(BaseModel):
     switch_round: int | None = Field(None, ge=0, description="switch from this round on")
     switch_after: int | None = Field(None, ge=0, description="switch after this many rewards")
     oscillate: bool = False
-    window: int = Field(24, ge=1, description="proposals its reward is averaged over")
+    window: int = Field(24, ge=1, le=1_000_000, description="proposals its reward is averaged over")
     below: float = Field(0.1, ge=0.0, le=1.0, description="reward that counts as caught")
 
 
@@ -85,7 +85,7 @@ class WhitewashParams(AttackParams):
     each time."""
 
     policy: PolicyName | None = "exaggeration"
-    window: int = Field(24, ge=1, description="proposals its reward is averaged over")
+    window: int = Field(24, ge=1, le=1_000_000, description="proposals its reward is averaged over")
     below: float = Field(0.1, ge=0.0, le=1.0, description="reward that makes it re-enter")
     reentries: int = Field(5, ge=0, le=1000, description="fresh identities it may take")
     absent_rounds: int = Field(0, ge=0, description="rounds it sits out at each re-entry")

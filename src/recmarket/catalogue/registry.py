@@ -238,8 +238,12 @@ class Registry(Generic[T]):
         if self.probe is not None:
             try:
                 self.probe(item, params)
-            except Exception as error:  # a plugin's contract broken: say whose
-                raise PluginError(
+            except Exception as error:
+                if module_of(item).startswith("recmarket."):  # a built-in: the parameters
+                    raise ValueError(
+                        f"{self.kind} {name!r}: these parameters cannot be used ({error})"
+                    ) from None
+                raise PluginError(  # a plugin's contract broken: say whose
                     f"{self.kind} {name!r}{self._where(name)} fails its check: {error}"
                 ) from None
         return params
