@@ -376,3 +376,37 @@ def test_a_killed_run_resumed_after_an_edit_of_any_outside_kind_is_refused(
     before = dump(out)
     refused_after_each_edit(sources, kinds, *command, site=site)
     assert dump(out) == before and stored_episodes(out) == killed_at
+
+
+NAN_WEIGHTS = """
+from dataclasses import dataclass
+from recmarket.catalogue.mechanisms import ReputationMechanism
+
+@dataclass(frozen=True)
+class Fading(ReputationMechanism):
+    def kept(self, window, params):
+        return window
+
+    def weigh(self, records, now, params):  # sound in its probe, NaN from order 100 on
+        return tuple(float("nan") if now >= 100 else 1.0 for _ in records)
+
+FADING = Fading("fading")
+"""
+
+
+def test_a_mechanism_whose_weights_go_bad_past_its_probe_is_named_when_they_do(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "plugin_fading.py").write_text(NAN_WEIGHTS)
+    site = dist_info(
+        tmp_path, "fading-plugin", {"recmarket.reputation": {"fading": "plugin_fading:FADING"}}
+    )
+    config = tmp_path / "run.toml"
+    config.write_text(BASE + '[market.reputation]\nmechanism = "fading"\n')
+    out = tmp_path / "run"
+    said = refused(
+        "run", "--config", str(config), "--requests", "120", "--out", str(out), paths=(site,)
+    )
+    assert "reputation mechanism 'fading' from fading-plugin 0.1 (source " in said
+    assert "as [nan" in said and "each record needs one weight in (0, 1]" in said
+    assert 0 < stored_episodes(out) < 120  # what was played before is kept

@@ -17,8 +17,15 @@ from collections.abc import Sequence
 from typing import overload
 
 from recmarket.agents.contracts import ReputationRecord, WeightedRecord
-from recmarket.catalogue.mechanisms import PENALTY_NOTE, RecordFacts, ReputationSetting, Writer
+from recmarket.catalogue.mechanisms import (
+    MECHANISMS,
+    PENALTY_NOTE,
+    RecordFacts,
+    ReputationSetting,
+    Writer,
+)
 from recmarket.catalogue.mechanisms import mechanism as mechanism_named
+from recmarket.catalogue.registry import PluginError
 from recmarket.catalogue.scopes import SCOPES
 from recmarket.data.episodes import Request
 from recmarket.vocabulary import Scope
@@ -68,9 +75,25 @@ class ReputationMemory:
         weights = self.mechanism.weigh(facts, now, self.params)
         if weights is None:
             return records
+        if len(weights) != len(records) or not all(0.0 < w <= 1.0 for w in weights):
+            self._refuse(weights, len(records), platform, now)
         return tuple(
             WeightedRecord(claim_reliability=r.claim_reliability, note=r.note, weight=w)
             for r, w in zip(records, weights, strict=True)
+        )
+
+    def _refuse(self, weights: Sequence[float], count: int, platform: str, now: int) -> None:
+        """Stop the run naming the mechanism (and the package it comes from) whose weights
+        past its probe are no weights: a NaN or a count off would otherwise end deep in a
+        role, naming neither."""
+        name = self.mechanism.name
+        origin = MECHANISMS.origin(name)
+        whose = f" from {origin.describe()}" if origin is not None else ""
+        shown = ", ".join(f"{w!r}" for w in list(weights)[:3])
+        raise PluginError(
+            f"reputation mechanism {name!r}{whose} weighed {count} records of {platform} in "
+            f"round {now} as [{shown}{', ...' if len(weights) > 3 else ''}] "
+            f"({len(weights)} weights); each record needs one weight in (0, 1]"
         )
 
     def append(
