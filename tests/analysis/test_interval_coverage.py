@@ -82,6 +82,7 @@ def _coverage(make, truth: float, cluster: str, draws: int) -> tuple[float, set[
     return covered / REPLICATIONS, dfs
 
 
+@pytest.mark.slow  # end to end: keeps the default selection under 4 minutes
 def test_the_cluster_bootstrap_covers_a_known_effect_95_percent_of_the_time() -> None:
     effect = 0.4
     share, dfs = _coverage(

@@ -4,9 +4,12 @@ the half-life says, and the manifest names the package."""
 
 from pathlib import Path
 
+import pytest
+
 from tests.plugins import exported_calls, ran_example, stored_variants
 
 
+@pytest.mark.slow  # end to end: keeps the default selection under 4 minutes
 def test_the_example_run_weighs_records_by_their_half_life(tmp_path: Path) -> None:
     paths, out = ran_example("half-life-reputation", tmp_path, requests=36)
     inputs = [c["input"] for c in exported_calls(out, paths) if c["role"] == "shortlist"]

@@ -5,9 +5,12 @@ manifest names the package."""
 
 from pathlib import Path
 
+import pytest
+
 from tests.plugins import exported_calls, ran_example, stored_variants
 
 
+@pytest.mark.slow  # end to end: keeps the default selection under 4 minutes
 def test_the_example_run_weighs_records_by_their_age_in_rounds(tmp_path: Path) -> None:
     paths, out = ran_example("record-age-reputation", tmp_path, requests=36)
     inputs = [c["input"] for c in exported_calls(out, paths) if c["role"] == "shortlist"]
