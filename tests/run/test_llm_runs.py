@@ -560,3 +560,25 @@ def test_attacks_play_on_the_llm_path_with_their_names_and_payloads(tmp_path: Pa
     renamed = [json.loads(r["identities"]) for r in store.episodes() if r["identities"]]
     assert renamed and {names["P1"] for names in renamed} <= {f"P1-{g}" for g in range(2, 7)}
     assert any("P1-2" in text for role, text in calls if role == "shortlist")
+
+
+def test_a_store_made_with_one_model_is_not_served_to_another_under_its_name(
+    tmp_path: Path,
+) -> None:
+    """The endpoint now reports another model under the same name (a new revision, other
+    weights): a run that must send is refused before it does, naming both reports, and
+    what the first run stored is kept."""
+    first = [{"id": "fake-model", "object": "model", "owned_by": "me", "created": 1}]
+    with FakeLLM(listed=first) as server:
+        shared = tmp_path / "calls.sqlite"
+        run(cell(server, "no-rep", requests=6), tmp_path / "a", llm_cache=shared).store.close()
+        with sqlite3.connect(shared) as db:
+            reports = db.execute("SELECT model, report FROM llm_models").fetchall()
+        assert reports == [("fake-model", '{"created": 1}')]
+        server.listed = [{**first[0], "created": 2}]
+        sent = sum(server.requests.values())
+        with pytest.raises(EndpointFailure, match="it now reports the model as") as stopped:
+            run(cell(server, "no-rep", requests=12), tmp_path / "b", llm_cache=shared)
+        assert sum(server.requests.values()) == sent  # refused before any role call
+    said = str(stopped.value)
+    assert '{"created": 2}' in said and 'when it reported {"created": 1}' in said

@@ -6,6 +6,7 @@ to be, with the command that audits it."""
 from __future__ import annotations
 
 import html
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from recmarket.agents.llm.audit.card import AuditCard, default_audits, read_card
 from recmarket.agents.llm.config import OFFLINE, ModelConfig
 from recmarket.report.data import Cell
 from recmarket.report.html import table_html
+from recmarket.run.store import RunStore
 from recmarket.vocabulary import ROLES
 
 
@@ -46,6 +48,33 @@ def models_played(cells: dict[str, dict[str, Cell]]) -> list[Played]:
                 if not played.cells or played.cells[-1][2] is not cell:
                     played.cells.append((experiment, name, cell))
     return list(found.values())
+
+
+def _another_model(card: AuditCard, model: Played) -> str:
+    """Why the card speaks for another model than the runs' (empty when it does not): the
+    endpoint reported the model otherwise when the runs sent their calls than when the
+    audit sent its own."""
+    if not card.endpoint_report:
+        return ""
+    seen = set()
+    for _, _, cell in model.cells:
+        try:
+            with RunStore.read(cell.run_dir) as store:
+                rows = store.db.execute(
+                    "SELECT report FROM llm_models WHERE model = ? AND base_url = ?",
+                    (model.cfg.name, model.cfg.base_url),
+                ).fetchall()
+        except (OSError, sqlite3.Error):  # a store made before reports were kept
+            continue
+        seen |= {str(report) for (report,) in rows}
+    if not seen or seen == {card.endpoint_report}:
+        return ""
+    return (
+        f"the audit card was made when the endpoint reported the model as "
+        f"{card.endpoint_report[:120]}, the runs' calls when it reported "
+        f"{', '.join(sorted(r[:120] for r in seen))}: the card is another model's, so it "
+        "is not shown as this one's"
+    )
 
 
 def card_rows(card: AuditCard) -> list[dict[str, Any]]:
@@ -109,6 +138,9 @@ def models_section(cells: dict[str, dict[str, Cell]], audits: Path | None = None
             f"(roles: {html.escape(roles)})</h3>"
         )
         card = read_card(audits, cfg, model.repair_attempts)
+        if card is not None and (other := _another_model(card, model)):
+            parts.append(f'<p class="warning"><strong>Warning:</strong> {html.escape(other)}.</p>')
+            card = None
         if card is None:
             parts.append(
                 "<p><strong>Not audited</strong>: run <code>recmarket llm audit --config "

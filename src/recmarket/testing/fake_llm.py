@@ -108,6 +108,9 @@ class FakeLLM:
     # When set, the bearer token sent is echoed: in every error's message and after every
     # answer's text (a misconfigured proxy or a debugging endpoint does this)
     echo_key: bool = False
+    # When set, GET /models answers with these entries (what an endpoint reports of the
+    # models it serves: an id, and perhaps a creation date or a revision)
+    listed: list[dict[str, object]] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     prefixes: PrefixIndex = field(default_factory=PrefixIndex)
     seen: Counter[str] = field(default_factory=Counter)  # attempts of each distinct request
@@ -125,7 +128,9 @@ class FakeLLM:
                 pass
 
             def do_GET(self) -> None:  # /stats: requests received so far, by role
-                data = json.dumps(dict(fake.requests)).encode()
+                listing = fake.listed is not None and self.path.endswith("/models")
+                shown = {"object": "list", "data": fake.listed} if listing else fake.requests
+                data = json.dumps(dict(shown)).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

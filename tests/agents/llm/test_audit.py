@@ -171,3 +171,30 @@ def test_the_report_shows_each_models_card_beside_its_cells_and_warns(
     for probe in ("dominance", "position", "records", "label faithfulness"):
         assert f"fails the {probe} probe" in page
     assert page.count('class="warning"') == 4
+
+
+def test_a_card_made_when_the_endpoint_reported_another_model_is_not_shown_as_this_ones(
+    tmp_path: Path, material: Material
+) -> None:
+    """The cell's calls were sent when the endpoint reported one revision, the audit's when
+    it reported another: the card speaks for another model, and the report says so."""
+    listed = [{"id": "fake-model", "object": "model", "created": 1}]
+    with FakeLLM(listed=listed) as server:
+        cfg = ModelConfig(name="fake-model", base_url=server.base_url, api_key_env=KEY_ENV)
+        llm = LLMConfig(models={"m": cfg}, roles={"evaluation": "m"})
+        run_config = RunConfig(
+            condition="local-rep",
+            domains=("Video_Games",),
+            episodes=EpisodeConfig(requests=2),
+            llm=llm,
+        )
+        result = run(run_config, tmp_path / "run", llm_cache=tmp_path / "calls.sqlite")
+        rows = result.store.episodes()
+        result.store.close()
+        cell = Cell("accountability", "LocalRep", "fig", tmp_path / "run", rows, run_config)
+        server.listed = [{**listed[0], "created": 2}]
+        card = asyncio.run(audit_model(llm, "m", material, 2, tmp_path / "audits"))
+    assert card.endpoint_report == '{"created": 2}'
+    page = models_section({"accountability": {"LocalRep": cell}}, tmp_path / "audits")
+    assert "the card is another model" in page and "Not audited" in page
+    assert "<td>dominance</td>" not in page

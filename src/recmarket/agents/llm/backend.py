@@ -21,6 +21,7 @@ from recmarket.agents.llm.ledger import BudgetWithoutPrices, Ledger, SpendAccoun
 from recmarket.agents.llm.pace import Pace
 from recmarket.agents.llm.prices import prices_for
 from recmarket.agents.llm.role import LLMRole
+from recmarket.agents.llm.wrappers import EndpointFailure
 from recmarket.agents.roles import Agents
 from recmarket.catalogue.providers import chat_api
 from recmarket.vocabulary import ROLES
@@ -130,6 +131,7 @@ class LLMBackend:
         checked = []
         for model in self.models:
             seconds = await model.check()
+            await self._same_model(model)
             measured = await self.endpoints.measure(model)
             start = model.limit.current
             # A tiny call's answered attempt, alone (the check's time holds any backoff).
@@ -138,6 +140,25 @@ class LLMBackend:
             form = await self.endpoints.reply_format(model)
             checked.append(Checked(model.cfg, seconds, measured, start, form, pace))
         return checked
+
+    async def _same_model(self, model: ChatModel) -> None:
+        """Refuse an endpoint that now says otherwise of a model than when the stores' calls
+        to it were sent (``EndpointFailure``): those answers are another model's under the
+        same name. A provider that reports nothing is taken at its name."""
+        report_of = getattr(model.api, "model_report", None)
+        report = await report_of() if report_of is not None else ""
+        if not report:
+            return
+        cfg = model.cfg
+        earlier = self.cache.reported(cfg.name, cfg.base_url)
+        if earlier is not None and earlier != report:
+            raise EndpointFailure.at(
+                cfg,
+                f"it now reports the model as {report[:120]}, but the stored answers were "
+                f"made when it reported {earlier[:120]}: they are another model's; use "
+                "another --llm-cache and --out, or serve it under another name",
+            )
+        self.cache.record_report(cfg.name, cfg.base_url, report)
 
     async def ensure_checked(self) -> list[Checked]:
         """The check, made once, when the first call the stores cannot answer is about to

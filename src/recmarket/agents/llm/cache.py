@@ -34,6 +34,14 @@ COLUMNS = (
     "completion_tokens, latency, retries, source, created, cached_tokens, seq"
 )
 LATER_COLUMNS = {"cached_tokens": "INTEGER NOT NULL DEFAULT 0", "seq": "INTEGER"}
+# What each endpoint said of a model the first time a call to it was sent from this store
+# (``OpenAIChatAPI.model_report``): a later run whose endpoint says otherwise is refused
+# before it sends, rather than served another model's answers under the same name.
+MODELS = """
+CREATE TABLE IF NOT EXISTS llm_models (
+    model TEXT NOT NULL, base_url TEXT NOT NULL, report TEXT NOT NULL, seen TEXT NOT NULL,
+    PRIMARY KEY (model, base_url))
+"""
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,7 @@ class CallCache:
             db = connect(path, timeout=30)
             with named_errors(path):
                 db.execute(SCHEMA)
+                db.execute(MODELS)
                 present = {row[1] for row in db.execute("PRAGMA table_info(llm_calls)")}
                 for column, kind in LATER_COLUMNS.items():
                     if column not in present:
@@ -87,6 +96,30 @@ class CallCache:
             with named_errors(paths[0]):
                 last = self.dbs[0].execute("SELECT MAX(seq) FROM llm_calls").fetchone()[0]
             self._seq = 0 if last is None else last + 1
+
+    def reported(self, model: str, base_url: str) -> str | None:
+        """What the endpoint said of ``model`` when a call to it was first stored (None:
+        nothing yet, or a store made before reports were kept)."""
+        with named_errors(" or ".join(map(str, self.paths))):
+            for db in self.dbs:
+                row = db.execute(
+                    "SELECT report FROM llm_models WHERE model = ? AND base_url = ?",
+                    (model, base_url),
+                ).fetchone()
+                if row is not None:
+                    return str(row[0])
+        return None
+
+    def record_report(self, model: str, base_url: str, report: str) -> None:
+        """Keep what the endpoint says of ``model`` in every store that has none yet."""
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        with named_errors(" or ".join(map(str, self.paths))):
+            for db in self.dbs:
+                db.execute(
+                    "INSERT OR IGNORE INTO llm_models VALUES (?, ?, ?, ?)",
+                    (model, base_url, report, now),
+                )
+                db.commit()
 
     def issue(self) -> int:
         """The next call's number in the run's call order."""

@@ -25,6 +25,8 @@ RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 # a malformed URL): reported at once, not retried as an endpoint that is down.
 UNUSABLE_URL = (http.UnsupportedProtocol, http.InvalidURL)
 OVERLOAD_STATUS = {408, 429, 500, 502, 503, 504}
+# Fields of a ``/models`` entry that say nothing of the weights behind a name
+PLAIN_FIELDS = {"id", "object", "owned_by", "permission", "permissions"}
 
 
 def _retry_after(exc: Exception) -> float | None:
@@ -185,6 +187,23 @@ class OpenAIChatAPI:
         )
         cached = min(cached_tokens(usage), tokens.prompt)
         return Reply(text, tokens.prompt, tokens.completion, 0, cached, tokens.estimated)
+
+    async def model_report(self) -> str:
+        """What the endpoint says of this model beyond its name: its ``/models`` entry less
+        the id, kind, owner and permissions (a creation date, a revision, the weights'
+        file), as canonical JSON; empty where it says nothing more, lists no models, or
+        cannot be asked (the report is a safeguard, never a reason to stop)."""
+        try:
+            page = await self.client().models.list()
+            entries = list(page.data)
+        except (openai.OpenAIError, ProviderError, ValueError, TypeError):
+            return ""
+        for entry in entries:
+            if getattr(entry, "id", None) == self.cfg.name:
+                shown = entry.model_dump(exclude_unset=True)  # as the endpoint sent it
+                said = {k: v for k, v in shown.items() if k not in PLAIN_FIELDS}
+                return json.dumps(said, sort_keys=True, default=str) if said else ""
+        return ""
 
     async def aclose(self) -> None:
         """Close the SDK client, if one was made."""

@@ -91,6 +91,10 @@ class AuditCard(BaseModel):
     domain: str
     made: str
     version: str = __version__
+    # What the endpoint said of the model beyond its name when the audit sent its calls
+    # (``OpenAIChatAPI.model_report``; empty: nothing more): a run whose endpoint said
+    # otherwise played another model, whose results this card does not speak for
+    endpoint_report: str = ""
 
     def failed(self, roles: set[str] | None = None) -> list[ProbeResult]:
         """The probes it fails, of ``roles`` only where given."""

@@ -91,6 +91,7 @@ async def audit_model(
     try:
         for probe in probes:  # one probe after another: each call still fans out its trials
             await run(probe)
+        reported = backend.cache.reported(cfg.name, cfg.base_url) or ""
     finally:
         await backend.aclose()
         backend.close()
@@ -106,6 +107,7 @@ async def audit_model(
         seed=material.seed,
         domain=material.domain,
         made=made_now(),
+        endpoint_report=reported,
     )
     write_card(card, directory)
     return card
