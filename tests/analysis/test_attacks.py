@@ -31,20 +31,25 @@ ATTACKS = {
 SEEDS = (1, 2)
 
 
+def pooled(
+    name: str, attacks: dict[str, Any], factory: pytest.TempPathFactory
+) -> tuple[RunConfig, list]:
+    """A cell with ``attacks`` played at every seed, its seeds' rows pooled as the report
+    pools them."""
+    rows = []
+    for seed in SEEDS:
+        cfg = RunConfig.model_validate({**BASE, "seed": seed, "market": {"attacks": attacks}})
+        out = factory.mktemp(f"{name}-{seed}")
+        run(cfg, out).store.close()
+        with RunStore.read(out) as store:
+            rows += compact_rows(store.episodes(), {"replicate": seed})
+    return cfg, rows
+
+
 @pytest.fixture(scope="module")
 def cells(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[RunConfig, list]]:
-    """Each attack at two seeds, its seeds' rows pooled as the report pools them."""
-    found = []
-    for name, played in ATTACKS.items():
-        rows = []
-        for seed in SEEDS:
-            cfg = RunConfig.model_validate({**BASE, "seed": seed, "market": {"attacks": played}})
-            out = tmp_path_factory.mktemp(f"{name}-{seed}")
-            run(cfg, out).store.close()
-            with RunStore.read(out) as store:
-                rows += compact_rows(store.episodes(), {"replicate": seed})
-        found.append((cfg, rows))
-    return found
+    """Each attack at two seeds."""
+    return [pooled(name, played, tmp_path_factory) for name, played in ATTACKS.items()]
 
 
 def by_attack(cells: list) -> dict[str, dict[str, Any]]:
@@ -119,13 +124,7 @@ def test_each_attacking_seat_of_a_cell_is_its_own_row(
         "P1": {"attack": "forge", "params": {"share": 0.5}},
         "P4": {"attack": "sybil", "params": {"seats": 2}},
     }
-    rows = []
-    for seed in SEEDS:
-        cfg = RunConfig.model_validate({**BASE, "seed": seed, "market": {"attacks": both}})
-        out = tmp_path_factory.mktemp(f"both-{seed}")
-        run(cfg, out).store.close()
-        with RunStore.read(out) as store:
-            rows += compact_rows(store.episodes(), {"replicate": seed})
+    cfg, rows = pooled("both", both, tmp_path_factory)
     assert attacker(cfg) == ("forge@P1+sybil@P4", "P1+P4", frozenset({"P1", "P4", "P7"}))
     table = {r["attack"]: r for r in attack_table([cells[0], (cfg, rows)])}
     assert set(table) == {"forge@P1", "sybil@P4"}

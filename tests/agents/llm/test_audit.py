@@ -143,6 +143,22 @@ def test_llm_audit_prints_and_stores_a_card(tmp_path: Path) -> None:
     assert json.loads(stored.read_text())["model"]["api_key_env"] == KEY_ENV
 
 
+def played_cell(server: FakeLLM, tmp_path: Path) -> tuple[LLMConfig, Cell]:
+    """A LocalRep cell whose evaluation roles the fake answers, as the report reads it."""
+    cfg = ModelConfig(name="fake-model", base_url=server.base_url, api_key_env=KEY_ENV)
+    llm = LLMConfig(models={"m": cfg}, roles={"evaluation": "m"})
+    run_config = RunConfig(
+        condition="local-rep",
+        domains=("Video_Games",),
+        episodes=EpisodeConfig(requests=2),
+        llm=llm,
+    )
+    result = run(run_config, tmp_path / "run", llm_cache=tmp_path / "calls.sqlite")
+    rows = result.store.episodes()
+    result.store.close()
+    return llm, Cell("accountability", "LocalRep", "fig", tmp_path / "run", rows, run_config)
+
+
 def test_the_report_shows_each_models_card_beside_its_cells_and_warns(
     tmp_path: Path, material: Material
 ) -> None:
@@ -150,18 +166,7 @@ def test_the_report_shows_each_models_card_beside_its_cells_and_warns(
     the cell's results and a warning for each failed probe of a role it played; a model
     that was never audited is said to be."""
     with FakeLLM() as server:
-        cfg = ModelConfig(name="fake-model", base_url=server.base_url, api_key_env=KEY_ENV)
-        llm = LLMConfig(models={"m": cfg}, roles={"evaluation": "m"})
-        run_config = RunConfig(
-            condition="local-rep",
-            domains=("Video_Games",),
-            episodes=EpisodeConfig(requests=2),
-            llm=llm,
-        )
-        result = run(run_config, tmp_path / "run", llm_cache=tmp_path / "calls.sqlite")
-        rows = result.store.episodes()
-        result.store.close()
-        cell = Cell("accountability", "LocalRep", "fig", tmp_path / "run", rows, run_config)
+        llm, cell = played_cell(server, tmp_path)
         unaudited = models_section({"accountability": {"LocalRep": cell}}, tmp_path / "audits")
         asyncio.run(audit_model(llm, "m", material, 4, tmp_path / "audits"))
     page = models_section({"accountability": {"LocalRep": cell}}, tmp_path / "audits")
@@ -180,18 +185,7 @@ def test_a_card_made_when_the_endpoint_reported_another_model_is_not_shown_as_th
     it reported another: the card speaks for another model, and the report says so."""
     listed = [{"id": "fake-model", "object": "model", "created": 1}]
     with FakeLLM(listed=listed) as server:
-        cfg = ModelConfig(name="fake-model", base_url=server.base_url, api_key_env=KEY_ENV)
-        llm = LLMConfig(models={"m": cfg}, roles={"evaluation": "m"})
-        run_config = RunConfig(
-            condition="local-rep",
-            domains=("Video_Games",),
-            episodes=EpisodeConfig(requests=2),
-            llm=llm,
-        )
-        result = run(run_config, tmp_path / "run", llm_cache=tmp_path / "calls.sqlite")
-        rows = result.store.episodes()
-        result.store.close()
-        cell = Cell("accountability", "LocalRep", "fig", tmp_path / "run", rows, run_config)
+        llm, cell = played_cell(server, tmp_path)
         server.listed = [{**listed[0], "created": 2}]
         card = asyncio.run(audit_model(llm, "m", material, 2, tmp_path / "audits"))
     assert card.endpoint_report == '{"created": 2}'
