@@ -104,6 +104,7 @@ OFF = {
 }
 
 
+@pytest.mark.slow  # end to end: keeps the default selection under 4 minutes
 @pytest.mark.parametrize(
     "scope",
     ["shared", pytest.param("local", marks=pytest.mark.slow)],  # the same, per user

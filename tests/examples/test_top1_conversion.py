@@ -5,9 +5,12 @@ its column with an interval, and the report's measures table names its distribut
 import csv
 from pathlib import Path
 
+import pytest
+
 from tests.plugins import EXAMPLES, installed_example, recmarket
 
 
+@pytest.mark.slow  # end to end: keeps the default selection under 4 minutes
 def test_the_example_measure_is_a_column_of_the_frontier_and_the_report(tmp_path: Path) -> None:
     paths = installed_example("top1-conversion-measure", tmp_path / "site")
     out = tmp_path / "reproduce"

@@ -182,6 +182,7 @@ def test_reproduce_runs_resumably_and_exports(tmp_path: Path) -> None:
     assert len(pd.read_csv(tmp_path / "e.csv")) == 3 * 24
 
 
+@pytest.mark.slow  # end to end: keeps the default selection under 4 minutes
 def test_reproduce_directories_move_merge_and_name_a_bad_plan(tmp_path: Path, monkeypatch) -> None:
     runner = CliRunner()
     out = tmp_path / "r"

@@ -92,6 +92,7 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow  # end to end: keeps the default selection under 4 minutes
 def test_reruns_in_fresh_processes_are_identical() -> None:
     """No draw depends on Python's per-process string hashing or on call order."""
     digests = []

@@ -239,6 +239,7 @@ def listed(dom: str) -> int:
     return int(dom.split('data-listed="')[1].split('"')[0])
 
 
+@pytest.mark.slow  # end to end: keeps the default selection under 4 minutes
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (.ci/run installs it)")
 def test_the_page_in_headless_chromium(report: Path, tmp_path: Path) -> None:
     page = report / "report" / "report.html"

@@ -17,6 +17,7 @@ PRICED = {
 }
 
 
+@pytest.mark.slow  # end to end: keeps the default selection under 4 minutes
 def test_a_plan_prices_each_unique_cell_once_and_lists_it_under_each_experiment(
     tmp_path: Path,
 ) -> None:

@@ -42,6 +42,7 @@ def query_run(tmp_path: Path, server: FakeLLM, model_extra: str = "") -> list[st
     return ["run", "--config", str(config), "--out", str(tmp_path / "run")]
 
 
+@pytest.mark.slow  # end to end: keeps the default selection under 4 minutes
 def test_a_slow_endpoint_gets_a_deadline_sized_to_its_measured_pace(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
