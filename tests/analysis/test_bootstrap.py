@@ -36,6 +36,7 @@ def episodes(values, *, domain="D", users=4, replicate=None, condition="no-rep")
     ]
 
 
+@pytest.mark.slow  # keeps the default selection well under 4 minutes
 @pytest.mark.parametrize("kind", ["binary", "continuous"])
 def test_one_seeds_interval_matches_scipy_percentile_bootstrap(kind: str) -> None:
     gen = np.random.default_rng(1)
@@ -99,6 +100,7 @@ def test_cluster_design_widens_intervals_when_users_are_correlated() -> None:
     assert clustered.design == "cluster-user"
 
 
+@pytest.mark.slow  # keeps the default selection well under 4 minutes
 def test_seeds_are_resampled_so_a_seed_effect_widens_the_interval() -> None:
     """Three replicates whose markets differ (a seed effect of +-0.1) with little noise within
     each: resampling the seeds shows the spread that one seed's interval cannot."""

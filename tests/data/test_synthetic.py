@@ -27,6 +27,7 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.slow  # keeps the default selection well under 4 minutes
 @pytest.mark.parametrize("name", DOMAINS)
 def test_bundled_files_are_exactly_what_the_generator_writes(name: str, tmp_path: Path) -> None:
     for path in write_domain(name, tmp_path):

@@ -71,6 +71,7 @@ def test_a_pool_is_the_same_whichever_needs_it_is_drawn_with(market, shortlist) 
     assert any(r.forced for pool in alone for r in pool)
 
 
+@pytest.mark.slow  # keeps the default selection well under 4 minutes
 def test_gumbel_draw_frequencies_follow_softmax_over_top_l() -> None:
     scores = np.array([0.50, 0.48, 0.45, 0.40, 0.30, 0.10], dtype=np.float32)
     membership = np.ones((6, 1), dtype=bool)

@@ -89,6 +89,7 @@ def test_report_regenerates_from_the_stores_alone(report: Path) -> None:
         assert {measure, f"{measure}_low", f"{measure}_high"} <= set(header), measure
 
 
+@pytest.mark.slow  # keeps the default selection well under 4 minutes
 def test_sections_drawn_in_workers_equal_those_drawn_here(report: Path, tmp_path: Path) -> None:
     from recmarket.report.build import build_report
 

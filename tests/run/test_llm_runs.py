@@ -473,6 +473,7 @@ def test_one_budget_holds_across_the_cells_of_a_reproduce(tmp_path: Path) -> Non
     assert 0 < spent <= 3.0  # both cells drew on one account, never past it
 
 
+@pytest.mark.slow  # keeps the default selection well under 4 minutes
 @pytest.mark.parametrize(
     ("raw", "described"),
     [
