@@ -310,3 +310,25 @@ def test_cells_found_in_several_directories_count_once_or_are_kept_apart(
         assert len(cells[f"{label} (out)"].rows) == len(cell.rows)  # once, not three times
         scaled = cells[f"{label} (scaled)"]
         assert len(scaled.rows) == len(scaled.seeds) * 2 * 14 == len(cell.rows) * 14 // 24
+
+
+@pytest.mark.slow  # end to end: a built-in experiment reproduced, then reported
+def test_a_cell_missing_some_of_its_seeds_is_not_compared_and_the_report_is_written(
+    tmp_path: Path,
+) -> None:
+    """A stopped reproduce finished a cell's other seeds but not this one: the pooled cell
+    no longer holds its twin arm's episodes, so the paper comparison says its contrasts were
+    not run rather than stopping the report (issue 45, item 8)."""
+    out = tmp_path / "r"
+    done = CliRunner().invoke(
+        app, ["reproduce", "accountability", "--scale", "0.02", "--out", str(out)]
+    )
+    assert done.exit_code == 0, done.output
+    plan = json.loads((out / "plan.json").read_text())
+    seeded = next(e for e in plan if e["cell"] == "equal/condition=local-rep/seed=43")
+    shutil.rmtree(out / seeded["run_dir"])
+    done = CliRunner().invoke(app, ["report", str(out), "--out", str(tmp_path / "rep")])
+    assert done.exit_code == 0, done.output
+    assert "left out 1 unfinished cell(s)" in " ".join(done.stderr.split())
+    table = (tmp_path / "rep" / "tables" / "paper_comparison.csv").read_text()
+    assert "not run" in table

@@ -24,6 +24,7 @@ from recmarket.analysis.bootstrap import (
     DRAWS,
     Interval,
     Metric,
+    UnpairedCells,
     coarsest,
     difference,
     interval,
@@ -154,8 +155,10 @@ def measured(
     number: PaperNumber, cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS
 ) -> Interval | None:
     """This project's value of the number with its interval, or None where the cells were
-    not run. A contrast's arms share their episodes, so the same seeds and units are
-    resampled in each; the unit is the coarsest any arm depends on."""
+    not run (or not all of an arm's seeds: arms that do not hold the same episodes, such as
+    a cell some of whose seeds a stopped reproduce never finished, are not compared). A
+    contrast's arms share their episodes, so the same seeds and units are resampled in
+    each; the unit is the coarsest any arm depends on."""
     members = cells.get(number.experiment or "", {})
     if number.measure == "spread":
         wanted = list(number.cells)
@@ -165,13 +168,16 @@ def measured(
     if number.metric is None or not arms or any(a is None for a in arms):
         return None
     found = [a for a in arms if a is not None]
-    return interval(
-        [a.rows for a in found],
-        metric_of(number.metric),
-        STATISTICS[number.measure],
-        coarsest([memory_unit(a.config) for a in found]),
-        draws=draws,
-    )
+    try:
+        return interval(
+            [a.rows for a in found],
+            metric_of(number.metric),
+            STATISTICS[number.measure],
+            coarsest([memory_unit(a.config) for a in found]),
+            draws=draws,
+        )
+    except UnpairedCells:
+        return None
 
 
 def _judged_bounds(number: PaperNumber, value: Interval) -> tuple[float, float]:
