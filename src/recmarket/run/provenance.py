@@ -27,7 +27,7 @@ from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from recmarket.catalogue.registry import source_digest
+from recmarket.catalogue.origins import source_digest
 from recmarket.catalogue.variants_used import variants_in
 from recmarket.config import RunConfig
 
