@@ -166,16 +166,20 @@ class UnfinishedCells(UserWarning):
     alone (and a reputation cell's early rounds have few records), so none is read."""
 
 
-def unfinished(run_dir: Path) -> str | None:
-    """Why a planned cell's store cannot be reported yet, in words; None when it is done."""
+def finished(run_dir: Path) -> tuple[list[CompactRow], RunConfig, Made] | str:
+    """A planned cell's rows (each marked with its seed), settings and provenance, read
+    once; or, where its store cannot be reported yet, why, in words."""
     if not (run_dir / STORE_NAME).is_file():
         return "not started"
     holder = writer_elsewhere(run_dir)
     if holder is not None:
         return f"being written by pid {holder}"
     with RunStore.read(run_dir) as store:
-        played, planned = store.count(), store.config().total_episodes
-    return f"{played:,} of {planned:,} episodes" if played < planned else None
+        played, cfg = store.count(), store.config()
+        if played < cfg.total_episodes:
+            return f"{played:,} of {cfg.total_episodes:,} episodes"
+        rows = compact_rows(store.iter_episodes(), {"replicate": cfg.seed})
+        return rows, cfg, Made.of(store.manifest())
 
 
 class CellsKeptApart(UserWarning):
@@ -190,7 +194,7 @@ def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
     Cells of one experiment whose settings differ only in their seed are replications and
     become one Cell: their episode rows together, each marked with its seed, so rates
     average over the seeds and intervals resample users within each replicate. A cell not
-    finished (``unfinished``) is left out, and all such are named in one warning
+    finished (``finished``) is left out, and all such are named in one warning
     (``UnfinishedCells``); a run found twice counts once, and cells of one name with other
     settings in several directories are kept apart, each label followed by its directory's
     name (``CellsKeptApart``)."""
@@ -202,7 +206,7 @@ def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
         for entry in read_plan(out):
             run_dir = str(out / entry.run_dir)
             if run_dir not in loaded:
-                loaded[run_dir] = unfinished(Path(run_dir)) or _loaded(Path(run_dir))
+                loaded[run_dir] = finished(Path(run_dir))
             held = loaded[run_dir]
             if isinstance(held, str):
                 continue
@@ -263,14 +267,6 @@ def _labelled(pooled: list[tuple[str, Cell]], notes: list[str]) -> dict[str, Cel
             cell = replace(cell, name=label)
         by_label[label] = cell
     return by_label
-
-
-def _loaded(run_dir: Path) -> tuple[list[CompactRow], RunConfig, Made]:
-    """A finished cell's rows (each marked with its seed), settings and provenance."""
-    with RunStore.read(run_dir) as store:
-        cfg = store.config()
-        rows = compact_rows(store.iter_episodes(), {"replicate": cfg.seed})
-        return rows, cfg, Made.of(store.manifest())
 
 
 def _pooled(members: list[tuple[str, Cell]]) -> tuple[str, Cell]:
