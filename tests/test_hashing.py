@@ -10,14 +10,17 @@ from recmarket.hashing import ADDED_LATER, unset_later
 
 # Hashes of run configurations as stored before the marks replaced a hand-kept list: a
 # stored run directory resumes only while its configuration hashes to the same value.
+# Every hash here changed once, on purpose, when issue 45 changed the offline model's
+# defaults (Exaggeration's claim rule, the Mixed label's credibility): a run stored under the
+# earlier model must not be resumed by this one.
 STORED = {
-    "837cc76e3fef82be1f15b85dcdf632baf8f4ddf70fc7a09f7cdeba4f429141a1": {},
-    "0fd44a5bba1b40678d3d09c2785b0d84481df80147c939ed0e106854c3cb2c6a": {
+    "64a042242fcdc5092fa735b128e9ba2dbd28925f0774fb3d19c7f95e54e9ef29": {},
+    "05bc6d0f8115a6ced27f0aa2dde608b10c982bb6587efd47b22fe361866ebf94": {
         "agents": {"ranker": {"noise": "gumbel"}},
         "condition": "no-rep",
     },
     # An LLM run as hashed since llm.text_replies.
-    "83ebe9351b2c11d7c182b1f93ec414dd1ec43d1bb18d9dc3c2b720cd590605da": {
+    "1edc45384ba3cd15071c20cd592ea9cd610bd0d7cedc7e61ad1759be553a4054": {
         "llm": {
             "models": {"m": {"name": "x", "base_url": "http://127.0.0.1:1/v1", "timeout": 3}},
             "roles": {"default": "m"},
@@ -29,22 +32,22 @@ STORED = {
 # settings in the current form.
 OLDER_FORMS = [
     (
-        "37971f202fe20fbaf952b7d2cb8019996d358f0dd22e61733a5947975d07296a",
+        "41941878b8e8cd6bd117a4faa8fce47487fd5eec7722d4d799f13f84f3af29b0",
         {"reputation_mechanism": "beta"},
         {"reputation": {"mechanism": "beta"}},
     ),
     (
-        "c5893732c18efd87e48f29399552a3b8d1b6358fcc0947c388f4e5a3c5c12b7b",
+        "d7c9b6d6c6fc2e92b474a5dfe94d0fc4b3e1f496e369b415c12652cc9bd7e366",
         {"reputation_mechanism": "decay", "reputation_decay": 0.5},
         {"reputation": {"mechanism": "decay", "params": {"rate": 0.5}}},
     ),
     (
-        "2727e63e74ec0508f3337a29585bfbdf7714a8b24e1e2a8279a141718d20712d",
+        "8d047b969065315ef4f51e0ea9b045c6946844a77d5db0dfb56d96ed9138f54f",
         {"platform_strategy": "adaptive", "learning_rule": "exp3"},
         {"platform_strategy": "adaptive", "learning": {"rule": "exp3"}},
     ),
     (  # both forms in one run: the current reputation, the older learning rule
-        "5e7f9ae6269ce9ec6e5e9277c08fff585bb315955afe7cfb9bd229b79d6ff566",
+        "cd694a3e83385afae8abb316d620eb06e62cf09775fc0e07b868cf7e1977a6c0",
         {
             "reputation": {"mechanism": "beta", "params": {"newcomer_low": 2}},
             "learning_rule": "exp3",
@@ -57,7 +60,7 @@ OLDER_FORMS = [
         },
     ),
     (
-        "356f4fc92d617a6926ab3ef5986d5df796d9052ea113d6143f04716a9009da9f",
+        "74ac0f20a9939b78bdbe088b095cdc695abbe191558723ac9aa6ab1fdcdd5575",
         {
             "reputation_mechanism": "decay",
             "reputation_decay": 0.8,
@@ -71,12 +74,12 @@ OLDER_FORMS = [
         },
     ),
     (  # attacks, before they had one name
-        "d1a7c1d985c8ec14ddfcd753d2aacf2b82c73dbb281fbe4770e3f70196557e36",
+        "778c93870b46d7138cbee7ac2d4f891bde0b1315d269e696246fc5d478290a27",
         {"behaviours": {"P4": {"behaviour": "whitewash", "params": {"below": 0.2}}}},
         {"attacks": {"P4": {"attack": "whitewash", "params": {"below": 0.2}}}},
     ),
     (  # an older attack and an older mechanism in one run
-        "42b9921fbf3aa55b3dbd8d625b53dfcd0ef18232cd5df80edb8d796422befd71",
+        "8fe666b7e5d5f187b6f3e75e64b344fa633f0fdfaa697d9e27cb6f879b6fd372",
         {
             "behaviours": {"P4": {"behaviour": "sybil"}},
             "reputation_mechanism": "decay",
@@ -127,7 +130,7 @@ def test_a_setting_given_in_both_forms_is_refused() -> None:
 
 
 def test_an_llm_run_stored_before_the_array_of_sentences_hashes_apart() -> None:
-    llm = STORED["83ebe9351b2c11d7c182b1f93ec414dd1ec43d1bb18d9dc3c2b720cd590605da"]
+    llm = STORED["1edc45384ba3cd15071c20cd592ea9cd610bd0d7cedc7e61ad1759be553a4054"]
     for text_replies in ("sentences", "text"):
         settings = {"llm": {**llm["llm"], "text_replies": text_replies}}
         assert RunConfig.model_validate(settings).digest() != BEFORE_TEXT_REPLIES

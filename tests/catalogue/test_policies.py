@@ -13,10 +13,10 @@ from recmarket.catalogue.policies import (
     PAPER_POLICIES,
     POLICIES,
     AsRead,
-    LiftAbove,
     PolicyName,
     ShadeBelow,
     Shift,
+    TowardConfident,
     Wording,
     families,
     policy,
@@ -41,7 +41,7 @@ def test_a_policy_name_in_a_setting_must_be_registered() -> None:
 
 @pytest.mark.parametrize(
     ("rule", "low", "high"),
-    [(ShadeBelow(), -0.2, 0.0), (AsRead(), 0.0, 0.0), (LiftAbove(), 0.2, 0.5)],
+    [(ShadeBelow(), -0.2, 0.0), (AsRead(), 0.0, 0.0), (TowardConfident(), 0.25, 0.35)],
 )
 def test_built_in_claim_rules_stay_within_their_calibrated_distance(rule, low, high) -> None:
     bounds, gen = PlatformParams(), np.random.default_rng(3)

@@ -5,11 +5,14 @@ import json
 import sqlite3
 from pathlib import Path
 
+from recmarket.agents.rules import lexicon
+from recmarket.agents.rules.agent import credibility
+from recmarket.agents.rules.params import RankerParams
 from recmarket.catalogue.mechanisms import ReputationSetting
 from recmarket.config import RunConfig
 from recmarket.market.outcome import Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
-from recmarket.market.written import oracle
+from recmarket.market.written import ORACLE_FAIR, ORACLE_LOW, ORACLE_UNDER, oracle
 from recmarket.run.replay import all_calls
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
@@ -38,6 +41,33 @@ def test_the_oracle_lows_every_platform_above_the_target_and_highs_every_one_sho
     missing = shown(3, 4, 5)
     oracle(missing, memory)
     assert missing.written == []  # who displaced an unshown target is not known
+
+
+def test_the_oracles_records_say_which_way_each_proposal_erred() -> None:
+    """Above the target: over; the target first: fair; the target below another: under;
+    read by the user agent as it reads a user's record."""
+    memory = ReputationMemory(10, "local", ReputationSetting(mechanism="oracle"))
+    o = shown(3, TARGET, TARGET)
+    oracle(o, memory)
+    ways = {name: lexicon.read_direction(note) for name, _, note, _ in o.written}
+    assert ways == {"P1": "over", "P2": "under", "P3": "under"}
+    first = shown(TARGET, 4)
+    oracle(first, memory)
+    assert [(n, lexicon.read_direction(note)) for n, _, note, _ in first.written] == [
+        ("P1", "fair")
+    ]
+
+
+def test_an_oracle_low_never_raises_belief_in_a_hedged_claim() -> None:
+    """The oracle once raised belief in Strict's cautious claims with every record, Low
+    included (0.5 to 0.8): a Low says the platform's presentation was not to be trusted, in
+    either direction; a High whose note says the wanted item was undersold believes no hedge
+    either; only a fair High raises it."""
+    p = RankerParams()
+    for n in (1, 3, 10):
+        for record, moves in ((ORACLE_LOW, -1), (ORACLE_UNDER, -1), (ORACLE_FAIR, 1)):
+            belief = credibility((record,) * n, False, p)
+            assert (belief - p.credence) * moves > 0, (record.note, n, belief)
 
 
 def test_an_oracle_cell_asks_for_no_review_and_resumes_to_the_same_records(

@@ -76,7 +76,7 @@ def test_a_changed_setting_acts_from_its_round_on_and_the_rounds_before_are_copi
 
 
 def test_a_branch_says_how_much_pairing_narrows_its_contrast(parent: Path, tmp_path: Path) -> None:
-    said = branch(parent, tmp_path / "oracle", "--set", "market.reputation.mechanism=oracle")
+    said = branch(parent, tmp_path / "credulous", "--set", "agents.ranker.credence=1.0")
     assert "target purchase, branch minus parent, rounds 3+" in said
     assert "(percentile bootstrap (cluster-user), 50000 draws), unpaired [" in said
     assert "times narrower" in said

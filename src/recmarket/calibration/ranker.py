@@ -7,8 +7,9 @@ The offline logit ranker (``ranker.noise = "gumbel"``) values a candidate at
 
 where the belief in a claim's distance from the evidence is the credence with no records and,
 with records, the posterior mean of that prior (worth ``prior_records``) and the label
-credibilities of the platform's records (for a claim above the evidence; a hedge below it
-is believed unless the notes say the items turned out better). It ranks by value, products
+credibilities of the platform's records (for a claim above the evidence and for a hedge
+below it, except that a record whose note says the item turned out better believes no
+hedge). It ranks by value, products
 before repeated offers of a product. The probability of an observed ranking is then the
 product, over its places, of the chosen candidate's logit share among those still
 available, which is what is maximised here over every shortlist the runs stored,
@@ -63,7 +64,7 @@ class RankingData:
     position: np.ndarray
     evidence: np.ndarray  # weighted records of the candidate's platform
     by_label: np.ndarray  # (obs, cand, 3): weighted records with each label
-    held: np.ndarray  # weighted records whose notes do not say the item was undersold
+    held: np.ndarray  # (obs, cand, 3): by_label, less records whose notes say "undersold"
     available: np.ndarray  # (obs, places, cand): who can still take each place
     chosen: np.ndarray  # (obs, places): the candidate that took it
     placed: np.ndarray  # (obs, places): whether the observation has that place
@@ -76,8 +77,8 @@ class RankingData:
         k = max(len(o.ranked) for o in observations)
         shape = (len(observations), n)
         arrays = {name: np.zeros(shape) for name in ("fit", "distance", "disclosures")}
-        position, evidence, held = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-        by_label = np.zeros((*shape, 3))
+        position, evidence = np.zeros(shape), np.zeros(shape)
+        by_label, held = np.zeros((*shape, 3)), np.zeros((*shape, 3))
         available = np.zeros((len(observations), k, n), dtype=bool)
         chosen = np.zeros((len(observations), k), dtype=int)
         placed = np.zeros((len(observations), k), dtype=bool)
@@ -89,8 +90,9 @@ class RankingData:
                 position[o, c] = cand.position
                 for r in cand.records or ():
                     evidence[o, c] += r.counted
-                    by_label[o, c, LABELS.index(r.claim_reliability)] += r.counted
-                    held[o, c] += r.counted * (lexicon.read_direction(r.note) != "under")
+                    label = LABELS.index(r.claim_reliability)
+                    by_label[o, c, label] += r.counted
+                    held[o, c, label] += r.counted * (lexicon.read_direction(r.note) != "under")
             remaining = set(range(len(obs.candidates)))
             taken: set[tuple[str, str]] = set()
             for place, pick in enumerate(obs.ranked):
@@ -119,7 +121,7 @@ class RankingData:
         prior, credence = p["prior_records"], p["credence"]
         credibilities = np.array([p[f"label_credibility.{label}"] for label in LABELS])
         over = (prior * credence + self.by_label @ credibilities) / (prior + self.evidence)
-        under = (prior * credence + self.held) / (prior + self.evidence)
+        under = (prior * credence + self.held @ credibilities) / (prior + self.evidence)
         belief = np.where(self.distance > 0, over, under)
         return (
             self.fit
@@ -148,12 +150,14 @@ class RankingData:
     def identified(self) -> dict[str, bool]:
         claims = self.distance != 0
         with_records = claims & (self.evidence > 0)
-        over = (self.distance > 0)[..., None] & (self.by_label > 0)
+        informed = ((self.distance > 0)[..., None] & (self.by_label > 0)) | (
+            (self.distance < 0)[..., None] & (self.held > 0)
+        )
         return {
             "fit_noise": True,
             "credence": bool(claims.any()),
             **{
-                f"label_credibility.{label}": bool(over[..., i].any())
+                f"label_credibility.{label}": bool(informed[..., i].any())
                 for i, label in enumerate(LABELS)
             },
             "prior_records": bool(with_records.any() and (claims & (self.evidence == 0)).any()),

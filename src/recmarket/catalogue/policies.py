@@ -36,7 +36,14 @@ class PlatformBounds(Protocol):
 
     @property
     def exaggeration_lift(self) -> tuple[float, float]:
-        """How far above its reading an Exaggeration platform claims: (least, most)."""
+        """How far above its reading an Exaggeration platform claims whatever the fit:
+        (least, most)."""
+        ...
+
+    @property
+    def exaggeration_pull(self) -> tuple[float, float]:
+        """What share of the distance from its reading to a perfect claim an Exaggeration
+        platform closes: (least, most)."""
         ...
 
 
@@ -87,16 +94,23 @@ class AsRead:
 
 
 @dataclass(frozen=True)
-class LiftAbove:
-    """Exaggeration: a level drawn uniformly within ``platform.exaggeration_lift`` above
-    the reading."""
+class TowardConfident:
+    """Exaggeration (Appendix B.2, C.3): it "converts partial evidence into confident fit
+    language" and makes "a partial or adjacent fit sound more certain", so its claim is
+    pulled toward a perfect one, closing a share drawn uniformly within
+    ``platform.exaggeration_pull`` of the distance from the reading, plus any flat lift
+    (``platform.exaggeration_lift``). Its excess over the reading is therefore largest
+    where the fit is poorest, which is what a reader who learns its overclaim can discount
+    on decoys more than on good fits."""
 
     varies: bool = True
 
     def claim(
         self, reading: float, gen: np.random.Generator, intensity: float, bounds: PlatformBounds
     ) -> float:
-        return reading + intensity * gen.uniform(*bounds.exaggeration_lift)
+        lift = gen.uniform(*bounds.exaggeration_lift)
+        pull = gen.uniform(*bounds.exaggeration_pull)
+        return reading + intensity * (lift + pull * max(0.0, 1.0 - reading))
 
 
 @dataclass(frozen=True)
@@ -176,6 +190,7 @@ class PresentationPolicy:
 class _Bounds:
     strict_shading = 0.3
     exaggeration_lift = (0.1, 0.3)
+    exaggeration_pull = (0.2, 0.6)
 
 
 def probe(item: PresentationPolicy, params: object) -> None:
@@ -247,7 +262,7 @@ EXAGGERATION = POLICIES.register(
             "downplayed trade-offs, and greater certainty than the evidence warrants are "
             "permitted, but inventing hard facts or objective attributes is not."
         ),
-        claim=LiftAbove(),
+        claim=TowardConfident(),
         wording=Wording(sells=True),
         colour="#C44E52",
     )

@@ -34,6 +34,8 @@ class EpisodeMetrics(Contract):
     regret: float | None = None  # best pool utility minus the bought one's (Round.regret)
     purchased_platform: str | None = None  # the seat whose proposal was bought
     shown_platforms: str | None = None  # the seats shown, in displayed order, comma-joined
+    target_policies: str | None = None  # the families that proposed the target, comma-joined
+    top1_item: int | None = None  # the Top-1 item (its index in the domain): where it moved
 
 
 def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
@@ -66,6 +68,9 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
         regret=outcome.regret,
         purchased_platform=bought.platform_id if bought else None,
         shown_platforms=",".join(p.platform_id for p in outcome.shown) or None,
+        target_policies=",".join(sorted({p.policy for p in outcome.pool if p.item_index == target}))
+        or None,
+        top1_item=top1.item_index if top1 else None,
     )
 
 

@@ -22,10 +22,23 @@ FORGED_PRAISE = ReputationRecord(
 FORGED_COMPLAINT = ReputationRecord(
     claim_reliability="low", note="It overstated what it delivered; the claims did not hold."
 )
+# The oracle's records say which way a proposal erred, in words any user agent reads (the
+# offline one finds its own direction phrases in them, agents/rules/lexicon.DIRECTIONS, which
+# the market does not import: tests/market/test_written.py reads them back): a proposal
+# ranked above the wanted item was presented as better than it was; the wanted item, first,
+# was presented fairly, and below another, as worse than it was.
 ORACLE_LOW = ReputationRecord(
-    claim_reliability="low", note="Ranked above the item the user wanted."
+    claim_reliability="low",
+    note="Ranked above the item the user wanted: the explanation overstated the fit.",
 )
-ORACLE_HIGH = ReputationRecord(claim_reliability="high", note="Offered the item the user wanted.")
+ORACLE_FAIR = ReputationRecord(
+    claim_reliability="high",
+    note="Offered the item the user wanted, first: the explanation was accurate.",
+)
+ORACLE_UNDER = ReputationRecord(
+    claim_reliability="high",
+    note="Offered the item the user wanted, below others: the explanation undersold the item.",
+)
 
 
 def _write(
@@ -63,15 +76,18 @@ def forge(
 
 def oracle(o: Outcome, memory: ReputationMemory) -> None:
     """The precursor code's referee, who knows the target: where the target was shown, every
-    platform ranked above it gets a Low record and every platform that showed it a High one;
-    where it was not shown, nobody is judged (who displaced it is not known). A ceiling for
-    outcome-grounded mechanisms, not one a market could run."""
+    platform ranked above it gets a Low record that says its claim ran over, and every
+    platform that showed it a High one, which says its claim was fair where the target came
+    first and under where it came below another; where it was not shown, nobody is judged
+    (who displaced it is not known). Not one a market could run; whether it bounds an
+    outcome-grounded mechanism is what a paired contrast against it shows."""
     shown = [p.item_index for p in o.shown]
     if o.target not in shown:
         return
     first = shown.index(o.target)
     for rank, proposal in enumerate(o.shown):
         if proposal.item_index == o.target:
-            _write(o, memory, o.request, proposal.shown_as, ORACLE_HIGH, "oracle")
+            record = ORACLE_FAIR if first == 0 else ORACLE_UNDER
+            _write(o, memory, o.request, proposal.shown_as, record, "oracle")
         elif rank < first:
             _write(o, memory, o.request, proposal.shown_as, ORACLE_LOW, "oracle")

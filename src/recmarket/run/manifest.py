@@ -33,8 +33,11 @@ from recmarket.run.provenance import (
 # faster engine plays episodes with other draws (keyed retrieval and shuffle draws, role
 # generators keyed by BLAKE2b, a decision's draw without numpy's checks): a store of an
 # earlier schema holds another engine's episodes, which this one reads but cannot resume
-# or play again.
-SCHEMA_VERSION = 6
+# or play again. 7: the offline model of issue 45 (Exaggeration's claim pulled toward a
+# perfect one, Mixed records below the prior, the oracle's records with a direction), and
+# the families that proposed the target (target_policies) and the Top-1 item (top1_item),
+# the accountability chain's links.
+SCHEMA_VERSION = 7
 
 
 class RunConflict(RuntimeError):

@@ -93,6 +93,7 @@ def conditions(cfg: RunConfig | None) -> list[tuple[str, str]]:
 ADDED_IN_SCHEMA = {
     3: ("top1_platform", "regret", "lessons"),
     4: ("purchased_platform", "identities", "shown_platforms", "written"),
+    7: ("target_policies", "top1_item"),
 }
 
 

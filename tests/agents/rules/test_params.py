@@ -12,6 +12,7 @@ from recmarket.agents.rules.params import (
     DEFAULT_DECISION,
     DecisionParams,
     PlatformParams,
+    RankerParams,
     ReviewParams,
     ScaleParams,
     UpdaterParams,
@@ -63,3 +64,18 @@ def test_a_config_file_with_a_bad_table_gets_one_line_and_exit_2(tmp_path, table
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert said in result.stderr and str(config) in " ".join(result.stderr.split())
+
+
+def test_a_mixed_record_worth_more_than_the_prior_is_refused() -> None:
+    """Appendix C.4's Mixed is a fault: a credibility above the prior would make it raise
+    belief, so the settings name both values."""
+    with pytest.raises(ValidationError, match=r"label_credibility.mixed \(0.6\)"):
+        RankerParams(label_credibility={"high": 1.0, "mixed": 0.6, "low": 0.0})
+    assert RankerParams(label_credibility={"high": 1.0, "mixed": 0.5, "low": 0.0})  # the prior
+
+
+def test_a_pull_beyond_a_perfect_claim_is_refused() -> None:
+    with pytest.raises(ValidationError, match="exaggeration_pull's high end"):
+        PlatformParams(exaggeration_pull=(0.5, 1.2))
+    with pytest.raises(ValidationError, match="exaggeration_pull's low end"):
+        PlatformParams(exaggeration_pull=(0.7, 0.5))

@@ -55,17 +55,18 @@ class RuleNeedStructurer:
 
 def credibility(records: tuple[ReputationRecord, ...], overstated: bool, p: RankerParams) -> float:
     """How much of a claim's distance from the evidence to believe, given the platform's
-    records, in the claim's own direction.
+    records.
 
-    A claim above the evidence is believed as far as past claims held up: each label says
-    how much of an excess survived the buyer's experience. A claim below the evidence (a
-    hedge) is believed unless the records say the platform's items kept turning out better
-    than it claimed. Both start from the prior, worth ``prior_records`` records; a record
-    never moves a candidate by itself, only through the distance its claim keeps from the
-    evidence (Appendix C: reputation is a claim-calibration tool, never a platform score).
-    Each record counts with its weight (under the decay mechanism, less the older it is),
-    so the belief is the posterior mean of a Beta prior and weighted evidence: with no
-    records it is the prior itself.
+    Each label says how far the platform's claims held up (Appendix C.4: High, supported or
+    accurately caveated; Mixed, a limitation omitted or understated; Low, contradicted), in
+    whichever direction the current claim departs from the evidence. A claim below the
+    evidence (a hedge) is moreover not believed on a record whose note says the item turned
+    out better than claimed. Both start from the prior, worth ``prior_records`` records; a
+    record never moves a candidate by itself, only through the distance its claim keeps from
+    the evidence (Appendix C: reputation is a claim-calibration tool, never a platform
+    score). Each record counts with its weight (under the decay mechanism, less the older
+    it is), so the belief is the posterior mean of a Beta prior and weighted evidence: with
+    no records it is the prior itself.
     """
     if not records:
         return p.credence
@@ -76,10 +77,9 @@ def credibility(records: tuple[ReputationRecord, ...], overstated: bool, p: Rank
     for r in records:
         counted = r.counted
         evidence += counted
-        if overstated:
-            held = p.label_credibility[r.claim_reliability]
-        else:
-            held = float(lexicon.read_direction(r.note) != "under")
+        held = p.label_credibility[r.claim_reliability]
+        if not overstated and lexicon.read_direction(r.note) == "under":
+            held = 0.0
         moved += counted * (held - p.credence)
     return p.credence + moved / (p.prior_records + evidence)
 

@@ -159,24 +159,43 @@ class PlatformParams(_Params):
     )
     strict_shading: float = param(
         0.2,
-        "Strict claims a level drawn uniformly up to this far below its reading (one band)",
+        "Strict claims a level drawn uniformly up to this far below its reading (one band), "
+        "however weak the fit: Appendix C.3 has it say a weak or partial match clearly, not "
+        "hedge it more",
         FIRST,
         ge=0,
         le=1,
     )
     exaggeration_lift: tuple[float, float] = param(
-        (0.2, 0.5),
-        "Exaggeration claims a level drawn uniformly this far above its reading (one to two "
-        "and a half bands)",
+        (0.0, 0.0),
+        "Exaggeration claims a level drawn uniformly this far above its reading whatever the "
+        "fit, before its pull (none: Appendix B.2 ties its overclaim to a partial or adjacent "
+        "fit, which the pull models; (0.2, 0.5) with no pull is the fit-blind rule used before "
+        "issue 45)",
+        FIRST,
+    )
+    exaggeration_pull: tuple[float, float] = param(
+        (0.5, 0.7),
+        "Exaggeration closes a share drawn uniformly in this range of the distance from its "
+        "reading to a perfect claim (Appendix C.3: it converts partial evidence into confident "
+        "fit language, a partial fit's band midpoint 0.3 to the confident band's 0.7 is a share "
+        "of 0.57, and frames a strong fit as especially strong, 0.7 to 0.9 is 0.67): its "
+        "overclaim grows as the fit falls",
         FIRST,
     )
 
     @model_validator(mode="after")
-    def _lift_is_a_range(self) -> PlatformParams:
-        low, high = self.exaggeration_lift
-        ordered(("exaggeration_lift's low end", low), ("its high end", high))
-        if low < 0:
-            raise ValueError(f"exaggeration_lift's low end ({low:g}) must be at least 0")
+    def _ranges(self) -> PlatformParams:
+        for name in ("exaggeration_lift", "exaggeration_pull"):
+            low, high = getattr(self, name)
+            ordered((f"{name}'s low end", low), ("its high end", high))
+            if low < 0:
+                raise ValueError(f"{name}'s low end ({low:g}) must be at least 0")
+        if self.exaggeration_pull[1] > 1:
+            raise ValueError(
+                f"exaggeration_pull's high end ({self.exaggeration_pull[1]:g}) must be at most 1: "
+                "a pull beyond a perfect claim"
+            )
         return self
 
 
@@ -209,10 +228,13 @@ class RankerParams(_Params):
         gt=0,
     )
     label_credibility: dict[str, float] = param(
-        {"high": 1.0, "mixed": 0.5, "low": 0.0},
-        "how much of a claim's excess over the evidence each label says held up (low <= "
-        "credence <= high and low < mixed < high, so a High record never lowers belief below "
-        "the prior, a Low one never raises it, and Mixed lies strictly between)",
+        {"high": 1.0, "mixed": 0.25, "low": 0.0},
+        "how much of a claim's distance from the evidence each label says can be believed "
+        "(Appendix C.4): High, past claims were supported or caveated, all of it; Low, a core "
+        "claim was contradicted, none; Mixed, a relevant limitation was omitted or understated, "
+        "a fault smaller than Low's, so midway between Low and the prior credence. Low < "
+        "mixed <= credence <= high, so a High record never lowers belief below the prior and "
+        "neither a Low nor a Mixed one raises it",
         FIRST,
     )
     noise: Annotated[Literal["normal", "gumbel"], ADDED_LATER] = param(
@@ -259,11 +281,12 @@ class RankerParams(_Params):
                 "ranker.label_credibility must satisfy 0 <= low < mixed < high <= 1 (a Mixed "
                 f"record lies strictly between a Low and a High one); got {c}"
             )
-        if not c["low"] <= self.credence <= c["high"]:
+        if not c["mixed"] <= self.credence <= c["high"]:
             raise ValueError(
-                f"ranker.credence {self.credence:g} must lie between label_credibility.low "
-                f"({c['low']:g}) and .high ({c['high']:g}): otherwise a High record would lower "
-                "belief below the prior, or a Low one raise it"
+                f"ranker.credence {self.credence:g} must lie between label_credibility.mixed "
+                f"({c['mixed']:g}) and .high ({c['high']:g}): otherwise a High record would lower "
+                "belief below the prior, or a Mixed one (a limitation omitted, Appendix C.4) "
+                "raise it"
             )
         return self
 
