@@ -1,7 +1,7 @@
 """The intervals' calibration: in simulated markets with a known effect, the 95% interval
 covers it 93-97% of the time, for a design with units inside each seed and domain (the
 cluster bootstrap) and for one with a single cluster per seed and domain (the t-interval
-over seeds). Each check is seeded, so it is deterministic; 1,000 replications put the
+stratified by domain). Each check is seeded, so it is deterministic; 1,000 replications put the
 coverage's standard error at 0.7 points, so a calibrated method lands inside the band by
 about three standard errors and a range of three seeds (75%) or a normal interval over
 three seeds (about 82%) falls outside it."""
@@ -51,12 +51,13 @@ def _user_clustered_arms(gen: np.random.Generator, effect: float) -> list[list[d
 def _domain_clustered_arms(gen: np.random.Generator, effect: float, seeds: int) -> list[list[dict]]:
     """Each seed is a market of its own (a seed effect in each domain, and in the
     contrast), played as one history per domain: one cluster per seed and domain, of two
-    rounds whose noise is that of sixty."""
+    rounds whose noise is that of sixty. Domains differ in level (the strata a pooled
+    within-domain variance removes) and share the contrast."""
     arms: list[list[dict]] = [[], []]
     users = np.zeros(2, dtype=int)
     for replicate in range(seeds):
-        for domain in DOMAINS:
-            market = gen.normal(0, 0.5)
+        for offset, domain in zip((-1.0, 0.0, 1.5), DOMAINS, strict=True):
+            market = offset + gen.normal(0, 0.5)
             for arm, shift in enumerate((0.0, effect + gen.normal(0, 0.3))):
                 values = market + shift + gen.normal(0, np.sqrt(2 / 60), len(users))
                 arms[arm] += _rows(values, replicate=replicate, domain=domain, users=users)
@@ -93,14 +94,33 @@ def test_the_cluster_bootstrap_covers_a_known_effect_95_percent_of_the_time() ->
 
 
 @pytest.mark.parametrize("seeds", [3, 8])
-def test_a_t_interval_over_seeds_covers_a_known_effect_95_percent_of_the_time(
+def test_a_domain_stratified_t_interval_covers_a_known_effect_95_percent_of_the_time(
     seeds: int,
 ) -> None:
     share, dfs = _coverage(
         lambda gen: _domain_clustered_arms(gen, 0.25, seeds), 0.25, "domain", 1_000
     )
-    assert dfs == {seeds - 1}
+    assert dfs == {len(DOMAINS) * (seeds - 1)}
     assert 0.93 <= share <= 0.97, share
+
+
+def test_the_stratified_interval_pools_the_variance_within_domains() -> None:
+    """Three domains x three seeds, one value each: mean +- t(6) x the pooled within-domain
+    standard deviation over sqrt(9), whatever the domains' own levels (which a t over the
+    three seeds' macro values would keep, with 2 degrees of freedom)."""
+    values = np.array([[0.1, 2.0, -1.0], [0.4, 2.2, -0.7], [-0.2, 1.9, -1.2]])  # seeds x domains
+    rows = []
+    for replicate, seed_values in enumerate(values):
+        for domain, value in zip(DOMAINS, seed_values, strict=True):
+            rows += _rows(np.full(4, value), replicate=replicate, domain=domain, users=np.zeros(4))
+    result = interval([rows], VALUE, level_of, "domain", draws=50_000)
+    residual = values - values.mean(axis=0)
+    pooled = (residual**2).sum() / 6
+    half = stats.t.ppf(0.975, 6) * np.sqrt(pooled / 9)
+    assert result.df == 6 and "domain-stratified t, 3 domains x 3 seeds, df 6" in result.method
+    assert result.estimate == pytest.approx(values.mean())
+    assert result.low == pytest.approx(values.mean() - half, abs=0.02)
+    assert result.high == pytest.approx(values.mean() + half, abs=0.02)
 
 
 def test_one_cluster_per_stratum_is_never_the_range_of_the_seeds() -> None:

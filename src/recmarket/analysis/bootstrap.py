@@ -16,10 +16,15 @@ Where a (seed, domain) stratum holds a single cluster (one history shared by a d
 market whose platforms learn from every stream) there is nothing to resample within it,
 and the percentile interval of three redrawn seed values is merely their smallest and
 largest, which covers the median of three draws 75% of the time. Such an interval is
-instead a t-interval over the seeds' values with S - 1 degrees of freedom: the arms'
-seed means are drawn from the multivariate t that is their posterior under a flat prior,
-which for a level or a difference is exactly Student's t-interval and gives a spread its
-noise bias by the same draws. With one seed and one cluster there is no interval at all.
+instead a t-interval, stratified by domain: each domain's (seed) values vary around that
+domain's own mean, so the variance is pooled within domains, with D x (S - 1) degrees of
+freedom, and the macro mean's scale is that variance over the D x S units (Cochran 1977,
+section 5.4). The arms' means are drawn from the multivariate t that is their posterior
+under a flat prior, which for a level or a difference is exactly Student's t-interval and
+gives a spread its noise bias by the same draws. A t over the S seeds' macro values alone
+(S - 1 degrees of freedom) throws the domain strata away: it is kept only where there is
+one domain, or where a pooled measure has no value per domain. With one seed and one
+cluster there is no interval at all.
 
 Every value is a ratio of per-episode sums (a rate is hits over episodes, a share is hits
 over the episodes it is taken among), so resampling only has to count how often each
@@ -65,12 +70,18 @@ class Interval:
     seeds: int = 1  # independent replicates behind the estimate
     df: int | None = None  # degrees of freedom of a t-interval over seeds
     bias: float = 0.0  # the draws' mean minus the estimate (a spread's noise bias)
+    strata: int = 0  # domains a t-interval's variance was pooled within (0: not stratified)
 
     @property
     def method(self) -> str:
         """How the interval was made, in words a table can carry."""
         if np.isnan(self.low):
             return f"no interval ({self.design}: one cluster, one seed)"
+        if self.df is not None and self.strata:
+            return (
+                f"domain-stratified t, {self.strata} domains x {self.seeds} seeds, "
+                f"df {self.df} ({self.design})"
+            )
         if self.df is not None:
             return f"t over {self.seeds} seeds, df {self.df} ({self.design})"
         return f"percentile bootstrap ({self.design}), {self.draws} draws"
@@ -217,6 +228,7 @@ def unpaired_difference(
         {d: b.per_domain[d] - a.per_domain.get(d, np.nan) for d in b.per_domain},
         a.seeds,
         None if a.df is None or b.df is None else min(a.df, b.df),
+        min(a.strata, b.strata),
     )
     return both.interval(level)
 
@@ -232,6 +244,7 @@ class Drawn:
     per_domain: dict[str, float]
     seeds: int
     df: int | None
+    strata: int = 0
 
     def interval(self, level: float) -> Interval:
         """The percentile interval at ``level`` of the finite draws (a draw with nobody
@@ -250,6 +263,7 @@ class Drawn:
             self.seeds,
             self.df,
             bias,
+            self.strata,
         )
 
 
@@ -269,25 +283,31 @@ def _drawn(
     if len(replicates) > 1:
         design += f" x {len(replicates)} seeds"
     estimate = float(statistic(_values(totals, metric)))
-    df = None
+    per_domain = {d: float(statistic(metric.finish(t))) for d, t in totals.items()}
     if min(len(units) for units in strata.values()) > 1:
         out = _bootstrap_draws(strata, replicates, totals, metric, statistic, draws, gen)
-    else:
+        return Drawn(estimate, out, design, draws, per_domain, len(replicates), None)
+    grid = np.full((len(replicates), len(domains), len(arms)), np.nan)
+    for (rep, domain), units in strata.items():
+        grid[replicates.index(rep), domains.index(domain)] = metric.finish(units.sum(axis=0))
+    if len(domains) > 1 and not metric.pooled:
+        t = _stratified_t(grid)
+        strata_used = len(domains)
+    else:  # one domain, or a measure pooled across domains: the seeds' macro values
         seed_values = np.stack(
             [
                 _values({d: s.sum(axis=0) for (r, d), s in strata.items() if r == rep}, metric)
                 for rep in replicates
             ]
         )
-        seed_values = seed_values[np.isfinite(seed_values).all(axis=1)]
-        if len(seed_values) < 2:
-            out = np.array([])
-        else:
-            df = len(seed_values) - 1
-            estimate = float(statistic(seed_values.mean(axis=0)))
-            out = _seed_t_draws(seed_values, statistic, draws, gen)
-    per_domain = {d: float(statistic(metric.finish(t))) for d, t in totals.items()}
-    return Drawn(estimate, out, design, draws, per_domain, len(replicates), df)
+        t = _seed_t(seed_values[np.isfinite(seed_values).all(axis=1)])
+        strata_used = 0
+    if t is None:
+        return Drawn(estimate, np.array([]), design, draws, per_domain, len(replicates), None)
+    mean, scale, df = t
+    out = _t_draws(mean, scale, df, statistic, draws, gen)
+    estimate = float(statistic(mean))
+    return Drawn(estimate, out, design, draws, per_domain, len(replicates), df, strata_used)
 
 
 def _bootstrap_draws(
@@ -316,20 +336,55 @@ def _bootstrap_draws(
     return out
 
 
-def _seed_t_draws(
-    seed_values: np.ndarray,
+TDistribution = tuple[np.ndarray, np.ndarray, int]  # the arms' mean, its scale, df
+
+
+def _seed_t(seed_values: np.ndarray) -> TDistribution | None:
+    """The arms' mean over S seeds' (macro) values: location their mean, scale their
+    covariance over S, df S - 1 (None with fewer than two seeds)."""
+    n = len(seed_values)
+    if n < 2:
+        return None
+    scale = np.atleast_2d(np.cov(seed_values, rowvar=False)) / n
+    return seed_values.mean(axis=0), scale, n - 1
+
+
+def _stratified_t(grid: np.ndarray) -> TDistribution | None:
+    """The arms' macro mean from one value per (seed, domain) (``grid``: seeds x domains
+    x arms, NaN where a unit has none): each domain's mean over its seeds, averaged over
+    domains; the covariance pooled within domains, df the sum over domains of their seeds
+    less one, and the macro mean's scale that covariance times the mean over domains of
+    1 / seeds, over the number of domains (None without two seeds in some domain)."""
+    means, residuals, inverse_counts = [], [], []
+    for d in range(grid.shape[1]):
+        values = grid[:, d][np.isfinite(grid[:, d]).all(axis=1)]
+        if len(values) == 0:
+            continue
+        means.append(values.mean(axis=0))
+        residuals.append(values - values.mean(axis=0))
+        inverse_counts.append(1 / len(values))
+    df = sum(len(r) - 1 for r in residuals)
+    if df < 1:
+        return None
+    stacked = np.concatenate(residuals)
+    pooled = stacked.T @ stacked / df
+    scale = pooled * float(np.mean(inverse_counts)) / len(means)
+    return np.mean(means, axis=0), np.atleast_2d(scale), df
+
+
+def _t_draws(
+    mean: np.ndarray,
+    scale: np.ndarray,
+    df: int,
     statistic: Callable[[np.ndarray], np.ndarray],
     draws: int,
     gen: np.random.Generator,
 ) -> np.ndarray:
-    """The statistic of the arms' mean over seeds drawn from its multivariate t
-    (location: the seeds' mean; scale: their covariance over S; df S - 1)."""
-    n, arms = seed_values.shape
-    scale = np.atleast_2d(np.cov(seed_values, rowvar=False)) / n
-    normal = gen.multivariate_normal(np.zeros(arms), scale, size=draws, method="eigh")
-    stretch = np.sqrt((n - 1) / gen.chisquare(n - 1, size=draws))
-    drawn = seed_values.mean(axis=0) + normal * stretch[:, None]
-    return statistic(drawn.T)
+    """The statistic of the arms' mean drawn from its multivariate t (location ``mean``,
+    scale matrix ``scale``, ``df`` degrees of freedom)."""
+    normal = gen.multivariate_normal(np.zeros(len(mean)), scale, size=draws, method="eigh")
+    stretch = np.sqrt(df / gen.chisquare(df, size=draws))
+    return statistic((mean + normal * stretch[:, None]).T)
 
 
 def level_of(values: np.ndarray) -> np.ndarray:
