@@ -11,6 +11,7 @@ from recmarket.report.data import Cell
 from recmarket.report.paper import (
     PaperNumber,
     cell_with,
+    chain_verdict,
     interval_method,
     measured,
     metric_value,
@@ -124,6 +125,50 @@ def test_size_says_where_the_papers_value_lies_against_our_interval() -> None:
     nothing = iv(1.0, float("nan"), float("nan"))
     assert size(number("difference", -13.0), nothing) == ""
     assert verdict(number("difference", -13.0), nothing) == "no interval"
+
+
+def test_where_the_paper_gives_an_interval_size_means_the_two_overlap() -> None:
+    """R1's target purchase: the paper's +2.84 [0.17, 5.55] (line 341). Ours agrees in size
+    where the intervals overlap, though the paper's point lies outside ours."""
+    r1 = number("difference", 2.84, paper_interval=(0.17, 5.55), source="paper line 341")
+    assert size(r1, iv(0.9, 0.1, 1.7)) == "intervals overlap"
+    assert verdict(r1, iv(0.9, 0.1, 1.7)) == "agrees in size"
+    assert size(number("difference", 2.84), iv(0.9, 0.1, 1.7)) == "ours below"
+    assert verdict(r1, iv(0.1, 0.05, 0.15)) == "agrees in sign"  # below 0.17: apart
+    assert size(r1, iv(7.0, 6.0, 8.0)) == "ours above"
+    with pytest.raises(ValueError, match="name its source line"):
+        number("difference", 2.84, paper_interval=(0.17, 5.55))
+    with pytest.raises(ValueError, match="must hold its value"):
+        number("difference", 2.84, paper_interval=(3.0, 5.55), source="line 341")
+
+
+def test_the_papers_own_intervals_are_typed_with_their_source_lines() -> None:
+    given = [n for n in paper_numbers() if n.paper_interval is not None]
+    assert {n.what for n in given} >= {
+        "Target Purchase, LocalRep minus NoRep, R1",
+        "Target Purchase, LocalRep minus NoRep, R2",
+    }
+    paper = Path(__file__).resolve().parents[3] / "shared" / "paper"
+    text = paper / "agentic-recommendation-markets.txt"
+    if not text.is_file():
+        pytest.skip("../shared/paper is absent: the source lines cannot be read")
+    lines = text.read_text().splitlines()
+    for n in given:
+        line = int(n.source.split("line ")[1].split()[0])
+        low, high = n.paper_interval
+        assert f"[{low:.2f},{high:.2f}]" in lines[line - 1].replace(" ", ""), n.what
+
+
+def test_a_purchase_agreement_needs_the_targets_top1_to_move_the_same_way() -> None:
+    purchase = number("difference", 5.8, metric="rate:target_purchased")
+    flat = {"target_top1": iv(0.1, -1.0, 1.2)}
+    up = {"target_top1": iv(2.0, 0.4, 3.6)}
+    assert chain_verdict(purchase, "agrees in sign", flat) == "chain broken"
+    assert chain_verdict(purchase, "agrees in size", up) == "agrees in size"
+    assert chain_verdict(purchase, "no detectable effect", flat) == "no detectable effect"
+    assert chain_verdict(purchase, "agrees in sign", None) == "agrees in sign"  # not LocalRep
+    top1 = number("difference", -37.6, metric="top1_share:exaggeration")
+    assert chain_verdict(top1, "agrees in sign", flat) == "agrees in sign"
 
 
 def test_the_method_names_the_bootstrap_or_the_t_interval_with_its_df() -> None:

@@ -21,6 +21,7 @@ from recmarket.catalogue.conditions import condition
 from recmarket.files import replaced, sweep_temporaries, write_text_whole
 from recmarket.locks import BRIEF_WAIT, WriterLock
 from recmarket.market.access import analytic_access
+from recmarket.report.chain_table import chain_html, chain_rows
 from recmarket.report.data import Cell, MissingCell, load_cells
 from recmarket.report.explorer import EXPLORER_PER_DOMAIN, explorer, policy_colours
 from recmarket.report.figures import FIGURES
@@ -274,7 +275,7 @@ def _build_report(out_dirs: list[Path], target: Path, workers: int) -> BuiltRepo
         results = _sections(rest + figure_tasks, workers)
     finally:
         _cells = {}
-    access, comparison, records, notes, every, episodes, models = results[: len(rest)]
+    access, comparison, records, notes, every, episodes, models, chains = results[: len(rest)]
     drawn_figures: list[DrawnFigure] = results[len(rest) :]
     parts: dict[str, str] = {d.stem: _figure_html(d, figures, comparison) for d in drawn_figures}
     write_table(access, tables / "access_check")
@@ -286,6 +287,9 @@ def _build_report(out_dirs: list[Path], target: Path, workers: int) -> BuiltRepo
             + table_html(access)
             + "</figure>"
         )
+    write_table(chains, tables / "accountability_chain")
+    if chains:
+        parts["accountability_chain"] = chain_html(chains)
     write_table(comparison, tables / "paper_comparison")
     write_table(records, tables / "records_per_history")
     write_table(every, tables / "cells")
@@ -302,7 +306,10 @@ def _build_report(out_dirs: list[Path], target: Path, workers: int) -> BuiltRepo
         + table_html(measures),
     }
     summary = run_summary(cells, comparison, len(out_dirs))
-    titles = {d.stem: d.title for d in drawn_figures} | {"access_check": "Appendix A.2 table."}
+    titles = {d.stem: d.title for d in drawn_figures} | {
+        "access_check": "Appendix A.2 table.",
+        "accountability_chain": "The accountability chain of every LocalRep contrast.",
+    }
     contents = [Entry("summary", "Summary")]
     body = []
     for section in PAPER_SECTIONS:
@@ -396,4 +403,5 @@ SECTIONS = (
     cell_rows,
     explorer,
     models_section,
+    chain_rows,
 )

@@ -38,7 +38,12 @@ PAPER_SECTIONS = (
     Section(
         "accountability",
         "4.5 Accountability: outcome-grounded reputation reallocates attention",
-        ("fig07_top1_by_family", "fig07_label_counterfactual", "fig08_purchase_by_composition"),
+        (
+            "fig07_top1_by_family",
+            "fig07_label_counterfactual",
+            "fig08_purchase_by_composition",
+            "accountability_chain",
+        ),
     ),
     Section(
         "appendix",

@@ -45,6 +45,7 @@ from recmarket.analysis.shares import (
     top1_share,
 )
 from recmarket.config import RunConfig
+from recmarket.report.chain_table import Links, chain_columns, localrep_links
 from recmarket.report.data import Cell
 
 NUMBERS = Path(__file__).with_name("paper_numbers.toml")
@@ -72,9 +73,19 @@ class PaperNumber(BaseModel):
     base: dict[str, Any] | None = None
     cells: tuple[dict[str, Any], ...] = ()
     metric: str | None = None
+    # The paper's own 95% interval, where it gives one, and the line it is typed from.
+    paper_interval: tuple[float, float] | None = None
+    source: str = ""
 
     @model_validator(mode="after")
     def _complete(self) -> PaperNumber:
+        if self.paper_interval is not None:
+            low, high = self.paper_interval
+            if not (low <= self.paper <= high and self.source):
+                raise ValueError(
+                    f"{self.what!r}: the paper's interval must hold its value and name its "
+                    "source line"
+                )
         if self.measure != "level" and self.experiment is not None and self.kind is None:
             raise ValueError(f"{self.what!r}: a measured contrast needs a kind")
         if self.kind == "design" and not self.basis:
@@ -151,14 +162,9 @@ def cell_with(members: dict[str, Cell], settings: dict[str, Any]) -> Cell | None
     return found[0] if len(found) == 1 else None
 
 
-def measured(
-    number: PaperNumber, cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS
-) -> Interval | None:
-    """This project's value of the number with its interval, or None where the cells were
-    not run (or not all of an arm's seeds: arms that do not hold the same episodes, such as
-    a cell some of whose seeds a stopped reproduce never finished, are not compared). A
-    contrast's arms share their episodes, so the same seeds and units are resampled in
-    each; the unit is the coarsest any arm depends on."""
+def arms_of(number: PaperNumber, cells: dict[str, dict[str, Cell]]) -> list[Cell] | None:
+    """The cells a number is measured on, in order (base first), or None where any was not
+    run (or the number has no counterpart)."""
     members = cells.get(number.experiment or "", {})
     if number.measure == "spread":
         wanted = list(number.cells)
@@ -167,7 +173,20 @@ def measured(
     arms = [cell_with(members, w) for w in wanted]
     if number.metric is None or not arms or any(a is None for a in arms):
         return None
-    found = [a for a in arms if a is not None]
+    return [a for a in arms if a is not None]
+
+
+def measured(
+    number: PaperNumber, cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS
+) -> Interval | None:
+    """This project's value of the number with its interval, or None where the cells were
+    not run (or not all of an arm's seeds: arms that do not hold the same episodes, such as
+    a cell some of whose seeds a stopped reproduce never finished, are not compared). A
+    contrast's arms share their episodes, so the same seeds and units are resampled in
+    each; the unit is the coarsest any arm depends on."""
+    found = arms_of(number, cells)
+    if found is None or number.metric is None:
+        return None
     try:
         return interval(
             [a.rows for a in found],
@@ -190,8 +209,9 @@ def _judged_bounds(number: PaperNumber, value: Interval) -> tuple[float, float]:
 
 def verdict(number: PaperNumber, value: Interval | None) -> str:
     """What the interval supports about the paper's statement. A contrast in the paper's
-    direction agrees in size only where the paper's value lies inside our interval;
-    otherwise it agrees in sign alone, which is never called agreement. A bound (a
+    direction agrees in size only where our interval overlaps the paper's (where the paper
+    gives one) or holds the paper's value (where it does not); otherwise it agrees in sign
+    alone, which is never called agreement. A bound (a
     magnitude, a spread) is judged by where our interval lies against it (``size``)."""
     if number.experiment is None:
         return "no counterpart"
@@ -212,12 +232,13 @@ def verdict(number: PaperNumber, value: Interval | None) -> str:
         return "no detectable effect"
     if (value.estimate - null) * (number.paper - null) <= 0:
         return "opposite"
-    return "agrees in size" if where == "inside" else "agrees in sign"
+    return "agrees in size" if where in ("inside", "intervals overlap") else "agrees in sign"
 
 
 def size(number: PaperNumber, value: Interval | None) -> str:
-    """Where the paper's value lies against our interval: inside it, or which side ours is
-    on; for a bound (a magnitude, a spread), whether our interval lies within it."""
+    """Where the paper's value lies against our interval: inside it (or, where the paper
+    gives an interval, whether the two overlap), or which side ours is on; for a bound (a
+    magnitude, a spread), whether our interval lies within it."""
     if value is None or number.experiment is None or np.isnan(value.low):
         return ""
     low, high = _judged_bounds(number, value)
@@ -228,6 +249,11 @@ def size(number: PaperNumber, value: Interval | None) -> str:
             return "within the bound"
         beyond = low > bound or high < floor
         return "beyond the bound" if beyond else "across the bound"
+    if number.paper_interval is not None:  # the two intervals overlap, or ours is beside
+        paper_low, paper_high = number.paper_interval
+        if low <= paper_high and paper_low <= high:
+            return "intervals overlap"
+        return "ours below" if high < paper_low else "ours above"
     return (
         "inside"
         if low <= number.paper <= high
@@ -257,13 +283,33 @@ def _ratio(number: PaperNumber, value: Interval | None) -> str:
     return _shown(value.estimate / number.paper)
 
 
+def chain_verdict(number: PaperNumber, verdict_given: str, links: Links | None) -> str:
+    """A LocalRep target-purchase verdict counts as agreement only where the target's Top-1
+    moves the same way (the chain's middle link): otherwise it is "chain broken"."""
+    if links is None or number.metric != "rate:target_purchased":
+        return verdict_given
+    if verdict_given not in ("agrees in size", "agrees in sign"):
+        return verdict_given
+    top1 = links["target_top1"]
+    return (
+        verdict_given
+        if top1.low * number.paper > 0 and top1.high * number.paper > 0
+        else ("chain broken")
+    )
+
+
 def compare(cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS) -> list[dict[str, Any]]:
-    """One row per paper number: where, what, what produces it, the paper's value, ours with
-    its 95% interval and how that was made, ours over the paper's, whether the paper's
-    value lies inside our interval, and the verdict the interval supports."""
+    """One row per paper number: where, what, what produces it, the paper's value (and its
+    interval, where it gives one), ours with its 95% interval and how that was made, ours
+    over the paper's, where the paper's value lies against our interval, the verdict the
+    interval supports and, for a LocalRep contrast, the chain's links (target shortlisted,
+    Top-1, the moved Top-1s that went to the target) and where it breaks."""
     rows = []
+    chains: dict[tuple[int, int], Links | None] = {}
     for number in paper_numbers():
         value = measured(number, cells, draws=draws)
+        arms = arms_of(number, cells) if value is not None else None
+        links = localrep_links(arms, chains, draws=draws) if arms else None
         rows.append(
             {
                 "section": number.section,
@@ -271,17 +317,22 @@ def compare(cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS) -> list[di
                 "kind": number.kind or "",
                 "measure": number.measure,
                 "paper": ("~" if number.about else "") + f"{number.paper:g}",
+                "paper_interval": ""
+                if number.paper_interval is None
+                else "[{:g}, {:g}]".format(*number.paper_interval),
                 "ours": _shown(value.estimate if value else None),
                 "low": _shown(value.low if value else None),
                 "high": _shown(value.high if value else None),
                 "ratio": _ratio(number, value),
                 "size": size(number, value),
-                "verdict": verdict(number, value),
+                "verdict": chain_verdict(number, verdict(number, value), links),
                 "seeds": value.seeds if value else "",
                 "design": value.design if value else "",
                 "df": "" if value is None or value.df is None else value.df,
                 "interval_method": interval_method(number, value),
+                **chain_columns(links),
                 "basis": number.basis,
+                "source": number.source,
             }
         )
     return rows
@@ -295,6 +346,7 @@ VERDICTS = (
     "agrees in size",
     "agrees in sign",
     "opposite",
+    "chain broken",
     "no detectable effect",
     "larger",
     "wider",

@@ -1,0 +1,148 @@
+"""Every LocalRep contrast a run holds, with its accountability chain (``analysis/chain``).
+
+A contrast is a pair of cells of one experiment whose settings differ only in the condition:
+one without reputation (the base), one with it. Each becomes one row of
+``tables/accountability_chain.csv`` and of the report's accountability section, which says
+where the chain breaks when it does; the paper comparison reads the same links for its own
+LocalRep rows.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from recmarket.analysis.bootstrap import DRAWS, Interval, UnpairedCells, coarsest
+from recmarket.analysis.chain import breaks, chain, chain_row, said
+from recmarket.analysis.contrasts import memory_unit
+from recmarket.catalogue.conditions import condition
+from recmarket.config import RunConfig
+from recmarket.report.data import Cell
+from recmarket.report.html import table_html
+
+# Settings only a condition with reputation reads: equal in a base cell whatever they are.
+REPUTATION_ONLY = ("condition", "reputation_scope")
+Links = dict[str, Interval]  # a contrast's chain, link by link
+
+
+def _without_condition(config: RunConfig) -> str:
+    dumped = config.model_dump(mode="json", exclude=set(REPUTATION_ONLY))
+    dumped["market"].pop("reputation", None)
+    return repr(dumped)
+
+
+def localrep_pairs(cells: dict[str, dict[str, Cell]]) -> list[tuple[str, Cell, Cell]]:
+    """(label, base, treated) for every cell with reputation whose experiment has a cell
+    without it and otherwise the same settings, in the experiments' order."""
+    pairs = []
+    for experiment, members in cells.items():
+        bases = {
+            _without_condition(c.config): c
+            for c in members.values()
+            if not condition(c.config.condition).reputation
+        }
+        for cell in members.values():
+            if not condition(cell.config.condition).reputation:
+                continue
+            base = bases.get(_without_condition(cell.config))
+            if base is not None:
+                pairs.append((f"{experiment}: {cell.name} minus {base.name}", base, cell))
+    return pairs
+
+
+def chain_of(base: Cell, treated: Cell, *, draws: int = DRAWS) -> Links | None:
+    """The pair's chain links, or None where its arms do not hold the same episodes (a
+    cell some of whose seeds a stopped reproduce never finished)."""
+    unit = coarsest([memory_unit(base.config), memory_unit(treated.config)])
+    try:
+        return chain(base.rows, treated.rows, unit, draws=draws)
+    except UnpairedCells:
+        return None
+
+
+def localrep_links(
+    arms: list[Cell], known: dict[tuple[int, int], Links | None], *, draws: int = DRAWS
+) -> Links | None:
+    """The chain of a paper number's two arms where they are a LocalRep contrast (the base
+    without reputation, the other with it, settings otherwise equal), else None; each pair
+    is measured once into ``known``."""
+    if len(arms) != 2:
+        return None
+    base, treated = arms
+    if (
+        condition(base.config.condition).reputation
+        or not condition(treated.config.condition).reputation
+    ):
+        return None
+    if _without_condition(base.config) != _without_condition(treated.config):
+        return None
+    key = (id(base), id(treated))
+    if key not in known:
+        known[key] = chain_of(base, treated, draws=draws)
+    return known[key]
+
+
+def chain_columns(links: Links | None) -> dict[str, str]:
+    """A paper-comparison row's chain columns: the target shortlisted and Top-1 changes,
+    the share of moved Top-1s that went to the target, and where the chain breaks (all
+    empty for a number that is not a LocalRep contrast)."""
+    if links is None:
+        return dict.fromkeys(
+            ("chain_shortlisted", "chain_top1", "chain_moved_to_target", "chain"), ""
+        )
+    moved = links.get("moved_to_target")
+    return {
+        "chain_shortlisted": said(links["target_shortlisted"]),
+        "chain_top1": said(links["target_top1"]),
+        "chain_moved_to_target": "" if moved is None else said(moved),
+        "chain": breaks(links),
+    }
+
+
+def chain_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
+    """One row per LocalRep contrast: its links with 95% intervals and where it breaks."""
+    rows = []
+    for label, base, treated in localrep_pairs(cells):
+        links = chain_of(base, treated)
+        if links is not None:
+            rows.append(chain_row(label, links))
+    return rows
+
+
+# The report's view of a chain row: each link as "estimate [low, high]".
+SHOWN = (
+    ("exaggeration_top1", "Exaggeration Top-1 share"),
+    ("target_shortlisted", "target shortlisted"),
+    ("target_top1", "target Top-1"),
+    ("target_top1_via_exaggeration", "target Top-1, proposed by Exaggeration"),
+    ("target_purchased", "target purchased"),
+    ("moved_to_target", "moved Top-1s now the target"),
+    ("moved_from_target", "moved Top-1s once the target"),
+)
+
+
+def chain_html(rows: list[dict[str, Any]]) -> str:
+    """The chain table as the accountability section shows it."""
+    if not rows:
+        return ""
+
+    def link(row: dict[str, Any], column: str) -> str:
+        if row[column] == "":
+            return ""
+        return f"{row[column]:+.2f} [{row[f'{column}_low']:+.2f}, {row[f'{column}_high']:+.2f}]"
+
+    shown = [
+        {
+            "contrast": r["contrast"],
+            **{words: link(r, c) for c, words in SHOWN},
+            "chain": r["chain"],
+        }
+        for r in rows
+    ]
+    return (
+        '<figure id="accountability_chain"><h3>The accountability chain of every LocalRep '
+        "contrast: changes in points (LocalRep minus NoRep), except the moved Top-1s, which "
+        "are shares of the episodes whose Top-1 item differs between the arms; 95% intervals "
+        f"({html.escape(rows[0]['interval_method'])}). The chain breaks at the first link "
+        "whose interval does not show the move it needs.</h3>" + table_html(shown) + "</figure>"
+    )
