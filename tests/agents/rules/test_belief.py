@@ -185,3 +185,12 @@ def test_the_posterior_is_the_documented_pseudo_count_mean() -> None:
 def test_a_belief_that_labels_would_move_the_wrong_way_is_refused(settings, named) -> None:
     with pytest.raises(ValidationError, match=named):
         RankerParams(**settings)
+
+
+def test_without_labels_on_hedges_a_low_record_raised_belief_in_a_hedge() -> None:
+    """The rule before issue 45, kept as a counterfactual setting: a hedge believed fully
+    unless a note said the item was undersold, so even a Low record raised belief in it."""
+    p = RankerParams(hedges_by_label=False)
+    low = records("low", 4)
+    assert credibility(low, False, p) > p.credence > credibility(low, False, RankerParams())
+    assert credibility(low, True, p) == credibility(low, True, RankerParams())  # excesses alike

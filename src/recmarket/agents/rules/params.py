@@ -237,6 +237,15 @@ class RankerParams(_Params):
         "neither a Low nor a Mixed one raises it",
         FIRST,
     )
+    hedges_by_label: Annotated[bool, ADDED_LATER] = param(
+        True,
+        "whether a record's label bears on a claim below the evidence as on one above it "
+        "(Appendix C.4: High, a claim supported or accurately caveated); false: a hedge is "
+        "believed fully unless a note says the item turned out better, the rule before issue "
+        "45, under which a Low record raised belief in a hedge (a counterfactual: `recmarket "
+        "calibrate` fits the labelled rule)",
+        FIRST,
+    )
     noise: Annotated[Literal["normal", "gumbel"], ADDED_LATER] = param(
         "normal",
         "where judgement noise enters: normal on the reading of fit (the claim's distance is "
