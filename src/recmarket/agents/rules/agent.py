@@ -77,10 +77,8 @@ def credibility(records: tuple[ReputationRecord, ...], overstated: bool, p: Rank
     for r in records:
         counted = r.counted
         evidence += counted
-        if overstated or p.hedges_by_label:
-            held = p.label_credibility[r.claim_reliability]
-        else:
-            held = 1.0
+        labelled = overstated or p.hedges_by_label
+        held = p.label_credibility[r.claim_reliability] if labelled else 1.0
         if not overstated and lexicon.read_direction(r.note) == "under":
             held = 0.0
         moved += counted * (held - p.credence)
