@@ -22,8 +22,8 @@ def test_a_localrep_contrast_is_a_pair_that_differs_only_in_the_condition() -> N
     }
     pairs = localrep_pairs({"acc": members})
     assert [(label, b.name, t.name) for label, b, t in pairs] == [
-        ("acc: local minus none", "none", "local"),
-        ("acc: shared minus none", "none", "shared"),
+        ("acc: local (local-rep minus no-rep)", "none", "local"),
+        ("acc: shared (local-rep, shared minus no-rep)", "none", "shared"),
     ]  # the rho=1.0 cell has no NoRep twin
     known: dict = {}
     links = localrep_links([members["none"], members["local"]], known)
@@ -31,7 +31,7 @@ def test_a_localrep_contrast_is_a_pair_that_differs_only_in_the_condition() -> N
     assert localrep_links([members["local"], members["none"]], known) is None  # wrong way
     assert localrep_links([members["none"], members["rho"]], known) is None  # not twins
     rows = chain_rows({"acc": members})
-    assert [r["contrast"] for r in rows] == ["acc: local minus none", "acc: shared minus none"]
+    assert [r["contrast"] for r in rows] == [label for label, _, _ in pairs]
     shown = chain_html(rows)
     assert 'id="accountability_chain"' in shown and "target Top-1" in shown
     assert rows[0]["chain"] in shown

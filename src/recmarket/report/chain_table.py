@@ -46,8 +46,19 @@ def localrep_pairs(cells: dict[str, dict[str, Cell]]) -> list[tuple[str, Cell, C
                 continue
             base = bases.get(_without_condition(cell.config))
             if base is not None:
-                pairs.append((f"{experiment}: {cell.name} minus {base.name}", base, cell))
+                pairs.append((_label(experiment, base, cell), base, cell))
     return pairs
+
+
+def _label(experiment: str, base: Cell, treated: Cell) -> str:
+    """The contrast as a reader names it: the experiment, what its two cells share, and
+    which condition (and scope) each arm has."""
+    shared = [p for p in treated.name.split("/") if not p.startswith("condition=")]
+    arm = treated.config.condition
+    if treated.config.reputation_scope != "local":
+        arm += f", {treated.config.reputation_scope}"
+    where = f" {'/'.join(shared)}" if shared else ""
+    return f"{experiment}:{where} ({arm} minus {base.config.condition})"
 
 
 def chain_of(base: Cell, treated: Cell, *, draws: int = DRAWS) -> Links | None:

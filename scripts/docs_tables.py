@@ -1,0 +1,223 @@
+"""Write the results tables of README.md and docs/ from a stored reproduce run.
+
+A results table is never typed: it sits between two markers,
+
+    <!-- table NAME scale=S -->
+    ...
+    <!-- /table NAME -->
+
+and this script writes it from the report tables of a run made at ``--scale S`` (the
+report is rebuilt from the run's stores first, so the numbers are the code's of today),
+followed by a line naming the command, the seeds and the commit that made the run.
+
+    python scripts/docs_tables.py RUN_DIR            # write every table of the run's scale
+    python scripts/docs_tables.py RUN_DIR --check    # write nothing; exit 1 on a difference
+
+A table whose scale differs from the run's is left alone (a small run checks the tables made
+at its own scale). tests/test_docs_tables.py runs ``--check`` on a small reproduce.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
+MARKER = re.compile(
+    r"(?P<open><!-- table (?P<name>[\w-]+) scale=(?P<scale>[\d.]+) -->\n)"
+    r"(?P<body>.*?)"
+    r"(?P<close><!-- /table (?P=name) -->)",
+    re.S,
+)
+Row = dict[str, str]
+
+
+def _interval(row: Row, estimate: str = "ours", low: str = "low", high: str = "high") -> str:
+    if not row[estimate]:
+        return ""
+    if not row[low]:
+        return row[estimate]
+    return f"{row[estimate]} [{row[low]}, {row[high]}]"
+
+
+def _markdown(header: list[str], lines: list[list[str]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(cell.replace("|", "/") for cell in line) + " |" for line in lines]
+    return "\n".join(out) + "\n"
+
+
+def paper_comparison(rows: list[Row]) -> str:
+    """Every paper number beside ours: the verdict, how the interval was made, and for a
+    LocalRep contrast where its chain breaks."""
+    header = [
+        "section",
+        "what",
+        "kind",
+        "paper",
+        "ours, 95% interval",
+        "size",
+        "verdict",
+        "interval",
+        "chain",
+    ]
+    lines = [
+        [
+            r["section"],
+            r["what"],
+            r["kind"],
+            r["paper"] + (f" {r['paper_interval']}" if r["paper_interval"] else ""),
+            _interval(r),
+            r["size"],
+            r["verdict"],
+            r["interval_method"],
+            r["chain"],
+        ]
+        for r in rows
+        if r["verdict"] not in ("not run", "no counterpart")
+    ]
+    return _markdown(header, lines)
+
+
+def paper_summary(rows: list[Row]) -> str:
+    """The verdicts counted by what produces each contrast, as the report's summary line."""
+    from recmarket.report.paper import summary
+
+    return f"`{summary(rows)}`\n"
+
+
+CHAIN = (
+    ("exaggeration_top1", "Exaggeration Top-1"),
+    ("target_shortlisted", "target shortlisted"),
+    ("target_top1", "target Top-1"),
+    ("target_top1_via_exaggeration", "target Top-1, Exaggeration's targets"),
+    ("target_purchased", "target purchased"),
+    ("moved_to_target", "moved Top-1s now the target %"),
+    ("moved_from_target", "moved Top-1s once the target %"),
+)
+
+
+def accountability_chain(rows: list[Row]) -> str:
+    """Every LocalRep contrast, link by link (points; the moved Top-1s in percent)."""
+    header = ["contrast", *(words for _, words in CHAIN), "chain"]
+    lines = [
+        [
+            r["contrast"],
+            *(_interval(r, c, f"{c}_low", f"{c}_high") for c, _ in CHAIN),
+            r["chain"],
+        ]
+        for r in rows
+    ]
+    return _markdown(header, lines)
+
+
+# NAME -> (the report table it reads, how it is written)
+TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {
+    "paper-comparison": ("paper_comparison", paper_comparison),
+    "paper-summary": ("paper_comparison", paper_summary),
+    "accountability-chain": ("accountability_chain", accountability_chain),
+}
+
+
+def provenance(run: Path) -> tuple[float, str]:
+    """The run's scale, and the line that says how it was made: the command, the seeds and
+    the commit of its stores (every store of one run is made by one commit)."""
+    plan = json.loads((run / "plan.json").read_text())
+    scales = {entry["scale"] for entry in plan}
+    if len(scales) != 1:
+        raise SystemExit(f"{run}: cells at several scales ({sorted(scales)}); give one run")
+    scale = scales.pop()
+    experiments = sorted({entry["experiment"] for entry in plan})
+    seeds = sorted({int(entry["cell"].rsplit("seed=", 1)[1]) for entry in plan})
+    commits = set()
+    for entry in plan:
+        manifest = run / entry["run_dir"] / "run.sqlite"
+        if manifest.is_file():
+            commits.add(_commit(manifest))
+    commit = ", ".join(sorted(c for c in commits if c)) or "unknown"
+    names = "" if len(experiments) >= 15 else " " + " ".join(experiments)
+    line = (
+        f"_Made by `python scripts/docs_tables.py RUN` from `recmarket reproduce{names} "
+        f"--scale {scale:g}` (seeds {', '.join(map(str, seeds))}) at commit {commit}._\n"
+    )
+    return scale, line
+
+
+def _commit(store: Path) -> str:
+    import sqlite3
+
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+        found = db.execute("SELECT value FROM manifest WHERE key = 'git_commit'").fetchone()
+        dirty = db.execute("SELECT value FROM manifest WHERE key = 'git_dirty'").fetchone()
+    commit = (found[0] if found else "")[:7]
+    return commit + (" (edited)" if dirty and dirty[0] == "true" else "")
+
+
+def rendered(run: Path) -> tuple[float, dict[str, str]]:
+    """The run's scale, and each table's body as this code writes it from the run."""
+    scale, line = provenance(run)
+    tables = run / "report" / "tables"
+    bodies = {}
+    for name, (stem, write) in TABLES.items():
+        path = tables / f"{stem}.csv"
+        if path.is_file():
+            with path.open(newline="") as fh:
+                bodies[name] = write(list(csv.DictReader(fh))) + "\n" + line
+    return scale, bodies
+
+
+def _table(body: str) -> str:
+    """A table's body without its provenance line (another commit makes the same table)."""
+    return body.split("\n_Made by ")[0]
+
+
+def update(run: Path, *, check: bool) -> list[str]:
+    """Write (or, with ``check``, compare) every table of the run's scale; the tables that
+    differ (their provenance lines aside), as 'FILE: NAME' lines."""
+    scale, bodies = rendered(run)
+    differ = []
+    for doc in DOCS:
+        text = doc.read_text()
+
+        def replace(match: re.Match[str], doc: Path = doc) -> str:
+            name = match["name"]
+            if float(match["scale"]) != scale:
+                return match[0]
+            if name not in bodies:
+                raise SystemExit(f"{doc.name}: table {name!r} is not one this run makes")
+            if _table(match["body"]) != _table(bodies[name]):
+                differ.append(f"{doc.relative_to(ROOT)}: {name}")
+            return match["open"] + bodies[name] + match["close"]
+
+        new = MARKER.sub(replace, text)
+        if new != text and not check:
+            doc.write_text(new)
+    return differ
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run", type=Path, help="a reproduce output directory")
+    parser.add_argument("--check", action="store_true", help="compare only; exit 1 on a change")
+    parser.add_argument(
+        "--keep-report", action="store_true", help="use the run's report as it is, not rebuilt"
+    )
+    args = parser.parse_args()
+    if not args.keep_report:
+        from recmarket.report.build import build_report
+
+        build_report([args.run], args.run / "report")
+    differ = update(args.run, check=args.check)
+    for line in differ:
+        print(("differs: " if args.check else "written: ") + line)
+    if args.check and differ:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""The docs' tables are what the code makes: a small reproduce, written into tables by
+scripts/docs_tables.py, equals the tables the docs hold at that scale (those of larger runs
+name their commit and command and are left alone at this scale)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from recmarket.cli import app
+from tests.cli.test_run_cli import runner
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "docs_tables.py"
+
+
+@pytest.mark.slow  # a reproduce of 2,160 episodes and its report
+def test_the_docs_tables_of_a_small_run_are_what_the_code_makes(tmp_path: Path) -> None:
+    out = tmp_path / "small"
+    made = runner.invoke(app, ["reproduce", "accountability", "--scale", "0.05", "--out", str(out)])
+    assert made.exit_code == 0, made.output
+    check = subprocess.run(
+        [sys.executable, str(SCRIPT), str(out), "--check", "--keep-report"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "differs" not in check.stdout
+
+
+def test_a_table_between_markers_is_replaced_whole_and_a_changed_one_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The marker logic on a doc of its own: the table of the run's scale is written, one
+    of another scale is left alone, and --check names a table that differs."""
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import docs_tables
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    doc = tmp_path / "page.md"
+    doc.write_text(
+        "intro\n<!-- table paper-summary scale=0.5 -->\nold\n<!-- /table paper-summary -->\n"
+        "<!-- table paper-summary scale=1 -->\nkept\n<!-- /table paper-summary -->\n"
+    )
+    monkeypatch.setattr(docs_tables, "DOCS", (doc,))
+    monkeypatch.setattr(docs_tables, "ROOT", tmp_path)
+    body = "`summary`\n\n_Made by x at commit abc._\n"
+    monkeypatch.setattr(docs_tables, "rendered", lambda run: (0.5, {"paper-summary": body}))
+    assert docs_tables.update(tmp_path, check=True) == ["page.md: paper-summary"]
+    assert "old" in doc.read_text()  # --check writes nothing
+    docs_tables.update(tmp_path, check=False)
+    text = doc.read_text()
+    assert "`summary`" in text and "kept" in text and "old" not in text
+    other = "`summary`\n\n_Made by y at commit def._\n"
+    monkeypatch.setattr(docs_tables, "rendered", lambda run: (0.5, {"paper-summary": other}))
+    assert docs_tables.update(tmp_path, check=True) == []  # another commit, the same table
