@@ -8,7 +8,9 @@ A results table is never typed: it sits between two markers,
 
 and this script writes it from the report tables of a run made at ``--scale S`` (the
 report is rebuilt from the run's stores first, so the numbers are the code's of today),
-followed by a line naming the command, the seeds and the commit that made the run.
+followed by a line naming the command, the seeds and the commit that made the run. A table
+without a scale is made from the code alone (the offline model's parameters) and written
+whatever run is given.
 
     python scripts/docs_tables.py RUN_DIR            # write every table of the run's scale
     python scripts/docs_tables.py RUN_DIR --check    # write nothing; exit 1 on a difference
@@ -30,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
 MARKER = re.compile(
-    r"(?P<open><!-- table (?P<name>[\w-]+) scale=(?P<scale>[\d.]+) -->\n)"
+    r"(?P<open><!-- table (?P<name>[\w-]+)(?: scale=(?P<scale>[\d.]+))? -->\n)"
     r"(?P<body>.*?)"
     r"(?P<close><!-- /table (?P=name) -->)",
     re.S,
@@ -116,6 +118,18 @@ def accountability_chain(rows: list[Row]) -> str:
     return _markdown(header, lines)
 
 
+def offline_parameters() -> str:
+    """Every parameter of the offline model with its default, meaning and source."""
+    from recmarket.agents.rules.params import parameter_table
+
+    lines = [
+        [f"`{name}`", value, meaning, source] for name, value, meaning, source in parameter_table()
+    ]
+    return _markdown(["parameter", "default", "meaning", "source"], lines)
+
+
+# NAME -> how a table made from the code alone is written
+FROM_CODE: dict[str, Callable[[], str]] = {"offline-parameters": offline_parameters}
 # NAME -> (the report table it reads, how it is written)
 TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {
     "paper-comparison": ("paper_comparison", paper_comparison),
@@ -176,16 +190,25 @@ def _table(body: str) -> str:
     return body.split("\n_Made by ")[0]
 
 
-def update(run: Path, *, check: bool) -> list[str]:
+def update(run: Path | None, *, check: bool) -> list[str]:
     """Write (or, with ``check``, compare) every table of the run's scale; the tables that
     differ (their provenance lines aside), as 'FILE: NAME' lines."""
-    scale, bodies = rendered(run)
-    differ = []
+    scale, bodies = rendered(run) if run is not None else (None, {})
+    differ: list[str] = []
     for doc in DOCS:
         text = doc.read_text()
 
         def replace(match: re.Match[str], doc: Path = doc) -> str:
             name = match["name"]
+            if match["scale"] is None:
+                if name not in FROM_CODE:
+                    raise SystemExit(
+                        f"{doc.name}: table {name!r} without a scale is not made from the code"
+                    )
+                made = FROM_CODE[name]()
+                if match["body"] != made:
+                    differ.append(f"{doc.relative_to(ROOT)}: {name}")
+                return match["open"] + made + match["close"]
             if float(match["scale"]) != scale:
                 return match[0]
             if name not in bodies:
@@ -202,13 +225,15 @@ def update(run: Path, *, check: bool) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run", type=Path, help="a reproduce output directory")
+    parser.add_argument(
+        "run", type=Path, nargs="?", help="a reproduce output directory (none: code tables only)"
+    )
     parser.add_argument("--check", action="store_true", help="compare only; exit 1 on a change")
     parser.add_argument(
         "--keep-report", action="store_true", help="use the run's report as it is, not rebuilt"
     )
     args = parser.parse_args()
-    if not args.keep_report:
+    if args.run is not None and not args.keep_report:
         from recmarket.report.build import build_report
 
         build_report([args.run], args.run / "report")

@@ -57,3 +57,13 @@ def test_a_table_between_markers_is_replaced_whole_and_a_changed_one_is_named(
     other = "`summary`\n\n_Made by y at commit def._\n"
     monkeypatch.setattr(docs_tables, "rendered", lambda run: (0.5, {"paper-summary": other}))
     assert docs_tables.update(tmp_path, check=True) == []  # another commit, the same table
+
+
+def test_the_tables_made_from_the_code_are_what_it_makes_now() -> None:
+    """The offline model's parameter table (docs/running.md) is the code's, default by
+    default: a changed parameter that the docs still show otherwise fails here."""
+    check = subprocess.run(
+        [sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True, check=False
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "<!-- table offline-parameters -->" in (ROOT / "docs" / "running.md").read_text()
