@@ -1,9 +1,9 @@
 """What the Fig. 7 design rows rest on: Exaggeration's label mix beside the Exaggeration
 Top-1 contrast it produces, at each Low threshold an experiment ran (label-counterfactual).
 
-With a Mixed record worth the prior (``ranker.label_credibility.mixed`` equal to
-``ranker.credence``), only Low records lower belief in an exaggerated claim, so the contrast
-moves with Exaggeration's Low share; the table puts the two side by side.
+A Mixed record lowers belief in an exaggerated claim less than a Low one does
+(``ranker.label_credibility``: Appendix C.4's Mixed is a limitation omitted), so the contrast
+moves with Exaggeration's Mixed and Low shares together; the table puts them side by side.
 """
 
 from __future__ import annotations
