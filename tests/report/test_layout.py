@@ -21,8 +21,8 @@ def test_every_figure_sits_in_exactly_one_section() -> None:
     placed = [stem for section in PAPER_SECTIONS for stem in section.stems]
     assert len(placed) == len(set(placed))
     assert set(STEMS) <= set(placed)
-    # the A.2 table and the accountability chain: tables, not figures
-    assert set(placed) - set(STEMS) == {"access_check", "accountability_chain"}
+    # the A.2 table, the accountability chain and the oracle pairs: tables, not figures
+    assert set(placed) - set(STEMS) == {"access_check", "accountability_chain", "oracle_contrasts"}
     assert section_of("fig08_purchase_by_composition") == "accountability"
     with pytest.raises(KeyError, match="no report section"):
         section_of("fig99_unplaced")

@@ -53,7 +53,7 @@ def proposed_by(family: str) -> Metric:
     )
 
 
-def _rate(column: str) -> Metric:
+def rate_of(column: str) -> Metric:
     """Percent of episodes whose 0/1 ``column`` is set."""
     return mean_of(lambda r: float(r[column]), 100.0)
 
@@ -92,7 +92,7 @@ def chain(
     arms = [base, treated]
     out: dict[str, Interval] = {}
     for stage in STAGES:
-        out[stage] = interval(arms, _rate(stage), difference, unit, draws=draws)
+        out[stage] = interval(arms, rate_of(stage), difference, unit, draws=draws)
     if any(r["top1_policy"] == "exaggeration" for rows in arms for r in rows):
         out["exaggeration_top1"] = interval(
             arms, top1_share("exaggeration"), difference, unit, draws=draws

@@ -8,8 +8,9 @@ record that still counts, each weighted ``rate`` to the power of the number of n
 records, so a platform whose claims improve recovers.
 
 ``oracle`` keeps the last W records, written not from reviews but by a referee who knows the
-held-out target (the paper authors' precursor code): the ceiling of every mechanism
-comparison, which assumes knowledge no market has.
+held-out target (the paper authors' precursor code), knowledge no market has. Whether it is
+a mechanism's ceiling is not assumed: the report pairs it with each mechanism
+(``tables/oracle_contrasts.csv``).
 
 ``beta`` and ``decay`` can also start every identity never seen before from a stated
 penalty (``newcomer_low``: that many Low records, shown as the oldest and never replaced),
@@ -174,8 +175,8 @@ class Decay(EveryRecord):
 @dataclass(frozen=True)
 class Oracle(Window):
     """Keeps the last W records, as the window does, but its records are written by a
-    referee who knows what each user wanted (``market.written.oracle``): an upper bound for
-    any mechanism grounded in outcomes, which no deployed market could run."""
+    referee who knows what each user wanted (``market.written.oracle``), which no deployed
+    market could run; a ceiling for another mechanism only where a paired contrast shows it."""
 
     knows_targets: ClassVar[bool] = True
 

@@ -36,6 +36,7 @@ from recmarket.report.layout import (
     row_anchor,
 )
 from recmarket.report.models import models_section
+from recmarket.report.oracle_table import oracle_html, oracle_rows
 from recmarket.report.paper import compare
 from recmarket.report.paper import summary as summary_line
 from recmarket.report.summary import RunSummary, run_summary
@@ -275,7 +276,9 @@ def _build_report(out_dirs: list[Path], target: Path, workers: int) -> BuiltRepo
         results = _sections(rest + figure_tasks, workers)
     finally:
         _cells = {}
-    access, comparison, records, notes, every, episodes, models, chains = results[: len(rest)]
+    access, comparison, records, notes, every, episodes, models, chains, oracles = results[
+        : len(rest)
+    ]
     drawn_figures: list[DrawnFigure] = results[len(rest) :]
     parts: dict[str, str] = {d.stem: _figure_html(d, figures, comparison) for d in drawn_figures}
     write_table(access, tables / "access_check")
@@ -290,6 +293,9 @@ def _build_report(out_dirs: list[Path], target: Path, workers: int) -> BuiltRepo
     write_table(chains, tables / "accountability_chain")
     if chains:
         parts["accountability_chain"] = chain_html(chains)
+    write_table(oracles, tables / "oracle_contrasts")
+    if oracles:
+        parts["oracle_contrasts"] = oracle_html(oracles)
     write_table(comparison, tables / "paper_comparison")
     write_table(records, tables / "records_per_history")
     write_table(every, tables / "cells")
@@ -309,6 +315,7 @@ def _build_report(out_dirs: list[Path], target: Path, workers: int) -> BuiltRepo
     titles = {d.stem: d.title for d in drawn_figures} | {
         "access_check": "Appendix A.2 table.",
         "accountability_chain": "The accountability chain of every LocalRep contrast.",
+        "oracle_contrasts": "The oracle beside each mechanism, paired.",
     }
     contents = [Entry("summary", "Summary")]
     body = []
@@ -404,4 +411,5 @@ SECTIONS = (
     explorer,
     models_section,
     chain_rows,
+    oracle_rows,
 )

@@ -64,6 +64,7 @@ PAPER_SECTIONS = (
             "dyn2_platform_entry",
             "attacks",
             "frontier",
+            "oracle_contrasts",
         ),
     ),
 )
