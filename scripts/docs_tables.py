@@ -104,8 +104,7 @@ CHAIN = (
 )
 
 
-def accountability_chain(rows: list[Row]) -> str:
-    """Every LocalRep contrast, link by link (points; the moved Top-1s in percent)."""
+def _chain(rows: list[Row], keep: Callable[[str], bool]) -> str:
     header = ["contrast", *(words for _, words in CHAIN), "chain"]
     lines = [
         [
@@ -114,8 +113,24 @@ def accountability_chain(rows: list[Row]) -> str:
             r["chain"],
         ]
         for r in rows
+        if keep(r["contrast"])
     ]
     return _markdown(header, lines)
+
+
+STEPS = "offline-model-steps:"
+
+
+def accountability_chain(rows: list[Row]) -> str:
+    """Every LocalRep contrast of the paper's experiments and those beyond it, link by link
+    (points; the moved Top-1s in percent)."""
+    return _chain(rows, lambda contrast: not contrast.startswith(STEPS))
+
+
+def model_steps(rows: list[Row]) -> str:
+    """The equal market's LocalRep contrast under the model before issue 45, with each of
+    its three changes alone, and with all three."""
+    return _chain(rows, lambda contrast: contrast.startswith(STEPS))
 
 
 def offline_parameters() -> str:
@@ -135,6 +150,7 @@ TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {
     "paper-comparison": ("paper_comparison", paper_comparison),
     "paper-summary": ("paper_comparison", paper_summary),
     "accountability-chain": ("accountability_chain", accountability_chain),
+    "model-steps": ("accountability_chain", model_steps),
 }
 
 
