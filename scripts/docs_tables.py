@@ -121,10 +121,15 @@ def _chain(rows: list[Row], keep: Callable[[str], bool]) -> str:
 STEPS = "offline-model-steps:"
 
 
+# The experiments whose LocalRep contrasts the docs list (the design frontier's and the
+# attacks' are in the report's table, beside their own tables).
+PAPER_CHAINS = ("accountability:", "catalog-assignment:", "model-sensitivity:", "reputation-scope:")
+
+
 def accountability_chain(rows: list[Row]) -> str:
-    """Every LocalRep contrast of the paper's experiments and those beyond it, link by link
+    """Every LocalRep contrast of the paper's accountability experiments, link by link
     (points; the moved Top-1s in percent)."""
-    return _chain(rows, lambda contrast: not contrast.startswith(STEPS))
+    return _chain(rows, lambda contrast: contrast.startswith(PAPER_CHAINS))
 
 
 def model_steps(rows: list[Row]) -> str:
@@ -143,6 +148,152 @@ def offline_parameters() -> str:
     return _markdown(["parameter", "default", "meaning", "source"], lines)
 
 
+def _num(value: str, digits: int, scale: float = 1.0, sign: bool = False) -> str:
+    return f"{float(value) * scale:{'+' if sign else ''}.{digits}f}"
+
+
+def _span(row: Row, column: str, digits: int, scale: float = 1.0, sign: bool = False) -> str:
+    """A report table's estimate with its 95% interval, rounded for reading."""
+    ends = (row[column], row[f"{column}_low"], row[f"{column}_high"])
+    a, b, c = (_num(v, digits, scale, sign) for v in ends)
+    return f"{a} [{b}, {c}]"
+
+
+def label_counterfactual(rows: list[Row]) -> str:
+    """Exaggeration's label mix and its Top-1 contrast at each Low threshold."""
+    header = [
+        "`update.low_gap`",
+        "Exaggeration's records: High / Mixed / Low %",
+        "Exaggeration Top-1 share, LocalRep minus NoRep (pp)",
+    ]
+    lines = [
+        [
+            r["low_gap"],
+            " / ".join(f"{float(r[f'exaggeration_{x}']):.1f}" for x in ("high", "mixed", "low")),
+            f"{float(r['exaggeration_top1_change']):+.1f} [{float(r['low']):+.1f}, "
+            f"{float(r['high']):+.1f}]",
+        ]
+        for r in rows
+    ]
+    return _markdown(header, lines)
+
+
+FRONTIER = [
+    ("target_purchase", "target purchase %", 1, 100.0),
+    ("hhi_top1", "HHI Top-1", 3, 1.0),
+    ("exaggeration_top1", "Exaggeration Top-1 %", 1, 100.0),
+]
+FRONTIER_FULL = [
+    *FRONTIER[:1],
+    ("regret", "regret", 3, 1.0),
+    *FRONTIER[1:2],
+    ("hhi_purchase", "HHI purchase", 3, 1.0),
+    ("exposure_gini", "exposure Gini", 3, 1.0),
+    *FRONTIER[2:],
+]
+
+
+def _frontier(rows: list[Row], columns: list[tuple[str, str, int, float]], method: bool) -> str:
+    header = ["N", "K", "accountability", "order", *(w for _, w, _, _ in columns)]
+    lines = [
+        [
+            r["n_platforms"],
+            r["shortlist_k"],
+            r["accountability"],
+            r["candidate_order"],
+            *(_span(r, c, d, x) for c, _, d, x in columns),
+            *([r["interval"]] if method else []),
+        ]
+        for r in rows
+        if r["dominated"] == "False"
+    ]
+    return _markdown(header + (["interval"] if method else []), lines)
+
+
+def frontier(rows: list[Row]) -> str:
+    """The designs no other serves better at lower concentration."""
+    return _frontier(rows, FRONTIER, method=False)
+
+
+def frontier_full(rows: list[Row]) -> str:
+    """The same designs with every measure and how each interval was made."""
+    return _frontier(rows, FRONTIER_FULL, method=True)
+
+
+def attacks_grid(rows: list[Row]) -> str:
+    """Each attacker's gain in Top-1 share under each defence (points)."""
+    defences = list(dict.fromkeys(r["defence"] for r in rows))
+    attacks = list(dict.fromkeys(r["attack"] for r in rows))
+    gain = {(r["attack"], r["defence"]): _span(r, "gain_top1", 1, sign=True) for r in rows}
+    lines = [[a, *(gain.get((a, d), "") for d in defences)] for a in attacks]
+    return _markdown(["attack", *defences], lines)
+
+
+def attacks_table(rows: list[Row]) -> str:
+    """Every attack under every defence, with what the attacker did."""
+    header = [
+        "attack",
+        "defence",
+        "gain in Top-1 share (pp)",
+        "gain in purchase share (pp)",
+        "change in target purchase (pp)",
+        "change in regret",
+        "names shown",
+        "switched",
+        "forged after",
+        "interval",
+    ]
+    lines = [
+        [
+            r["attack"],
+            r["defence"],
+            _span(r, "gain_top1", 1, sign=True),
+            _span(r, "gain_purchase", 1, sign=True),
+            _span(r, "change_target_purchase", 1, sign=True),
+            _span(r, "change_regret", 4, sign=True),
+            f"{float(r['identities']):.1f}",
+            f"{float(r['switched_share']):.2f}",
+            f"{float(r['forged_share']):.2f}",
+            r["interval"],
+        ]
+        for r in rows
+    ]
+    return _markdown(header, lines)
+
+
+def oracle_summary(rows: list[Row]) -> str:
+    """How the paired oracle-minus-mechanism contrasts in target purchase come out."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    lines = [[verdict, str(n)] for verdict, n in sorted(counts.items(), key=lambda x: -x[1])]
+    return _markdown(["oracle minus mechanism, target purchase (paired 95%)", "pairs"], lines)
+
+
+def long_histories(rows: list[Row]) -> str:
+    """LocalRep minus NoRep over long histories (accountability-long)."""
+    header = [
+        "memory",
+        "Exaggeration Top-1 share (pp)",
+        "target Top-1 (pp)",
+        "target purchase (pp)",
+        "chain",
+    ]
+    lines = [
+        [
+            r["contrast"].split(": ", 1)[1],
+            *(
+                _interval(r, c, f"{c}_low", f"{c}_high")
+                for c in ("exaggeration_top1", "target_top1", "target_purchased")
+            ),
+            r["chain"],
+        ]
+        for r in rows
+        if r["contrast"].startswith("accountability-long:")
+    ]
+    return _markdown(header, lines)
+
+
 # NAME -> how a table made from the code alone is written
 FROM_CODE: dict[str, Callable[[], str]] = {"offline-parameters": offline_parameters}
 # NAME -> (the report table it reads, how it is written)
@@ -151,6 +302,13 @@ TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {
     "paper-summary": ("paper_comparison", paper_summary),
     "accountability-chain": ("accountability_chain", accountability_chain),
     "model-steps": ("accountability_chain", model_steps),
+    "long-histories": ("accountability_chain", long_histories),
+    "label-counterfactual": ("fig07_label_counterfactual", label_counterfactual),
+    "frontier": ("frontier", frontier),
+    "frontier-full": ("frontier", frontier_full),
+    "attacks-grid": ("attacks", attacks_grid),
+    "attacks": ("attacks", attacks_table),
+    "oracle-summary": ("oracle_contrasts", oracle_summary),
 }
 
 
