@@ -229,36 +229,24 @@ def attacks_grid(rows: list[Row]) -> str:
     return _markdown(["attack", *defences], lines)
 
 
+ATTACK_COLUMNS: tuple[tuple[str, Callable[[Row], str]], ...] = (
+    ("attack", lambda r: r["attack"]),
+    ("defence", lambda r: r["defence"]),
+    ("gain in Top-1 share (pp)", lambda r: _span(r, "gain_top1", 1, sign=True)),
+    ("gain in purchase share (pp)", lambda r: _span(r, "gain_purchase", 1, sign=True)),
+    ("change in target purchase (pp)", lambda r: _span(r, "change_target_purchase", 1, sign=True)),
+    ("change in regret", lambda r: _span(r, "change_regret", 4, sign=True)),
+    ("names shown", lambda r: f"{float(r['identities']):.1f}"),
+    ("switched", lambda r: f"{float(r['switched_share']):.2f}"),
+    ("forged after", lambda r: f"{float(r['forged_share']):.2f}"),
+    ("interval", lambda r: r["interval"]),
+)
+
+
 def attacks_table(rows: list[Row]) -> str:
     """Every attack under every defence, with what the attacker did."""
-    header = [
-        "attack",
-        "defence",
-        "gain in Top-1 share (pp)",
-        "gain in purchase share (pp)",
-        "change in target purchase (pp)",
-        "change in regret",
-        "names shown",
-        "switched",
-        "forged after",
-        "interval",
-    ]
-    lines = [
-        [
-            r["attack"],
-            r["defence"],
-            _span(r, "gain_top1", 1, sign=True),
-            _span(r, "gain_purchase", 1, sign=True),
-            _span(r, "change_target_purchase", 1, sign=True),
-            _span(r, "change_regret", 4, sign=True),
-            f"{float(r['identities']):.1f}",
-            f"{float(r['switched_share']):.2f}",
-            f"{float(r['forged_share']):.2f}",
-            r["interval"],
-        ]
-        for r in rows
-    ]
-    return _markdown(header, lines)
+    lines = [[cell(r) for _, cell in ATTACK_COLUMNS] for r in rows]
+    return _markdown([name for name, _ in ATTACK_COLUMNS], lines)
 
 
 def oracle_summary(rows: list[Row]) -> str:
