@@ -282,8 +282,45 @@ def long_histories(rows: list[Row]) -> str:
     return _markdown(header, lines)
 
 
+FIRST_RUN_ROWS = (
+    "stage",
+    "target present",
+    "target shortlisted",
+    "target top-1",
+    "target purchased",
+    "top-1 share: exaggeration",
+)
+
+
+def first_run() -> str:
+    """The README's first command's funnel, as it prints it (the rows the README keeps)."""
+    import os
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as out:
+        printed = subprocess.run(
+            ["recmarket", "run", "--requests", "120", "--out", str(Path(out) / "first")],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "COLUMNS": "120", "NO_COLOR": "1"},
+        ).stdout.splitlines()
+    box = [line for line in printed if line[:1] in "┏┡└"]
+    rows = [
+        line
+        for line in printed
+        if line[:1] in "┃│" and re.split("[┃│]", line)[1].strip() in FIRST_RUN_ROWS
+    ]
+    kept = [box[0], rows[0], box[1], *rows[1:], box[-1]]
+    return "```text\n" + "\n".join(kept) + "\n```\n"
+
+
 # NAME -> how a table made from the code alone is written
-FROM_CODE: dict[str, Callable[[], str]] = {"offline-parameters": offline_parameters}
+FROM_CODE: dict[str, Callable[[], str]] = {
+    "offline-parameters": offline_parameters,
+    "first-run": first_run,
+}
 # NAME -> (the report table it reads, how it is written)
 TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {
     "paper-comparison": ("paper_comparison", paper_comparison),
