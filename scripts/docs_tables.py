@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -222,9 +223,9 @@ def frontier_full(rows: list[Row]) -> str:
 
 def attacks_grid(rows: list[Row]) -> str:
     """Each attacker's gain in Top-1 share under each defence (points)."""
-    defences = list(dict.fromkeys(r["defence"] for r in rows))
+    defences = sorted(dict.fromkeys(r["defence"] for r in rows), key=lambda d: "no-rep" not in d)
     attacks = list(dict.fromkeys(r["attack"] for r in rows))
-    gain = {(r["attack"], r["defence"]): _span(r, "gain_top1", 1, sign=True) for r in rows}
+    gain = {(r["attack"], r["defence"]): _span(r, "gain_top1", 1, 100.0, True) for r in rows}
     lines = [[a, *(gain.get((a, d), "") for d in defences)] for a in attacks]
     return _markdown(["attack", *defences], lines)
 
@@ -232,9 +233,12 @@ def attacks_grid(rows: list[Row]) -> str:
 ATTACK_COLUMNS: tuple[tuple[str, Callable[[Row], str]], ...] = (
     ("attack", lambda r: r["attack"]),
     ("defence", lambda r: r["defence"]),
-    ("gain in Top-1 share (pp)", lambda r: _span(r, "gain_top1", 1, sign=True)),
-    ("gain in purchase share (pp)", lambda r: _span(r, "gain_purchase", 1, sign=True)),
-    ("change in target purchase (pp)", lambda r: _span(r, "change_target_purchase", 1, sign=True)),
+    ("gain in Top-1 share (pp)", lambda r: _span(r, "gain_top1", 1, 100.0, True)),
+    ("gain in purchase share (pp)", lambda r: _span(r, "gain_purchase", 1, 100.0, True)),
+    (
+        "change in target purchase (pp)",
+        lambda r: _span(r, "change_target_purchase", 1, 100.0, True),
+    ),
     ("change in regret", lambda r: _span(r, "change_regret", 4, sign=True)),
     ("names shown", lambda r: f"{float(r['identities']):.1f}"),
     ("switched", lambda r: f"{float(r['switched_share']):.2f}"),
@@ -345,20 +349,36 @@ def provenance(run: Path) -> tuple[float, str]:
     if len(scales) != 1:
         raise SystemExit(f"{run}: cells at several scales ({sorted(scales)}); give one run")
     scale = scales.pop()
-    experiments = sorted({entry["experiment"] for entry in plan})
-    seeds = sorted({int(entry["cell"].rsplit("seed=", 1)[1]) for entry in plan})
+    seeds: dict[str, set[str]] = {}
+    for entry in plan:
+        cell, _, seed = entry["cell"].rpartition("/seed=")
+        seeds.setdefault(f"{entry['experiment']}/{cell}", set()).add(seed)
     commits = set()
     for entry in plan:
-        manifest = run / entry["run_dir"] / "run.sqlite"
-        if manifest.is_file():
-            commits.add(_commit(manifest))
+        store = run / entry["run_dir"] / "run.sqlite"
+        if store.is_file():
+            commits.add(_commit(store))
     commit = ", ".join(sorted(c for c in commits if c)) or "unknown"
-    names = "" if len(experiments) >= 15 else " " + " ".join(experiments)
     line = (
-        f"_Made by `python scripts/docs_tables.py RUN` from `recmarket reproduce{names} "
-        f"--scale {scale:g}` (seeds {', '.join(map(str, seeds))}) at commit {commit}._\n"
+        f"_Made by `python scripts/docs_tables.py RUN` from {_commands(plan, scale)} into RUN "
+        f"({max(map(len, seeds.values()))} seeds a cell) at commit {commit}._\n"
     )
     return scale, line
+
+
+def _commands(plan: list[dict], scale: float) -> str:
+    """The reproduce commands that made a run: every built-in experiment at once (or those
+    named), then each spec file of docs/specs it holds."""
+    from recmarket.experiments.spec import builtin_names
+
+    builtin = set(builtin_names())
+    ran = sorted({entry["experiment"] for entry in plan})
+    named = [name for name in ran if name in builtin]
+    files = [f"docs/specs/{name}.toml" for name in ran if name not in builtin]
+    first = "" if set(named) == builtin else " " + " ".join(named)
+    commands = [f"`recmarket reproduce{first} --scale {scale:g}`"] if named else []
+    commands += [f"`recmarket reproduce {path} --scale {scale:g}`" for path in files]
+    return " and ".join(commands)
 
 
 def _commit(store: Path) -> str:
@@ -435,7 +455,7 @@ def main() -> None:
     if args.run is not None and not args.keep_report:
         from recmarket.report.build import build_report
 
-        build_report([args.run], args.run / "report")
+        build_report([args.run], args.run / "report", workers=os.cpu_count() or 1)
     differ = update(args.run, check=args.check)
     for line in differ:
         print(("differs: " if args.check else "written: ") + line)
