@@ -1,5 +1,6 @@
 """Put the bundled demo domains beside the real Amazon Reviews'23 samples on the measures
-the offline model is sensitive to (``recmarket.data.realism``); prints two Markdown tables.
+the offline model is sensitive to (``recmarket.data.realism``); prints three Markdown tables,
+which ``scripts/docs_tables.py`` writes into docs/data.md.
 
 python scripts/measure_data_realism.py [--samples ../shared/data/amazon23] [--data DIR]
 
@@ -123,26 +124,29 @@ def level_row(label: str, directory: Path, name: str) -> str:
     return f"| {label} | {requests} | " + " | ".join(cells) + " |"
 
 
-def levels(real_dir: Path, real_names: list[str], demo_dir: Path) -> None:
-    print(
-        f"\n| NoRep levels (%; {len(SEEDS)} seeds, t-interval df {len(SEEDS) - 1}) | requests | "
+def levels(real_dir: Path, real_names: list[str], demo_dir: Path) -> str:
+    lines = [
+        f"| NoRep levels (%; {len(SEEDS)} seeds, t-interval df {len(SEEDS) - 1}) | requests | "
         + " | ".join(label for label, _ in LEVELS)
-        + " |"
-    )
-    print("|---" * (len(LEVELS) + 2) + "|")
-    for name in real_names:
-        print(level_row(f"real: {name}", real_dir, name))
-    for files in find_domains(demo_dir):
-        print(level_row(f"demo: {files.name}", demo_dir, files.name))
+        + " |",
+        "|---" * (len(LEVELS) + 2) + "|",
+    ]
+    lines += [level_row(f"real: {name}", real_dir, name) for name in real_names]
+    lines += [
+        level_row(f"demo: {files.name}", demo_dir, files.name) for files in find_domains(demo_dir)
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def titles_of(directory: Path, name: str) -> list[str]:
     return [item.title for item in load_domain(domain_files(directory, name)).items]
 
 
-def distinctiveness(real: dict[str, list[str]], demo: dict[str, list[str]]) -> None:
-    print("\n| titles | items | distinct title words per item | near-duplicate pairs per 1,000 |")
-    print("|---|---|---|---|")
+def distinctiveness(real: dict[str, list[str]], demo: dict[str, list[str]]) -> str:
+    lines = [
+        "| titles | items | distinct title words per item | near-duplicate pairs per 1,000 |",
+        "|---|---|---|---|",
+    ]
     for name, titles in real.items():
         rows = [(f"real: {name}", titles)]
         rows += [
@@ -151,7 +155,34 @@ def distinctiveness(real: dict[str, list[str]], demo: dict[str, list[str]]) -> N
         ]
         for label, chosen in rows:
             words, twins = distinct_tokens_per_item(chosen), near_duplicates_per_1000(chosen)
-            print(f"| {label} | {len(chosen):,} | {words:.2f} | {twins:.1f} |")
+            lines.append(f"| {label} | {len(chosen):,} | {words:.2f} | {twins:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def tables(samples: Path = SHARED, data: Path = BUNDLED_DATA_DIR) -> dict[str, str]:
+    """The three tables, by the name docs/data.md's markers give them (scripts/docs_tables.py
+    writes them there)."""
+    profiles = [
+        "| domain | " + " | ".join(COLUMNS) + " |",
+        "|---" * (len(COLUMNS) + 1) + "|",
+    ]
+    real, demo = {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in real_slice(samples, Path(tmp)):
+            profiles.append(row(f"real: {name}", Path(tmp), name))
+            real[name] = titles_of(Path(tmp), name)
+        beauty = json.loads((samples / BEAUTY_REVIEWS).read_text())
+        texts = [r["text"] for user in beauty.values() for r in user.values() if r.get("text")]
+        share = len(set(texts)) / len(texts)
+        profiles.append("| real: All_Beauty (reviews only) | | | | " + f"{share:.0%}" + " |" * 6)
+        for files in find_domains(data):
+            profiles.append(row(f"demo: {files.name}", data, files.name))
+            demo[files.name] = titles_of(data, files.name)
+        return {
+            "data-realism": "\n".join(profiles) + "\n",
+            "data-titles": distinctiveness(real, demo),
+            "data-levels": levels(Path(tmp), list(real), data),
+        }
 
 
 def main() -> None:
@@ -159,23 +190,7 @@ def main() -> None:
     parser.add_argument("--samples", type=Path, default=SHARED)
     parser.add_argument("--data", type=Path, default=BUNDLED_DATA_DIR)
     args = parser.parse_args()
-    print("| domain | " + " | ".join(COLUMNS) + " |")
-    print("|---" * (len(COLUMNS) + 1) + "|")
-    real = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for name in real_slice(args.samples, Path(tmp)):
-            print(row(f"real: {name}", Path(tmp), name))
-            real[name] = titles_of(Path(tmp), name)
-        demo = {}
-        for files in find_domains(args.data):
-            print(row(f"demo: {files.name}", args.data, files.name))
-            demo[files.name] = titles_of(args.data, files.name)
-        distinctiveness(real, demo)
-        levels(Path(tmp), list(real), args.data)
-    beauty = json.loads((args.samples / BEAUTY_REVIEWS).read_text())
-    texts = [r["text"] for user in beauty.values() for r in user.values() if r.get("text")]
-    share = len(set(texts)) / len(texts)
-    print(f"\nreal: All_Beauty (reviews only): {share:.0%} distinct review texts")
+    print("\n".join(tables(args.samples, args.data).values()))
 
 
 if __name__ == "__main__":

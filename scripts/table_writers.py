@@ -1,0 +1,325 @@
+"""How each results table of the docs is written: from a report table of a stored run
+(``TABLES``: its rows, read from the CSV the report wrote), or from the code alone
+(``FROM_CODE``). ``scripts/docs_tables.py`` puts them between their markers."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+Row = dict[str, str]
+
+
+def _interval(row: Row, estimate: str = "ours", low: str = "low", high: str = "high") -> str:
+    if not row[estimate]:
+        return ""
+    if not row[low]:
+        return row[estimate]
+    return f"{row[estimate]} [{row[low]}, {row[high]}]"
+
+
+def _markdown(header: list[str], lines: list[list[str]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(cell.replace("|", "/") for cell in line) + " |" for line in lines]
+    return "\n".join(out) + "\n"
+
+
+def paper_comparison(rows: list[Row]) -> str:
+    """Every paper number beside ours: the verdict, how the interval was made, and for a
+    LocalRep contrast where its chain breaks."""
+    header = [
+        "section",
+        "what",
+        "kind",
+        "paper",
+        "ours, 95% interval",
+        "size",
+        "verdict",
+        "interval",
+        "chain",
+    ]
+    lines = [
+        [
+            r["section"],
+            r["what"],
+            r["kind"],
+            r["paper"] + (f" {r['paper_interval']}" if r["paper_interval"] else ""),
+            _interval(r),
+            r["size"],
+            r["verdict"],
+            r["interval_method"],
+            r["chain"],
+        ]
+        for r in rows
+        if r["verdict"] not in ("not run", "no counterpart")
+    ]
+    return _markdown(header, lines)
+
+
+def paper_summary(rows: list[Row]) -> str:
+    """The verdicts counted by what produces each contrast, as the report's summary line."""
+    from recmarket.report.paper import summary
+
+    return f"`{summary(rows)}`\n"
+
+
+CHAIN = (
+    ("exaggeration_top1", "Exaggeration Top-1"),
+    ("target_shortlisted", "target shortlisted"),
+    ("target_top1", "target Top-1"),
+    ("target_top1_via_exaggeration", "target Top-1, Exaggeration's targets"),
+    ("target_purchased", "target purchased"),
+    ("moved_to_target", "moved Top-1s now the target %"),
+    ("moved_from_target", "moved Top-1s once the target %"),
+)
+
+
+def _chain(rows: list[Row], keep: Callable[[str], bool]) -> str:
+    header = ["contrast", *(words for _, words in CHAIN), "chain"]
+    lines = [
+        [
+            r["contrast"],
+            *(_interval(r, c, f"{c}_low", f"{c}_high") for c, _ in CHAIN),
+            r["chain"],
+        ]
+        for r in rows
+        if keep(r["contrast"])
+    ]
+    return _markdown(header, lines)
+
+
+STEPS = "offline-model-steps:"
+
+
+# The experiments whose LocalRep contrasts the docs list (the design frontier's and the
+# attacks' are in the report's table, beside their own tables).
+PAPER_CHAINS = ("accountability:", "catalog-assignment:", "model-sensitivity:", "reputation-scope:")
+
+
+def accountability_chain(rows: list[Row]) -> str:
+    """Every LocalRep contrast of the paper's accountability experiments, link by link
+    (points; the moved Top-1s in percent)."""
+    return _chain(rows, lambda contrast: contrast.startswith(PAPER_CHAINS))
+
+
+def model_steps(rows: list[Row]) -> str:
+    """The equal market's LocalRep contrast under the model before issue 45, with each of
+    its three changes alone, and with all three."""
+    return _chain(rows, lambda contrast: contrast.startswith(STEPS))
+
+
+def offline_parameters() -> str:
+    """Every parameter of the offline model with its default, meaning and source."""
+    from recmarket.agents.rules.params import parameter_table
+
+    lines = [
+        [f"`{name}`", value, meaning, source] for name, value, meaning, source in parameter_table()
+    ]
+    return _markdown(["parameter", "default", "meaning", "source"], lines)
+
+
+def _num(value: str, digits: int, scale: float = 1.0, sign: bool = False) -> str:
+    return f"{float(value) * scale:{'+' if sign else ''}.{digits}f}"
+
+
+def _span(row: Row, column: str, digits: int, scale: float = 1.0, sign: bool = False) -> str:
+    """A report table's estimate with its 95% interval, rounded for reading."""
+    ends = (row[column], row[f"{column}_low"], row[f"{column}_high"])
+    a, b, c = (_num(v, digits, scale, sign) for v in ends)
+    return f"{a} [{b}, {c}]"
+
+
+def label_counterfactual(rows: list[Row]) -> str:
+    """Exaggeration's label mix and its Top-1 contrast at each Low threshold."""
+    header = [
+        "`update.low_gap`",
+        "Exaggeration's records: High / Mixed / Low %",
+        "Exaggeration Top-1 share, LocalRep minus NoRep (pp)",
+    ]
+    lines = [
+        [
+            r["low_gap"],
+            " / ".join(f"{float(r[f'exaggeration_{x}']):.1f}" for x in ("high", "mixed", "low")),
+            f"{float(r['exaggeration_top1_change']):+.1f} [{float(r['low']):+.1f}, "
+            f"{float(r['high']):+.1f}]",
+        ]
+        for r in rows
+    ]
+    return _markdown(header, lines)
+
+
+FRONTIER = [
+    ("target_purchase", "target purchase %", 1, 100.0),
+    ("hhi_top1", "HHI Top-1", 3, 1.0),
+    ("exaggeration_top1", "Exaggeration Top-1 %", 1, 100.0),
+]
+FRONTIER_FULL = [
+    *FRONTIER[:1],
+    ("regret", "regret", 3, 1.0),
+    *FRONTIER[1:2],
+    ("hhi_purchase", "HHI purchase", 3, 1.0),
+    ("exposure_gini", "exposure Gini", 3, 1.0),
+    *FRONTIER[2:],
+]
+
+
+def _frontier(rows: list[Row], columns: list[tuple[str, str, int, float]], method: bool) -> str:
+    header = ["N", "K", "accountability", "order", *(w for _, w, _, _ in columns)]
+    lines = [
+        [
+            r["n_platforms"],
+            r["shortlist_k"],
+            r["accountability"],
+            r["candidate_order"],
+            *(_span(r, c, d, x) for c, _, d, x in columns),
+            *([r["interval"]] if method else []),
+        ]
+        for r in rows
+        if r["dominated"] == "False"
+    ]
+    return _markdown(header + (["interval"] if method else []), lines)
+
+
+def frontier(rows: list[Row]) -> str:
+    """The designs no other serves better at lower concentration."""
+    return _frontier(rows, FRONTIER, method=False)
+
+
+def frontier_full(rows: list[Row]) -> str:
+    """The same designs with every measure and how each interval was made."""
+    return _frontier(rows, FRONTIER_FULL, method=True)
+
+
+def attacks_grid(rows: list[Row]) -> str:
+    """Each attacker's gain in Top-1 share under each defence (points)."""
+    defences = sorted(dict.fromkeys(r["defence"] for r in rows), key=lambda d: "no-rep" not in d)
+    attacks = list(dict.fromkeys(r["attack"] for r in rows))
+    gain = {(r["attack"], r["defence"]): _span(r, "gain_top1", 1, 100.0, True) for r in rows}
+    lines = [[a, *(gain.get((a, d), "") for d in defences)] for a in attacks]
+    return _markdown(["attack", *defences], lines)
+
+
+ATTACK_COLUMNS: tuple[tuple[str, Callable[[Row], str]], ...] = (
+    ("attack", lambda r: r["attack"]),
+    ("defence", lambda r: r["defence"]),
+    ("gain in Top-1 share (pp)", lambda r: _span(r, "gain_top1", 1, 100.0, True)),
+    ("gain in purchase share (pp)", lambda r: _span(r, "gain_purchase", 1, 100.0, True)),
+    (
+        "change in target purchase (pp)",
+        lambda r: _span(r, "change_target_purchase", 1, 100.0, True),
+    ),
+    ("change in regret", lambda r: _span(r, "change_regret", 4, sign=True)),
+    ("names shown", lambda r: f"{float(r['identities']):.1f}"),
+    ("switched", lambda r: f"{float(r['switched_share']):.2f}"),
+    ("forged after", lambda r: f"{float(r['forged_share']):.2f}"),
+    ("interval", lambda r: r["interval"]),
+)
+
+
+def attacks_table(rows: list[Row]) -> str:
+    """Every attack under every defence, with what the attacker did."""
+    lines = [[cell(r) for _, cell in ATTACK_COLUMNS] for r in rows]
+    return _markdown([name for name, _ in ATTACK_COLUMNS], lines)
+
+
+def oracle_summary(rows: list[Row]) -> str:
+    """How the paired oracle-minus-mechanism contrasts in target purchase come out."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    lines = [[verdict, str(n)] for verdict, n in sorted(counts.items(), key=lambda x: -x[1])]
+    return _markdown(["oracle minus mechanism, target purchase (paired 95%)", "pairs"], lines)
+
+
+def long_histories(rows: list[Row]) -> str:
+    """LocalRep minus NoRep over long histories (accountability-long)."""
+    header = [
+        "memory",
+        "Exaggeration Top-1 share (pp)",
+        "target Top-1 (pp)",
+        "target purchase (pp)",
+        "chain",
+    ]
+    lines = [
+        [
+            r["contrast"].split(": ", 1)[1],
+            *(
+                _interval(r, c, f"{c}_low", f"{c}_high")
+                for c in ("exaggeration_top1", "target_top1", "target_purchased")
+            ),
+            r["chain"],
+        ]
+        for r in rows
+        if r["contrast"].startswith("accountability-long:")
+    ]
+    return _markdown(header, lines)
+
+
+FIRST_RUN_ROWS = (
+    "stage",
+    "target present",
+    "target shortlisted",
+    "target top-1",
+    "target purchased",
+    "top-1 share: exaggeration",
+)
+
+
+def first_run() -> str:
+    """The README's first command's funnel, as it prints it (the rows the README keeps)."""
+    import os
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as out:
+        printed = subprocess.run(
+            ["recmarket", "run", "--requests", "120", "--out", str(Path(out) / "first")],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "COLUMNS": "120", "NO_COLOR": "1"},
+        ).stdout.splitlines()
+    box = [line for line in printed if line[:1] in "┏┡└"]
+    rows = [
+        line
+        for line in printed
+        if line[:1] in "┃│" and re.split("[┃│]", line)[1].strip() in FIRST_RUN_ROWS
+    ]
+    kept = [box[0], rows[0], box[1], *rows[1:], box[-1]]
+    return "```text\n" + "\n".join(kept) + "\n```\n"
+
+
+@functools.cache
+def _realism() -> dict[str, str]:
+    """The data-realism tables (scripts/measure_data_realism.py): about a minute and a half,
+    and only where ../shared/data/amazon23 is."""
+    import measure_data_realism
+
+    return measure_data_realism.tables()
+
+
+# NAME -> how a table made from the code alone is written, and whether it takes minutes
+FROM_CODE: dict[str, tuple[Callable[[], str], bool]] = {
+    "offline-parameters": (offline_parameters, False),
+    "first-run": (first_run, False),
+    **{
+        name: (functools.partial(lambda n: _realism()[n], name), True)
+        for name in ("data-realism", "data-titles", "data-levels")
+    },
+}
+# NAME -> (the report table it reads, how it is written)
+TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {
+    "paper-comparison": ("paper_comparison", paper_comparison),
+    "paper-summary": ("paper_comparison", paper_summary),
+    "accountability-chain": ("accountability_chain", accountability_chain),
+    "model-steps": ("accountability_chain", model_steps),
+    "long-histories": ("accountability_chain", long_histories),
+    "label-counterfactual": ("fig07_label_counterfactual", label_counterfactual),
+    "frontier": ("frontier", frontier),
+    "frontier-full": ("frontier", frontier_full),
+    "attacks-grid": ("attacks", attacks_grid),
+    "attacks": ("attacks", attacks_table),
+    "oracle-summary": ("oracle_contrasts", oracle_summary),
+}
