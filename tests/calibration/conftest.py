@@ -1,6 +1,7 @@
 """A run simulated by the offline model with known, non-default choice parameters: what
 the calibration tests recover."""
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -11,32 +12,20 @@ from recmarket.config import RunConfig
 from recmarket.embedding import load_embedder
 from recmarket.run.runner import run
 
-RANKER = {
-    "noise": "gumbel",
-    "fit_noise": 0.08,
-    "credence": 0.7,
-    "prior_records": 3.0,
-    # away from the bounds 0 and 1, where an estimate would have no standard error
-    "label_credibility": {"high": 0.9, "mixed": 0.4, "low": 0.2},
-    "disclosure_weight": 0.05,
-    "position_weight": -0.04,
-}
-PROFILES = {
-    "transactional_direct": {"fit": 8.0, "claim": 0.3, "position": 0.8, "outside": 2.5},
-    "novice_advice": {"fit": 3.0, "claim": 1.2, "position": 0.2, "outside": 1.0},
-}
-UPDATE = {"mixed_gap": 0.3, "low_gap": 0.5}
-DOMAINS = ["Video_Games", "Musical_Instruments", "Sports_and_Outdoors"]
+KNOWN = tomllib.loads(
+    (
+        Path(__file__).resolve().parents[2] / "docs" / "specs" / "calibration-recovery.toml"
+    ).read_text()
+)
+RANKER = KNOWN["agents"]["ranker"]
+PROFILES = KNOWN["agents"]["decision"]["profiles"]
+UPDATE = KNOWN["agents"]["update"]
+DOMAINS = KNOWN["domains"]
 
 
 def simulate(out: Path, condition: str = "local-rep", requests: int = 600) -> RunConfig:
     cfg = RunConfig.model_validate(
-        {
-            "condition": condition,
-            "domains": DOMAINS,
-            "episodes": {"requests": requests},
-            "agents": {"ranker": RANKER, "decision": {"profiles": PROFILES}, "update": UPDATE},
-        }
+        {**KNOWN, "condition": condition, "episodes": {"requests": requests}}
     )
     run(cfg, out, keep_calls=True).store.close()  # calibration reads every call
     return cfg
