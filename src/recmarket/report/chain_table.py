@@ -9,11 +9,10 @@ LocalRep rows.
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from recmarket.analysis.bootstrap import DRAWS, Interval, UnpairedCells, coarsest
-from recmarket.analysis.chain import breaks, chain, chain_row, said
+from recmarket.analysis.chain import MOVES, breaks, chain, chain_row, said
 from recmarket.analysis.contrasts import memory_unit
 from recmarket.catalogue.conditions import condition
 from recmarket.config import RunConfig
@@ -140,20 +139,24 @@ def chain_html(rows: list[dict[str, Any]]) -> str:
     def link(row: dict[str, Any], column: str) -> str:
         if row[column] == "":
             return ""
-        return f"{row[column]:+.2f} [{row[f'{column}_low']:+.2f}, {row[f'{column}_high']:+.2f}]"
+        sign = "" if column in MOVES else "+"
+        ends = (row[column], row[f"{column}_low"], row[f"{column}_high"])
+        a, b, c = (f"{v:{sign}.2f}" for v in ends)
+        return f"{a} [{b}, {c}]"
 
     shown = [
         {
             "contrast": r["contrast"],
-            **{words: link(r, c) for c, words in SHOWN},
+            **{w: link(r, c) for c, w in SHOWN},
             "chain": r["chain"],
+            "interval": r["interval_method"],
         }
         for r in rows
     ]
     return (
         '<figure id="accountability_chain"><h3>The accountability chain of every LocalRep '
         "contrast: changes in points (LocalRep minus NoRep), except the moved Top-1s, which "
-        "are shares of the episodes whose Top-1 item differs between the arms; 95% intervals "
-        f"({html.escape(rows[0]['interval_method'])}). The chain breaks at the first link "
+        "are shares (%) of the episodes whose Top-1 item differs between the arms; 95% "
+        "intervals, each made as its last column says. The chain breaks at the first link "
         "whose interval does not show the move it needs.</h3>" + table_html(shown) + "</figure>"
     )
