@@ -320,9 +320,10 @@ def calibration_recovery() -> str:
 
     known = tomllib.loads(RECOVERY.read_text())
     truth = _truth(known)
-    with tempfile.TemporaryDirectory() as out:
-        run(RunConfig.model_validate(known), Path(out), keep_calls=True).store.close()
-        found = calibrate([Path(out)])
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "recovery"  # the held-out fifth is a hash of this name and the keys
+        run(RunConfig.model_validate(known), out, keep_calls=True).store.close()
+        found = calibrate([out])
     assert found.ranker is not None  # a LocalRep run has shortlists
     fits = {"ranker": found.ranker} | {f"decision.{p}": f for p, f in found.decisions.items()}
     estimates = {f"{where}.{e.name}": e for where, fit in fits.items() for e in fit.estimates}
