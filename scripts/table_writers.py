@@ -257,6 +257,49 @@ def long_histories(rows: list[Row]) -> str:
     return _markdown(header, lines)
 
 
+def _dynamic(rows: list[Row], measure: str, blocks: tuple[str, str]) -> str:
+    """Each cell of a dynamic experiment: ``measure`` in its first and last block, then
+    target purchase and regret over the whole run, with their 95% intervals."""
+    found = {(r["cell"], r["rounds"], r["measure"]): r for r in rows}
+    cells = list(dict.fromkeys(r["cell"] for r in rows))
+
+    def shown(cell: str, rounds: str, name: str, scale: float, digits: int) -> str:
+        r = found.get((cell, rounds, name))
+        if r is None or r["estimate"] == "":
+            return ""
+        a, b, c = (f"{float(r[k]) * scale:.{digits}f}" for k in ("estimate", "low", "high"))
+        return f"{a} [{b}, {c}]"
+
+    header = [
+        "cell",
+        *(f"{measure} %, rounds {b}" for b in blocks),
+        "target purchase %",
+        "regret",
+        "interval",
+    ]
+    lines = [
+        [
+            cell,
+            *(shown(cell, b, measure, 100.0, 1) for b in blocks),
+            shown(cell, "all", "target_purchase", 100.0, 1),
+            shown(cell, "all", "regret", 1.0, 3),
+            found[(cell, "all", "target_purchase")]["interval"],
+        ]
+        for cell in cells
+    ]
+    return _markdown(header, lines)
+
+
+def strategic_adaptation(rows: list[Row]) -> str:
+    """Learning platforms: Exaggeration's share of their proposals, first and last block."""
+    return _dynamic(rows, "exaggeration share", ("1-100", "1101-1200"))
+
+
+def platform_entry(rows: list[Row]) -> str:
+    """The Strict entrant's Top-1 share in its first and last block after entering."""
+    return _dynamic(rows, "P7 Top-1 share", ("201-250", "551-600"))
+
+
 FIRST_RUN_ROWS = (
     "stage",
     "target present",
@@ -387,4 +430,6 @@ TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {
     "attacks-grid": ("attacks", attacks_grid),
     "attacks": ("attacks", attacks_table),
     "oracle-summary": ("oracle_contrasts", oracle_summary),
+    "strategic-adaptation": ("dyn1_strategic_adaptation", strategic_adaptation),
+    "platform-entry": ("dyn2_platform_entry", platform_entry),
 }
