@@ -300,6 +300,36 @@ def platform_entry(rows: list[Row]) -> str:
     return _dynamic(rows, "P7 Top-1 share", ("201-250", "551-600"))
 
 
+REAL_SLICE_ROWS = (
+    ("target present", "present", None),
+    ("target shortlisted", "shortlisted", None),
+    ("target top-1", "top1", None),
+    ("target purchased", "target_purchase", "target_purchase"),
+    ("any purchase", "any_purchase", None),
+    ("Exaggeration Top-1 share", "exaggeration_top1", "exaggeration_top1"),
+)
+
+
+def real_slice(rows: list[Row]) -> str:
+    """The real-slice spec's three conditions side by side (%; 95% intervals where the
+    report gives them)."""
+    cells = [r for r in rows if r["experiment"] == "real-slice"]
+    names = [r["cell"].removeprefix("condition=") for r in cells]
+    lines = [
+        [
+            label,
+            *(
+                _span(r, interval_of, 1, 100.0)
+                if interval_of and r.get(f"{interval_of}_low")
+                else f"{float(r[column]) * 100:.1f}"
+                for r in cells
+            ),
+        ]
+        for label, column, interval_of in REAL_SLICE_ROWS
+    ]
+    return _markdown(["macro over the two slices", *names], lines)
+
+
 FIRST_RUN_ROWS = (
     "stage",
     "target present",
@@ -432,4 +462,5 @@ TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {
     "oracle-summary": ("oracle_contrasts", oracle_summary),
     "strategic-adaptation": ("dyn1_strategic_adaptation", strategic_adaptation),
     "platform-entry": ("dyn2_platform_entry", platform_entry),
+    "real-slice": ("cells", real_slice),
 }
