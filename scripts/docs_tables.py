@@ -41,7 +41,8 @@ MARKER = re.compile(
     re.S,
 )
 
-from table_writers import FROM_CODE, TABLES  # noqa: E402 (the module beside this script)
+from code_tables import FROM_CODE  # noqa: E402 (the modules beside this script)
+from table_writers import TABLES  # noqa: E402
 
 
 def provenance(run: Path) -> tuple[float, str]:

@@ -1,13 +1,10 @@
-"""How each results table of the docs is written: from a report table of a stored run
-(``TABLES``: its rows, read from the CSV the report wrote), or from the code alone
-(``FROM_CODE``). ``scripts/docs_tables.py`` puts them between their markers."""
+"""How each results table of the docs is written from a report table of a stored run
+(``TABLES``: its rows, read from the CSV the report wrote; those made from the code alone
+are in ``code_tables``). ``scripts/docs_tables.py`` puts them between their markers."""
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Callable
-from pathlib import Path
 
 Row = dict[str, str]
 
@@ -20,7 +17,8 @@ def _interval(row: Row, estimate: str = "ours", low: str = "low", high: str = "h
     return f"{row[estimate]} [{row[low]}, {row[high]}]"
 
 
-def _markdown(header: list[str], lines: list[list[str]]) -> str:
+def markdown(header: list[str], lines: list[list[str]]) -> str:
+    """A Markdown table (a "|" inside a cell becomes "/")."""
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(cell.replace("|", "/") for cell in line) + " |" for line in lines]
     return "\n".join(out) + "\n"
@@ -55,7 +53,7 @@ def paper_comparison(rows: list[Row]) -> str:
         for r in rows
         if r["verdict"] not in ("not run", "no counterpart")
     ]
-    return _markdown(header, lines)
+    return markdown(header, lines)
 
 
 def paper_summary(rows: list[Row]) -> str:
@@ -87,7 +85,7 @@ def _chain(rows: list[Row], keep: Callable[[str], bool]) -> str:
         for r in rows
         if keep(r["contrast"])
     ]
-    return _markdown(header, lines)
+    return markdown(header, lines)
 
 
 STEPS = "offline-model-steps:"
@@ -108,16 +106,6 @@ def model_steps(rows: list[Row]) -> str:
     """The equal market's LocalRep contrast under the model before issue 45, with each of
     its three changes alone, and with all three."""
     return _chain(rows, lambda contrast: contrast.startswith(STEPS))
-
-
-def offline_parameters() -> str:
-    """Every parameter of the offline model with its default, meaning and source."""
-    from recmarket.agents.rules.params import parameter_table
-
-    lines = [
-        [f"`{name}`", value, meaning, source] for name, value, meaning, source in parameter_table()
-    ]
-    return _markdown(["parameter", "default", "meaning", "source"], lines)
 
 
 def _num(value: str, digits: int, scale: float = 1.0, sign: bool = False) -> str:
@@ -147,7 +135,7 @@ def label_counterfactual(rows: list[Row]) -> str:
         ]
         for r in rows
     ]
-    return _markdown(header, lines)
+    return markdown(header, lines)
 
 
 FRONTIER = [
@@ -179,7 +167,7 @@ def _frontier(rows: list[Row], columns: list[tuple[str, str, int, float]], metho
         for r in rows
         if r["dominated"] == "False"
     ]
-    return _markdown(header + (["interval"] if method else []), lines)
+    return markdown(header + (["interval"] if method else []), lines)
 
 
 def frontier(rows: list[Row]) -> str:
@@ -198,7 +186,7 @@ def attacks_grid(rows: list[Row]) -> str:
     attacks = list(dict.fromkeys(r["attack"] for r in rows))
     gain = {(r["attack"], r["defence"]): _span(r, "gain_top1", 1, 100.0, True) for r in rows}
     lines = [[a, *(gain.get((a, d), "") for d in defences)] for a in attacks]
-    return _markdown(["attack", *defences], lines)
+    return markdown(["attack", *defences], lines)
 
 
 ATTACK_COLUMNS: tuple[tuple[str, Callable[[Row], str]], ...] = (
@@ -221,7 +209,7 @@ ATTACK_COLUMNS: tuple[tuple[str, Callable[[Row], str]], ...] = (
 def attacks_table(rows: list[Row]) -> str:
     """Every attack under every defence, with what the attacker did."""
     lines = [[cell(r) for _, cell in ATTACK_COLUMNS] for r in rows]
-    return _markdown([name for name, _ in ATTACK_COLUMNS], lines)
+    return markdown([name for name, _ in ATTACK_COLUMNS], lines)
 
 
 def oracle_summary(rows: list[Row]) -> str:
@@ -230,7 +218,7 @@ def oracle_summary(rows: list[Row]) -> str:
     for r in rows:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
     lines = [[verdict, str(n)] for verdict, n in sorted(counts.items(), key=lambda x: -x[1])]
-    return _markdown(["oracle minus mechanism, target purchase (paired 95%)", "pairs"], lines)
+    return markdown(["oracle minus mechanism, target purchase (paired 95%)", "pairs"], lines)
 
 
 def long_histories(rows: list[Row]) -> str:
@@ -254,7 +242,7 @@ def long_histories(rows: list[Row]) -> str:
         for r in rows
         if r["contrast"].startswith("accountability-long:")
     ]
-    return _markdown(header, lines)
+    return markdown(header, lines)
 
 
 def _dynamic(rows: list[Row], measure: str, blocks: tuple[str, str]) -> str:
@@ -287,7 +275,7 @@ def _dynamic(rows: list[Row], measure: str, blocks: tuple[str, str]) -> str:
         ]
         for cell in cells
     ]
-    return _markdown(header, lines)
+    return markdown(header, lines)
 
 
 def strategic_adaptation(rows: list[Row]) -> str:
@@ -327,127 +315,9 @@ def real_slice(rows: list[Row]) -> str:
         ]
         for label, column, interval_of in REAL_SLICE_ROWS
     ]
-    return _markdown(["macro over the two slices", *names], lines)
+    return markdown(["macro over the two slices", *names], lines)
 
 
-FIRST_RUN_ROWS = (
-    "stage",
-    "target present",
-    "target shortlisted",
-    "target top-1",
-    "target purchased",
-    "top-1 share: exaggeration",
-)
-
-
-def first_run() -> str:
-    """The README's first command's funnel, as it prints it (the rows the README keeps)."""
-    import os
-    import subprocess
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as out:
-        printed = subprocess.run(
-            ["recmarket", "run", "--requests", "120", "--out", str(Path(out) / "first")],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "COLUMNS": "120", "NO_COLOR": "1"},
-        ).stdout.splitlines()
-    box = [line for line in printed if line[:1] in "┏┡└"]
-    rows = [
-        line
-        for line in printed
-        if line[:1] in "┃│" and re.split("[┃│]", line)[1].strip() in FIRST_RUN_ROWS
-    ]
-    kept = [box[0], rows[0], box[1], *rows[1:], box[-1]]
-    return "```text\n" + "\n".join(kept) + "\n```\n"
-
-
-RECOVERY = Path(__file__).resolve().parents[1] / "docs" / "specs" / "calibration-recovery.toml"
-
-
-def _truth(known: dict) -> dict[str, float]:
-    """The known parameters by the names the calibration gives its estimates."""
-    agents = known["agents"]
-    ranker = {k: v for k, v in agents["ranker"].items() if k not in ("noise", "label_credibility")}
-    truth = {f"ranker.{k}": float(v) for k, v in ranker.items()}
-    truth |= {
-        f"ranker.label_credibility.{k}": v for k, v in agents["ranker"]["label_credibility"].items()
-    }
-    for profile, weights in agents["decision"]["profiles"].items():
-        truth |= {f"decision.{profile}.{k}": float(v) for k, v in weights.items()}
-    return truth | {f"update.{k}": float(v) for k, v in agents["update"].items()}
-
-
-def calibration_recovery() -> str:
-    """A run of the offline model with known parameters (docs/specs), calibrated back: each
-    estimate beside its true value, then each fit's log-likelihood and the held-out
-    agreements (about a minute)."""
-    import tempfile
-    import tomllib
-
-    from recmarket.calibration.calibrate import calibrate
-    from recmarket.config import RunConfig
-    from recmarket.run.runner import run
-
-    known = tomllib.loads(RECOVERY.read_text())
-    truth = _truth(known)
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "recovery"  # the held-out fifth is a hash of this name and the keys
-        run(RunConfig.model_validate(known), out, keep_calls=True).store.close()
-        found = calibrate([out])
-    assert found.ranker is not None  # a LocalRep run has shortlists
-    fits = {"ranker": found.ranker} | {f"decision.{p}": f for p, f in found.decisions.items()}
-    estimates = {f"{where}.{e.name}": e for where, fit in fits.items() for e in fit.estimates}
-    estimates |= {f"update.{e.name}": e for e in found.labels.estimates}
-    lines = [
-        [name, f"{value:g}", f"{estimates[name].value:.3f}", f"{estimates[name].se or 0:.3f}"]
-        for name, value in truth.items()
-    ]
-    fitted = [
-        [
-            where,
-            f"{fit.log_likelihood:,.1f}",
-            f"{fit.null_log_likelihood:,.1f}",
-            f"{1 - fit.log_likelihood / fit.null_log_likelihood:.2f}",
-            str(fit.observations),
-        ]
-        for where, fit in fits.items()
-    ]
-    held = [
-        [measure, f"{v['fitted']:.1%}", f"{v['prior']:.1%}", str(int(v["n"]))]
-        for measure, v in found.held_out.items()
-    ]
-    return (
-        _markdown(["parameter", "true", "estimated", "SE"], lines)
-        + "\n"
-        + _markdown(["fit", "log-likelihood", "null", "pseudo-R2", "observations"], fitted)
-        + "\n"
-        + _markdown(["held out", "fitted", "defaults", "n"], held)
-    )
-
-
-@functools.cache
-def _realism() -> dict[str, str]:
-    """The data-realism tables (scripts/measure_data_realism.py): about a minute and a half,
-    and only where ../shared/data/amazon23 is."""
-    import measure_data_realism
-
-    return measure_data_realism.tables()
-
-
-# NAME -> how a table made from the code alone is written, and whether it takes minutes
-FROM_CODE: dict[str, tuple[Callable[[], str], bool]] = {
-    "offline-parameters": (offline_parameters, False),
-    "first-run": (first_run, False),
-    **{
-        name: (functools.partial(lambda n: _realism()[n], name), True)
-        for name in ("data-realism", "data-titles", "data-levels")
-    },
-    "calibration-recovery": (calibration_recovery, True),
-}
-# NAME -> (the report table it reads, how it is written)
 TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {
     "paper-comparison": ("paper_comparison", paper_comparison),
     "paper-summary": ("paper_comparison", paper_summary),

@@ -1,0 +1,142 @@
+"""The docs' tables made from the code alone, no stored run needed: the offline model's
+parameters, the README's first run, the data's realism against ../shared's real samples, and
+the calibration's recovery of known parameters. ``FROM_CODE`` says which take minutes."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from table_writers import markdown
+
+
+def offline_parameters() -> str:
+    """Every parameter of the offline model with its default, meaning and source."""
+    from recmarket.agents.rules.params import parameter_table
+
+    lines = [
+        [f"`{name}`", value, meaning, source] for name, value, meaning, source in parameter_table()
+    ]
+    return markdown(["parameter", "default", "meaning", "source"], lines)
+
+
+FIRST_RUN_ROWS = (
+    "stage",
+    "target present",
+    "target shortlisted",
+    "target top-1",
+    "target purchased",
+    "top-1 share: exaggeration",
+)
+
+
+def first_run() -> str:
+    """The README's first command's funnel, as it prints it (the rows the README keeps)."""
+    import os
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as out:
+        printed = subprocess.run(
+            ["recmarket", "run", "--requests", "120", "--out", str(Path(out) / "first")],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "COLUMNS": "120", "NO_COLOR": "1"},
+        ).stdout.splitlines()
+    box = [line for line in printed if line[:1] in "┏┡└"]
+    rows = [
+        line
+        for line in printed
+        if line[:1] in "┃│" and re.split("[┃│]", line)[1].strip() in FIRST_RUN_ROWS
+    ]
+    kept = [box[0], rows[0], box[1], *rows[1:], box[-1]]
+    return "```text\n" + "\n".join(kept) + "\n```\n"
+
+
+RECOVERY = Path(__file__).resolve().parents[1] / "docs" / "specs" / "calibration-recovery.toml"
+
+
+def _truth(known: dict) -> dict[str, float]:
+    """The known parameters by the names the calibration gives its estimates."""
+    agents = known["agents"]
+    ranker = {k: v for k, v in agents["ranker"].items() if k not in ("noise", "label_credibility")}
+    truth = {f"ranker.{k}": float(v) for k, v in ranker.items()}
+    truth |= {
+        f"ranker.label_credibility.{k}": v for k, v in agents["ranker"]["label_credibility"].items()
+    }
+    for profile, weights in agents["decision"]["profiles"].items():
+        truth |= {f"decision.{profile}.{k}": float(v) for k, v in weights.items()}
+    return truth | {f"update.{k}": float(v) for k, v in agents["update"].items()}
+
+
+def calibration_recovery() -> str:
+    """A run of the offline model with known parameters (docs/specs), calibrated back: each
+    estimate beside its true value, then each fit's log-likelihood and the held-out
+    agreements (about a minute)."""
+    import tempfile
+    import tomllib
+
+    from recmarket.calibration.calibrate import calibrate
+    from recmarket.config import RunConfig
+    from recmarket.run.runner import run
+
+    known = tomllib.loads(RECOVERY.read_text())
+    truth = _truth(known)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "recovery"  # the held-out fifth is a hash of this name and the keys
+        run(RunConfig.model_validate(known), out, keep_calls=True).store.close()
+        found = calibrate([out])
+    assert found.ranker is not None  # a LocalRep run has shortlists
+    fits = {"ranker": found.ranker} | {f"decision.{p}": f for p, f in found.decisions.items()}
+    estimates = {f"{where}.{e.name}": e for where, fit in fits.items() for e in fit.estimates}
+    estimates |= {f"update.{e.name}": e for e in found.labels.estimates}
+    lines = [
+        [name, f"{value:g}", f"{estimates[name].value:.3f}", f"{estimates[name].se or 0:.3f}"]
+        for name, value in truth.items()
+    ]
+    fitted = [
+        [
+            where,
+            f"{fit.log_likelihood:,.1f}",
+            f"{fit.null_log_likelihood:,.1f}",
+            f"{1 - fit.log_likelihood / fit.null_log_likelihood:.2f}",
+            str(fit.observations),
+        ]
+        for where, fit in fits.items()
+    ]
+    held = [
+        [measure, f"{v['fitted']:.1%}", f"{v['prior']:.1%}", str(int(v["n"]))]
+        for measure, v in found.held_out.items()
+    ]
+    return (
+        markdown(["parameter", "true", "estimated", "SE"], lines)
+        + "\n"
+        + markdown(["fit", "log-likelihood", "null", "pseudo-R2", "observations"], fitted)
+        + "\n"
+        + markdown(["held out", "fitted", "defaults", "n"], held)
+    )
+
+
+@functools.cache
+def _realism() -> dict[str, str]:
+    """The data-realism tables (scripts/measure_data_realism.py): about a minute and a half,
+    and only where ../shared/data/amazon23 is."""
+    import measure_data_realism
+
+    return measure_data_realism.tables()
+
+
+# NAME -> how a table made from the code alone is written, and whether it takes minutes
+FROM_CODE: dict[str, tuple[Callable[[], str], bool]] = {
+    "offline-parameters": (offline_parameters, False),
+    "first-run": (first_run, False),
+    **{
+        name: (functools.partial(lambda n: _realism()[n], name), True)
+        for name in ("data-realism", "data-titles", "data-levels")
+    },
+    "calibration-recovery": (calibration_recovery, True),
+}
+# NAME -> (the report table it reads, how it is written)
