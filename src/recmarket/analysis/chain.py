@@ -44,13 +44,15 @@ LINKS = (
 )
 
 
+def proposers(row: Row) -> list[str]:
+    """The families that proposed the episode's target (none where the rows do not say)."""
+    return (row.get("target_policies") or "").split(",")
+
+
 def proposed_by(family: str) -> Metric:
     """Percent of the episodes whose target ``family`` proposed in which the target was
     ranked first."""
-    return share_of(
-        lambda r: family in (r.get("target_policies") or "").split(","),
-        lambda r: bool(r["target_top1"]),
-    )
+    return share_of(lambda r: family in proposers(r), lambda r: bool(r["target_top1"]))
 
 
 def rate_of(column: str) -> Metric:
@@ -99,7 +101,7 @@ def chain(
         )
     if all(r.get("target_policies") is not None or not r["target_present"] for r in base):
         for family in FAMILIES:
-            if any(family in (r.get("target_policies") or "") for r in base):
+            if any(family in proposers(r) for r in base):
                 out[f"target_top1_via_{family}"] = interval(
                     arms, proposed_by(family), difference, unit, draws=draws
                 )
@@ -124,11 +126,8 @@ def breaks(links: dict[str, Interval]) -> str:
             continue
         if value.low * sign > 0 and value.high * sign > 0:
             continue
-        how = (
-            "moves the other way"
-            if value.estimate * sign < 0 and value.excludes(0)
-            else ("no detectable move")
-        )
+        against = value.estimate * sign < 0 and value.excludes(0)
+        how = "moves the other way" if against else "no detectable move"
         return f"breaks at {words}: {how}, {said(value)}"
     return "holds"
 

@@ -20,14 +20,36 @@ from recmarket.report.data import Cell
 from recmarket.report.html import table_html
 
 # Settings only a condition with reputation reads: equal in a base cell whatever they are.
-REPUTATION_ONLY = ("condition", "reputation_scope")
+REPUTATION_ONLY = ("condition", "reputation_scope", "market.reputation")
 Links = dict[str, Interval]  # a contrast's chain, link by link
 
 
-def _without_condition(config: RunConfig) -> str:
-    dumped = config.model_dump(mode="json", exclude=set(REPUTATION_ONLY))
-    dumped["market"].pop("reputation", None)
+def settings_but(config: RunConfig, *paths: str) -> str:
+    """The cell's settings without those at ``paths`` (dotted), as a key: two cells with the
+    same key differ at most there."""
+    dumped = config.model_dump(mode="json")
+    for path in paths:
+        *parents, last = path.split(".")
+        node = dumped
+        for part in parents:
+            node = node[part]
+        node.pop(last, None)
     return repr(dumped)
+
+
+def _stateful(cell: Cell) -> bool:
+    return condition(cell.config.condition).reputation
+
+
+def is_localrep_pair(base: Cell, treated: Cell) -> bool:
+    """Whether the two cells are a LocalRep contrast: the base without reputation, the other
+    with it, their settings otherwise equal."""
+    return (
+        not _stateful(base)
+        and _stateful(treated)
+        and settings_but(base.config, *REPUTATION_ONLY)
+        == settings_but(treated.config, *REPUTATION_ONLY)
+    )
 
 
 def localrep_pairs(cells: dict[str, dict[str, Cell]]) -> list[tuple[str, Cell, Cell]]:
@@ -36,14 +58,12 @@ def localrep_pairs(cells: dict[str, dict[str, Cell]]) -> list[tuple[str, Cell, C
     pairs = []
     for experiment, members in cells.items():
         bases = {
-            _without_condition(c.config): c
+            settings_but(c.config, *REPUTATION_ONLY): c
             for c in members.values()
-            if not condition(c.config.condition).reputation
+            if not _stateful(c)
         }
-        for cell in members.values():
-            if not condition(cell.config.condition).reputation:
-                continue
-            base = bases.get(_without_condition(cell.config))
+        for cell in filter(_stateful, members.values()):
+            base = bases.get(settings_but(cell.config, *REPUTATION_ONLY))
             if base is not None:
                 pairs.append((_label(experiment, base, cell), base, cell))
     return pairs
@@ -76,16 +96,9 @@ def localrep_links(
     """The chain of a paper number's two arms where they are a LocalRep contrast (the base
     without reputation, the other with it, settings otherwise equal), else None; each pair
     is measured once into ``known``."""
-    if len(arms) != 2:
+    if len(arms) != 2 or not is_localrep_pair(*arms):
         return None
     base, treated = arms
-    if (
-        condition(base.config.condition).reputation
-        or not condition(treated.config.condition).reputation
-    ):
-        return None
-    if _without_condition(base.config) != _without_condition(treated.config):
-        return None
     key = (id(base), id(treated))
     if key not in known:
         known[key] = chain_of(base, treated, draws=draws)

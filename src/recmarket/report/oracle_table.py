@@ -20,15 +20,9 @@ from recmarket.analysis.contrasts import memory_unit
 from recmarket.analysis.shares import top1_share
 from recmarket.catalogue.conditions import condition
 from recmarket.catalogue.mechanisms import ORACLE
-from recmarket.config import RunConfig
+from recmarket.report.chain_table import settings_but
 from recmarket.report.data import Cell
 from recmarket.report.html import table_html
-
-
-def _without_mechanism(config: RunConfig) -> str:
-    dumped = config.model_dump(mode="json")
-    dumped["market"].pop("reputation", None)
-    return repr(dumped)
 
 
 def oracle_pairs(cells: dict[str, dict[str, Cell]]) -> list[tuple[str, Cell, Cell]]:
@@ -39,13 +33,13 @@ def oracle_pairs(cells: dict[str, dict[str, Cell]]) -> list[tuple[str, Cell, Cel
         kept = [c for c in members.values() if condition(c.config.condition).reputation]
         oracles = [c for c in kept if c.config.market.reputation_in_use.mechanism == ORACLE.name]
         for oracle in oracles:
-            twin = _without_mechanism(oracle.config)
+            twin = settings_but(oracle.config, "market.reputation")
             pairs += [
                 (experiment, other, oracle)
                 for other in kept
                 if other is not oracle
                 and other.config.market.reputation_in_use.mechanism != ORACLE.name
-                and _without_mechanism(other.config) == twin
+                and settings_but(other.config, "market.reputation") == twin
             ]
     return pairs
 

@@ -184,7 +184,13 @@ def measured(
     a cell some of whose seeds a stopped reproduce never finished, are not compared). A
     contrast's arms share their episodes, so the same seeds and units are resampled in
     each; the unit is the coarsest any arm depends on."""
-    found = arms_of(number, cells)
+    return measured_on(number, arms_of(number, cells), draws=draws)
+
+
+def measured_on(
+    number: PaperNumber, found: list[Cell] | None, *, draws: int = DRAWS
+) -> Interval | None:
+    """``measured`` on the number's arms as ``arms_of`` found them."""
     if found is None or number.metric is None:
         return None
     try:
@@ -307,9 +313,9 @@ def compare(cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS) -> list[di
     rows = []
     chains: dict[tuple[int, int], Links | None] = {}
     for number in paper_numbers():
-        value = measured(number, cells, draws=draws)
-        arms = arms_of(number, cells) if value is not None else None
-        links = localrep_links(arms, chains, draws=draws) if arms else None
+        arms = arms_of(number, cells)
+        value = measured_on(number, arms, draws=draws)
+        links = localrep_links(arms, chains, draws=draws) if arms and value else None
         rows.append(
             {
                 "section": number.section,
