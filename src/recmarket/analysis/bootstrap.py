@@ -50,6 +50,8 @@ from typing import Any
 
 import numpy as np
 
+from recmarket.analysis.t_intervals import seed_t, stratified_t, t_draws
+
 DRAWS = 50_000
 CHUNK = 5_000  # draws per block (bounds memory when clusters are many and distinct)
 Row = Mapping[str, Any]  # an episode row: a dict, or the report's CompactRow
@@ -291,7 +293,7 @@ def _drawn(
     for (rep, domain), units in strata.items():
         grid[replicates.index(rep), domains.index(domain)] = metric.finish(units.sum(axis=0))
     if len(domains) > 1 and not metric.pooled:
-        t = _stratified_t(grid)
+        t = stratified_t(grid)
         strata_used = len(domains)
     else:  # one domain, or a measure pooled across domains: the seeds' macro values
         seed_values = np.stack(
@@ -300,12 +302,12 @@ def _drawn(
                 for rep in replicates
             ]
         )
-        t = _seed_t(seed_values[np.isfinite(seed_values).all(axis=1)])
+        t = seed_t(seed_values[np.isfinite(seed_values).all(axis=1)])
         strata_used = 0
     if t is None:
         return Drawn(estimate, np.array([]), design, draws, per_domain, len(replicates), None)
     mean, scale, df = t
-    out = _t_draws(mean, scale, df, statistic, draws, gen)
+    out = t_draws(mean, scale, df, statistic, draws, gen)
     estimate = float(statistic(mean))
     return Drawn(estimate, out, design, draws, per_domain, len(replicates), df, strata_used)
 
@@ -334,57 +336,6 @@ def _bootstrap_draws(
             sums[domain] += (drawn @ levels).reshape(size, *totals[domain].shape)
         out[start : start + size] = statistic(np.moveaxis(_values(sums, metric), -1, 0))
     return out
-
-
-TDistribution = tuple[np.ndarray, np.ndarray, int]  # the arms' mean, its scale, df
-
-
-def _seed_t(seed_values: np.ndarray) -> TDistribution | None:
-    """The arms' mean over S seeds' (macro) values: location their mean, scale their
-    covariance over S, df S - 1 (None with fewer than two seeds)."""
-    n = len(seed_values)
-    if n < 2:
-        return None
-    scale = np.atleast_2d(np.cov(seed_values, rowvar=False)) / n
-    return seed_values.mean(axis=0), scale, n - 1
-
-
-def _stratified_t(grid: np.ndarray) -> TDistribution | None:
-    """The arms' macro mean from one value per (seed, domain) (``grid``: seeds x domains
-    x arms, NaN where a unit has none): each domain's mean over its seeds, averaged over
-    domains; the covariance pooled within domains, df the sum over domains of their seeds
-    less one, and the macro mean's scale that covariance times the mean over domains of
-    1 / seeds, over the number of domains (None without two seeds in some domain)."""
-    means, residuals, inverse_counts = [], [], []
-    for d in range(grid.shape[1]):
-        values = grid[:, d][np.isfinite(grid[:, d]).all(axis=1)]
-        if len(values) == 0:
-            continue
-        means.append(values.mean(axis=0))
-        residuals.append(values - values.mean(axis=0))
-        inverse_counts.append(1 / len(values))
-    df = sum(len(r) - 1 for r in residuals)
-    if df < 1:
-        return None
-    stacked = np.concatenate(residuals)
-    pooled = stacked.T @ stacked / df
-    scale = pooled * float(np.mean(inverse_counts)) / len(means)
-    return np.mean(means, axis=0), np.atleast_2d(scale), df
-
-
-def _t_draws(
-    mean: np.ndarray,
-    scale: np.ndarray,
-    df: int,
-    statistic: Callable[[np.ndarray], np.ndarray],
-    draws: int,
-    gen: np.random.Generator,
-) -> np.ndarray:
-    """The statistic of the arms' mean drawn from its multivariate t (location ``mean``,
-    scale matrix ``scale``, ``df`` degrees of freedom)."""
-    normal = gen.multivariate_normal(np.zeros(len(mean)), scale, size=draws, method="eigh")
-    stretch = np.sqrt(df / gen.chisquare(df, size=draws))
-    return statistic((mean + normal * stretch[:, None]).T)
 
 
 def level_of(values: np.ndarray) -> np.ndarray:
