@@ -13,12 +13,29 @@ from table_writers import markdown
 
 
 def offline_parameters() -> str:
-    """Every parameter of the offline model with its default, meaning and source."""
-    from recmarket.agents.rules.params import parameter_table
+    """Every parameter of the offline model with its default, meaning and source (a table
+    of values per profile is shown as "per profile")."""
+    from recmarket.agents.rules.params import OfflineParams
+    from recmarket.profiles import PROFILE_NAMES
 
-    lines = [
-        [f"`{name}`", value, meaning, source] for name, value, meaning, source in parameter_table()
-    ]
+    lines = []
+    defaults = OfflineParams()
+    for group in OfflineParams.model_fields:
+        model = getattr(defaults, group)
+        for name, field in type(model).model_fields.items():
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            value = getattr(model, name)
+            if isinstance(value, dict):
+                per_profile = set(value) <= set(PROFILE_NAMES)
+                shown = (
+                    "per profile"
+                    if per_profile
+                    else ", ".join(f"{k} {v:g}" for k, v in value.items())
+                )
+            else:
+                shown = str(value)
+            meaning = field.description or ""
+            lines.append([f"`{group}.{name}`", shown, meaning, str(extra["source"])])
     return markdown(["parameter", "default", "meaning", "source"], lines)
 
 

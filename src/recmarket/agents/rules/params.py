@@ -5,8 +5,9 @@ A default has one of three sources, stated beside it: *first principles* (a scal
 a property a sensible reader has, argued in a sentence), *the real samples* (measured on the
 Amazon Reviews'23 rows in ``../shared/data/amazon23`` by ``scripts/measure_offline_scales.py``),
 or *a cited measurement*. None was set by looking at the outcomes the model produces, and
-none comes from the paper's results. ``parameter_table()`` renders them for the docs
-(docs/running.md); change any of them in a config file's ``[agents]`` table.
+none comes from the paper's results. ``scripts/docs_tables.py`` writes them, with their
+meanings and sources, into docs/running.md; change any of them in a config file's
+``[agents]`` table.
 
 Levels (fit, claims, experience) share one scale, [0, 1], split by the lexicon into five
 bands of 0.2: "one band" is the smallest difference a reader can tell in words.
@@ -383,28 +384,6 @@ class OfflineParams(_Params):
     decision: DecisionParams = DecisionParams()
     review: ReviewParams = ReviewParams()
     update: UpdaterParams = UpdaterParams()
-
-
-def parameter_table() -> list[tuple[str, str, str, str]]:
-    """(name, default, meaning, source) of every parameter, for the docs."""
-    rows = []
-    defaults = OfflineParams()
-    for group in OfflineParams.model_fields:
-        model = getattr(defaults, group)
-        for name, field in type(model).model_fields.items():
-            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
-            value = getattr(model, name)
-            if isinstance(value, dict):
-                per_profile = set(value) <= set(PROFILE_NAMES)
-                shown = (
-                    "per profile"
-                    if per_profile
-                    else ", ".join(f"{k} {v:g}" for k, v in value.items())
-                )
-            else:
-                shown = str(value)
-            rows.append((f"{group}.{name}", shown, field.description or "", str(extra["source"])))
-    return rows
 
 
 assert set(DEFAULT_DECISION) == set(PROFILE_NAMES) == set(DEFAULT_GAP_SENSITIVITY)
