@@ -27,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from recmarket.agents.llm.attempts import first_replies_valid
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.agents.llm.local import LocalServer
 from recmarket.config import EpisodeConfig, RunConfig
@@ -49,14 +50,10 @@ def cell(base_url: str, structured: str, requests: int) -> RunConfig:
     )
 
 
-def first_attempt_validity(store: Path) -> dict[str, tuple[int, int]]:
+def first_replies(store: Path) -> dict[str, tuple[int, int]]:
     """Per role: (calls whose first reply was used, calls)."""
     with sqlite3.connect(store) as db:
-        rows = db.execute(
-            "SELECT role, SUM(error IS NULL), COUNT(*) FROM llm_attempts WHERE attempt = 0 "
-            "GROUP BY role"
-        ).fetchall()
-    return {role: (int(valid), int(total)) for role, valid, total in rows}
+        return first_replies_valid(db)
 
 
 def table(results: dict[str, dict[str, tuple[int, int]]]) -> None:
@@ -87,7 +84,7 @@ def read(runs: list[Path]) -> None:
             f"{run_dir}: {finished} of {finished + sum(failed.values())} episodes finished "
             f"every role; failed roles: {failed or 'none'}"
         )
-        results[str(run_dir)] = first_attempt_validity(store)
+        results[str(run_dir)] = first_replies(store)
     table(results)
 
 
@@ -115,7 +112,7 @@ def main() -> None:
             failed = sum(1 for e in result.store.episodes() if e["failed_role"])
             result.store.close()
             seconds = time.perf_counter() - start
-            results[structured] = first_attempt_validity(out / "run.sqlite")
+            results[structured] = first_replies(out / "run.sqlite")
             print(f"structured={structured}: {seconds:.0f} s, {failed} of {args.requests} failed")
     table({"structured = off": results["off"], "structured = auto": results["auto"]})
 

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from recmarket.agents.llm.attempts import first_replies_valid
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.analysis.failures import failure_warning
 from recmarket.cli import app
@@ -69,6 +70,15 @@ def test_a_failed_call_keeps_its_input_and_every_attempt(tmp_path: Path) -> None
     assert attempts[0]["error"].startswith("the reply contains no valid JSON object")
 
 
+def test_first_replies_count_each_call_once_by_whether_its_first_reply_kept_the_contract(
+    tmp_path: Path,
+) -> None:
+    with FakeLLM() as server:
+        out = play(tmp_path, server, repair_attempts=1)
+    with RunStore.read(out) as store:
+        assert first_replies_valid(store.db) == {"query": (4, 4)}
+
+
 def test_a_repaired_call_shows_the_refused_reply_and_the_reask(tmp_path: Path) -> None:
     with FakeLLM(faults=FaultPlan({"invalid_json": 1.0})) as server:
         out = play(tmp_path, server, repair_attempts=1)
@@ -76,6 +86,7 @@ def test_a_repaired_call_shows_the_refused_reply_and_the_reask(tmp_path: Path) -
         rows = store.episodes()
         assert not any(r["failed_role"] for r in rows)
         assert failure_warning(rows, store.db) is None
+        assert first_replies_valid(store.db) == {"query": (0, 4)}  # the first, not the used
     shown = CliRunner().invoke(app, ["show", str(out)])
     assert "attempt 1 (refused:" in shown.output and "attempt 2 (used):" in shown.output
     assert "re-asked: Your answer could not be used" in shown.output

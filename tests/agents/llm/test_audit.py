@@ -13,6 +13,7 @@ from recmarket.agents.llm.api import ChatRequest, Reply
 from recmarket.agents.llm.audit.card import read_card, settings_key, wilson
 from recmarket.agents.llm.audit.probes import Material
 from recmarket.agents.llm.audit.runner import audit_model
+from recmarket.agents.llm.client import ReplayMiss
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.agents.llm.prompts import lines_after
 from recmarket.cli import app
@@ -120,6 +121,40 @@ def test_a_model_that_ranks_by_position_fails_what_exposes_it(
     }
     assert results["format"].passes == results["format"].trials
     assert results["label faithfulness"].passes == TRIALS  # every confirming review only
+
+
+class Unreachable:
+    """A provider that must not be asked: a replayed audit sends nothing."""
+
+    async def generate(self, request: ChatRequest) -> Reply:
+        raise AssertionError("a replayed audit sent a call")
+
+    async def aclose(self) -> None:
+        pass
+
+
+def test_an_audit_replayed_from_its_store_sends_nothing_and_names_a_missing_call(
+    tmp_path: Path, material: Material
+) -> None:
+    """The docs' audit is made again from its stored answers: the same card without a call
+    sent, and a probe its store cannot answer (more trials) stops with ReplayMiss."""
+    cfg = ModelConfig(name="m", base_url="http://audit.test/v1", api_key_env=KEY_ENV)
+    config = LLMConfig(models={"m": cfg}, roles={"default": "m"})
+    made = asyncio.run(
+        audit_model(config, "m", material, 2, tmp_path, provider=lambda _: FakeChatAPI())
+    )
+    again = asyncio.run(
+        audit_model(
+            config, "m", material, 2, tmp_path, provider=lambda _: Unreachable(), replay=True
+        )
+    )
+    assert again.results == made.results
+    with pytest.raises(ReplayMiss, match="no stored answer"):
+        asyncio.run(
+            audit_model(
+                config, "m", material, 3, tmp_path, provider=lambda _: Unreachable(), replay=True
+            )
+        )
 
 
 def test_wilson_intervals_hold_the_rate_and_stay_in_the_unit_interval() -> None:

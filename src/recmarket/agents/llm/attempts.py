@@ -120,3 +120,12 @@ def common_errors(db: sqlite3.Connection) -> list[tuple[str, int]]:
         return []
     errors = db.execute("SELECT error FROM llm_attempts WHERE error IS NOT NULL")
     return Counter(error_kind(error) for (error,) in errors).most_common(ERROR_KINDS)
+
+
+def first_replies_valid(db: sqlite3.Connection) -> dict[str, tuple[int, int]]:
+    """Per role: (calls whose first reply kept the contract, calls), before any re-ask;
+    what structured outputs change, read from a run store's attempts."""
+    found: dict[str, list[bool]] = {}
+    for (role, _), attempts in read_attempts(db).items():
+        found.setdefault(role, []).append(attempts[0].error is None)
+    return {role: (sum(firsts), len(firsts)) for role, firsts in found.items()}

@@ -55,10 +55,12 @@ async def audit_model(
     trials: int,
     audits: Path,
     provider: Callable[[ModelConfig], ChatAPI] = chat_api,
+    replay: bool = False,
 ) -> AuditCard:
     """Run ``name``'s probes ``trials`` times each; store and return its card. An endpoint
     that fails (EndpointFailure) stops the audit, as it stops a run: infrastructure is not
-    a result."""
+    a result. With ``replay`` every call is served from the card's store and none is sent
+    (``ReplayMiss`` names one it lacks), so a stored audit can be made again offline."""
     cfg = config.models[name]
     roles = played(config, name)
     probes = probes_for(roles)
@@ -69,7 +71,7 @@ async def audit_model(
         roles={role: name for role in roles},
         repair_attempts=config.repair_attempts,
     )
-    backend = LLMBackend(audited, [directory / CALLS_FILE], provider=provider)
+    backend = LLMBackend(audited, [directory / CALLS_FILE], replay=replay, provider=provider)
     tally = Tally()
 
     async def ask(role: RoleName, inp: Contract, sample: int) -> Contract | None:
