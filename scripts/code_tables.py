@@ -1,13 +1,16 @@
 """The docs' tables made from the code alone, no stored run needed: the offline model's
-parameters, the README's first run, the data's realism against ../shared's real samples, and
-the calibration's recovery of known parameters. ``FROM_CODE`` says which take minutes."""
+parameters, the README's first run, the data's realism against ../shared's real samples, the
+calibration's recovery of known parameters, and the local model's stored answers replayed
+(``llm_tables``). ``FROM_CODE`` says which take minutes."""
 
 from __future__ import annotations
 
 import functools
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from table_writers import markdown
 
@@ -147,13 +150,41 @@ def _realism() -> dict[str, str]:
 
 
 # NAME -> how a table made from the code alone is written, and whether it takes minutes
-FROM_CODE: dict[str, tuple[Callable[[], str], bool]] = {
-    "offline-parameters": (offline_parameters, False),
-    "first-run": (first_run, False),
+def _llm_tables() -> ModuleType:
+    """The tables of the local model's stored answers, imported when one is made (they
+    replay the answers, and calibrate)."""
+    import llm_tables
+
+    return llm_tables
+
+
+MODEL_TABLES: dict[str, Callable[[], str]] = {
+    "llm-structured-outputs": lambda: _llm_tables().structured_outputs(),
+    "llm-audit": lambda: _llm_tables().audit(),
+    "llm-calibration-check": lambda: _llm_tables().calibration_check(),
+}
+
+
+@dataclass(frozen=True)
+class CodeTable:
+    """How a table is made from the code: the function, whether it takes minutes (left
+    alone under --quick), and whether it reads ../shared's real samples (left alone where
+    they are absent)."""
+
+    make: Callable[[], str]
+    slow: bool = False
+    reads_shared: bool = False
+
+
+FROM_CODE: dict[str, CodeTable] = {
+    "offline-parameters": CodeTable(offline_parameters),
+    "first-run": CodeTable(first_run),
     **{
-        name: (functools.partial(lambda n: _realism()[n], name), True)
+        name: CodeTable(
+            functools.partial(lambda n: _realism()[n], name), slow=True, reads_shared=True
+        )
         for name in ("data-realism", "data-titles", "data-levels")
     },
-    "calibration-recovery": (calibration_recovery, True),
+    "calibration-recovery": CodeTable(calibration_recovery, slow=True),
+    **{name: CodeTable(make) for name, make in MODEL_TABLES.items()},  # seconds
 }
-# NAME -> (the report table it reads, how it is written)

@@ -128,10 +128,12 @@ def update(run: Path | None, *, check: bool, with_slow: bool = True) -> list[str
                     raise SystemExit(
                         f"{doc.name}: table {name!r} without a scale is not made from the code"
                     )
-                make, slow = FROM_CODE[name]
-                if slow and not (with_slow and SHARED_DATA.is_dir()):
+                table = FROM_CODE[name]
+                if (table.slow and not with_slow) or (
+                    table.reads_shared and not SHARED_DATA.is_dir()
+                ):
                     return match[0]
-                made = make()
+                made = table.make()
                 if match["body"] != made:
                     differ.append(f"{doc.relative_to(ROOT)}: {name}")
                 return match["open"] + made + match["close"]

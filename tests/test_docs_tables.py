@@ -3,6 +3,7 @@ scripts/docs_tables.py, equals the tables the docs hold at that scale (those of 
 name their commit and command and are left alone at this scale), and the tables made from
 the code alone (parameters, the first run, the data's realism) are what it makes now."""
 
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -62,7 +63,8 @@ def test_a_table_between_markers_is_replaced_whole_and_a_changed_one_is_named(
 
 def test_the_tables_made_from_the_code_are_what_it_makes_now() -> None:
     """The offline model's parameter table (docs/running.md) is the code's, default by
-    default, and the README's first run prints what it shows: a changed parameter or funnel
+    default, the README's first run prints what it shows, and the local model's tables are
+    what its stored answers make when replayed: a changed parameter, funnel, parser or probe
     that the docs still show otherwise fails here (the data-realism tables, which take
     longer, are checked with the small run)."""
     check = subprocess.run(
@@ -73,3 +75,28 @@ def test_the_tables_made_from_the_code_are_what_it_makes_now() -> None:
     )
     assert check.returncode == 0, check.stdout + check.stderr
     assert "<!-- table offline-parameters -->" in (ROOT / "docs" / "running.md").read_text()
+
+
+def test_the_local_models_tables_need_every_answer_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A replay the stored answers cannot serve (here: the explanations are gone, as when a
+    prompt changes) stops with a line naming the command that asks the model again, never
+    sending a call."""
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import llm_evidence
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    store = tmp_path / "calls.sqlite"
+    with sqlite3.connect(llm_evidence.CALLS) as src, sqlite3.connect(store) as dst:
+        src.backup(dst)
+    with sqlite3.connect(store) as db:
+        db.execute("DELETE FROM llm_calls WHERE role = 'explain'")
+    monkeypatch.setattr(llm_evidence, "CALLS", store)
+    llm_evidence.replayed.cache_clear()
+    try:
+        with pytest.raises(llm_evidence.NotStored, match=r"llm_evidence\.py make"):
+            llm_evidence.replayed()
+    finally:
+        llm_evidence.replayed.cache_clear()
