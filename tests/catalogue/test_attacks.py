@@ -13,8 +13,10 @@ from typer.testing import CliRunner
 
 from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.params import RankerParams
-from recmarket.catalogue.attacks import ATTACKS, BaitAndSwitch, BaitParams, Whitewash
-from recmarket.catalogue.attacks import WhitewashParams as WW
+from recmarket.catalogue.attack_conduct import BaitAndSwitch, Whitewash
+from recmarket.catalogue.attack_params import BaitParams
+from recmarket.catalogue.attack_params import WhitewashParams as WW
+from recmarket.catalogue.attacks import ATTACKS
 from recmarket.catalogue.payloads import PAYLOAD_FAMILIES
 from recmarket.cli import app
 from recmarket.config import RunConfig
@@ -101,6 +103,9 @@ OFF = {
     "sybil": {"seats": 1},
     "forge": {"share": 0.0},
     "inject": {"family": None},
+    "flood": {"records": 0},
+    "collude": {"seats": 1, "share": 0.0},
+    "camouflage": {"share": 0.0},
 }
 
 
@@ -131,6 +136,58 @@ def test_forged_records_reach_shared_histories_and_never_a_users_own(tmp_path: P
     local = cell(tmp_path, "local", reputation_scope="local", market={"attacks": forge})
     assert not any(r["written"] for r in local["rows"])
     assert decided(local) == decided(cell(tmp_path, "honest", reputation_scope="local"))
+
+
+def forged_lists(found: dict[str, Any]) -> list[list[tuple[str, str]]]:
+    """Each forging episode's fake records, as (platform, label)."""
+    return [
+        [(w[0], w[1]) for w in json.loads(r["written"]) if w[3] == "forged"]
+        for r in found["rows"]
+        if r["written"]
+    ]
+
+
+def test_a_flooder_writes_its_count_of_fake_praise_each_time_it_forges(tmp_path: Path) -> None:
+    flood = {"P4": {"attack": "flood", "params": {"share": 0.5, "records": 4}}}
+    found = cell(tmp_path, "flood", reputation_scope="shared", market={"attacks": flood})
+    forged = forged_lists(found)
+    assert 10 < len(forged) < 40  # about half of 48 episodes
+    assert all(f == [("P4", "high")] * 4 for f in forged)
+
+
+def test_colluding_seats_praise_each_other_and_damn_their_rival(tmp_path: Path) -> None:
+    collude = {"P4": {"attack": "collude", "params": {"seats": 3, "share": 0.5, "rival": "P1"}}}
+    found = cell(tmp_path, "collude", reputation_scope="shared", market={"attacks": collude})
+    forged = forged_lists(found)
+    assert forged and all(
+        f == [("P4", "high"), ("P7", "high"), ("P8", "high"), ("P1", "low")] for f in forged
+    )
+
+
+def test_a_camouflaging_seat_exaggerates_on_about_its_share_of_proposals(tmp_path: Path) -> None:
+    camouflage = {"P4": {"attack": "camouflage", "params": {"share": 0.3}}}
+    found = cell(tmp_path, "camo", market={"attacks": camouflage})
+    policies = [
+        c.input["policy"]
+        for r in found["rows"]
+        for c in found["calls"][r["ord"]]
+        if c.role == "explain" and c.input["platform_id"] == "P4"
+    ]
+    assert set(policies) == {"strict", "exaggeration"}
+    assert 0.1 < policies.count("exaggeration") / len(policies) < 0.5
+
+
+def test_each_attack_names_how_its_policy_only_twin_presents() -> None:
+    """The twin presents as the attack does, with nothing else: a whitewasher's policy, the
+    bait's and camouflage's ``then``, the composition's for the others; inject is its own."""
+    made = {name: ATTACKS.get(name) for name in ATTACKS.names()}
+    params = {name: a.Params() for name, a in made.items()}
+    presents = {name: a.presents("balanced", params[name]) for name, a in made.items()}
+    assert presents["whitewash"] == presents["bait-and-switch"] == "exaggeration"
+    assert presents["camouflage"] == "exaggeration"
+    assert {presents[n] for n in ("null", "sybil", "forge", "flood", "collude")} == {"balanced"}
+    assert [n for n, a in made.items() if a.is_its_presentation()] == ["inject"]
+    assert presents["inject"] != "balanced"
 
 
 def test_sybil_seats_carry_their_owners_catalog_and_policy(tmp_path: Path) -> None:

@@ -31,7 +31,21 @@ it writes itself; never a user's private memory. What each assumes:
   itself (and, with ``rival``, a Low one for that seat) into the memory set of the
   episode's user. Only a scope whose sets strangers write into (``style``, ``shared``)
   takes it: under ``local`` a platform cannot write into a user's memory, so the scope
-  itself is the defence.
+  itself is the defence. Each fake record comes from a fresh fake account (pseudonyms are
+  free), so a defence that weighs writers by their track record meets a newcomer each time.
+- **flood**: forges ``records`` High records for itself each time it forges, to push honest
+  records out of a window and outnumber them in any count.
+- **collude**: a Sybil owner whose seats forge for each other: each time it forges, a fake
+  High record for every seat it owns and, with ``rival``, a Low one for that seat.
+- **camouflage**: mostly honest (``honest``), presenting a share ``share`` of its
+  proposals as ``then``, each by a keyed draw of the episode: exaggeration diluted below
+  what its records can show.
+
+Every attack says how its *policy-only twin* presents (``presents``): the seat presenting
+as the attack presents, with no re-entry, switching, forging or extra seats, so that the
+attack's gain over that twin is what gaming the records (or the market) adds beyond the
+behaviour itself. An attack that is nothing but its presentation (inject; null) is its own
+twin.
 
 Another package adds an attack under the ``recmarket.attacks`` entry-point group (read
 under its older name ``recmarket.behaviours`` too, with a warning): an ``Attack`` whose
@@ -40,97 +54,49 @@ under its older name ``recmarket.behaviours`` too, with a warning): an ``Attack`
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from recmarket.catalogue.payloads import PayloadFamilyName
-from recmarket.catalogue.policies import PolicyName, injecting
+from recmarket.catalogue.attack_conduct import BaitAndSwitch, Camouflage, Whitewash
+from recmarket.catalogue.attack_params import (
+    AttackParams,
+    BaitParams,
+    CamouflageParams,
+    CollusionParams,
+    FloodParams,
+    ForgeParams,
+    InjectParams,
+    SybilParams,
+    WhitewashParams,
+)
+from recmarket.catalogue.policies import injecting
 from recmarket.catalogue.registry import NameIn, Registry, VariantSetting
 from recmarket.catalogue.strategies import Arm, FixedPresentation, PlatformStrategy
 
 
-class AttackParams(BaseModel):
-    """The parameters every attack takes: the presentation it uses."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    policy: PolicyName | None = Field(
-        None, description="the presentation it uses (default: its composition's)"
-    )
-
-
-class BaitParams(BaseModel):
-    """Bait-and-switch: honest until a round or a number of rewarded proposals, then the
-    other policy; with ``oscillate``, honest again when caught and back when recovered."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    honest: PolicyName = "strict"
-    then: PolicyName = "exaggeration"
-    switch_round: int | None = Field(None, ge=0, description="switch from this round on")
-    switch_after: int | None = Field(None, ge=0, description="switch after this many rewards")
-    oscillate: bool = False
-    window: int = Field(24, ge=1, le=1_000_000, description="proposals its reward is averaged over")
-    below: float = Field(0.1, ge=0.0, le=1.0, description="reward that counts as caught")
-
-
-class WhitewashParams(AttackParams):
-    """Whitewashing: when its recent reward falls below a level, the seat re-enters under a
-    fresh identity (with no records), up to a number of times, sitting out some rounds
-    each time."""
-
-    policy: PolicyName | None = "exaggeration"
-    window: int = Field(24, ge=1, le=1_000_000, description="proposals its reward is averaged over")
-    below: float = Field(0.1, ge=0.0, le=1.0, description="reward that makes it re-enter")
-    reentries: int = Field(5, ge=0, le=1000, description="fresh identities it may take")
-    absent_rounds: int = Field(0, ge=0, description="rounds it sits out at each re-entry")
-
-
-class SybilParams(AttackParams):
-    """Sybils: the owner runs several seats of the same conduct."""
-
-    seats: int = Field(3, ge=1, le=50, description="seats the owner runs (1: no Sybils)")
-
-
-class InjectParams(BaseModel):
-    """Injection: the seat's explanations carry a payload aimed at the user agent."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    family: PayloadFamilyName | None = Field(
-        "strong", description="the payload family (None: no payload, the seat as it is)"
-    )
-
-
-class ForgeParams(AttackParams):
-    """Forgery: after a share of episodes the seat writes a fake-user High record for itself
-    and, optionally, a Low one for a rival."""
-
-    share: float = Field(0.3, ge=0.0, le=1.0, description="share of episodes it forges after")
-    rival: str | None = Field(None, description="a seat it damns with a fake Low record")
-
-
 @dataclass(frozen=True)
 class Forgery:
-    """Fake-user records one seat writes: after a share of episodes, praise for itself
-    and, optionally, a complaint about a rival seat."""
+    """Fake-user records one seat writes after a share of episodes: ``praise`` High records
+    for itself (for every seat it owns where ``owned``), and, optionally, a complaint about
+    a rival seat."""
 
     share: float
     rival: str | None
+    praise: int = 1
+    owned: bool = False
 
 
 @dataclass(frozen=True)
 class Attack:
     """A registered attack. ``strategy(policy, params)`` builds the seat's conduct from
     its composition's policy and the attack's validated ``Params``; ``copies`` is the
-    number of Sybil seats it adds; ``forgery`` the fake records it writes (None: none).
-    ``adaptive``: whether its conduct depends on what it observes (its seats' choices are
-    then recorded and learnt in periods)."""
+    number of Sybil seats it adds; ``forgery`` the fake records it writes (None: none);
+    ``presents`` how its policy-only twin presents. ``adaptive``: whether its conduct
+    depends on what it observes (its seats' choices are then recorded and learnt in
+    periods)."""
 
     name: str
     adaptive: bool = False
@@ -149,116 +115,43 @@ class Attack:
         """The fake records it writes (None: none)."""
         return None
 
+    def presents(self, policy: str, params: Any) -> str:
+        """The policy its policy-only twin presents (the seat's composition ``policy``
+        where it presents as that): a null seat presenting so, with nothing else."""
+        return str(params.policy or policy)
 
-class Recent:
-    """A platform's rewards over its last ``window`` proposals."""
-
-    def __init__(self, window: int) -> None:
-        self.rewards: deque[float] = deque(maxlen=window)
-
-    def add(self, reward: float) -> None:
-        """Count one proposal's reward."""
-        self.rewards.append(reward)
-
-    @property
-    def full(self) -> bool:
-        """Whether the window holds ``window`` rewards."""
-        return len(self.rewards) == self.rewards.maxlen
-
-    def below(self, level: float) -> bool:
-        """Whether a full window averages below ``level``."""
-        return self.full and float(np.mean(self.rewards)) < level
-
-    def clear(self) -> None:
-        """Forget every reward (a fresh start after a switch or a re-entry)."""
-        self.rewards.clear()
-
-
-@dataclass
-class BaitAndSwitch:
-    """A bait-and-switch seat's conduct: the honest policy, then the other once triggered
-    (and back and forth under ``oscillate``)."""
-
-    params: BaitParams
-    adaptive: bool = field(default=True, init=False)
-
-    def __post_init__(self) -> None:
-        self.switched, self.triggered, self.rewarded = False, False, 0
-        self.recent = Recent(self.params.window)
-
-    def choose(self, draw: Callable[[], np.random.Generator]) -> Arm:
-        return Arm(self.params.then if self.switched else self.params.honest)
-
-    def observe(self, arm: str, reward: float) -> None:
-        self.rewarded += reward > 0
-        self.recent.add(reward)
-
-    def period_ended(self, next_order: int) -> None:
-        p = self.params
-        if not self.triggered:
-            by_round = p.switch_round is not None and next_order >= p.switch_round
-            by_reward = p.switch_after is not None and self.rewarded >= p.switch_after
-            self.triggered = self.switched = by_round or by_reward
-            if self.switched:
-                self.recent.clear()
-        elif (
-            p.oscillate
-            and self.switched == self.recent.below(p.below)
-            and (self.switched or self.recent.full)
-        ):
-            # caught (switched, reward low): honest again; recovered (honest, a full
-            # window at or above the level): switch back
-            self.switched = not self.switched
-            self.recent.clear()
-
-    def identity(self, seat: str) -> str:
-        return seat
-
-    def present(self, order: int) -> bool:
-        return True
-
-
-@dataclass
-class Whitewash:
-    """A whitewashing seat's conduct: one policy, and a fresh identity each time its recent
-    reward falls below the level."""
-
-    params: WhitewashParams
-    policy: str
-    adaptive: bool = field(default=True, init=False)
-
-    def __post_init__(self) -> None:
-        self.generation, self.absent_until = 0, 0
-        self.recent = Recent(self.params.window)
-
-    def choose(self, draw: Callable[[], np.random.Generator]) -> Arm:
-        return Arm(self.policy)
-
-    def observe(self, arm: str, reward: float) -> None:
-        self.recent.add(reward)
-
-    def period_ended(self, next_order: int) -> None:
-        p = self.params
-        if self.generation < p.reentries and self.recent.below(p.below):
-            self.generation += 1
-            self.absent_until = next_order + p.absent_rounds
-            self.recent.clear()
-
-    def identity(self, seat: str) -> str:
-        return seat if self.generation == 0 else f"{seat}-{self.generation + 1}"
-
-    def present(self, order: int) -> bool:
-        return order >= self.absent_until
+    def is_its_presentation(self) -> bool:
+        """Whether the attack is nothing but how it presents (its twin is itself, and its
+        gain over the twin 0 by construction)."""
+        return False
 
 
 @dataclass(frozen=True)
 class BaitAndSwitchAttack(Attack):
-    """The bait-and-switch attack."""
+    """The bait-and-switch attack; its twin exaggerates throughout (the gain over it is
+    what timing the switch adds)."""
 
     Params: type[BaseModel] = BaitParams
 
     def strategy(self, policy: str, params: Any) -> PlatformStrategy:
         return BaitAndSwitch(params)
+
+    def presents(self, policy: str, params: Any) -> str:
+        return str(params.then)
+
+
+@dataclass(frozen=True)
+class CamouflageAttack(Attack):
+    """The camouflage attack; its twin presents as ``then`` throughout (the gain over it is
+    what diluting the behaviour adds)."""
+
+    Params: type[BaseModel] = CamouflageParams
+
+    def strategy(self, policy: str, params: Any) -> PlatformStrategy:
+        return Camouflage(params)
+
+    def presents(self, policy: str, params: Any) -> str:
+        return str(params.then)
 
 
 @dataclass(frozen=True)
@@ -289,7 +182,13 @@ class InjectAttack(Attack):
     Params: type[BaseModel] = InjectParams
 
     def strategy(self, policy: str, params: Any) -> PlatformStrategy:
-        return FixedPresentation(Arm(injecting(params.family) if params.family else policy))
+        return FixedPresentation(Arm(self.presents(policy, params)))
+
+    def presents(self, policy: str, params: Any) -> str:
+        return injecting(params.family) if params.family else policy
+
+    def is_its_presentation(self) -> bool:
+        return True
 
 
 @dataclass(frozen=True)
@@ -302,6 +201,30 @@ class ForgeAttack(Attack):
     def forgery(self, params: Any) -> Forgery | None:
         """The fake records it writes, if its share is above zero."""
         return Forgery(params.share, params.rival) if params.share > 0 else None
+
+
+@dataclass(frozen=True)
+class FloodAttack(Attack):
+    """The flooding attack: its own presentation, and many fake records at a time."""
+
+    Params: type[BaseModel] = FloodParams
+
+    def forgery(self, params: Any) -> Forgery | None:
+        """The fake records it writes, if it writes any."""
+        if params.share <= 0 or params.records == 0:
+            return None
+        return Forgery(params.share, None, praise=params.records)
+
+
+@dataclass(frozen=True)
+class CollusionAttack(SybilAttack):
+    """The colluding attack: Sybil seats that forge for each other."""
+
+    Params: type[BaseModel] = CollusionParams
+
+    def forgery(self, params: Any) -> Forgery | None:
+        """The fake records its owner writes for all its seats, if its share is above 0."""
+        return Forgery(params.share, params.rival, owned=True) if params.share > 0 else None
 
 
 def probe(attack: Attack, params: BaseModel) -> None:
@@ -332,6 +255,9 @@ ATTACKS.register(WhitewashAttack("whitewash", adaptive=True))
 ATTACKS.register(SybilAttack("sybil"))
 ATTACKS.register(ForgeAttack("forge"))
 ATTACKS.register(InjectAttack("inject"))
+ATTACKS.register(FloodAttack("flood"))
+ATTACKS.register(CollusionAttack("collude"))
+ATTACKS.register(CamouflageAttack("camouflage"))
 
 AttackName = Annotated[str, NameIn(ATTACKS)]
 

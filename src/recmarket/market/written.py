@@ -1,5 +1,5 @@
 """Records written after an episode by someone other than its user: a forging platform's fake
-users (``market.attacks``: forge) and the oracle mechanism's referee, who knows the
+users (``market.attacks``: forge, flood, collude) and the oracle mechanism's referee, who knows the
 held-out target. Each goes into the episode's memory set and onto the outcome (``written``,
 with its source), so a resumed run appends the same records in the same order.
 """
@@ -58,7 +58,8 @@ def forge(
 ) -> None:
     """Fake-user records the forging seats write after the episode, each after a keyed draw
     of the episode, into its user's memory set where the scope lets strangers write there
-    (never under ``local``)."""
+    (never under ``local``): praise for the seat (as many records as its forgery says, for
+    every seat its owner runs where they collude), then a complaint about its rival."""
     if not SCOPES.get(memory.scope).strangers_write:
         return
     ids = [seat.platform_id for seat in market.seats]
@@ -66,7 +67,13 @@ def forge(
         draw = rng(market.seed, market.domain.name, Stream.FORGE, request_key(o.request), index)
         if draw.random() >= forgery.share:
             continue
-        writes = [(index, FORGED_PRAISE)]
+        owner = market.seats[index].platform_id
+        praised = [
+            i
+            for i, seat in enumerate(market.seats)
+            if i == index or (forgery.owned and seat.owned_by == owner)
+        ]
+        writes = [(i, FORGED_PRAISE) for i in praised for _ in range(forgery.praise)]
         if forgery.rival is not None:
             writes.append((ids.index(forgery.rival), FORGED_COMPLAINT))
         for seat, record in writes:
