@@ -38,6 +38,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from recmarket.catalogue.registry import NameIn, NoParams, Registry, VariantSetting
+from recmarket.catalogue.writers import WriterLedger
 
 FORGOTTEN = 1e-3  # under decay, a record weighing less than this is dropped
 PENALTY_NOTE = "no record yet: a new identity starts from the market's penalty"
@@ -69,14 +70,18 @@ Writer = Literal["user", "forged", "oracle", "penalty"]
 
 @dataclass(frozen=True)
 class RecordFacts:
-    """What a memory knows of one record besides its label and note: the schedule round
-    (``Request.order``) of the episode it was written after, who wrote it, and the identity
-    it is about (a re-entered platform's records are about its new name). The newcomer
-    penalty's records are written in the round they are read."""
+    """What a memory knows of one record besides its note: the schedule round
+    (``Request.order``) of the episode it was written after, what kind of writer wrote it,
+    the identity it is about (a re-entered platform's records are about its new name), the
+    account that wrote it (``author``: the simulated user, or a fresh fake account per
+    forged record) and its label. The newcomer penalty's records are written in the round
+    they are read."""
 
     written: int
     writer: Writer
     about: str
+    author: str = ""
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,9 @@ class ReputationMechanism:
     # Whether its records come from the held-out target (the oracle) rather than from the
     # purchase's review: then no review or update is asked for
     knows_targets: ClassVar[bool] = False
+    # Whether it weighs records by their writers' track records: then the memory keeps a
+    # WriterLedger per history set (others keep none, and cost nothing more)
+    reads_writers: ClassVar[bool] = False
 
     def kept(self, window: int, params: BaseModel) -> int | None:
         """Records kept per platform.
@@ -122,9 +130,25 @@ class ReputationMechanism:
         it is. Raises: nothing for valid parameters (the registry's probe calls it)."""
         return self.weights(len(records), params)
 
+    def weigh_with(
+        self,
+        records: Sequence[RecordFacts],
+        now: int,
+        params: BaseModel,
+        writers: WriterLedger | None,
+    ) -> tuple[float, ...] | None:
+        """``weigh``, for a mechanism that also reads what the history set knows of its
+        writers (``reads_writers``; ``writers`` is None for one that does not)."""
+        return self.weigh(records, now, params)
+
     def penalty(self, params: BaseModel) -> int:
         """Low records shown before any of a platform's own (0: none)."""
         return 0
+
+    def switched_off(self, params: BaseModel) -> bool:
+        """Whether these parameters switch the mechanism off, leaving the window's records
+        as they are (its user agents are then not told of any weighing either)."""
+        return False
 
     def legacy(self, decay: float) -> dict[str, float]:
         """The parameters of the older settings form (``market.reputation_decay``)."""
@@ -190,8 +214,15 @@ def probe(item: ReputationMechanism, params: BaseModel) -> None:
         raise ValueError(f"kept(10) gave {kept!r}; it must be a count of at least 1, or None")
     writers: tuple[Writer, ...] = ("penalty", "user", "forged", "user", "oracle", "user", "user")
     for count in (0, 1, 7):
-        facts = [RecordFacts(10 * i, writers[i], "P1") for i in range(count)]
-        weights = item.weigh(facts, 10 * count + 5, params)
+        facts = [
+            RecordFacts(10 * i, writers[i], "P1", f"a{i % 3}", ("high", "low")[i % 2])
+            for i in range(count)
+        ]
+        ledger = WriterLedger() if item.reads_writers else None
+        if ledger is not None:
+            for fact in facts[1:]:
+                ledger.add(fact.about, fact.author, fact.label, fact.writer == "user")
+        weights = item.weigh_with(facts, 10 * count + 5, params, ledger)
         if weights is None:
             continue
         if len(weights) != count:
@@ -232,3 +263,8 @@ class ReputationSetting(VariantSetting):
     REGISTRY = MECHANISMS
     KEY = "mechanism"
     mechanism: MechanismName = Field("window", description="a registered reputation mechanism")
+
+
+# The classical defences that weigh records by their writers register themselves beside the
+# built-ins: they build on the window defined above.
+from recmarket.catalogue import writer_mechanisms  # noqa: E402, F401

@@ -309,7 +309,6 @@ class Round:
                 self.market.seed, self.market.domain.name, Stream.SHUFFLE, ask.episode_key
             ).permutation(len(o.pool))
         histories = self.memory.histories(o.request, tuple(by_id)) if self.memory else None
-        weighing = self.memory.mechanism if self.memory else None
         k = min(self.market.config.shortlist_k, len(o.pool))
         shortlist = await ask(
             "shortlist",
@@ -319,9 +318,7 @@ class Round:
                     "need": o.need,
                     "k": k,
                     "histories": histories,
-                    "mechanism": None
-                    if weighing is None or weighing.evidence_header is None
-                    else weighing.name,
+                    "mechanism": self.memory.named if self.memory else None,
                     "candidates": [  # validated with the input, in one pass
                         {"platform_id": o.pool[i].shown_as, **self.visible(o.pool[i])}
                         for i in order.tolist()

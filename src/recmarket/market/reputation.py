@@ -27,6 +27,7 @@ from recmarket.catalogue.mechanisms import (
 from recmarket.catalogue.mechanisms import mechanism as mechanism_named
 from recmarket.catalogue.registry import PluginError
 from recmarket.catalogue.scopes import SCOPES
+from recmarket.catalogue.writers import WriterLedger
 from recmarket.data.episodes import Request
 from recmarket.vocabulary import Scope
 
@@ -42,13 +43,26 @@ def history_sets(scope: Scope, users_per_profile: int) -> int:
     return SCOPES.get(scope).sets(users_per_profile)
 
 
+def fake_author(request: Request, written_before: int) -> str:
+    """The fake account a forged record comes from: a fresh one per record (pseudonyms are
+    free), named by its episode and its place among the records written after it, so a
+    resumed run names it again."""
+    return f"fake{request.order}.{written_before}"
+
+
 class ReputationMemory:
     """The records of every history set, per platform, each with what the memory knows of
     it (``RecordFacts``), kept and weighed as the mechanism says."""
 
-    def __init__(self, window: int, scope: Scope, setting: ReputationSetting | None = None) -> None:
+    def __init__(
+        self,
+        window: int,
+        scope: Scope,
+        setting: ReputationSetting | None = None,
+        proof_of_purchase: bool = False,
+    ) -> None:
         setting = setting or ReputationSetting(mechanism="window")
-        self.window, self.scope = window, scope
+        self.window, self.scope, self.proof_of_purchase = window, scope, proof_of_purchase
         self.mechanism, self.params = mechanism_named(setting.mechanism), setting.built()
         self.kept = self.mechanism.kept(window, self.params)
         penalty = self.mechanism.penalty(self.params)
@@ -57,22 +71,37 @@ class ReputationMemory:
         )
         # history set -> platform -> its records and, alongside, what is known of each
         self._sets: dict[str, dict[str, Kept]] = defaultdict(dict)
+        # history set -> its writers' track records, for a mechanism that reads them
+        self._writers: dict[str, WriterLedger] = defaultdict(WriterLedger)
+
+    @property
+    def named(self) -> str | None:
+        """The mechanism as a shortlist input names it: None where its records speak for
+        themselves (the paper's window) or its parameters switch it off."""
+        made = self.mechanism
+        if made.evidence_header is None or made.switched_off(self.params):
+            return None
+        return made.name
 
     def histories(
         self, request: Request, platform_ids: tuple[str, ...]
     ) -> dict[str, tuple[ReputationRecord, ...]]:
         """Every platform's history as this request's user agent sees it (possibly empty)."""
-        kept = self._sets[scope_key(request, self.scope)]
-        return {p: self._shown(p, kept.get(p), request.order) for p in platform_ids}
+        key = scope_key(request, self.scope)
+        kept = self._sets[key]
+        writers = self._writers[key] if self.mechanism.reads_writers else None
+        return {p: self._shown(p, kept.get(p), request.order, writers) for p in platform_ids}
 
-    def _shown(self, platform: str, kept: Kept | None, now: int) -> tuple[ReputationRecord, ...]:
+    def _shown(
+        self, platform: str, kept: Kept | None, now: int, writers: WriterLedger | None
+    ) -> tuple[ReputationRecord, ...]:
         """The records as shown in round ``now``: after the newcomer penalty, if any, weighed
         by the mechanism (the penalty counts as the oldest records, so under decay it
         fades)."""
         own, known = kept if kept is not None else ((), ())
         records = self.penalty + tuple(own)
         facts = FactsShown(len(self.penalty), known, now, platform)
-        weights = self.mechanism.weigh(facts, now, self.params)
+        weights = self.mechanism.weigh_with(facts, now, self.params, writers)
         if weights is None:
             return records
         if len(weights) != len(records) or not all(0.0 < w <= 1.0 for w in weights):
@@ -97,16 +126,30 @@ class ReputationMemory:
         )
 
     def append(
-        self, request: Request, platform_id: str, record: ReputationRecord, writer: Writer = "user"
+        self,
+        request: Request,
+        platform_id: str,
+        record: ReputationRecord,
+        writer: Writer = "user",
+        author: str | None = None,
     ) -> None:
-        """Keep a record of ``platform_id``, written by ``writer`` after ``request``, in the
-        request's history set."""
-        kept = self._sets[scope_key(request, self.scope)]
+        """Keep a record of ``platform_id``, written by ``writer`` (the account ``author``:
+        by default the request's user, or the writer's kind) after ``request``, in the
+        request's history set; under proof of purchase a forged record is refused, since
+        its fake user bought nothing."""
+        if writer == "forged" and self.proof_of_purchase:
+            return
+        key = scope_key(request, self.scope)
+        kept = self._sets[key]
         if platform_id not in kept:
             kept[platform_id] = (deque(maxlen=self.kept), deque(maxlen=self.kept))
         records, facts = kept[platform_id]
         records.append(record)
-        facts.append(RecordFacts(request.order, writer, platform_id))
+        label = record.claim_reliability
+        author = author or (f"user{request.sim_user}" if writer == "user" else writer)
+        facts.append(RecordFacts(request.order, writer, platform_id, author, label))
+        if self.mechanism.reads_writers:
+            self._writers[key].add(platform_id, author, label, writer == "user")
 
 
 # A platform's kept records and, in step (the same length), what is known of each.

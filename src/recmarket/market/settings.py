@@ -150,6 +150,11 @@ class MarketConfig(BaseModel):
         description="the user agent sees the candidates in a random order (the paper's); "
         "false: in platform order, P1 first, which lets position favour low-numbered seats",
     )
+    proof_of_purchase: Annotated[bool, ADDED_LATER] = Field(
+        False,
+        description="only a purchase in the market writes a record: forged records (a fake "
+        "user bought nothing) are refused, under any scope",
+    )
     newcomer_wait: Annotated[int, ADDED_LATER] = Field(
         0,
         ge=0,

@@ -15,7 +15,7 @@ from recmarket.config import RunConfig
 from recmarket.data.episodes import Request
 from recmarket.market.metrics import episode_metrics
 from recmarket.market.outcome import Outcome
-from recmarket.market.reputation import ReputationMemory
+from recmarket.market.reputation import ReputationMemory, fake_author
 from recmarket.market.seats import Strategies
 from recmarket.run.episode_rows import EpisodeRecord, EpisodeRows, episode_rows
 from recmarket.run.store import RunStore
@@ -101,9 +101,9 @@ class BatchedWrites:
 WRITE_BATCH = 32  # offline episodes per transaction; LLM episodes, paid for, go one by one
 
 
-# (order, platform, label, note, writer): a stored episode's reputation record, as resume
-# needs it
-StoredRecord = tuple[int, str, str, str, Writer]
+# (order, platform, label, note, writer, place among the records written after the
+# episode): a stored episode's reputation record, as resume needs it
+StoredRecord = tuple[int, str, str, str, Writer, int]
 
 
 def stored_records(rows: list[dict[str, Any]]) -> list[StoredRecord]:
@@ -112,8 +112,9 @@ def stored_records(rows: list[dict[str, Any]]) -> list[StoredRecord]:
     found: list[StoredRecord] = []
     for r in rows:
         if r["rep_label"] is not None:
-            found.append((r["ord"], r["rep_platform"], r["rep_label"], r["rep_note"], "user"))
-        found += [(r["ord"], *w[:4]) for w in json.loads(r.get("written") or "[]")]
+            found.append((r["ord"], r["rep_platform"], r["rep_label"], r["rep_note"], "user", 0))
+        written = json.loads(r.get("written") or "[]")
+        found += [(r["ord"], *w[:4], k) for k, w in enumerate(written)]
     return found
 
 
@@ -123,12 +124,14 @@ def restore_reputation(
     """Rebuild a memory from stored records (in schedule order), as a resumed run or a
     work unit needs it: the same appends the episodes made when they first ran."""
     by_order = {r.order: r for r in requests}
-    for order, platform, label, note, writer in records:
+    for order, platform, label, note, writer, place in records:
+        request = by_order[order]
         memory.append(
-            by_order[order],
+            request,
             platform,
             ReputationRecord.model_validate({"claim_reliability": label, "note": note}),
             writer,
+            fake_author(request, place) if writer == "forged" else None,
         )
 
 

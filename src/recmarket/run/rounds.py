@@ -93,7 +93,10 @@ def cell_round(
     if condition(cfg.condition).reputation:
         market = cfg.market
         memory = ReputationMemory(
-            market.memory_window, cfg.reputation_scope, market.reputation_in_use
+            market.memory_window,
+            cfg.reputation_scope,
+            market.reputation_in_use,
+            market.proof_of_purchase,
         )
     return Round(
         prepared.market,
