@@ -73,13 +73,13 @@ def provenance(run: Path) -> tuple[float, str]:
 def _commands(plan: list[dict], scale: float) -> str:
     """The reproduce commands that made a run: every built-in experiment at once (or those
     named), then each spec file of docs/specs it holds."""
-    from recmarket.experiments.spec import builtin_names
+    from recmarket.experiments.spec import builtin_names, every_names
 
-    builtin = set(builtin_names())
+    builtin, every = set(builtin_names()), set(every_names())
     ran = sorted({entry["experiment"] for entry in plan})
     named = [name for name in ran if name in builtin]
     files = [f"docs/specs/{name}.toml" for name in ran if name not in builtin]
-    first = "" if set(named) == builtin else " " + " ".join(named)
+    first = "" if set(named) == every else " " + " ".join(named)
     commands = [f"`recmarket reproduce{first} --scale {scale:g}`"] if named else []
     commands += [f"`recmarket reproduce {path} --scale {scale:g}`" for path in files]
     return " and ".join(commands)

@@ -13,7 +13,7 @@ from recmarket.analysis import episodes_frame
 from recmarket.analysis.contrasts import contrast
 from recmarket.cli import app
 from recmarket.config_file import ConfigError
-from recmarket.experiments.spec import ExperimentSpec, builtin_names, load_spec
+from recmarket.experiments.spec import ExperimentSpec, builtin_names, every_names, load_spec
 from recmarket.report.data import load_cells
 from recmarket.run.reproduce import plan
 
@@ -35,8 +35,9 @@ BEYOND_THE_PAPER = {
     "label-counterfactual": 4,
 }
 # Specs that name their own seeds: expanded cells, seeds included (7 attack cells x 5
-# defences x 3 seeds; 2 N x 2 K x 2 orders x 9 accountability designs x 3 seeds)
-OWN_SEEDS = {"reputation-attacks": 105, "design-frontier": 216}
+# defences x 3 seeds; 2 N x 2 K x 2 orders x 9 accountability designs x 3 seeds; 9 attacks
+# x 3 shares, 3 policy-only twins, the honest cell and its entrant twin x 13 defences x 3)
+OWN_SEEDS = {"reputation-attacks": 105, "design-frontier": 216, "reputation-benchmark": 1248}
 
 
 ONE_AXIS = {
@@ -49,6 +50,8 @@ ONE_AXIS = {
 
 def test_every_table_1_row_is_a_spec_with_its_cells() -> None:
     assert set(builtin_names()) == set(TABLE_1) | set(BEYOND_THE_PAPER) | set(OWN_SEEDS)
+    # a bare reproduce runs all but the benchmark, a study of its own size
+    assert set(builtin_names()) - set(every_names()) == {"reputation-benchmark"}
     for name, cells in {**TABLE_1, **BEYOND_THE_PAPER, **OWN_SEEDS}.items():
         spec = load_spec(name)
         assert len(spec.expanded()) == cells, name
@@ -109,9 +112,10 @@ def test_paper_settings_reach_the_cells() -> None:
 
 
 def test_shared_cells_are_planned_once(tmp_path: Path) -> None:
-    cells, configs = plan([], tmp_path, seeds=2)
+    cells, configs = plan([], tmp_path, seeds=2)  # every experiment but the benchmark
     unseeded = sum(TABLE_1.values()) + sum(BEYOND_THE_PAPER.values())
-    assert len(cells) == 2 * unseeded + sum(OWN_SEEDS.values())
+    seeded = sum(n for name, n in OWN_SEEDS.items() if name != "reputation-benchmark")
+    assert len(cells) == 2 * unseeded + seeded
     assert len(configs) < len(cells)  # e.g. the equal 1,200-request NoRep market
 
 

@@ -136,7 +136,7 @@ def test_every_paper_figure_is_drawn_from_a_small_reproduce(tmp_path: Path) -> N
     dynamic-market experiments. The attacks and
     frontier figures are drawn in tests/analysis (test_attacks.py, test_frontier.py): their
     specs' 105 and 216 cells would triple this test's time."""
-    own_seeds = ("reputation-attacks", "design-frontier")
+    own_seeds = ("reputation-attacks", "design-frontier", "reputation-benchmark")
     specs = [name for name in builtin_names() if name not in own_seeds]
     args = ["reproduce", *specs, "--scale", "0.02", "--seeds", "1", "--out", str(tmp_path)]
     result = CliRunner().invoke(app, args)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from recmarket.analysis.bootstrap import (
@@ -67,13 +67,16 @@ def attacker(cfg: RunConfig) -> tuple[str, str, frozenset[str]] | None:
 
 
 def defence(cfg: RunConfig) -> str:
-    """The cell's defence in words: the condition, and under reputation its scope and its
-    mechanism with any parameters."""
+    """The cell's defence in words: the condition, and under reputation its scope, its
+    mechanism with any parameters, the wait new names serve and proof of purchase."""
     if not condition(cfg.condition).reputation:
         return f"{cfg.condition} (no records)"
     mechanism = cfg.market.reputation_in_use
     params = ", ".join(f"{k}={v}" for k, v in sorted(mechanism.params.items()))
-    return f"{cfg.reputation_scope} {mechanism.mechanism}" + (f" ({params})" if params else "")
+    said = f"{cfg.reputation_scope} {mechanism.mechanism}" + (f" ({params})" if params else "")
+    if cfg.market.newcomer_wait:
+        said += f", new names wait {cfg.market.newcomer_wait} rounds"
+    return said + (", proof of purchase" if cfg.market.proof_of_purchase else "")
 
 
 def honest_twin(cfg: RunConfig) -> str:
@@ -171,7 +174,7 @@ def attacker_levels(cfg: RunConfig, rows: Sequence[Row]) -> dict[str, Any]:
             return float(row.get(column) in owned)
 
         found_share = interval([rows], mean_of(share), level_of, memory_unit(cfg))
-        levels |= _columns(name, found_share)
+        levels |= interval_columns(name, found_share)
     return levels | {"identities": round(churn(rows, seat)[0], 3)}
 
 
@@ -214,11 +217,11 @@ def _attack_row(
     identities, lifetime = churn(rows, seat)
     policy = base_cfg.market.policies[platform_ids(cfg.market.n_platforms).index(seat)]
     return {
-        **_columns("gain_top1", top1),
-        **_columns("gain_purchase", bought),
-        **_columns("change_target_purchase", change(base, rows, "target_purchased", unit)),
-        **_columns("change_off_target", change(base, rows, "off_target_purchase", unit)),
-        **_columns("change_regret", change(base, rows, "regret", unit)),
+        **interval_columns("gain_top1", top1),
+        **interval_columns("gain_purchase", bought),
+        **interval_columns("change_target_purchase", change(base, rows, "target_purchased", unit)),
+        **interval_columns("change_off_target", change(base, rows, "off_target_purchase", unit)),
+        **interval_columns("change_regret", change(base, rows, "regret", unit)),
         "identities": round(identities, 3),
         "identity_rounds": round(lifetime, 1),
         "forged_share": round(forged_share(rows, seat), 4),
@@ -229,7 +232,7 @@ def _attack_row(
     }
 
 
-def _columns(name: str, found: Interval) -> Mapping[str, float]:
+def interval_columns(name: str, found: Interval) -> dict[str, float]:
     return {
         name: round(found.estimate, 4),
         f"{name}_low": round(found.low, 4),

@@ -86,6 +86,11 @@ class ExperimentSpec(BaseModel):
         default_factory=dict, description="settings path -> values, crossed with the cells"
     )
     seeds: tuple[int, ...] = Field((), description="replicate every cell once per seed")
+    in_every: bool = Field(
+        True,
+        description="whether a bare `recmarket reproduce` runs it; a study of its own size "
+        "(the reputation benchmark) runs when named",
+    )
 
     @model_validator(mode="after")
     def _has_cells(self) -> ExperimentSpec:
@@ -175,6 +180,11 @@ def builtin_names() -> list[str]:
     return sorted(
         p.name.removesuffix(".toml") for p in _builtin_dir().iterdir() if p.name.endswith(".toml")
     )
+
+
+def every_names() -> list[str]:
+    """The built-in experiments a bare ``recmarket reproduce`` runs, sorted."""
+    return [name for name in builtin_names() if load_spec(name).in_every]
 
 
 def load_spec(name_or_path: str) -> ExperimentSpec:

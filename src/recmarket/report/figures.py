@@ -29,6 +29,7 @@ from recmarket.analysis.shares import (
 from recmarket.catalogue.conditions import condition
 from recmarket.catalogue.policies import PAPER_POLICIES
 from recmarket.report.attack_figures import attacks
+from recmarket.report.benchmark_figures import gain_by_share, robustness_frontier
 from recmarket.report.data import Cell, Figure, find
 from recmarket.report.drawing import ARMS, bars, columns, level, yerr
 from recmarket.report.dynamic_figures import adaptation, entry, long_histories
@@ -355,6 +356,10 @@ FIGURES: dict[str, tuple[tuple[str, Callable[[Cells], Figure]], ...]] = {
     "adaptation": (("dyn1_strategic_adaptation", adaptation),),
     "entry": (("dyn2_platform_entry", entry),),
     "attacks": (("attacks", attacks),),
+    "reputation-benchmark": (
+        ("reputation_benchmark", gain_by_share),
+        ("reputation_frontier", robustness_frontier),
+    ),
     "frontier": (("frontier", frontier),),
     "label-counterfactual": (("fig07_label_counterfactual", label_counterfactual),),
 }

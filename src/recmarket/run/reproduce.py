@@ -19,7 +19,7 @@ from typing import Any
 from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import SpendAccount
 from recmarket.config import RunConfig
-from recmarket.experiments.spec import DEFAULT_SEEDS, builtin_names, load_spec
+from recmarket.experiments.spec import DEFAULT_SEEDS, every_names, load_spec
 from recmarket.files import sweep_temporaries, write_text_whole
 from recmarket.locks import BRIEF_WAIT, WriterLock
 from recmarket.run.collector import spaced_collections
@@ -94,7 +94,7 @@ def plan(
     overrides = dict(overrides or {})
     first = overrides.pop("seed", RunConfig.model_fields["seed"].default)
     cells, configs = [], {}
-    for name in names or builtin_names():
+    for name in names or every_names():
         spec = load_spec(name).replicated(seeds, first)
         for cell, cfg in spec.configs(
             scale, overrides if spec.seeds else {**overrides, "seed": first}
