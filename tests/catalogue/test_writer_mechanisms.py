@@ -109,14 +109,15 @@ OFF = {
 }
 
 
-@pytest.mark.slow  # end to end, five cells
-def test_a_defence_switched_off_leaves_the_window_cells_records(tmp_path: Path) -> None:
+@pytest.mark.slow  # end to end, five cells a scope
+@pytest.mark.parametrize("scope", ["shared", "local"])
+def test_a_defence_switched_off_leaves_the_window_cells_records(tmp_path: Path, scope: str) -> None:
     market = {"attacks": FORGE}
-    window = decided(cell(tmp_path, "window", reputation_scope="shared", market=market))
+    window = decided(cell(tmp_path, "window", reputation_scope=scope, market=market))
     for name, params in OFF.items():
         reputation = {"mechanism": name, "params": params}
         found = cell(
-            tmp_path, name, reputation_scope="shared", market={**market, "reputation": reputation}
+            tmp_path, name, reputation_scope=scope, market={**market, "reputation": reputation}
         )
         assert decided(found) == window, name
     writers = {m.name for m in MECHANISMS if m.reads_writers}

@@ -160,29 +160,34 @@ class SeededTrust(WriterWeighing):
 
 def _trust(writers: WriterLedger, params: TrustParams) -> dict[str, float]:
     """EigenTrust's global trust, t = (1 - alpha) C^T t + alpha p, from normalised local
-    trust (positive agreement only) and p even over the trusted writers; each writer's
-    trust as a multiple of an even share, capped at 1."""
-    seeds = writers.founders[: params.seeds]
-    authors = sorted(set(writers.pairs) | set(seeds))
+    trust (each pair's summed agreement where positive) and p even over the trusted
+    writers; each writer's trust as a multiple of an even share, capped at 1."""
+    from scipy.sparse import coo_matrix  # the trust iteration alone needs scipy
+
+    names = list(writers.writers)
+    seeds = [writers.writers[a] for a in writers.founders[: params.seeds]]
     if not seeds:
-        return dict.fromkeys(authors, 1.0)  # nobody is known yet: no defence to apply
-    index = {a: i for i, a in enumerate(authors)}
-    local = np.zeros((len(authors), len(authors)))
-    for a, row in writers.pairs.items():
-        for b, value in row.items():
-            local[index[a], index[b]] = max(value, 0.0)
-    prior = np.zeros(len(authors))
-    prior[[index[s] for s in seeds]] = 1.0 / len(seeds)
-    sums = local.sum(axis=1, keepdims=True)
-    # a writer who trusts nobody defers to the trusted writers, as EigenTrust's does
-    c = np.where(sums > 0, local / np.where(sums > 0, sums, 1.0), prior)
+        return dict.fromkeys(names, 1.0)  # nobody is known yet: no defence to apply
+    n = len(names)
+    columns = writers.pair_columns
+    rows, cols = np.frombuffer(columns[0], dtype="l"), np.frombuffer(columns[1], dtype="l")
+    values = np.frombuffer(columns[2], dtype="d")
+    local = coo_matrix((values, (rows, cols)), shape=(n, n)).tocsr()  # sums each pair
+    local.data = np.maximum(local.data, 0.0)
+    sums = np.asarray(local.sum(axis=1)).ravel()
+    prior = np.zeros(n)
+    prior[seeds] = 1.0 / len(seeds)
+    scale = np.divide(1.0, sums, out=np.zeros(n), where=sums > 0)
+    silent = sums == 0  # a writer who trusts nobody defers to the trusted, as EigenTrust's
     t = prior.copy()
     for _ in range(50):
-        t_next = (1.0 - params.alpha) * (c.T @ t) + params.alpha * prior
+        spread = local.T @ (t * scale) + prior * float(t[silent].sum())
+        t_next = (1.0 - params.alpha) * spread + params.alpha * prior
         if np.abs(t_next - t).sum() < 1e-9:
+            t = t_next
             break
         t = t_next
-    return {a: min(1.0, float(t[i]) * len(authors)) for a, i in index.items()}
+    return {a: min(1.0, float(t[i]) * n) for i, a in enumerate(names)}
 
 
 @lru_cache(maxsize=4096)

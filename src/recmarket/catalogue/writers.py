@@ -14,6 +14,7 @@ mechanism weighs records by position keeps none, so its runs cost what they did)
 
 from __future__ import annotations
 
+from array import array
 from collections import defaultdict, deque
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +28,8 @@ HORIZON = 10
 class WriterLedger:
     """One history set's writers: each writer's agreement with the records written after
     theirs about the same platform (``track``), agreement between pairs of writers
-    (``pairs``), and the first writers of the set, in order (``founders``).
+    (``pair_columns``, 2 x agreement - 1 per comparison, both ways), and the first writers of
+    the set who are users, in order (``founders``).
 
     Agreement of two records is ``1 - |a - b|`` of their ratings: 1 when they say the
     same, 0 when one says High and the other Low.
@@ -38,11 +40,19 @@ class WriterLedger:
             lambda: deque(maxlen=horizon)
         )
         self.track: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])  # [agreed, n]
-        self.pairs: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        # Signed agreement of pairs of writers, as growing (writer, writer, value) columns
+        # that sum per pair when read: a trust matrix is made from them in one pass, however
+        # many writers a flood brings
+        self.writers: dict[str, int] = {}
+        self.pair_columns = (array("l"), array("l"), array("d"))
         self.founders: list[str] = []
         self._founder_cap = founders
         self.version = 0
         self._cache: dict[str, tuple[int, Any]] = {}
+
+    def writer(self, author: str) -> int:
+        """The author's index among the set's writers (given on first sight)."""
+        return self.writers.setdefault(author, len(self.writers))
 
     def add(self, platform: str, author: str, label: str, by_a_user: bool) -> None:
         """A record by ``author`` about ``platform``: each earlier record about it by another
@@ -56,8 +66,12 @@ class WriterLedger:
             found[0] += agreed
             found[1] += 1.0
             signed = 2.0 * agreed - 1.0
-            self.pairs[earlier][author] += signed
-            self.pairs[author][earlier] += signed
+            a, b = self.writer(earlier), self.writer(author)
+            rows, cols, values = self.pair_columns
+            rows.extend((a, b))
+            cols.extend((b, a))
+            values.extend((signed, signed))
+        self.writer(author)
         self.recent[platform].append((author, value))
         if by_a_user and author not in self.founders and len(self.founders) < self._founder_cap:
             self.founders.append(author)
