@@ -29,20 +29,25 @@ import json
 import os
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data" / "amazon23"  # the real samples
 DOCS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
 MARKER = re.compile(
-    r"(?P<open><!-- table (?P<name>[\w-]+)(?: scale=(?P<scale>[\d.]+))? -->\n)"
+    r"(?P<open><!-- table (?P<name>[\w-]+)(?: scale=(?P<scale>[\d.]+))?"
+    r"(?: from=(?P<source>[\w-]+))? -->\n)"
     r"(?P<body>.*?)"
     r"(?P<close><!-- /table (?P=name) -->)",
     re.S,
 )
 
+from benchmark_tables import BENCHMARK_TABLES  # noqa: E402
 from code_tables import FROM_CODE  # noqa: E402 (the modules beside this script)
 from table_writers import TABLES  # noqa: E402
+
+WRITERS = TABLES | BENCHMARK_TABLES
 
 
 def provenance(run: Path) -> tuple[float, str]:
@@ -95,17 +100,38 @@ def _commit(store: Path) -> str:
     return commit + (" (edited)" if dirty and dirty[0] == "true" else "")
 
 
-def rendered(run: Path) -> tuple[float, dict[str, str]]:
-    """The run's scale, and each table's body as this code writes it from the run."""
+@dataclass(frozen=True)
+class Rendered:
+    """A run's scale, the experiments it holds, and each table's body as this code writes it
+    from the run."""
+
+    run: Path
+    scale: float
+    experiments: frozenset[str]
+    bodies: dict[str, str]
+
+
+def rendered(run: Path) -> Rendered:
+    """What this code writes from ``run``."""
     scale, line = provenance(run)
     tables = run / "report" / "tables"
     bodies = {}
-    for name, (stem, write) in TABLES.items():
+    for name, (stem, write) in WRITERS.items():
         path = tables / f"{stem}.csv"
         if path.is_file():
             with path.open(newline="") as fh:
                 bodies[name] = write(list(csv.DictReader(fh))) + "\n" + line
-    return scale, bodies
+    experiments = frozenset(e["experiment"] for e in json.loads((run / "plan.json").read_text()))
+    return Rendered(run, scale, experiments, bodies)
+
+
+def _source(runs: list[Rendered], scale: float, source: str | None) -> Rendered | None:
+    """The run a marker of ``scale`` is written from: the first of that scale, or, for a
+    marker that names its experiment (``from=NAME``), the first of that scale holding it."""
+    for found in runs:
+        if found.scale == scale and (source is None or source in found.experiments):
+            return found
+    return None
 
 
 def _table(body: str) -> str:
@@ -113,10 +139,10 @@ def _table(body: str) -> str:
     return body.split("\n_Made by ")[0]
 
 
-def update(run: Path | None, *, check: bool, with_slow: bool = True) -> list[str]:
-    """Write (or, with ``check``, compare) every table of the run's scale; the tables that
+def update(runs: list[Path], *, check: bool, with_slow: bool = True) -> list[str]:
+    """Write (or, with ``check``, compare) every table of the runs' scales; the tables that
     differ (their provenance lines aside), as 'FILE: NAME' lines."""
-    scale, bodies = rendered(run) if run is not None else (None, {})
+    from_runs = [rendered(run) for run in runs]
     differ: list[str] = []
     for doc in DOCS:
         text = doc.read_text()
@@ -137,13 +163,15 @@ def update(run: Path | None, *, check: bool, with_slow: bool = True) -> list[str
                 if match["body"] != made:
                     differ.append(f"{doc.relative_to(ROOT)}: {name}")
                 return match["open"] + made + match["close"]
-            if float(match["scale"]) != scale:
+            found = _source(from_runs, float(match["scale"]), match["source"])
+            if found is None:
                 return match[0]
-            if name not in bodies:
-                raise SystemExit(f"{doc.name}: table {name!r} is not one this run makes")
-            if _table(match["body"]) != _table(bodies[name]):
+            if name not in found.bodies:
+                raise SystemExit(f"{doc.name}: table {name!r} is not one {found.run} makes")
+            body = found.bodies[name]
+            if _table(match["body"]) != _table(body):
                 differ.append(f"{doc.relative_to(ROOT)}: {name}")
-            return match["open"] + bodies[name] + match["close"]
+            return match["open"] + body + match["close"]
 
         new = MARKER.sub(replace, text)
         if new != text and not check:
@@ -154,7 +182,11 @@ def update(run: Path | None, *, check: bool, with_slow: bool = True) -> list[str
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "run", type=Path, nargs="?", help="a reproduce output directory (none: code tables only)"
+        "runs",
+        type=Path,
+        nargs="*",
+        help="reproduce output directories (none: code tables only); a marker is written "
+        "from the first of its scale, or of its scale holding the experiment it names",
     )
     parser.add_argument("--check", action="store_true", help="compare only; exit 1 on a change")
     parser.add_argument(
@@ -164,11 +196,12 @@ def main() -> None:
         "--quick", action="store_true", help="leave the code tables that take minutes alone"
     )
     args = parser.parse_args()
-    if args.run is not None and not args.keep_report:
+    if not args.keep_report:
         from recmarket.report.build import build_report
 
-        build_report([args.run], args.run / "report", workers=os.cpu_count() or 1)
-    differ = update(args.run, check=args.check, with_slow=not args.quick)
+        for run in args.runs:
+            build_report([run], run / "report", workers=os.cpu_count() or 1)
+    differ = update(args.runs, check=args.check, with_slow=not args.quick)
     for line in differ:
         print(("differs: " if args.check else "written: ") + line)
     if args.check and differ:

@@ -112,7 +112,7 @@ def _num(value: str, digits: int, scale: float = 1.0, sign: bool = False) -> str
     return f"{float(value) * scale:{'+' if sign else ''}.{digits}f}"
 
 
-def _span(row: Row, column: str, digits: int, scale: float = 1.0, sign: bool = False) -> str:
+def span(row: Row, column: str, digits: int, scale: float = 1.0, sign: bool = False) -> str:
     """A report table's estimate with its 95% interval, rounded for reading."""
     ends = (row[column], row[f"{column}_low"], row[f"{column}_high"])
     a, b, c = (_num(v, digits, scale, sign) for v in ends)
@@ -161,7 +161,7 @@ def _frontier(rows: list[Row], columns: list[tuple[str, str, int, float]], metho
             r["shortlist_k"],
             r["accountability"],
             r["candidate_order"],
-            *(_span(r, c, d, x) for c, _, d, x in columns),
+            *(span(r, c, d, x) for c, _, d, x in columns),
             *([r["interval"]] if method else []),
         ]
         for r in rows
@@ -180,25 +180,16 @@ def frontier_full(rows: list[Row]) -> str:
     return _frontier(rows, FRONTIER_FULL, method=True)
 
 
-def attacks_grid(rows: list[Row]) -> str:
-    """Each attacker's gain in Top-1 share under each defence (points)."""
-    defences = sorted(dict.fromkeys(r["defence"] for r in rows), key=lambda d: "no-rep" not in d)
-    attacks = list(dict.fromkeys(r["attack"] for r in rows))
-    gain = {(r["attack"], r["defence"]): _span(r, "gain_top1", 1, 100.0, True) for r in rows}
-    lines = [[a, *(gain.get((a, d), "") for d in defences)] for a in attacks]
-    return markdown(["attack", *defences], lines)
-
-
 ATTACK_COLUMNS: tuple[tuple[str, Callable[[Row], str]], ...] = (
     ("attack", lambda r: r["attack"]),
     ("defence", lambda r: r["defence"]),
-    ("gain in Top-1 share (pp)", lambda r: _span(r, "gain_top1", 1, 100.0, True)),
-    ("gain in purchase share (pp)", lambda r: _span(r, "gain_purchase", 1, 100.0, True)),
+    ("gain in Top-1 share (pp)", lambda r: span(r, "gain_top1", 1, 100.0, True)),
+    ("gain in purchase share (pp)", lambda r: span(r, "gain_purchase", 1, 100.0, True)),
     (
         "change in target purchase (pp)",
-        lambda r: _span(r, "change_target_purchase", 1, 100.0, True),
+        lambda r: span(r, "change_target_purchase", 1, 100.0, True),
     ),
-    ("change in regret", lambda r: _span(r, "change_regret", 4, sign=True)),
+    ("change in regret", lambda r: span(r, "change_regret", 4, sign=True)),
     ("names shown", lambda r: f"{float(r['identities']):.1f}"),
     ("switched", lambda r: f"{float(r['switched_share']):.2f}"),
     ("forged after", lambda r: f"{float(r['forged_share']):.2f}"),
@@ -307,7 +298,7 @@ def real_slice(rows: list[Row]) -> str:
         [
             label,
             *(
-                _span(r, interval_of, 1, 100.0)
+                span(r, interval_of, 1, 100.0)
                 if interval_of and r.get(f"{interval_of}_low")
                 else f"{float(r[column]) * 100:.1f}"
                 for r in cells
@@ -327,7 +318,6 @@ TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {
     "label-counterfactual": ("fig07_label_counterfactual", label_counterfactual),
     "frontier": ("frontier", frontier),
     "frontier-full": ("frontier", frontier_full),
-    "attacks-grid": ("attacks", attacks_grid),
     "attacks": ("attacks", attacks_table),
     "oracle-summary": ("oracle_contrasts", oracle_summary),
     "strategic-adaptation": ("dyn1_strategic_adaptation", strategic_adaptation),

@@ -36,7 +36,8 @@ def test_a_table_between_markers_is_replaced_whole_and_a_changed_one_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The marker logic on a doc of its own: the table of the run's scale is written, one
-    of another scale is left alone, and --check names a table that differs."""
+    of another scale is left alone, one that names its experiment comes from the run that
+    holds it, and --check names a table that differs."""
     sys.path.insert(0, str(SCRIPT.parent))
     try:
         import docs_tables
@@ -46,19 +47,34 @@ def test_a_table_between_markers_is_replaced_whole_and_a_changed_one_is_named(
     doc.write_text(
         "intro\n<!-- table paper-summary scale=0.5 -->\nold\n<!-- /table paper-summary -->\n"
         "<!-- table paper-summary scale=1 -->\nkept\n<!-- /table paper-summary -->\n"
+        "<!-- table paper-summary scale=0.5 from=study -->\nmine\n<!-- /table paper-summary -->\n"
     )
     monkeypatch.setattr(docs_tables, "DOCS", (doc,))
     monkeypatch.setattr(docs_tables, "ROOT", tmp_path)
+
+    def made(body: str, study: str = "") -> dict[str, object]:
+        return {
+            "main": docs_tables.Rendered(
+                tmp_path / "main", 0.5, frozenset({"x"}), {"paper-summary": body}
+            ),
+            "study": docs_tables.Rendered(
+                tmp_path / "study", 0.5, frozenset({"study"}), {"paper-summary": study}
+            ),
+        }
+
+    runs = [tmp_path / "main", tmp_path / "study"]
     body = "`summary`\n\n_Made by x at commit abc._\n"
-    monkeypatch.setattr(docs_tables, "rendered", lambda run: (0.5, {"paper-summary": body}))
-    assert docs_tables.update(tmp_path, check=True) == ["page.md: paper-summary"]
+    study = "`study`\n\n_Made by z at commit abc._\n"
+    found = made(body, study)
+    monkeypatch.setattr(docs_tables, "rendered", lambda run: found[run.name])
+    assert docs_tables.update(runs, check=True) == ["page.md: paper-summary"] * 2
     assert "old" in doc.read_text()  # --check writes nothing
-    docs_tables.update(tmp_path, check=False)
+    docs_tables.update(runs, check=False)
     text = doc.read_text()
     assert "`summary`" in text and "kept" in text and "old" not in text
-    other = "`summary`\n\n_Made by y at commit def._\n"
-    monkeypatch.setattr(docs_tables, "rendered", lambda run: (0.5, {"paper-summary": other}))
-    assert docs_tables.update(tmp_path, check=True) == []  # another commit, the same table
+    assert "`study`" in text and "mine" not in text  # from the run holding its experiment
+    found = made("`summary`\n\n_Made by y at commit def._\n", study)
+    assert docs_tables.update(runs, check=True) == []  # another commit, the same table
 
 
 def test_the_tables_made_from_the_code_are_what_it_makes_now() -> None:
