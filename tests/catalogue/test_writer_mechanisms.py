@@ -4,7 +4,6 @@ documented rule on records whose writers are known, is switched off by its own p
 writers' track records as the uninterrupted cell had them. No test says which defence pays."""
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +12,7 @@ import pytest
 from recmarket.catalogue.mechanisms import MECHANISMS, RecordFacts
 from recmarket.catalogue.writer_mechanisms import FLOOR
 from recmarket.catalogue.writers import WriterLedger
-from recmarket.config import RunConfig
-from recmarket.run.runner import run
-from recmarket.run.store import RunStore
-from tests.catalogue.test_attacks import BASE, cell, decided
+from tests.catalogue.test_attacks import cell, decided, resumed_rows
 
 
 def facts(*records: tuple[str, str]) -> list[RecordFacts]:
@@ -149,16 +145,7 @@ def test_a_resumed_cell_under_a_writer_defence_stores_what_the_uninterrupted_one
     market = {"attacks": FORGE, "reputation": {"mechanism": "seeded-trust"}}
     settings = {"reputation_scope": "shared", "market": market}
     whole = cell(tmp_path, "whole", **settings)
-    out = tmp_path / "cut"
-    data = {**BASE, **settings}
-    run(RunConfig.model_validate(data), out).store.close()
-    with sqlite3.connect(out / "run.sqlite") as db:  # killed after 20 episodes
-        db.execute("DELETE FROM episodes WHERE ord >= 20")
-        db.execute("DELETE FROM calls WHERE ord >= 20")
-    run(RunConfig.model_validate(data), out).store.close()
-    with RunStore.read(out) as store:
-        rows = sorted(store.episodes(), key=lambda r: r["ord"])
-    assert rows == whole["rows"]
+    assert resumed_rows(tmp_path, settings) == whole["rows"]
     weighted = [
         json.dumps(c.input["histories"])
         for r in whole["rows"][20:]
