@@ -73,9 +73,9 @@ def rows(*intervals: tuple[float, float, float]) -> list[dict[str, Any]]:
 
 
 def test_the_tolerated_share_is_the_last_share_before_a_gain_shows() -> None:
-    found = rows((0.5, 0.02, 0.2), (0.167, -0.1, 0.1), (0.333, -0.01, 0.3))
+    found = rows((0.5, 0.02, 0.2), (0.167, -0.1, 0.1), (0.333, -0.3, -0.01))
     tolerated_shares(found)
-    assert {r["tolerated_share"] for r in found} == {0.333}
+    assert {r["tolerated_share"] for r in found} == {0.333}  # a loss to the attacker is no gain
     shown_at_once = rows((0.167, 0.01, 0.1), (0.333, -0.1, 0.1))
     tolerated_shares(shown_at_once)
     assert {r["tolerated_share"] for r in shown_at_once} == {0.0}  # later covering is no help

@@ -15,9 +15,10 @@ share it tolerates.
   target purchase and the rise in regret from the baseline's honest cell to the defence's,
   and, where the spec has a cell with an honest late entrant, the rise in the rounds the
   entrant waits for its first Top-1 (censored at the schedule's end).
-- **Tolerated share**: the largest attackers' share up to which every share's gain interval
-  covers 0 (0 where even the smallest share's does not); a reading of the measured shares,
-  not a threshold between them.
+- **Tolerated share**: the largest attackers' share up to which no share's gain shows (its
+  interval covers 0, or lies below it: an attack that costs the attacker is tolerated too);
+  0 where a gain shows at the smallest share already. A reading of the measured shares, not
+  a threshold between them.
 
 Each gain and loss has a 95% interval made as ``analysis.attacks`` makes them (the
 two-stage bootstrap over seeds and the unit the cells' episodes share, or a t over seeds),
@@ -223,22 +224,23 @@ def entrant_wait(base: Cell, defended: Cell) -> Interval:
 
 def tolerated_shares(table: list[dict[str, Any]]) -> None:
     """Each row's tolerated share: over its attack and defence's shares, ascending, the
-    largest up to which every gain interval covers 0."""
+    largest up to which no gain shows (every gain interval reaches 0 or below); blank where
+    a share has no interval to read."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in table:
         groups[row["attack"], row["defence"]].append(row)
     for group in groups.values():
-        tolerated: float | None = 0.0
+        tolerated: float | str = 0.0
         for row in sorted(group, key=lambda r: r["attacker_share"]):
-            low, high = row.get("gain_top1_low"), row.get("gain_top1_high")
-            if low is None or high is None or math.isnan(low):
-                tolerated = None  # a share without an interval: no reading
+            low = row.get("gain_top1_low")
+            if not isinstance(low, float) or math.isnan(low):
+                tolerated = ""  # a share without an interval: no reading
                 break
-            if not low <= 0.0 <= high:
+            if low > 0.0:  # a gain shows
                 break
             tolerated = row["attacker_share"]
         for row in group:
-            row["tolerated_share"] = "" if tolerated is None else tolerated
+            row["tolerated_share"] = tolerated
 
 
 def _blank(name: str) -> dict[str, Any]:
