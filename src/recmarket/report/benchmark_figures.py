@@ -96,8 +96,10 @@ def robustness_frontier(cells: list[Cell]) -> Figure:
                 **{k: worst[k] for k in ("gain_top1", "gain_top1_low", "gain_top1_high")},
             }
         )
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for row in frontier:
+    fig, ax = plt.subplots(figsize=(10, 4.8))
+    colours = [plt.get_cmap("tab20")(i / 20) for i in range(20)]
+    markers = "osD^v<>ph*"
+    for i, row in enumerate(frontier):
         if row["honest_loss_target_purchase"] == "":
             continue
         ax.errorbar(
@@ -105,16 +107,16 @@ def robustness_frontier(cells: list[Cell]) -> Figure:
             row["gain_top1"],
             xerr=[[e] for e in _error(row, "honest_loss_target_purchase")],
             yerr=[[e] for e in _error(row, "gain_top1")],
-            marker="o",
+            marker=markers[i % len(markers)],
+            color=colours[i % len(colours)],
             capsize=2,
             linewidth=0.8,
-        )
-        ax.annotate(
-            row["defence"], (row["honest_loss_target_purchase"], row["gain_top1"]), fontsize=6
+            label=f"{row['defence']} ({row['worst_attack']})",
         )
     ax.axhline(0, color="#444", linewidth=0.8)
     ax.axvline(0, color="#444", linewidth=0.8)
     ax.set_xlabel("honest-market loss in target purchase (shared window minus defence)")
     ax.set_ylabel("largest attack gain in Top-1 share")
+    ax.legend(fontsize=7, frameon=False, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     return fig, frontier
