@@ -64,15 +64,21 @@ def split_gains(rows: list[Row]) -> str:
     return markdown(header, lines)
 
 
+def _tolerated(row: Row | None, column: str) -> str:
+    if row is None or row[column] == "":
+        return "-"
+    return f"{float(row[column]):.2f}"
+
+
 def defence_costs(rows: list[Row]) -> str:
-    """Per defence: its cost in an honest market against the shared window, and the largest
-    attackers' share it tolerates from each attack."""
+    """Per defence: its cost in an honest market against the shared window, and, for each
+    attack, the largest attackers' share up to which no gain shows over the honest cell /
+    over the attack's policy-only twin (what it tolerates of the gaming itself)."""
     attacks = sorted({r["attack"] for r in rows} - {"null"})
     lines = []
     for defence in sorted({r["defence"] for r in rows}):
         mine = {r["attack"]: r for r in rows if r["defence"] == defence}
         any_row = next(iter(mine.values()))
-        tolerated = [mine[a]["tolerated_share"] if a in mine else "" for a in attacks]
         lines.append(
             [
                 defence,
@@ -83,7 +89,12 @@ def defence_costs(rows: list[Row]) -> str:
                 span(any_row, "honest_loss_entrant_wait", 1, sign=True)
                 if any_row["honest_loss_entrant_wait"] != ""
                 else "-",
-                *(f"{float(t):.2f}" if t != "" else "-" for t in tolerated),
+                *(
+                    _tolerated(mine.get(a), "tolerated_share")
+                    + " / "
+                    + _tolerated(mine.get(a), "tolerated_share_over_policy")
+                    for a in attacks
+                ),
             ]
         )
     header = [
@@ -91,7 +102,7 @@ def defence_costs(rows: list[Row]) -> str:
         "honest loss: target purchase (pp)",
         "regret",
         "entrant's wait (rounds)",
-        *(f"tolerates {a}" for a in attacks),
+        *attacks,
     ]
     return markdown(header, lines)
 

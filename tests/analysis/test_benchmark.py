@@ -67,6 +67,7 @@ def rows(*intervals: tuple[float, float, float]) -> list[dict[str, Any]]:
             "attacker_share": s,
             "gain_top1_low": lo,
             "gain_top1_high": hi,
+            "gain_over_policy_low": -lo,  # the other way round: its own reading
         }
         for s, lo, hi in intervals
     ]
@@ -76,6 +77,7 @@ def test_the_tolerated_share_is_the_last_share_before_a_gain_shows() -> None:
     found = rows((0.5, 0.02, 0.2), (0.167, -0.1, 0.1), (0.333, -0.3, -0.01))
     tolerated_shares(found)
     assert {r["tolerated_share"] for r in found} == {0.333}  # a loss to the attacker is no gain
+    assert {r["tolerated_share_over_policy"] for r in found} == {0.0}  # read on its own
     shown_at_once = rows((0.167, 0.01, 0.1), (0.333, -0.1, 0.1))
     tolerated_shares(shown_at_once)
     assert {r["tolerated_share"] for r in shown_at_once} == {0.0}  # later covering is no help

@@ -18,7 +18,9 @@ share it tolerates.
 - **Tolerated share**: the largest attackers' share up to which no share's gain shows (its
   interval covers 0, or lies below it: an attack that costs the attacker is tolerated too);
   0 where a gain shows at the smallest share already. A reading of the measured shares, not
-  a threshold between them.
+  a threshold between them. ``tolerated_share_over_policy`` reads the gain over the
+  policy-only twin the same way: what a defence tolerates of the gaming itself, where the
+  behaviour (exaggerating, say) gains under every defence.
 
 Each gain and loss has a 95% interval made as ``analysis.attacks`` makes them (the
 two-stage bootstrap over seeds and the unit the cells' episodes share, or a t over seeds),
@@ -66,6 +68,7 @@ COLUMNS = (
     "honest_loss_entrant_wait_low",
     "honest_loss_entrant_wait_high",
     "tolerated_share",
+    "tolerated_share_over_policy",
     "interval_method",
     "note",
 )
@@ -223,24 +226,33 @@ def entrant_wait(base: Cell, defended: Cell) -> Interval:
 
 
 def tolerated_shares(table: list[dict[str, Any]]) -> None:
-    """Each row's tolerated share: over its attack and defence's shares, ascending, the
-    largest up to which no gain shows (every gain interval reaches 0 or below); blank where
-    a share has no interval to read."""
+    """Each row's tolerated shares, of the gain and of the gain over the policy: over its
+    attack and defence's shares, ascending, the largest up to which no gain shows (every
+    interval reaches 0 or below); blank where a share has no interval to read."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in table:
         groups[row["attack"], row["defence"]].append(row)
     for group in groups.values():
-        tolerated: float | str = 0.0
-        for row in sorted(group, key=lambda r: r["attacker_share"]):
-            low = row.get("gain_top1_low")
-            if not isinstance(low, float) or math.isnan(low):
-                tolerated = ""  # a share without an interval: no reading
-                break
-            if low > 0.0:  # a gain shows
-                break
-            tolerated = row["attacker_share"]
-        for row in group:
-            row["tolerated_share"] = tolerated
+        ordered = sorted(group, key=lambda r: r["attacker_share"])
+        for gain_column, column in (
+            ("gain_top1", "tolerated_share"),
+            ("gain_over_policy", "tolerated_share_over_policy"),
+        ):
+            tolerated = _tolerated(ordered, gain_column)
+            for row in group:
+                row[column] = tolerated
+
+
+def _tolerated(ordered: list[dict[str, Any]], gain_column: str) -> float | str:
+    tolerated: float | str = 0.0
+    for row in ordered:
+        low = row.get(f"{gain_column}_low")
+        if not isinstance(low, float) or math.isnan(low):
+            return ""  # a share without an interval: no reading
+        if low > 0.0:  # a gain shows
+            break
+        tolerated = row["attacker_share"]
+    return tolerated
 
 
 def _blank(name: str) -> dict[str, Any]:
