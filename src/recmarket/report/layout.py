@@ -57,12 +57,14 @@ PAPER_SECTIONS = (
     ),
     Section(
         "dynamic",
-        "Beyond the paper: long histories, dynamic markets, attacks, market design",
+        "Beyond the paper: long histories, dynamic markets, attacks and defences, market design",
         (
             "acc_long_histories",
             "dyn1_strategic_adaptation",
             "dyn2_platform_entry",
             "attacks",
+            "reputation_benchmark",
+            "reputation_frontier",
             "frontier",
             "oracle_contrasts",
         ),
