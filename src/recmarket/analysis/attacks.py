@@ -233,6 +233,8 @@ def _attack_row(
 
 
 def interval_columns(name: str, found: Interval) -> dict[str, float]:
+    """An interval as a table's three columns (``name``, ``name_low``, ``name_high``),
+    rounded to four places."""
     return {
         name: round(found.estimate, 4),
         f"{name}_low": round(found.low, 4),

@@ -11,3 +11,8 @@ The catalogue sits below the agents and the market, which read its variants; run
 (a market's seats, its memory, the round) lives above it. ``recmarket.api.CATALOGUE`` maps
 each kind's name to its registry.
 """
+
+# The classical defences that weigh records by their writers build on the window of
+# ``mechanisms`` and register beside the built-ins, whichever module of the catalogue is
+# imported first.
+from recmarket.catalogue import writer_mechanisms  # noqa: F401

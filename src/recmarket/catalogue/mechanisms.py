@@ -263,8 +263,3 @@ class ReputationSetting(VariantSetting):
     REGISTRY = MECHANISMS
     KEY = "mechanism"
     mechanism: MechanismName = Field("window", description="a registered reputation mechanism")
-
-
-# The classical defences that weigh records by their writers register themselves beside the
-# built-ins: they build on the window defined above.
-from recmarket.catalogue import writer_mechanisms  # noqa: E402, F401
