@@ -5,7 +5,9 @@ market and tolerates, and the theory's predictions with the rule that reads each
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from typing import Any
 
 from table_writers import Row, markdown, span
 
@@ -64,6 +66,11 @@ def split_gains(rows: list[Row]) -> str:
     return markdown(header, lines)
 
 
+def _natural(text: str) -> list[Any]:
+    """A sort key that orders the numbers in a name by value (wait 6 before wait 12)."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
+
+
 def _tolerated(row: Row | None, column: str) -> str:
     if row is None or row[column] == "":
         return "-"
@@ -76,7 +83,7 @@ def defence_costs(rows: list[Row]) -> str:
     over the attack's policy-only twin (what it tolerates of the gaming itself)."""
     attacks = sorted({r["attack"] for r in rows} - {"null"})
     lines = []
-    for defence in sorted({r["defence"] for r in rows}):
+    for defence in sorted({r["defence"] for r in rows}, key=_natural):
         mine = {r["attack"]: r for r in rows if r["defence"] == defence}
         any_row = next(iter(mine.values()))
         lines.append(
