@@ -122,12 +122,14 @@ def benchmark_table(cells: Sequence[Cell]) -> list[dict[str, Any]]:
     """One row per attack cell: attack, defence, attackers' share, the split gains, the
     defence's honest-market losses and the tolerated share, each with its interval."""
     index = _Index(cells)
-    twins = {twin_key(cfg) for cfg, _ in cells if cfg.market.attacks}
+    attacked = [(cfg, rows, twin_key(cfg)) for cfg, rows in cells if cfg.market.attacks]
+    twins = {twin for _, _, twin in attacked}
+    losses: dict[str, dict[str, Any]] = {}  # a defence's, the same for all its attack rows
     table = []
-    for cfg, rows in cells:
-        found = attackers(cfg)
-        if not found or cell_key(cfg) in twins:  # a twin is a reference, not an attack
+    for cfg, rows, twin in attacked:
+        if cell_key(cfg) in twins:  # a twin is a reference, not an attack
             continue
+        found = attackers(cfg)
         row: dict[str, Any] = {
             "attack": "+".join(sorted({attack for attack, _, _ in found})),
             "defence": defence(cfg),
@@ -135,7 +137,10 @@ def benchmark_table(cells: Sequence[Cell]) -> list[dict[str, Any]]:
             "note": "",
         }
         owned = frozenset().union(*(o for _, _, o in found))
-        table.append(row | _gains(cfg, rows, owned, index) | _losses(cfg, index))
+        plain = cell_key(cfg, attacks={})
+        if plain not in losses:
+            losses[plain] = _losses(cfg, plain, index)
+        table.append(row | _gains(cfg, rows, owned, twin, index) | losses[plain])
     tolerated_shares(table)
     return sorted(table, key=lambda r: (r["attack"], r["defence"], r["attacker_share"]))
 
@@ -154,15 +159,16 @@ class _Index:
 
 
 def _gains(
-    cfg: RunConfig, rows: Sequence[Row], owned: frozenset[str], index: _Index
+    cfg: RunConfig, rows: Sequence[Row], owned: frozenset[str], key: str | None, index: _Index
 ) -> dict[str, Any]:
+    """The attack's gain over the honest cell, over its twin (``key``: None where the
+    attack is its own), and the twin's over the honest cell."""
     honest = index.cells.get(cell_key(cfg, attacks={}))
     if honest is None:
         return {"note": "no honest cell of this defence"} | _blank("gain_top1")
     unit = coarsest([memory_unit(honest[0]), memory_unit(cfg)])
     top1 = gain(honest[1], rows, "top1_platform", owned, unit)
     out: dict[str, Any] = {**interval_columns("gain_top1", top1), "interval_method": top1.method}
-    key = twin_key(cfg)
     if key is None:
         zero = Interval(0.0, 0.0, 0.0, "0 by construction: the attack is its presentation", 0, {})
         return (
@@ -178,9 +184,10 @@ def _gains(
     )
 
 
-def _losses(cfg: RunConfig, index: _Index) -> dict[str, Any]:
-    """The defence's cost in an honest market against the shared window's."""
-    plain, undefended = cell_key(cfg, attacks={}), baseline_key(cfg)
+def _losses(cfg: RunConfig, plain: str, index: _Index) -> dict[str, Any]:
+    """The defence's cost in an honest market (``plain``, its honest cell) against the
+    shared window's."""
+    undefended = baseline_key(cfg)
     honest, base = index.cells.get(plain), index.cells.get(undefended)
     if honest is None or base is None:
         return _blank("honest_loss_target_purchase") | _blank("honest_loss_regret")

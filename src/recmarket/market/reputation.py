@@ -43,11 +43,14 @@ def history_sets(scope: Scope, users_per_profile: int) -> int:
     return SCOPES.get(scope).sets(users_per_profile)
 
 
-def fake_author(request: Request, written_before: int) -> str:
-    """The fake account a forged record comes from: a fresh one per record (pseudonyms are
-    free), named by its episode and its place among the records written after it, so a
-    resumed run names it again."""
-    return f"fake{request.order}.{written_before}"
+def author_of(request: Request, writer: Writer, place: int) -> str:
+    """The account a record comes from: the request's simulated user for its own review; for
+    a forged record a fresh fake account per record (pseudonyms are free), named by its
+    episode and its ``place`` among the records written after it, so a resumed run names it
+    again; otherwise the writer's kind."""
+    if writer == "user":
+        return f"user{request.sim_user}"
+    return f"fake{request.order}.{place}" if writer == "forged" else writer
 
 
 class ReputationMemory:
@@ -131,12 +134,12 @@ class ReputationMemory:
         platform_id: str,
         record: ReputationRecord,
         writer: Writer = "user",
-        author: str | None = None,
+        place: int = 0,
     ) -> None:
-        """Keep a record of ``platform_id``, written by ``writer`` (the account ``author``:
-        by default the request's user, or the writer's kind) after ``request``, in the
-        request's history set; under proof of purchase a forged record is refused, since
-        its fake user bought nothing."""
+        """Keep a record of ``platform_id``, written by ``writer`` after ``request`` (the
+        ``place``-th of those written after it by others than its user), in the request's
+        history set; under proof of purchase a forged record is refused, since its fake
+        user bought nothing."""
         if writer == "forged" and self.proof_of_purchase:
             return
         key = scope_key(request, self.scope)
@@ -146,7 +149,7 @@ class ReputationMemory:
         records, facts = kept[platform_id]
         records.append(record)
         label = record.claim_reliability
-        author = author or (f"user{request.sim_user}" if writer == "user" else writer)
+        author = author_of(request, writer, place)
         facts.append(RecordFacts(request.order, writer, platform_id, author, label))
         if self.mechanism.reads_writers:
             self._writers[key].add(platform_id, author, label, writer == "user")

@@ -12,7 +12,7 @@ from recmarket.catalogue.scopes import SCOPES
 from recmarket.data.episodes import Request
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.outcome import Outcome
-from recmarket.market.reputation import ReputationMemory, fake_author
+from recmarket.market.reputation import ReputationMemory
 from recmarket.market.seats import Strategies
 from recmarket.streams import Stream, rng
 
@@ -49,8 +49,7 @@ def _write(
     record: ReputationRecord,
     source: Writer,
 ) -> None:
-    author = fake_author(request, len(o.written)) if source == "forged" else None
-    memory.append(request, name, record, source, author)
+    memory.append(request, name, record, source, len(o.written))
     o.written.append((name, record.claim_reliability, record.note, source))
 
 

@@ -15,7 +15,7 @@ from recmarket.config import RunConfig
 from recmarket.data.episodes import Request
 from recmarket.market.metrics import episode_metrics
 from recmarket.market.outcome import Outcome
-from recmarket.market.reputation import ReputationMemory, fake_author
+from recmarket.market.reputation import ReputationMemory
 from recmarket.market.seats import Strategies
 from recmarket.run.episode_rows import EpisodeRecord, EpisodeRows, episode_rows
 from recmarket.run.store import RunStore
@@ -125,13 +125,12 @@ def restore_reputation(
     work unit needs it: the same appends the episodes made when they first ran."""
     by_order = {r.order: r for r in requests}
     for order, platform, label, note, writer, place in records:
-        request = by_order[order]
         memory.append(
-            request,
+            by_order[order],
             platform,
             ReputationRecord.model_validate({"claim_reliability": label, "note": note}),
             writer,
-            fake_author(request, place) if writer == "forged" else None,
+            place,
         )
 
 
