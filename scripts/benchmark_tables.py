@@ -21,18 +21,18 @@ WRITERS = (
 )
 
 
+def _span(row: Row, column: str, digits: int, scale: float = 1.0) -> str:
+    """An estimate and its interval, signed ("-" where the row has none)."""
+    return span(row, column, digits, scale, True) if row[column] != "" else "-"
+
+
 def _pp(row: Row, column: str) -> str:
-    """A share's estimate and interval in percentage points ("-" where there is none)."""
-    return span(row, column, 1, 100.0, True) if row[column] != "" else "-"
+    """A share's estimate and interval in percentage points."""
+    return _span(row, column, 1, 100.0)
 
 
 def _share(row: Row) -> str:
     return f"{float(row['attacker_share']):.2f}"
-
-
-def _smallest_share(rows: list[Row], attack: str, defence: str) -> Row | None:
-    found = [r for r in rows if r["attack"] == attack and r["defence"] == defence]
-    return min(found, key=lambda r: float(r["attacker_share"]), default=None)
 
 
 def split_gains(rows: list[Row]) -> str:
@@ -41,10 +41,9 @@ def split_gains(rows: list[Row]) -> str:
     and the largest share the shared window tolerates."""
     lines = []
     for attack in sorted({r["attack"] for r in rows} - {"null"}):
-        r = _smallest_share(rows, attack, BASELINE)
+        r = _get(rows, attack, BASELINE)
         if r is None:
             continue
-        tolerated = r["tolerated_share"]
         lines.append(
             [
                 attack,
@@ -52,7 +51,7 @@ def split_gains(rows: list[Row]) -> str:
                 _pp(r, "gain_top1"),
                 _pp(r, "gain_over_policy"),
                 _pp(r, "gain_policy"),
-                f"{float(tolerated):.2f}" if tolerated != "" else "-",
+                _tolerated(r, "tolerated_share"),
             ]
         )
     header = [
@@ -90,12 +89,8 @@ def defence_costs(rows: list[Row]) -> str:
             [
                 defence,
                 _pp(any_row, "honest_loss_target_purchase"),
-                span(any_row, "honest_loss_regret", 3, sign=True)
-                if any_row["honest_loss_regret"] != ""
-                else "-",
-                span(any_row, "honest_loss_entrant_wait", 1, sign=True)
-                if any_row["honest_loss_entrant_wait"] != ""
-                else "-",
+                _span(any_row, "honest_loss_regret", 3),
+                _span(any_row, "honest_loss_entrant_wait", 1),
                 *(
                     _tolerated(mine.get(a), "tolerated_share")
                     + " / "
@@ -115,6 +110,7 @@ def defence_costs(rows: list[Row]) -> str:
 
 
 def _get(rows: list[Row], attack: str, defence: str, share_rank: int = 0) -> Row | None:
+    """The row of ``attack`` under ``defence`` at its ``share_rank``-th smallest share."""
     found = sorted(
         (r for r in rows if r["attack"] == attack and r["defence"] == defence),
         key=lambda r: float(r["attacker_share"]),
@@ -152,7 +148,7 @@ def _dues_cost_entrants(rows: list[Row]) -> tuple[str, str]:
     if None in steps or any(r is None or r["honest_loss_entrant_wait"] == "" for r in steps):
         return "-", "cannot tell (no entrant cell)"
     found = [r for r in steps if r is not None]
-    measured = " -> ".join(span(r, "honest_loss_entrant_wait", 1, sign=True) for r in found)
+    measured = " -> ".join(_span(r, "honest_loss_entrant_wait", 1) for r in found)
     if _apart(found[0], found[-1], "honest_loss_entrant_wait"):
         return measured, "reproduces: the most dues make the honest entrant wait longer"
     if _apart(found[-1], found[0], "honest_loss_entrant_wait"):
