@@ -17,6 +17,7 @@ from recmarket.agents.llm.parse import extract_json
 from recmarket.calibration.calibrate import Calibration, calibrate
 from recmarket.calibration.mle import Estimate
 from recmarket.report.prediction import PredictionRow, check_predictions
+from recmarket.run.store import RunStore
 from recmarket.vocabulary import ROLES
 
 REPLICATES = 20  # offline runs per checked cell, calibrate's default
@@ -30,17 +31,11 @@ def _share(passes: int, trials: int) -> str:
     return f"{passes}/{trials} ({passes / trials:.0%}; {low:.0%}-{high:.0%})"
 
 
-def _read(run: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"file:{run / 'run.sqlite'}?mode=ro", uri=True)
-
-
-def _failures(db: sqlite3.Connection) -> tuple[int, int, str]:
+def _failures(episodes: list[dict]) -> tuple[int, int, str]:
     """(episodes that finished every role, episodes, the failed ones by role)."""
-    rows = db.execute("SELECT failed_role, COUNT(*) FROM episodes GROUP BY 1 ORDER BY 1")
-    counts = {role: n for role, n in rows}
-    finished = counts.pop(None, 0)
-    by_role = ", ".join(f"{role} {n}" for role, n in counts.items()) or "none"
-    return finished, finished + sum(counts.values()), by_role
+    failed = Counter(e["failed_role"] for e in episodes if e["failed_role"])
+    by_role = ", ".join(f"{role} {n}" for role, n in sorted(failed.items())) or "none"
+    return len(episodes) - sum(failed.values()), len(episodes), by_role
 
 
 def structured_outputs() -> str:
@@ -50,8 +45,8 @@ def structured_outputs() -> str:
     columns = {"local-rep-text": "plain text", "local-rep": "array of sentences"}
     valid, finished = {}, {}
     for name in columns:
-        with _read(replayed()[name]) as db:
-            valid[name], finished[name] = first_replies_valid(db), _failures(db)
+        with RunStore.read(replayed()[name]) as store:
+            valid[name], finished[name] = first_replies_valid(store.db), _failures(store.episodes())
     lines = [[role, *(_share(*valid[n].get(role, (0, 0))) for n in columns)] for role in ROLES]
     lines.append(["**episodes that finished every role**"])
     lines[-1] += [_share(*finished[n][:2]) for n in columns]
