@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from recmarket.agents.llm.config import OFFLINE, OPERATIONAL, LLMConfig
+from recmarket.agents.llm.config import LLM_OPERATIONAL, OFFLINE, OPERATIONAL, LLMConfig
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.catalogue.conditions import ConditionName, condition
 from recmarket.catalogue.roles import RoleBackendName, RoleSetting, chosen_backend, role_setting
@@ -143,7 +143,8 @@ class RunConfig(BaseModel):
                 "models": {
                     name: set(OPERATIONAL) | set(unset_later(model))
                     for name, model in self.llm.models.items()
-                }
+                },
+                **dict.fromkeys(LLM_OPERATIONAL, True),
             }
         return exclude
 

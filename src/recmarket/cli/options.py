@@ -247,6 +247,22 @@ OutputPrice = Annotated[
     float | None,
     typer.Option("--llm-output-price", min=0, help=f"{_MODEL['output_price'].description}"),
 ]
+ServiceTier = Annotated[
+    str | None,
+    typer.Option(
+        "--llm-service-tier",
+        help="the provider tier role calls ask for: auto, default, flex (about half price, "
+        "may queue or answer busy), or any name the provider takes",
+    ),
+]
+LlmMode = Annotated[
+    Literal["live", "batch"] | None,
+    typer.Option(
+        "--llm-mode",
+        help="live (default), or batch: NoRep and Platform-Centric cells' calls as batch "
+        "jobs, stage by stage, at the batch price",
+    ),
+]
 LlmCache = Annotated[
     Path | None,
     typer.Option("--llm-cache", help="shared LLM call store (default: in the cache directory)"),
@@ -272,19 +288,34 @@ def llm_overrides(
     base_url: str | None,
     key_env: str | None,
     prices: tuple[float | None, float | None] = (None, None),
+    service_tier: str | None = None,
+    mode: str | None = None,
 ) -> dict[str, Any]:
     """--backend llm with --llm-*: one model for every role (the settings they override)."""
     if backend is None:
-        if model is not None:
-            fail("--llm-model needs --backend llm")
+        for flag, value in (
+            ("--llm-model", model),
+            ("--llm-service-tier", service_tier),
+            ("--llm-mode", mode),
+        ):
+            if value is not None:
+                fail(f"{flag} needs --backend llm")
         return {}
     if backend == "offline":
         return {"llm": None}
     if backend != "llm":
         fail(f"--backend: {backend!r} is not offline or llm")
+    table: dict[str, Any] = {"mode": mode} if mode is not None else {}
     if model is None:
-        return {}  # the models come from the config file
+        if service_tier is not None:
+            fail(
+                "--llm-service-tier sets the tier of --llm-model's model; for a config "
+                "file's models, set service_tier under [llm.models.NAME]"
+            )
+        return {"llm": table} if table else {}  # the models come from the config file
     spec: dict[str, Any] = {"name": model}
+    if service_tier is not None:
+        spec["service_tier"] = service_tier
     if base_url:
         spec["base_url"] = base_url
     if key_env:
@@ -292,7 +323,7 @@ def llm_overrides(
     for field_name, price in zip(("input_price", "output_price"), prices, strict=True):
         if price is not None:
             spec[field_name] = price
-    return {"llm": {"models": {"main": spec}, "roles": {"default": "main"}}}
+    return {"llm": {"models": {"main": spec}, "roles": {"default": "main"}, **table}}
 
 
 def configured_llm(
@@ -328,6 +359,8 @@ def _llm_choice(**values: Any) -> LLMChoice:
         values["llm_base_url"],
         values["llm_api_key_env"],
         (values["llm_input_price"], values["llm_output_price"]),
+        values["llm_service_tier"],
+        values["llm_mode"],
     )
     return LLMChoice(settings, values["backend"] == "llm")
 
@@ -348,6 +381,8 @@ with_llm = with_options(
         _parameter("llm_api_key_env", LlmKeyEnv),
         _parameter("llm_input_price", InputPrice),
         _parameter("llm_output_price", OutputPrice),
+        _parameter("llm_service_tier", ServiceTier),
+        _parameter("llm_mode", LlmMode),
     ],
     _llm_choice,
 )

@@ -197,6 +197,7 @@ def _as_json(
         **dynamics(cfg, rows),
         "ledger": ledger,
         "spent_total": result.spent,
+        "notes": list(result.notes),
     }
 
 
@@ -219,6 +220,8 @@ def _print_funnel(
         )
     if result.ledger is not None:
         out.print(ledger_table(result.ledger, result.spent))
+    for note in result.notes:
+        out.print(note, style="yellow")
 
 
 def dynamics(cfg: RunConfig, rows: list[dict[str, Any]]) -> dict[str, Any]:

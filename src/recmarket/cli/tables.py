@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.table import Table
 
-from recmarket.agents.llm.ledger import Ledger
+from recmarket.agents.llm.ledger import Ledger, Usage
 from recmarket.catalogue.policies import families
 
 FUNNEL_ROWS = (
@@ -50,10 +50,11 @@ def ledger_table(ledger: Ledger, spent: float | None) -> Table:
         "calls",
         "from store",
         "prompt tokens",
-        "provider-cached",
+        "provider-cached (share)",
         "completion tokens",
         "retries",
         "tokens estimated",
+        "tiers (flex busy, fallbacks)",
         "cost USD",
     ):
         table.add_column(col, justify="left" if col in ("role", "model") else "right")
@@ -64,10 +65,23 @@ def ledger_table(ledger: Ledger, spent: float | None) -> Table:
             f"{u.calls:,}",
             f"{u.cached:,}",
             f"{u.prompt_tokens:,}",
-            f"{u.provider_cached_tokens:,}",
+            _cached(u),
             f"{u.completion_tokens:,}",
             f"{u.retries:,}",
             f"{u.estimated:,}",
+            _tiers(u),
             f"{u.cost:.4f}",
         )
     return table
+
+
+def _cached(usage: Usage) -> str:
+    share = usage.cached_share
+    return f"{usage.provider_cached_tokens:,}" + ("" if share is None else f" ({share:.0%})")
+
+
+def _tiers(usage: Usage) -> str:
+    said = ", ".join(f"{tier} {n:,}" for tier, n in sorted(usage.tiers.items()))
+    if usage.busy or usage.fallbacks:
+        said += f" ({usage.busy:,} busy, {usage.fallbacks:,} fell back)"
+    return said or "-"

@@ -119,6 +119,12 @@ def streams(cfg: RunConfig, requests: list[Request]) -> list[list[Request]]:
     return list(grouped.values())
 
 
+def batchable(cfg: RunConfig) -> bool:
+    """Whether no episode of the cell waits on another's outcome (no reputation memory, no
+    platform that learns or reacts): its calls of a stage can all go as one batch job."""
+    return not condition(cfg.condition).reputation and not cfg.market.adaptive
+
+
 def restored_round(
     cfg: RunConfig,
     prepared: PreparedDomain,

@@ -37,7 +37,13 @@ from recmarket.run.records import (
     Commit,
     keeps_calls,
 )
-from recmarket.run.rounds import PreparedDomain, prepare, restored_round, streams
+from recmarket.run.rounds import (
+    PreparedDomain,
+    batchable,
+    prepare,
+    restored_round,
+    streams,
+)
 from recmarket.run.store import RunStore
 from recmarket.run.threads import pinned_native_threads
 from recmarket.tasks import gather_or_cancel
@@ -46,6 +52,12 @@ from recmarket.tasks import gather_or_cancel
 Progress = Callable[[str, int, int], None]
 
 
+# Batch mode's word on a cell whose calls wait on one another
+LIVE_CHAINS = (
+    "--llm-mode batch: this cell's episodes wait on earlier ones (reputation, or platforms "
+    "that learn), so its calls were sent live; batch jobs carry NoRep and Platform-Centric "
+    "cells"
+)
 OFFLINE_BATCH = 256  # requests prepared together: their needs are embedded in one batch
 PREFETCH = 3  # batches prepared at once in LLM runs
 OFFLINE_AHEAD = 4  # offline batches prepared and not yet finished: bounds a long run's memory
@@ -59,6 +71,7 @@ class RunResult:
     store: RunStore
     ledger: Ledger | None  # tokens and cost per role and model, when an LLM answered
     spent: float | None = None  # USD in the spend account: this run and the earlier ones
+    notes: tuple[str, ...] = ()  # what the run did otherwise than asked, and why
 
 
 async def play_domain(
@@ -228,8 +241,12 @@ async def play_cell(
     store = RunStore.open(out_dir, cfg, roles=own_roles(cfg, agents))
     cache = cache_dir or default_cache_dir()
     backend = None
+    notes: tuple[str, ...] = ()
     if cfg.uses_llm:
         assert cfg.llm is not None
+        batch = cfg.llm.mode == "batch" and batchable(cfg)
+        if cfg.llm.mode == "batch" and not batch:
+            notes = (LIVE_CHAINS,)
         from recmarket.agents.llm.backend import LLMBackend  # the openai client: LLM runs only
 
         shared = llm_cache if llm_cache is not None else cache / "llm-calls.sqlite"
@@ -242,6 +259,7 @@ async def play_cell(
             on_wait=on_wait,
             on_limit=on_limit,
             endpoints=endpoints,
+            batch=batch,
         )
         if spend is None:  # the run owns its account: no other process holds a reservation
             backend.ledger.account.clear_reservations()
@@ -280,4 +298,4 @@ async def play_cell(
             finally:
                 spent = backend.ledger.account.spent
                 backend.close()
-    return RunResult(store, backend.ledger if backend else None, spent)
+    return RunResult(store, backend.ledger if backend else None, spent, notes)

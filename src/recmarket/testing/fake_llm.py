@@ -32,6 +32,7 @@ from recmarket.agents.llm.client import CHECK_MESSAGES
 from recmarket.agents.llm.formats import PROBE_MESSAGES
 from recmarket.agents.llm.pace import PACE_MESSAGES, READ_MESSAGES
 from recmarket.agents.llm.prefixes import PrefixIndex, prompt_text
+from recmarket.testing.fake_batches import FakeBatches
 from recmarket.testing.fake_replies import (
     CONTENT_FAULTS,
     Response,
@@ -111,6 +112,11 @@ class FakeLLM:
     # When set, GET /models answers with these entries (what an endpoint reports of the
     # models it serves: an id, and perhaps a creation date or a revision)
     listed: list[dict[str, object]] | None = None
+    # Share of flex requests (``service_tier: "flex"``) answered 429 "busy", each attempt
+    # drawn afresh: the flex tier at capacity
+    flex_busy: float = 0.0
+    batch_seconds: float = 0.3  # how long a batch job stays in progress (fake_batches)
+    batch_fail_rate: float = 0.0  # share of batch lines failed at their first submission
     lock: threading.Lock = field(default_factory=threading.Lock)
     prefixes: PrefixIndex = field(default_factory=PrefixIndex)
     seen: Counter[str] = field(default_factory=Counter)  # attempts of each distinct request
@@ -118,6 +124,12 @@ class FakeLLM:
     def __enter__(self) -> FakeLLM:
         fake = self
         self.chaos = random.Random(self.faults.seed)
+        self.batches = FakeBatches(
+            lambda body: self.respond(body, slept=True),
+            self.batch_seconds,
+            self.batch_fail_rate,
+            self.faults.seed,
+        )
         self.gate = threading.BoundedSemaphore(self.slots) if self.slots else None
 
         class Handler(BaseHTTPRequestHandler):
@@ -127,21 +139,46 @@ class FakeLLM:
             def log_message(self, *args: object) -> None:
                 pass
 
-            def do_GET(self) -> None:  # /stats: requests received so far, by role
-                listing = fake.listed is not None and self.path.endswith("/models")
-                shown = {"object": "list", "data": fake.listed} if listing else fake.requests
-                data = json.dumps(dict(shown)).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
+            def reply(self, status: int, data: bytes, kind: str = "application/json") -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(data)
+
+            def do_GET(self) -> None:  # /stats: requests received so far, by role
+                path = self.path.split("?")[0].rstrip("/")
+                if "/files/" in path and path.endswith("/content"):
+                    status, data = fake.batches.content(path.split("/")[-2])
+                    self.reply(status, data, "application/octet-stream")
+                    return
+                if "/batches" in path:
+                    name = path.rsplit("/", 1)[-1]
+                    _, _, found = (
+                        fake.batches.listed() if name == "batches" else fake.batches.retrieve(name)
+                    )
+                    self.reply(200 if "error" not in found else 404, json.dumps(found).encode())
+                    return
+                listing = fake.listed is not None and path.endswith("/models")
+                shown = {"object": "list", "data": fake.listed} if listing else fake.requests
+                self.reply(200, json.dumps(dict(shown)).encode())
 
             def do_POST(self) -> None:
                 try:
-                    body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                    raw = self.rfile.read(int(self.headers["Content-Length"]))
+                    if self.path.rstrip("/").endswith("/files"):
+                        kind = self.headers.get("Content-Type", "")
+                        _, _, made = fake.batches.upload(kind, raw)
+                        self.reply(200, json.dumps(made).encode())
+                        return
+                    body = json.loads(raw)
                 except (ValueError, OSError):  # the client left mid-request (a cancelled call)
                     self.close_connection = True
+                    return
+                if self.path.rstrip("/").endswith("/batches"):
+                    status, _, made = fake.batches.create(body)
+                    self.reply(status, json.dumps(made).encode())
                     return
                 content_type = "application/json"
                 if fake.api_key and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
@@ -241,6 +278,11 @@ class FakeLLM:
         unreliable = self.unreliable(body)
         if unreliable is not None:
             return unreliable
+        if body.get("service_tier") == "flex" and self.flex_busy:
+            with self.lock:
+                busy = self.chaos.random() < self.flex_busy
+            if busy:
+                return self.rate_limited()
         prompt_tokens = sum(len(m["content"]) for m in messages) // 4
         if messages[0] in CHECKS:
             with self.lock:  # checks: never faulted by ``faults``
@@ -318,6 +360,18 @@ def main() -> None:
         help="fail every distinct request's first attempt (with 500, or the status given)",
     )
     parser.add_argument("--fault-seed", type=int, default=0, help="seed of the random faults")
+    parser.add_argument(
+        "--flex-busy", type=probability, default=0.0, help="share of flex attempts answered 429"
+    )
+    parser.add_argument(
+        "--batch-seconds", type=float, default=0.3, help="seconds a batch job stays in progress"
+    )
+    parser.add_argument(
+        "--batch-fail-rate",
+        type=probability,
+        default=0.0,
+        help="share of batch lines failed at their first submission",
+    )
     args = parser.parse_args()
     with FakeLLM(
         latency=args.latency,
@@ -326,6 +380,9 @@ def main() -> None:
         fault_rate=args.fault_rate,
         fail_first=args.fail_first,
         faults=FaultPlan(seed=args.fault_seed),
+        flex_busy=args.flex_busy,
+        batch_seconds=args.batch_seconds,
+        batch_fail_rate=args.batch_fail_rate,
     ) as server:
         print(server.base_url, flush=True)
         server.thread.join()

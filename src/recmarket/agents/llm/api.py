@@ -27,6 +27,7 @@ class ChatRequest:
     # The reply's JSON schema in the endpoint's structured-output form (``formats``).
     response_format: dict[str, Any] | None = field(default=None, hash=False)
     attempt: int = 0  # 0 for a call's first attempt, n for its n-th retry (not sent)
+    service_tier: str | None = None  # the provider tier asked for (None: none is sent)
 
     @property
     def characters(self) -> int:
@@ -44,6 +45,10 @@ class Reply:
     retries: int = 0  # attempts that failed before this one (set by the retry wrapper)
     cached_tokens: int = 0  # prompt tokens the provider served from its prompt cache
     estimated: bool = False  # the endpoint gave no usable token counts (``trusted_tokens``)
+    # The tier that served and bills the call: the one the endpoint names, else the one
+    # asked for; "batch" for a batch job's; None: the standard tier
+    tier: str | None = None
+    busy: int = 0  # flex answers "busy" (429, 498) met before this one (``flex``)
 
 
 class ProviderError(Exception):
@@ -57,15 +62,16 @@ class ProviderError(Exception):
         retryable: bool,
         retry_after: float | None = None,
         rate_limited: bool = False,
-        overload: bool = False,
+        overload: bool | None = None,
     ) -> None:
         super().__init__(cause)
         self.cause = cause
         self.retryable = retryable
         self.retry_after = retry_after
         self.rate_limited = rate_limited  # a 429: the endpoint working, asking to slow down
-        # A timeout, 429, 5xx or dropped connection: too many calls at once, perhaps.
-        self.overload = overload or rate_limited
+        # A timeout, 429, 5xx or dropped connection: too many calls at once, perhaps (a
+        # 429 unless said otherwise: a flex tier at capacity is not our calls' fault).
+        self.overload = rate_limited if overload is None else overload
 
 
 class ChatAPI(Protocol):

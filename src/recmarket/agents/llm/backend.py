@@ -11,15 +11,18 @@ from pathlib import Path
 from typing import Any
 
 from recmarket.agents.llm.adaptive import LimitNotice
-from recmarket.agents.llm.api import ChatAPI
+from recmarket.agents.llm.api import ChatAPI, ProviderError
 from recmarket.agents.llm.attempts import AttemptLog
+from recmarket.agents.llm.batch_api import BatchAPI
+from recmarket.agents.llm.batch_jobs import FolderBatches
+from recmarket.agents.llm.batches import BatchQueue, BatchStore, Body
 from recmarket.agents.llm.cache import CallCache
 from recmarket.agents.llm.client import ChatModel, WaitNotice
 from recmarket.agents.llm.config import OFFLINE, LLMConfig, ModelConfig
 from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import BudgetWithoutPrices, Ledger, SpendAccount
 from recmarket.agents.llm.pace import Pace
-from recmarket.agents.llm.prices import prices_for
+from recmarket.agents.llm.prices import prices_for, provider_at
 from recmarket.agents.llm.role import LLMRole
 from recmarket.agents.llm.wrappers import EndpointFailure
 from recmarket.agents.roles import Agents
@@ -40,6 +43,39 @@ class Checked:
     start: int
     reply_format: str
     pace: Pace | None  # None: too short an answer to time, or a timeout fixes the deadline
+
+
+class NoBatchAPI(ValueError):
+    """Batch mode for a model whose provider runs no batch jobs: refused before anything
+    is sent."""
+
+
+def batch_api_for(config: LLMConfig, cfg: ModelConfig, api: ChatAPI) -> tuple[BatchAPI, Body]:
+    """Where a model's batch jobs go (the folder ``vllm run-batch`` answers, or its
+    provider's batch API) and how its requests are written; NoBatchAPI, in one line,
+    where it has none."""
+    body: Body | None = getattr(api, "body", None)
+    if body is None:
+        raise NoBatchAPI(
+            f"--llm-mode batch: provider {cfg.provider!r} of model {cfg.name} writes no "
+            "OpenAI-format requests, so its calls cannot go as batch jobs; use --llm-mode live"
+        )
+    if config.batch_dir is not None:
+        return FolderBatches(Path(config.batch_dir)), body
+    known = provider_at(cfg)
+    if known is not None and not known[1].batch_api:
+        raise NoBatchAPI(
+            f"--llm-mode batch: {known[0]} ({cfg.base_url}) runs no batch jobs; use "
+            "--llm-mode live (or its off-peak hours, where it has them)"
+        )
+    make = getattr(api, "batches", None)
+    if make is None:
+        raise NoBatchAPI(
+            f"--llm-mode batch: provider {cfg.provider!r} of model {cfg.name} has no batch "
+            "API; use --llm-mode live"
+        )
+    jobs: BatchAPI = make()
+    return jobs, body
 
 
 def require_prices(config: LLMConfig, budget: float | None) -> None:
@@ -77,6 +113,7 @@ class LLMBackend:
     on_limit: LimitNotice | None = None  # told the endpoints' adaptive limit when it moves
     endpoints: Endpoints | None = None  # shared limits; by default the backend's own
     provider: Callable[[ModelConfig], ChatAPI] = chat_api  # a fake one in unit tests
+    batch: bool = False  # the cell's calls go as batch jobs (``batches``), not live
     ledger: Ledger = field(init=False)
     cache: CallCache = field(init=False)
     attempts: AttemptLog = field(init=False)
@@ -110,6 +147,14 @@ class LLMBackend:
         }
         for model in self.models:
             model.before_send = self.ensure_checked
+        self.batch_store: BatchStore | None = None
+        if self.batch:
+            self.batch_store = BatchStore(self.cache_paths[0] if self.cache_paths else None)
+            for model in self.models:
+                jobs, body = batch_api_for(self.config, model.cfg, model.api)
+                model.batches = BatchQueue(
+                    model.cfg, jobs, self.batch_store, body, self.config.batch_poll, self.on_wait
+                )
 
     @property
     def models(self) -> list[ChatModel]:
@@ -132,6 +177,11 @@ class LLMBackend:
         for model in self.models:
             seconds = await model.check()
             await self._same_model(model)
+            if model.batches is not None:  # no live call to pace: look for the batch API
+                await self._batch_api(model)
+                form = await self.endpoints.reply_format(model)
+                checked.append(Checked(model.cfg, seconds, [], model.limit.current, form, None))
+                continue
             measured = await self.endpoints.measure(model)
             start = model.limit.current
             # A tiny call's answered attempt, alone (the check's time holds any backoff).
@@ -140,6 +190,16 @@ class LLMBackend:
             form = await self.endpoints.reply_format(model)
             checked.append(Checked(model.cfg, seconds, measured, start, form, pace))
         return checked
+
+    async def _batch_api(self, model: ChatModel) -> None:
+        """EndpointFailure, before any job is sent, where the endpoint has no batch API."""
+        assert model.batches is not None
+        try:
+            await model.batches.api.find("recmarket-check")
+        except ProviderError as error:
+            raise EndpointFailure.at(
+                model.cfg, f"batch mode: its batch API cannot be used ({error.cause})"
+            ) from error
 
     async def _same_model(self, model: ChatModel) -> None:
         """Refuse an endpoint that now says otherwise of a model than when the stores' calls
@@ -175,10 +235,14 @@ class LLMBackend:
     async def aclose(self) -> None:
         """Close the endpoints' HTTP clients inside the loop that opened them."""
         for model in self.models:
+            if model.batches is not None:
+                await model.batches.aclose()
             await model.aclose()
 
     def close(self) -> None:
         """Close the call cache, the attempt log and the spend account."""
         self.cache.close()
         self.attempts.close()
+        if self.batch_store is not None:
+            self.batch_store.close()
         self.ledger.account.close()

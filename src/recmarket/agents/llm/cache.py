@@ -57,6 +57,9 @@ class CachedCall:
     # The counts were estimated from characters (the endpoint reported none usable); not
     # stored: an answer served from a store is charged nothing
     estimated: bool = False
+    # The tier that billed it and the flex "busy" answers it met (the ledger's; not stored)
+    tier: str | None = None
+    busy: int = 0
 
     @property
     def tokens(self) -> tuple[int, int]:

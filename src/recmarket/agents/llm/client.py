@@ -15,7 +15,8 @@ import asyncio
 import math
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from recmarket.agents.llm.adaptive import PROBE_FLOOR, PROBE_RISE, AdaptiveLimit
 from recmarket.agents.llm.api import ChatAPI, ChatRequest, Reply
@@ -41,6 +42,9 @@ from recmarket.agents.llm.wrappers import (
     WaitNotice,
 )
 from recmarket.tasks import gather_or_cancel
+
+if TYPE_CHECKING:  # batch mode's queue needs the openai SDK: LLM runs in batch mode only
+    from recmarket.agents.llm.batches import BatchQueue
 
 __all__ = ["CHECK_MESSAGES", "ChatModel", "EndpointFailure", "ReplayMiss", "WaitNotice"]
 
@@ -85,6 +89,8 @@ class ChatModel:
         # Awaited before the first call that must be sent (the backend's endpoint check):
         # answers the stores hold need no endpoint at all.
         self.before_send: Callable[[], Awaitable[object]] | None = None
+        # Batch mode: calls go as batch jobs through this queue (``batches``), not live
+        self.batches: BatchQueue | None = None
 
     @property
     def params(self) -> dict[str, Any]:
@@ -106,7 +112,13 @@ class ChatModel:
     ) -> ChatRequest:
         seed = sample % 2**31 if self.cfg.send_seed else None
         return ChatRequest(
-            role, messages, self.cfg.max_tokens, self.cfg.temperature, seed, response_format
+            role,
+            messages,
+            self.cfg.max_tokens,
+            self.cfg.temperature,
+            seed,
+            response_format,
+            service_tier=self.cfg.service_tier,
         )
 
     async def check(self) -> float:
@@ -235,9 +247,16 @@ class ChatModel:
         if self.before_send is not None:
             await self.before_send()
         form = FORMATS[await self.reply_format()](schema) if schema is not None else None
+        request = self._request(role, messages, sample, form)
         seq = self.cache.issue()  # its place in the run's call order, now it is sent
         start = time.monotonic()
-        reply: Reply = await self._send(self._request(role, messages, sample, form))
+        if self.batches is not None:  # one of the next batch job's calls, at its price
+            queue = self.batches
+            reply = await Budgeted(partial(queue.answer, key), self.cfg, self.ledger.account)(
+                request
+            )
+        else:
+            reply = await self._send(request)
         call = CachedCall(
             reply.text,
             reply.prompt_tokens,
@@ -246,11 +265,15 @@ class ChatModel:
             reply.retries,
             reply.cached_tokens,
             reply.estimated,
+            reply.tier,
+            reply.busy,
         )
         self.cache.put(
             key, role, self.cfg.name, self.cfg.base_url, messages, params, sample, call, seq
         )
         self.ledger.add(role, self.cfg, call, cached=False)
+        if self.batches is not None:
+            self.batches.stored(key)
         return call.response
 
     async def aclose(self) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -33,7 +33,18 @@ OPERATIONAL = (
     "input_price",
     "output_price",
     "cached_input_price",
+    "service_tier",
+    "flex_fallback",
+    "flex_wait",
+    "tier_prices",
 )
+# The same for the [llm] table itself: live or batched, the answers are the same.
+LLM_OPERATIONAL = ("mode", "batch_poll", "batch_dir")
+FLEX = "flex"
+# The tier a flex call falls back to and the tier its price is read under otherwise.
+STANDARD = "default"
+BATCH = "batch"  # the price tier of a batch job's calls
+Mode = Literal["live", "batch"]
 
 
 class ModelConfig(BaseModel):
@@ -115,6 +126,44 @@ class ModelConfig(BaseModel):
         "(default: the input price)",
     )
 
+    service_tier: str | None = Field(
+        None,
+        min_length=1,
+        description="the provider's service tier each role call asks for (auto, default, "
+        "flex, priority, or any name the provider takes); unset: none is sent. Infrastructure, "
+        "like the endpoint: not in the run's identity",
+    )
+    flex_fallback: bool = Field(
+        False,
+        description="send a call on the default tier once the flex tier has been busy "
+        "(429 or 498) for flex_wait seconds; false: stop the run there, resumable",
+    )
+    flex_wait: float = Field(
+        900.0,
+        gt=0,
+        description="seconds a flex call may keep meeting busy answers (each retried with "
+        "backoff) before it falls back or stops",
+    )
+    tier_prices: dict[str, float] = Field(
+        default_factory=dict,
+        description="for a model priced in its config: price multiplier per service tier "
+        "or 'batch' (e.g. {flex = 0.5, batch = 0.5}); tiers not named cost the input and "
+        "output prices",
+    )
+
+    @field_validator("tier_prices")
+    @classmethod
+    def _factors(cls, factors: dict[str, float]) -> dict[str, float]:
+        for tier, factor in factors.items():
+            if not 0 <= factor <= 10:
+                raise ValueError(f"tier_prices.{tier}: {factor} is not a multiplier in [0, 10]")
+        return factors
+
+    @property
+    def flex(self) -> bool:
+        """Whether role calls ask for the flex tier (busy answers expected, queues long)."""
+        return self.service_tier == FLEX
+
     def failure_limit(self, in_flight: int) -> int:
         """Failed retries in a row that stop the run: the setting, or two rounds of the
         ``in_flight`` calls the endpoint's limit now allows, rounds of at least
@@ -139,6 +188,22 @@ class LLMConfig(BaseModel):
         "sentences",
         description="how explain and review are asked where the endpoint honours a schema: "
         "sentences (an array of one to three) or text (plain text, no schema)",
+    )
+
+    mode: Mode = Field(
+        "live",
+        description="live: every call sent as it comes; batch: the calls that wait on no "
+        "other pending call (a stage across a cell's independent episodes) sent as one "
+        "batch job (OpenAI Batch API), at the provider's batch price",
+    )
+    batch_poll: float = Field(
+        30.0, gt=0, description="longest wait between two looks at a submitted batch job"
+    )
+    batch_dir: str | None = Field(
+        None,
+        description="batch mode for a local model: write each job to this folder in the "
+        "OpenAI Batch format and wait for `vllm run-batch` to write its answers beside it, "
+        "instead of using the endpoint's batch API",
     )
 
     @model_validator(mode="after")

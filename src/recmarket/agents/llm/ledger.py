@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from recmarket.agents.llm.cache import CachedCall
-from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm.config import STANDARD, ModelConfig
 from recmarket.agents.llm.prices import price, worst_price
 from recmarket.sqlite_files import connect, named_errors
 
@@ -116,6 +116,18 @@ class Usage:
     cost: float = 0.0
     retries: int = 0
     estimated: int = 0  # calls charged by token counts estimated from their characters
+    # Paid calls by the tier that billed them ("default" where none was asked or named)
+    tiers: dict[str, int] = field(default_factory=dict)
+    busy: int = 0  # flex answers "busy" waited out
+    fallbacks: int = 0  # flex calls sent on the default tier after flex_wait
+    prompt_tokens_sent: int = 0  # prompt tokens of the calls sent (not from a store)
+
+    @property
+    def cached_share(self) -> float | None:
+        """The share of the sent calls' prompt tokens the provider served from its prompt
+        cache (None: nothing was sent)."""
+        sent = self.prompt_tokens_sent
+        return self.provider_cached_tokens / sent if sent else None
 
 
 @dataclass
@@ -134,7 +146,14 @@ class Ledger:
         usage.prompt_tokens += call.prompt_tokens
         usage.completion_tokens += call.completion_tokens
         if not cached:
+            usage.prompt_tokens_sent += call.prompt_tokens
             usage.provider_cached_tokens += call.cached_tokens
             usage.retries += call.retries
             usage.estimated += call.estimated
-            usage.cost += price(cfg, call.prompt_tokens, call.completion_tokens, call.cached_tokens)
+            tier = call.tier or STANDARD
+            usage.tiers[tier] = usage.tiers.get(tier, 0) + 1
+            usage.busy += call.busy
+            usage.fallbacks += cfg.flex and tier == STANDARD
+            usage.cost += price(
+                cfg, call.prompt_tokens, call.completion_tokens, call.cached_tokens, tier=tier
+            )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import openai
 
@@ -19,8 +19,13 @@ from recmarket.agents.llm.config import ModelConfig
 from recmarket.agents.llm.pace import CEILING
 from recmarket.agents.llm.transport import Elsewhere, ReplyTooLarge, bounded_client, http
 
+if TYPE_CHECKING:  # batch_jobs imports this module
+    from recmarket.agents.llm.batch_jobs import OpenAIBatches
+
 EXCERPT = 80  # characters of a malformed body quoted in the stop line
-RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+# 498: Groq's flex tier at capacity, as OpenAI's answers 429
+RETRYABLE_STATUS = {408, 409, 425, 429, 498, 500, 502, 503, 504}
+BUSY_STATUS = {429, 498}
 # What the HTTP library raises for a URL it cannot use at all (a scheme it does not speak,
 # a malformed URL): reported at once, not retried as an endpoint that is down.
 UNUSABLE_URL = (http.UnsupportedProtocol, http.InvalidURL)
@@ -67,7 +72,7 @@ def provider_error(exc: Exception) -> ProviderError:
             f"HTTP {exc.status_code}: {exc.message}",
             retryable=exc.status_code in RETRYABLE_STATUS,
             retry_after=_retry_after(exc),
-            rate_limited=exc.status_code == 429,
+            rate_limited=exc.status_code in BUSY_STATUS,
             overload=exc.status_code in OVERLOAD_STATUS,
         )
     if isinstance(exc, Elsewhere):  # no retry makes the endpoint answer itself
@@ -77,6 +82,17 @@ def provider_error(exc: Exception) -> ProviderError:
     if isinstance(exc, ReplyTooLarge | openai.APIResponseValidationError | ValueError):
         return _malformed(str(exc))
     return ProviderError(f"{type(exc).__name__}: {exc}", retryable=False)
+
+
+def flex_busy(error: ProviderError, request: ChatRequest) -> ProviderError:
+    """A flex call's 429 or 498 is the tier at capacity, not our calls too many at once:
+    it is waited out (``Retrying``) without cutting the endpoint's concurrency limit."""
+    if request.service_tier != "flex" or not error.rate_limited:
+        return error
+    cause = f"the flex tier is busy ({error.cause})"
+    return ProviderError(
+        cause, retryable=True, retry_after=error.retry_after, rate_limited=True, overload=False
+    )
 
 
 def _excerpt(text: str) -> str:
@@ -102,7 +118,7 @@ def _said(error: Any) -> str:
     return _excerpt(text)
 
 
-def _reply_text(response: Any) -> str:
+def reply_text(response: Any) -> str:
     """The answer's text, or a ProviderError saying what the reply was instead."""
     if isinstance(response, str):  # the SDK hands back a body it could not read as JSON
         raise _malformed(_not_a_completion(response))
@@ -161,23 +177,36 @@ class OpenAIChatAPI:
             )
         return self._client
 
+    def body(self, request: ChatRequest) -> dict[str, Any]:
+        """The request's body as the chat completions endpoint takes it (a live call's, and
+        a batch job line's)."""
+        body: dict[str, Any] = {
+            "model": self.cfg.name,
+            "messages": request.messages,
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+        }
+        optional = {
+            "seed": request.seed,
+            "response_format": request.response_format,
+            "service_tier": request.service_tier,
+        }
+        return body | {name: value for name, value in optional.items() if value is not None}
+
+    def batches(self) -> OpenAIBatches:
+        """The endpoint's batch jobs (OpenAI's Batch API)."""
+        from recmarket.agents.llm.batch_jobs import OpenAIBatches
+
+        return OpenAIBatches(self.cfg)
+
     async def generate(self, request: ChatRequest) -> Reply:
         """One chat completion; every SDK failure becomes a ``ProviderError`` saying whether
         a retry may help."""
-        extra: dict[str, Any] = {"seed": request.seed} if request.seed is not None else {}
-        if request.response_format is not None:
-            extra["response_format"] = request.response_format
         try:
-            response = await self.client().chat.completions.create(
-                model=self.cfg.name,
-                messages=request.messages,  # type: ignore[arg-type]
-                temperature=request.temperature,
-                max_tokens=request.max_tokens,
-                **extra,
-            )
+            response = await self.client().chat.completions.create(**self.body(request))
         except (openai.OpenAIError, ValueError) as exc:
-            raise provider_error(exc) from exc
-        text = _reply_text(response)
+            raise flex_busy(provider_error(exc), request) from exc
+        text = reply_text(response)
         usage = response.usage
         tokens = trusted_tokens(
             request,
@@ -186,7 +215,9 @@ class OpenAIChatAPI:
             text,
         )
         cached = min(cached_tokens(usage), tokens.prompt)
-        return Reply(text, tokens.prompt, tokens.completion, 0, cached, tokens.estimated)
+        served = getattr(response, "service_tier", None)
+        tier = served if isinstance(served, str) and served else request.service_tier
+        return Reply(text, tokens.prompt, tokens.completion, 0, cached, tokens.estimated, tier)
 
     async def model_report(self) -> str:
         """What the endpoint says of this model beyond its name: its ``/models`` entry less

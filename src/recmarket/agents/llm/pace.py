@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 
 from recmarket.agents.llm.adaptive import PREFILL_FACTOR
 from recmarket.agents.llm.api import CHARS_PER_TOKEN, ChatRequest
-from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm.config import FLEX, ModelConfig
 
 FLOOR = 30.0  # seconds: however fast the endpoint, a call may take this long
 CEILING = 900.0  # seconds: however slow, no call waits longer
@@ -102,6 +102,8 @@ def deadline(
     sending, so each round of them ahead is time the call needs."""
     if cfg.timeout is not None:
         return cfg.timeout, "the model's timeout setting"
+    if request.service_tier == FLEX:  # queued behind the provider's own traffic
+        return CEILING, f"a flex call may queue for minutes at the provider; {CHANGE_IT}"
     if pace is None:
         return BEFORE_MEASURED, f"the endpoint's pace is not measured; {CHANGE_IT}"
     rounds = max(1.0, in_flight / pace.parallel)

@@ -7,6 +7,11 @@ serves repeated prompt starts from a cache at a fraction of the input price make
 price per token wrong by a factor of two or more, and always on the high side. The ledger
 prices each call at the hour it was answered; the budget reserves at the peak rate, the
 most a call can cost; ``estimate`` shows a run at peak and off-peak rates both.
+
+Providers that sell the same call cheaper when it may wait (OpenAI's and Gemini's flex
+``service_tier``, every batch API) have a rate per tier: ``tiers`` holds them by the name
+the call was sent under (``flex``, ``priority``) or ``batch`` for a batch job's calls. A
+tier without a rate is billed at the standard one, so an unknown tier never looks cheap.
 """
 
 from __future__ import annotations
@@ -52,10 +57,14 @@ class Prices(BaseModel):
     peak: Rate
     off_peak: Rate | None = None
     peak_hours: tuple[tuple[int, int], ...] = ()
+    tiers: dict[str, Rate] = Field(default_factory=dict)
     source: str = "the model's config"
 
-    def at(self, when: datetime) -> Rate:
-        """The rate a call made at ``when`` is billed at."""
+    def at(self, when: datetime, tier: str | None = None) -> Rate:
+        """The rate a call made at ``when`` on ``tier`` (None: the standard one) is billed
+        at: the tier's own where it has one (tiers bill by the call, not by the hour)."""
+        if tier is not None and tier in self.tiers:
+            return self.tiers[tier]
         if self.off_peak is None:
             return self.peak
         hour = when.astimezone(UTC).hour
@@ -75,6 +84,9 @@ class TableModel(BaseModel):
     off_peak_input: float | None = Field(None, ge=0)
     off_peak_cached_input: float | None = Field(None, ge=0)
     off_peak_output: float | None = Field(None, ge=0)
+    tiers: dict[str, Rate] = Field(
+        default_factory=dict, description="rates by service tier name, or batch"
+    )
     aliases: list[str] = Field(default_factory=list)
 
 
@@ -87,6 +99,7 @@ class Provider(BaseModel):
     source: str
     checked: Any  # a TOML date
     hosts: list[str]
+    batch_api: bool = Field(False, description="whether it runs batch jobs (OpenAI's format)")
     peak_hours_utc: list[tuple[int, int]] = Field(default_factory=list)
     models: dict[str, TableModel]
 
@@ -105,6 +118,7 @@ class Provider(BaseModel):
             peak=Rate(input=model.input, cached_input=model.cached_input, output=model.output),
             off_peak=off_peak,
             peak_hours=tuple(self.peak_hours_utc),
+            tiers=model.tiers,
             source=f"{self.source}, as of {self.checked}",
         )
 
@@ -119,13 +133,29 @@ def table() -> dict[str, Provider]:
         raise ValueError(f"prices.toml: {exc}") from None
 
 
+def provider_at(cfg: ModelConfig) -> tuple[str, Provider] | None:
+    """The price table's provider whose endpoint the model is at, by name (None: the table
+    knows no provider there)."""
+    host = urlsplit(cfg.base_url).hostname
+    return next(((n, p) for n, p in table().items() if host in p.hosts), None)
+
+
 def prices_for(cfg: ModelConfig) -> Prices | None:
     """The model's prices: its config's, where it gives any; else the table's for its name
     at its provider's own endpoint; else None (unpriced)."""
     if cfg.input_price or cfg.output_price:
         cached = cfg.input_price if cfg.cached_input_price is None else cfg.cached_input_price
+        standard = Rate(input=cfg.input_price, cached_input=cached, output=cfg.output_price)
         return Prices(
-            peak=Rate(input=cfg.input_price, cached_input=cached, output=cfg.output_price)
+            peak=standard,
+            tiers={
+                tier: Rate(
+                    input=standard.input * factor,
+                    cached_input=standard.cached_input * factor,
+                    output=standard.output * factor,
+                )
+                for tier, factor in cfg.tier_prices.items()
+            },
         )
     host = urlsplit(cfg.base_url).hostname
     for provider in table().values():
@@ -143,17 +173,23 @@ def price(
     completion_tokens: int,
     cached_tokens: int = 0,
     when: datetime | None = None,
+    tier: str | None = None,
 ) -> float:
-    """USD for a call's tokens at the rate of the hour it was made (now by default); 0 for
-    an unpriced model."""
+    """USD for a call's tokens at the rate of its ``tier`` (None: standard) and of the hour
+    it was made (now by default); 0 for an unpriced model."""
     found = prices_for(cfg)
     if found is None:
         return 0.0
-    rate = found.at(when or datetime.now(UTC))
+    rate = found.at(when or datetime.now(UTC), tier)
     return rate.cost(prompt_tokens, completion_tokens, cached_tokens)
 
 
 def worst_price(cfg: ModelConfig, prompt_tokens: int, completion_tokens: int) -> float:
-    """The most a call of these tokens can cost: every prompt token fresh, at peak."""
+    """The most a call of these tokens can cost: every prompt token fresh, at the dearest
+    of the peak rate and the tiers' (a flex call may fall back to the standard tier)."""
     found = prices_for(cfg)
-    return found.peak.cost(prompt_tokens, completion_tokens) if found is not None else 0.0
+    if found is None:
+        return 0.0
+    return max(
+        rate.cost(prompt_tokens, completion_tokens) for rate in (found.peak, *found.tiers.values())
+    )

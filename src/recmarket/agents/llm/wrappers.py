@@ -27,7 +27,8 @@ from dataclasses import replace
 
 from recmarket.agents.llm.adaptive import AdaptiveLimit
 from recmarket.agents.llm.api import ChatRequest, Generate, ProviderError, Reply
-from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm.config import FLEX, ModelConfig
+from recmarket.agents.llm.flex import FlexBusy, FlexWait
 from recmarket.agents.llm.ledger import BudgetExceeded, SpendAccount, worst_case
 from recmarket.agents.llm.pace import Pace, deadline
 from recmarket.agents.llm.prices import price
@@ -73,15 +74,25 @@ class Retrying:
         self.failures_in_a_row = 0
 
     async def __call__(self, request: ChatRequest) -> Reply:
-        for attempt in range(self.cfg.max_retries + 1):
+        sent = failed = 0  # attempts sent; failed ones that spend the call's retries
+        flex = FlexWait(self.cfg) if request.service_tier == FLEX else None
+        while True:
             try:
-                reply = await self.inner(replace(request, attempt=attempt))
+                reply = await self.inner(replace(request, attempt=sent))
             except ProviderError as error:
-                await self._after(error, attempt)
+                sent += 1
+                if flex is not None and error.rate_limited and request.service_tier == FLEX:
+                    try:  # a busy flex tier: waited out, not a failure (``flex``)
+                        request = await flex.after(request, error)
+                    except FlexBusy as busy:
+                        raise EndpointFailure.at(self.cfg, str(busy)) from error
+                    continue
+                await self._after(error, failed)
+                failed += 1
                 continue
             self.failures_in_a_row = 0
-            return replace(reply, retries=attempt)
-        raise AssertionError("unreachable: the last attempt raises")
+            tier = reply.tier or request.service_tier
+            return replace(reply, retries=sent, tier=tier, busy=flex.busy if flex else 0)
 
     async def _after(self, error: ProviderError, attempt: int) -> None:
         if attempt > 0 and not error.rate_limited:  # a 429 is the endpoint working
@@ -228,7 +239,11 @@ class Budgeted:
         try:
             reply = await self.inner(request)
             cost = price(
-                self.cfg, reply.prompt_tokens, reply.completion_tokens, reply.cached_tokens
+                self.cfg,
+                reply.prompt_tokens,
+                reply.completion_tokens,
+                reply.cached_tokens,
+                tier=reply.tier,
             )
             return reply
         except EndpointFailure:
