@@ -19,6 +19,7 @@ from rich.text import Text
 
 from recmarket import __version__
 from recmarket.agents.llm.client import EndpointFailure, ReplayMiss
+from recmarket.agents.llm.config import NoBatchAPI
 from recmarket.agents.llm.ledger import BudgetExceeded, BudgetWithoutPrices
 from recmarket.calibration.pooling import CalibrationRefused
 from recmarket.catalogue.registry import PluginError
@@ -90,6 +91,7 @@ def user_errors() -> Iterator[None]:
         ReplayMiss,
         StoreError,
         BudgetWithoutPrices,
+        NoBatchAPI,
         PlanError,
         PluginError,
         OSError,

@@ -34,6 +34,7 @@ from recmarket.config_file import build_config, merge
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.run.estimate import RoleEstimate, price_sources
 from recmarket.run.estimate import estimate as estimate_run
+from recmarket.run.rounds import batchable
 from recmarket.run.runner import RunResult
 from recmarket.run.runner import run as run_cell
 
@@ -68,6 +69,10 @@ def _refuse_what_does_not_apply(cfg: RunConfig, params: dict[str, Any]) -> None:
         )
     if params["address"] is not None and params["executor"] != "ray":
         fail("--address names a Ray cluster: it needs --executor ray")
+    if uses_llm and cfg.llm is not None and cfg.llm.mode == "batch" and batchable(cfg):
+        from recmarket.agents.llm.backend import refuse_known_without_batches
+
+        refuse_known_without_batches(cfg.llm)  # before the progress bar: one line
 
 
 def _failures(rows: list[dict[str, Any]]) -> dict[str, int]:

@@ -236,6 +236,12 @@ async def play_cell(
     offline episode's role calls, not only the first of each domain's (for a run whose calls
     will all be read, as calibration reads them: reading them otherwise plays the run again).
     """
+    batch = cfg.llm is not None and cfg.uses_llm and cfg.llm.mode == "batch"
+    if batch and batchable(cfg):
+        from recmarket.agents.llm.backend import refuse_known_without_batches
+
+        assert cfg.llm is not None
+        refuse_known_without_batches(cfg.llm)  # before the store is made
     embedder = embedder_for(cfg.embedder)
     agents = agents or offline_agents(embedder, cfg.agents, cfg.roles)
     store = RunStore.open(out_dir, cfg, roles=own_roles(cfg, agents))

@@ -18,7 +18,7 @@ from recmarket.agents.llm.batch_jobs import FolderBatches
 from recmarket.agents.llm.batches import BatchQueue, BatchStore, Body
 from recmarket.agents.llm.cache import CallCache
 from recmarket.agents.llm.client import ChatModel, WaitNotice
-from recmarket.agents.llm.config import OFFLINE, LLMConfig, ModelConfig
+from recmarket.agents.llm.config import OFFLINE, LLMConfig, ModelConfig, NoBatchAPI
 from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import BudgetWithoutPrices, Ledger, SpendAccount
 from recmarket.agents.llm.pace import Pace
@@ -45,9 +45,19 @@ class Checked:
     pace: Pace | None  # None: too short an answer to time, or a timeout fixes the deadline
 
 
-class NoBatchAPI(ValueError):
-    """Batch mode for a model whose provider runs no batch jobs: refused before anything
-    is sent."""
+def refuse_known_without_batches(config: LLMConfig) -> None:
+    """NoBatchAPI where a used model is at a provider the price table says runs no batch
+    jobs (DeepSeek): said before the run's store is made."""
+    if config.batch_dir is not None:
+        return
+    for name in config.used():
+        cfg = config.models[name]
+        known = provider_at(cfg)
+        if known is not None and not known[1].batch_api:
+            raise NoBatchAPI(
+                f"--llm-mode batch: {known[0]} ({cfg.base_url}) runs no batch jobs; use "
+                "--llm-mode live (or its off-peak hours, where it has them)"
+            )
 
 
 def batch_api_for(config: LLMConfig, cfg: ModelConfig, api: ChatAPI) -> tuple[BatchAPI, Body]:
@@ -62,12 +72,6 @@ def batch_api_for(config: LLMConfig, cfg: ModelConfig, api: ChatAPI) -> tuple[Ba
         )
     if config.batch_dir is not None:
         return FolderBatches(Path(config.batch_dir)), body
-    known = provider_at(cfg)
-    if known is not None and not known[1].batch_api:
-        raise NoBatchAPI(
-            f"--llm-mode batch: {known[0]} ({cfg.base_url}) runs no batch jobs; use "
-            "--llm-mode live (or its off-peak hours, where it has them)"
-        )
     make = getattr(api, "batches", None)
     if make is None:
         raise NoBatchAPI(
@@ -149,6 +153,7 @@ class LLMBackend:
             model.before_send = self.ensure_checked
         self.batch_store: BatchStore | None = None
         if self.batch:
+            refuse_known_without_batches(self.config)
             self.batch_store = BatchStore(self.cache_paths[0] if self.cache_paths else None)
             for model in self.models:
                 jobs, body = batch_api_for(self.config, model.cfg, model.api)

@@ -21,8 +21,8 @@ when every call of it is stored or sent again, so no answer is paid for twice.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
+import secrets
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable
@@ -184,7 +184,9 @@ class BatchQueue:
         keys, self.pending = self.pending, []
         for start in range(0, len(keys), MAX_LINES):
             chunk = keys[start : start + MAX_LINES]
-            token = hashlib.sha256(json.dumps([self.cfg.name, chunk]).encode()).hexdigest()
+            # Its own name, never a digest of its calls: a call sent again alone must not
+            # find the job that failed it (``find``) and read the failure again.
+            token = secrets.token_hex(16)
             job = Job(token, None, chunk, set(chunk))
             self.store.plan(token, self.cfg, chunk)
             self._adopt(job)

@@ -47,6 +47,11 @@ BATCH = "batch"  # the price tier of a batch job's calls
 Mode = Literal["live", "batch"]
 
 
+class NoBatchAPI(ValueError):
+    """Batch mode for a model whose provider runs no batch jobs: refused in one line before
+    anything is sent."""
+
+
 class ModelConfig(BaseModel):
     """One chat model behind any OpenAI-compatible endpoint. The API key is never stored:
     only the name of the environment variable that holds it."""
