@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -125,3 +126,44 @@ def test_batch_mode_at_a_provider_without_batch_jobs_is_refused_before_anything_
     assert result.exit_code != 0
     said = [line for line in result.output.splitlines() if line.strip()]
     assert len(said) == 1 and "deepseek" in said[0] and "--llm-mode live" in said[0]
+
+
+def answer_folder(folder: Path, server: FakeLLM, stop: threading.Event) -> None:
+    """What ``vllm run-batch`` does with each job file: every line answered, written beside
+    it in the OpenAI Batch output format."""
+    while not stop.is_set():
+        for job in folder.glob("*.jsonl"):
+            out = job.with_name(job.name.replace(".jsonl", ".out.jsonl"))
+            if job.name.endswith(".out.jsonl") or out.exists():
+                continue
+            lines = []
+            for line in job.read_text().splitlines():
+                task = json.loads(line)
+                status, _, body = server.respond(task["body"])
+                response = {"status_code": status, "body": body}
+                lines.append(json.dumps({"custom_id": task["custom_id"], "response": response}))
+            out.write_text("\n".join(lines) + "\n")
+        time.sleep(0.05)
+
+
+@pytest.mark.slow  # end to end: a live run, and one whose jobs a stand-in for vLLM answers
+def test_batch_jobs_in_a_folder_answered_as_vllm_run_batch_does_give_the_live_records(
+    tmp_path: Path,
+) -> None:
+    with FakeLLM(faults=FaultPlan(seed=2, rates={"fenced": 0.3})) as server:
+        play(config(tmp_path, server.base_url, "platform-centric"), tmp_path / "live")
+        folder, stop = tmp_path / "jobs", threading.Event()
+        batched = config(
+            tmp_path, server.base_url, "platform-centric", mode="batch", batch_dir=str(folder)
+        )
+        vllm = threading.Thread(target=answer_folder, args=(folder, server, stop))
+        vllm.start()
+        try:
+            found = play(batched, tmp_path / "folder")
+        finally:
+            stop.set()
+            vllm.join()
+    assert records(tmp_path / "folder") == records(tmp_path / "live")
+    assert all(set(row["tiers"]) == {"batch"} for row in found["ledger"])
+    body = json.loads(next(folder.glob("*.jsonl")).read_text().splitlines()[0])
+    assert body["url"] == "/v1/chat/completions" and body["body"]["model"] == "fake-model"

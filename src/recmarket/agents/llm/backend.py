@@ -71,7 +71,7 @@ def batch_api_for(config: LLMConfig, cfg: ModelConfig, api: ChatAPI) -> tuple[Ba
             "OpenAI-format requests, so its calls cannot go as batch jobs; use --llm-mode live"
         )
     if config.batch_dir is not None:
-        return FolderBatches(Path(config.batch_dir)), body
+        return FolderBatches(Path(config.batch_dir), cfg.name), body
     make = getattr(api, "batches", None)
     if make is None:
         raise NoBatchAPI(

@@ -129,8 +129,8 @@ class FolderBatches:
     ``TOKEN.out.jsonl`` is there (``vllm run-batch -i TOKEN.jsonl -o TOKEN.out.jsonl
     --model NAME``, or anything that writes the same lines). Nothing is sent anywhere."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
+    def __init__(self, folder: Path, model: str) -> None:
+        self.folder, self.model = folder, model
 
     def _input(self, token: str) -> Path:
         return self.folder / f"{token}.jsonl"

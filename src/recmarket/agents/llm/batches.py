@@ -289,9 +289,10 @@ class BatchQueue:
             delay = min(2 * delay, self.poll)
             waited = time.monotonic() - began
             if self.on_wait is not None and waited > VISIBLE_WAIT:
+                said = f"; {state.said}" if state.said else ""
                 self.on_wait(
                     f"{self.cfg.name}: batch {batch_id} of {size} calls {state.status} "
-                    f"for {waited:.0f} s"
+                    f"for {waited:.0f} s{said}"
                 )
         if self.on_wait is not None:
             self.on_wait("")
