@@ -14,11 +14,13 @@ from rich.table import Table
 from rich.text import Text
 
 from recmarket.analysis.funnel import funnel
-from recmarket.cli.app import app, out, progress_bar, user_errors
+from recmarket.cli.app import app, fail, out, progress_bar, user_errors
 from recmarket.cli.options import Budget, LlmCache, LLMChoice, Replay, with_llm
+from recmarket.cli.plan_tables import BatchHours, Deadline, PlanFlag, print_plans
 from recmarket.config_file import merge, read_config_file
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.experiments.spec import DEFAULT_SEEDS, builtin_names, load_spec
+from recmarket.run.cost_plan import BATCH_HOURS
 from recmarket.run.store import RunStore
 
 if TYPE_CHECKING:  # planning and playing reach the LLM client: imported when a command runs
@@ -77,9 +79,15 @@ def show_experiment(
 
 
 def print_estimate(
-    names: list[str], out_dir: Path, scale: float, overrides: dict, seeds: int
+    names: list[str],
+    out_dir: Path,
+    scale: float,
+    overrides: dict,
+    seeds: int,
+    plans: tuple[float | None, float] | None = None,
 ) -> None:
-    """Calls, tokens and USD per experiment, and the plan's total with shared cells once."""
+    """Calls, tokens and USD per experiment, and the plan's total with shared cells once;
+    with ``plans`` (a deadline, hours a batch round takes), every way of buying them."""
     from recmarket.run.estimate import estimate_plan
 
     cells = estimate_plan(names, out_dir, default_cache_dir(), scale, overrides, seeds)
@@ -108,6 +116,8 @@ def print_estimate(
     out.print(table)
     if not any(c.calls for c in cells):
         out.print("no role is answered by an LLM: give --backend llm --llm-model NAME (and prices)")
+    elif plans is not None:
+        print_plans(cells, *plans)
 
 
 def _costs(cells: list[CellCost]) -> list[str]:
@@ -172,12 +182,18 @@ def reproduce(
             "runs and nothing is spent",
         ),
     ] = False,
+    plan: PlanFlag = False,
+    deadline: Deadline = None,
+    batch_hours: BatchHours = BATCH_HOURS,
 ) -> None:
     """Run named experiments over the domains, resumably (finished cells are skipped)."""
     with user_errors():
         overrides = merge(read_config_file(config), llm.settings) if config else llm.settings
+        if plan and not price_only:
+            fail("--plan prices the plan: give it with --estimate")
         if price_only:
-            print_estimate(names or [], out_dir, scale, overrides, seeds)
+            plans = (deadline, batch_hours) if plan else None
+            print_estimate(names or [], out_dir, scale, overrides, seeds, plans)
             return
         with progress_bar() as bar:
             task = bar.add_task("reproduce", total=None)

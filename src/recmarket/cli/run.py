@@ -28,12 +28,13 @@ from recmarket.cli.options import (
     with_llm,
     with_settings,
 )
+from recmarket.cli.plan_tables import BatchHours, Deadline, PlanFlag, print_run_plan
 from recmarket.cli.tables import funnel_table, ledger_table
 from recmarket.config import RunConfig
 from recmarket.config_file import build_config, merge
 from recmarket.embedding.cache import default_cache_dir
-from recmarket.run.estimate import RoleEstimate, price_sources
-from recmarket.run.estimate import estimate as estimate_run
+from recmarket.run.cost_plan import BATCH_HOURS
+from recmarket.run.estimate import RoleEstimate, cell_estimate, price_sources
 from recmarket.run.rounds import batchable
 from recmarket.run.runner import RunResult
 from recmarket.run.runner import run as run_cell
@@ -243,12 +244,21 @@ def dynamics(cfg: RunConfig, rows: list[dict[str, Any]]) -> dict[str, Any]:
 @app.command("estimate")
 @with_settings(RUN)
 @with_llm
-def estimate(*, settings: dict[str, Any], llm: LLMChoice, config: ConfigPath = None) -> None:
+def estimate(
+    *,
+    settings: dict[str, Any],
+    llm: LLMChoice,
+    config: ConfigPath = None,
+    plan: PlanFlag = False,
+    deadline: Deadline = None,
+    batch_hours: BatchHours = BATCH_HOURS,
+) -> None:
     """Calls per role and approximate tokens and cost of a run (the settings of run),
     before anything is spent."""
     with user_errors():
         cfg = _config(config, settings, llm)
-        estimates = estimate_run(cfg, default_cache_dir())
+        shape = cell_estimate(cfg, default_cache_dir())
+        estimates = shape.roles
     table = Table(
         title=f"Estimate for {cfg.condition}: {cfg.episodes.requests} requests x "
         f"{len(cfg.domains)} domains (prompt tokens ~ characters / 4)"
@@ -280,5 +290,7 @@ def estimate(*, settings: dict[str, Any], llm: LLMChoice, config: ConfigPath = N
             style="bold" if r is total else None,
         )
     out.print(table)
+    if plan:
+        print_run_plan(shape, cfg.total_episodes, deadline, batch_hours)
     for source in price_sources(cfg):
         out.print(f"prices of {source}")

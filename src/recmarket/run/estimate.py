@@ -13,20 +13,20 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from recmarket.agents.llm.cards import render
-from recmarket.agents.llm.config import OFFLINE
+from recmarket.agents.llm.config import BATCH, FLEX, OFFLINE
 from recmarket.agents.llm.prefixes import PrefixIndex, prompt_text
-from recmarket.agents.llm.prices import prices_for
+from recmarket.agents.llm.prices import Prices, prices_for, provider_at
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import DEFAULT_SEEDS
 from recmarket.run.loaded import embedder_for
 from recmarket.run.reproduce import plan
-from recmarket.run.rounds import cell_round, prepare
+from recmarket.run.rounds import batchable, cell_round, prepare, streams
 from recmarket.vocabulary import ROLES
 
 CHARS_PER_TOKEN = 4
@@ -41,6 +41,14 @@ COMPLETION_TOKENS = {
 }
 
 
+# The ways a call can be bought, side by side: the standard rate with every prompt token
+# fresh; with the prompt tokens a prefix cache would serve at its rate; off-peak hours;
+# the flex tier; a batch job (priced with no cache hits: a provider's cache of minutes does
+# not survive a queue of hours). None where the provider does not sell it, or (batch)
+# where the cell's calls wait on one another.
+OPTIONS = ("live", "cached-input", "off-peak", "flex", "batch")
+
+
 @dataclass(frozen=True)
 class RoleEstimate:
     """What a role's calls would take in a run: calls, tokens, the share of prompt
@@ -51,34 +59,69 @@ class RoleEstimate:
     calls: float
     prompt_tokens: float
     completion_tokens: float
-    cost: float  # at peak rates (or the only rates)
+    cost: float  # at peak rates (or the only rates), cache hits at their rate
     off_peak_cost: float
     cached_tokens: float = 0.0  # prompt tokens a prefix cache would serve
+    options: dict[str, float | None] = field(default_factory=dict)  # USD by OPTIONS
+
+
+@dataclass(frozen=True)
+class CellEstimate:
+    """A run's roles, and the shape of its calls a plan's wall time needs: the longest
+    chain of episodes that wait on one another, and the rounds of calls in one episode."""
+
+    roles: list[RoleEstimate]
+    longest_stream: int
+    rounds: int
+    batchable: bool
+    concurrency: int
+
+
+def option_costs(
+    prices: Prices, tokens: tuple[int, int, int], batch: bool
+) -> dict[str, float | None]:
+    """USD of (prompt, completion, cache-served) tokens bought each way (``OPTIONS``)."""
+    fresh = tokens[:2]
+    return {
+        "live": prices.peak.cost(*fresh),
+        "cached-input": prices.peak.cost(*tokens),
+        "off-peak": prices.off_peak.cost(*tokens) if prices.off_peak else None,
+        "flex": prices.tiers[FLEX].cost(*tokens) if FLEX in prices.tiers else None,
+        "batch": prices.tiers[BATCH].cost(*fresh) if batch and BATCH in prices.tiers else None,
+    }
 
 
 def estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> list[RoleEstimate]:
     """The calls, tokens and cost a run would make, from its first ``sample`` episodes
     played offline with the prompts rendered."""
+    return cell_estimate(cfg, cache_dir, sample).roles
+
+
+def cell_estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> CellEstimate:
+    """``estimate``'s roles with the shape of the run's calls (for ``plan``)."""
     embedder = embedder_for(cfg.embedder)
     calls: dict[str, int] = defaultdict(int)
     chars: dict[str, int] = defaultdict(int)
     repeated: dict[str, int] = defaultdict(int)  # characters that repeat a prompt's start
     seen = PrefixIndex()
-    played = 0
+    played = longest = rounds = 0
     for name in cfg.domains:
         prepared = prepare(cfg, name, embedder, cache_dir)
+        longest = max([longest, *(len(s) for s in streams(cfg, prepared.requests))])
         round_ = cell_round(
             cfg, prepared, offline_agents(embedder, cfg.agents, cfg.roles), embedder
         )
         for request in prepared.requests[:sample]:
             outcome = asyncio.run(round_.play(request))
             played += 1
+            rounds = max(rounds, len({call.role for call in outcome.calls}))
             for call in outcome.calls:
                 messages = render(call.role, call.input)
                 calls[call.role] += 1
                 chars[call.role] += sum(len(m["content"]) for m in messages)
                 repeated[call.role] += seen.add(prompt_text(messages))
     scale = cfg.total_episodes / max(played, 1)
+    batch = batchable(cfg) and _sells_batches(cfg)
     rows = []
     for role in ROLES:
         model = cfg.llm.model_for(role) if cfg.llm is not None else OFFLINE
@@ -88,14 +131,39 @@ def estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> list[RoleEsti
         spec = cfg.llm.models[model] if cfg.llm is not None and model != OFFLINE else None
         found = prices_for(spec) if spec is not None else None
         cached = min(repeated[role] / CHARS_PER_TOKEN * scale, prompt)
-        peak = off_peak = 0.0
+        options: dict[str, float | None] = dict.fromkeys(OPTIONS)
         if found is not None:
-            tokens = round(prompt), round(completion), round(cached)
-            peak = found.peak.cost(*tokens)
-            off_peak = (found.off_peak or found.peak).cost(*tokens)
+            options = option_costs(found, (round(prompt), round(completion), round(cached)), batch)
+        peak, off_peak = options["cached-input"] or 0.0, options["off-peak"]
         shown = spec.name if spec is not None else OFFLINE
-        rows.append(RoleEstimate(role, shown, n, prompt, completion, peak, off_peak, cached))
-    return rows
+        rows.append(
+            RoleEstimate(
+                role,
+                shown,
+                n,
+                prompt,
+                completion,
+                peak,
+                peak if off_peak is None else off_peak,
+                cached,
+                options,
+            )
+        )
+    used = [cfg.llm.models[m] for m in cfg.llm.used()] if cfg.llm is not None else []
+    concurrency = min((m.concurrency for m in used), default=1)
+    return CellEstimate(rows, longest, rounds, batch, concurrency)
+
+
+def _sells_batches(cfg: RunConfig) -> bool:
+    """Whether every model the run uses is at a provider with batch jobs (as far as the
+    price table knows: an endpoint it does not know is taken at its prices)."""
+    if cfg.llm is None:
+        return False
+    for name in cfg.llm.used():
+        known = provider_at(cfg.llm.models[name])
+        if known is not None and not known[1].batch_api:
+            return False
+    return True
 
 
 def price_sources(cfg: RunConfig) -> list[str]:
@@ -124,6 +192,37 @@ class CellCost:
     completion_tokens: float
     cost: float
     off_peak_cost: float
+    options: dict[str, float | None] = field(default_factory=dict)  # USD by OPTIONS
+    longest_stream: int = 0  # episodes in the longest chain that waits on itself
+    rounds: int = 0  # rounds of calls in one episode
+    batchable: bool = False
+    concurrency: int = 1
+
+
+def _summed(rows: list[RoleEstimate], option: str) -> float | None:
+    costs = [r.options.get(option) for r in rows]
+    return None if not rows or any(c is None for c in costs) else sum(c or 0.0 for c in costs)
+
+
+def cell_cost(shape: CellEstimate | None, episodes: int, run_dir: str) -> CellCost:
+    """A cell's paid roles summed (None: no model answers it, nothing to pay)."""
+    paid = [r for r in shape.roles if r.model != OFFLINE] if shape is not None else []
+    return CellCost(
+        "",
+        "",
+        run_dir,
+        episodes,
+        sum(r.calls for r in paid),
+        sum(r.prompt_tokens for r in paid),
+        sum(r.completion_tokens for r in paid),
+        sum(r.cost for r in paid),
+        sum(r.off_peak_cost for r in paid),
+        {option: _summed(paid, option) for option in OPTIONS},
+        shape.longest_stream if shape else 0,
+        shape.rounds if shape else 0,
+        shape.batchable if shape else False,
+        shape.concurrency if shape else 1,
+    )
 
 
 def estimate_plan(
@@ -138,20 +237,12 @@ def estimate_plan(
     that several experiments share is priced once and listed under each. A cell no LLM
     answers costs nothing and is not played: pricing the offline plan is planning alone."""
     cells, configs = plan(names, out, scale, overrides, seeds)
-    priced: dict[str, CellCost] = {}
-    for run_dir, cfg in configs.items():
-        paid = [r for r in estimate(cfg, cache_dir) if r.model != OFFLINE] if cfg.uses_llm else []
-        priced[run_dir] = CellCost(
-            "",
-            "",
-            run_dir,
-            cfg.total_episodes,
-            sum(r.calls for r in paid),
-            sum(r.prompt_tokens for r in paid),
-            sum(r.completion_tokens for r in paid),
-            sum(r.cost for r in paid),
-            sum(r.off_peak_cost for r in paid),
+    priced = {
+        run_dir: cell_cost(
+            cell_estimate(cfg, cache_dir) if cfg.uses_llm else None, cfg.total_episodes, run_dir
         )
+        for run_dir, cfg in configs.items()
+    }
     return [
         replace(priced[str(out / c.run_dir)], experiment=c.experiment, cell=c.cell) for c in cells
     ]
