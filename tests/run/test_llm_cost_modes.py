@@ -17,6 +17,10 @@ import pytest
 from typer.testing import CliRunner
 
 from recmarket.cli import app
+from recmarket.config_file import build_config
+from recmarket.embedding.cache import default_cache_dir
+from recmarket.report.bill import billed as bill
+from recmarket.run.estimate import cell_estimate
 from recmarket.run.store import RunStore
 from recmarket.testing.fake_llm import FakeLLM, FaultPlan
 from tests.run.records import records
@@ -167,3 +171,23 @@ def test_batch_jobs_in_a_folder_answered_as_vllm_run_batch_does_give_the_live_re
     assert all(set(row["tiers"]) == {"batch"} for row in found["ledger"])
     body = json.loads(next(folder.glob("*.jsonl")).read_text().splitlines()[0])
     assert body["url"] == "/v1/chat/completions" and body["body"]["model"] == "fake-model"
+
+
+@pytest.mark.slow  # end to end: a 48-request LocalRep run, then its estimate replayed
+def test_a_scripted_runs_bill_is_within_5_percent_of_the_estimate_from_its_pilot(
+    tmp_path: Path,
+) -> None:
+    with FakeLLM(faults=FaultPlan(seed=1, rates={"invalid_json": 0.1})) as server:
+        settings = config(tmp_path, server.base_url, "local-rep")
+        data = json.loads(settings.read_text())
+        data["episodes"]["requests"] = 48
+        settings.write_text(json.dumps(data))
+        play(settings, tmp_path / "run")
+    cfg = build_config(settings, {}, {})
+    paid = bill(tmp_path / "run", cfg)
+    estimate = cell_estimate(cfg, default_cache_dir(), pilot=Path(str(tmp_path / "run") + ".calls"))
+    estimated = sum(r.options["cached-input"] or 0.0 for r in estimate.roles)
+    assert sum(n for n, _ in paid.values()) == pytest.approx(
+        sum(r.calls for r in estimate.roles), rel=0.1
+    )
+    assert sum(cost for _, cost in paid.values()) == pytest.approx(estimated, rel=0.05)

@@ -252,12 +252,23 @@ def estimate(
     plan: PlanFlag = False,
     deadline: Deadline = None,
     batch_hours: BatchHours = BATCH_HOURS,
+    pilot: Annotated[
+        Path | None,
+        typer.Option(
+            "--pilot",
+            help="a call store (a run's .sqlite, or the shared llm-calls.sqlite) holding the "
+            "models' answers to this run's first requests: the estimate replays them, so its "
+            "calls, re-asks and tokens are the models' own rather than typical",
+        ),
+    ] = None,
 ) -> None:
     """Calls per role and approximate tokens and cost of a run (the settings of run),
     before anything is spent."""
     with user_errors():
         cfg = _config(config, settings, llm)
-        shape = cell_estimate(cfg, default_cache_dir())
+        if pilot is not None and not pilot.is_file():
+            fail(f"--pilot {pilot}: no such call store (give a .sqlite file)")
+        shape = cell_estimate(cfg, default_cache_dir(), pilot=pilot)
         estimates = shape.roles
     table = Table(
         title=f"Estimate for {cfg.condition}: {cfg.episodes.requests} requests x "

@@ -13,6 +13,8 @@ from typing import Any
 
 from recmarket.agents.llm.audit.card import AuditCard, default_audits, read_card, settings_key
 from recmarket.agents.llm.config import OFFLINE, ModelConfig
+from recmarket.embedding.cache import default_cache_dir
+from recmarket.report.bill import bill_rows
 from recmarket.report.data import Cell
 from recmarket.report.html import table_html
 from recmarket.run.store import RunStore
@@ -157,4 +159,16 @@ def models_section(cells: dict[str, dict[str, Cell]], audits: Path | None = None
                 for w in warnings(model, card)
             ]
         parts.append(table_html(result_rows(model)))
+        bills = [
+            {"experiment": experiment, "cell": name} | row
+            for experiment, name, cell in model.cells
+            for row in bill_rows(cell.run_dir, cell.config, default_cache_dir())
+        ]
+        if bills:
+            parts.append(
+                "<p>What each cell's calls cost beside what <code>recmarket estimate</code> "
+                "says for its settings, bought as the cell bought them (typical completion "
+                "lengths; <code>estimate --pilot</code> uses a model's own):</p>"
+                + table_html(bills)
+            )
     return "\n".join(parts)

@@ -19,6 +19,7 @@ from typing import Any
 
 from recmarket.agents.llm.cards import render
 from recmarket.agents.llm.config import BATCH, FLEX, OFFLINE
+from recmarket.agents.llm.ledger import Usage
 from recmarket.agents.llm.prefixes import PrefixIndex, prompt_text
 from recmarket.agents.llm.prices import Prices, prices_for, provider_at
 from recmarket.agents.rules import offline_agents
@@ -97,37 +98,56 @@ def estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> list[RoleEsti
     return cell_estimate(cfg, cache_dir, sample).roles
 
 
-def cell_estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> CellEstimate:
-    """``estimate``'s roles with the shape of the run's calls (for ``plan``)."""
+def cell_estimate(
+    cfg: RunConfig, cache_dir: Path, sample: int = 12, pilot: Path | None = None
+) -> CellEstimate:
+    """``estimate``'s roles with the shape of the run's calls (for ``plan``). With a
+    ``pilot`` (a call store holding the configured models' answers to the sample's calls:
+    a run of the same settings' first requests), the sample is played by those answers
+    instead of the offline rules, so its calls, re-asks, prompts (which quote earlier
+    answers) and completions are the model's own; a call it does not hold stops the
+    estimate (``ReplayMiss``), naming it."""
     embedder = embedder_for(cfg.embedder)
     calls: dict[str, int] = defaultdict(int)
     chars: dict[str, int] = defaultdict(int)
     repeated: dict[str, int] = defaultdict(int)  # characters that repeat a prompt's start
     seen = PrefixIndex()
     played = longest = rounds = 0
-    for name in cfg.domains:
-        prepared = prepare(cfg, name, embedder, cache_dir)
-        longest = max([longest, *(len(s) for s in streams(cfg, prepared.requests))])
-        round_ = cell_round(
-            cfg, prepared, offline_agents(embedder, cfg.agents, cfg.roles), embedder
-        )
-        for request in prepared.requests[:sample]:
-            outcome = asyncio.run(round_.play(request))
-            played += 1
-            rounds = max(rounds, len({call.role for call in outcome.calls}))
-            for call in outcome.calls:
-                messages = render(call.role, call.input)
-                calls[call.role] += 1
-                chars[call.role] += sum(len(m["content"]) for m in messages)
-                repeated[call.role] += seen.add(prompt_text(messages))
+    agents, replayed = offline_agents(embedder, cfg.agents, cfg.roles), None
+    if pilot is not None and cfg.llm is not None and cfg.uses_llm:
+        from recmarket.agents.llm.backend import LLMBackend  # the openai client
+
+        replayed = LLMBackend(cfg.llm, [pilot], replay=True)
+        agents = replayed.agents(agents)
+    try:
+        for name in cfg.domains:
+            prepared = prepare(cfg, name, embedder, cache_dir)
+            longest = max([longest, *(len(s) for s in streams(cfg, prepared.requests))])
+            round_ = cell_round(cfg, prepared, agents, embedder)
+            for request in prepared.requests[:sample]:
+                outcome = asyncio.run(round_.play(request))
+                played += 1
+                rounds = max(rounds, len({call.role for call in outcome.calls}))
+                for call in outcome.calls:
+                    messages = render(call.role, call.input)
+                    calls[call.role] += 1
+                    chars[call.role] += sum(len(m["content"]) for m in messages)
+                    repeated[call.role] += seen.add(prompt_text(messages))
+    finally:
+        if replayed is not None:
+            replayed.close()
+    measured = _measured(replayed.ledger.rows) if replayed is not None else {}
     scale = cfg.total_episodes / max(played, 1)
     batch = batchable(cfg) and _sells_batches(cfg)
     rows = []
     for role in ROLES:
         model = cfg.llm.model_for(role) if cfg.llm is not None else OFFLINE
-        n = calls[role] * scale
-        prompt = chars[role] / CHARS_PER_TOKEN * scale
-        completion = COMPLETION_TOKENS[role] * n
+        if role in measured:  # the pilot's own calls (re-asks too) and tokens
+            n, prompt, completion = (value * scale for value in measured[role])
+        else:
+            n = calls[role] * scale
+            prompt = chars[role] / CHARS_PER_TOKEN * scale
+            completion = COMPLETION_TOKENS[role] * n
         spec = cfg.llm.models[model] if cfg.llm is not None and model != OFFLINE else None
         found = prices_for(spec) if spec is not None else None
         cached = min(repeated[role] / CHARS_PER_TOKEN * scale, prompt)
@@ -152,6 +172,19 @@ def cell_estimate(cfg: RunConfig, cache_dir: Path, sample: int = 12) -> CellEsti
     used = [cfg.llm.models[m] for m in cfg.llm.used()] if cfg.llm is not None else []
     concurrency = min((m.concurrency for m in used), default=1)
     return CellEstimate(rows, longest, rounds, batch, concurrency)
+
+
+def _measured(rows: dict[tuple[str, str], Usage]) -> dict[str, tuple[int, int, int]]:
+    """Calls, prompt and completion tokens per role, from a replayed pilot's ledger."""
+    out: dict[str, tuple[int, int, int]] = {}
+    for (role, _), usage in rows.items():
+        calls, prompt, completion = out.get(role, (0, 0, 0))
+        out[role] = (
+            calls + usage.calls,
+            prompt + usage.prompt_tokens,
+            completion + usage.completion_tokens,
+        )
+    return out
 
 
 def _sells_batches(cfg: RunConfig) -> bool:

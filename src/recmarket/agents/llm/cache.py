@@ -24,16 +24,17 @@ CREATE TABLE IF NOT EXISTS llm_calls (
     messages TEXT NOT NULL, params TEXT NOT NULL, sample INTEGER NOT NULL,
     response TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,
     latency REAL NOT NULL, retries INTEGER NOT NULL, source TEXT NOT NULL, created TEXT NOT NULL,
-    cached_tokens INTEGER NOT NULL DEFAULT 0, seq INTEGER)
+    cached_tokens INTEGER NOT NULL DEFAULT 0, seq INTEGER, tier TEXT)
 """
 # Columns in the order rows are written and read. A store made before ``cached_tokens``
 # (prompt tokens the provider served from its prompt cache) gains it, 0 for its calls, and
-# one made before ``seq`` gains that, empty for its calls.
+# one made before ``seq`` gains that, empty for its calls, and ``tier`` (the tier that billed
+# a call sent: flex, batch; empty for the standard one) likewise.
 COLUMNS = (
     "key, role, model, base_url, messages, params, sample, response, prompt_tokens, "
-    "completion_tokens, latency, retries, source, created, cached_tokens, seq"
+    "completion_tokens, latency, retries, source, created, cached_tokens, seq, tier"
 )
-LATER_COLUMNS = {"cached_tokens": "INTEGER NOT NULL DEFAULT 0", "seq": "INTEGER"}
+LATER_COLUMNS = {"cached_tokens": "INTEGER NOT NULL DEFAULT 0", "seq": "INTEGER", "tier": "TEXT"}
 # What each endpoint said of a model the first time a call to it was sent from this store
 # (``OpenAIChatAPI.model_report``): a later run whose endpoint says otherwise is refused
 # before it sends, rather than served another model's answers under the same name.
@@ -141,7 +142,7 @@ class CallCache:
                 if i:  # copy a shared hit into the run's own file: the run stays complete
                     self.dbs[0].execute(
                         f"INSERT OR IGNORE INTO llm_calls ({COLUMNS}) VALUES "
-                        "(?,?,?,?,?,?,?,?,?,?,?,?,'shared',?,?,?)",
+                        "(?,?,?,?,?,?,?,?,?,?,?,?,'shared',?,?,?,NULL)",
                         (*row[:12], *row[13:15], self.issue()),
                     )
                 return CachedCall(row[7], row[8], row[9], row[10], row[11], row[14])
@@ -177,6 +178,7 @@ class CallCache:
             datetime.now(UTC).isoformat(timespec="seconds"),
             call.cached_tokens,
             seq,
+            call.tier,
         )
         marks = ",".join("?" * len(row))
         for path, db in zip(self.paths, self.dbs, strict=True):
