@@ -249,6 +249,8 @@ def test_llm_check_reports_each_endpoint(tmp_path: Path) -> None:
         assert ok.exit_code == 0, ok.output
         assert "ok: fake-model" in ok.output and server.total == 0
         assert "structured outputs: off" in ok.output  # the fake honours no format
+        assert "prompt caching: tokens every call of a role starts with" in ok.output
+        assert "no caching threshold known at this endpoint" in ok.output
     with FakeLLM(slots=1, latency=0.05, formats=("json_object",)) as server:
         single = check_endpoint(server)
         assert "limit starts at 1 " in single.output, single.output

@@ -17,6 +17,7 @@ from recmarket.agents.llm.local import LocalServer, LocalServerError
 from recmarket.agents.llm.pace import BEFORE_MEASURED, CEILING, FLOOR, READ_TOKENS, deadline
 from recmarket.agents.llm.wrappers import EndpointFailure
 from recmarket.cli.app import fail, llm_app, out, user_errors
+from recmarket.embedding.cache import default_cache_dir
 
 if TYPE_CHECKING:  # the backend brings the openai client: imported when a command runs
     from recmarket.agents.llm.backend import Checked
@@ -62,6 +63,29 @@ def check(
             f"{model.concurrency}); structured outputs: {found.reply_format}"
         )
         out.print(f"  {deadlines(found)}")
+        out.print(f"  {caching(model)}")
+
+
+def caching(model: ModelConfig) -> str:
+    """Whether each role's shared prompt start reaches the provider's caching threshold,
+    measured on a small LocalRep cell's prompts (every role plays there)."""
+    from recmarket.agents.llm.prices import provider_at
+    from recmarket.run.prompt_cache import REFERENCE, cache_reach, probe_cell
+
+    known = provider_at(model)
+    name, threshold = (known[0], known[1].cache_min_tokens) if known else ("", None)
+    reach = cache_reach(probe_cell(), default_cache_dir(), threshold)
+    starts = ", ".join(f"{r.role} {r.stable_tokens}/{r.mean_tokens:.0f}" for r in reach)
+    head = f"prompt caching: tokens every call of a role starts with / its mean: {starts}"
+    if threshold is None:
+        return f"{head}; no caching threshold known at this endpoint ({REFERENCE})"
+    short = [f"{r.role} +{r.padding}" for r in reach if not r.reaches]
+    if not short:
+        return f"{head}; every role reaches {name}'s {threshold:,}-token threshold"
+    return (
+        f"{head}; below {name}'s {threshold:,}-token threshold (stable text the start "
+        f"would need): {', '.join(short)}"
+    )
 
 
 def deadlines(found: Checked) -> str:

@@ -100,6 +100,9 @@ class Provider(BaseModel):
     checked: Any  # a TOML date
     hosts: list[str]
     batch_api: bool = Field(False, description="whether it runs batch jobs (OpenAI's format)")
+    cache_min_tokens: int | None = Field(
+        None, ge=1, description="the shortest prompt start its prompt cache holds, in tokens"
+    )
     peak_hours_utc: list[tuple[int, int]] = Field(default_factory=list)
     models: dict[str, TableModel]
 
