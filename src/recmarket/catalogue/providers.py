@@ -33,6 +33,9 @@ class LLMProvider:
     make: Callable[[Any], ChatAPI]
     says: str
     Params: type[BaseModel] = NoParams  # its parameters' model: it takes none
+    # Its batch jobs (``recmarket.agents.llm.batch_api.BatchAPI``) for a model's settings;
+    # None: it runs none, and batch mode is refused
+    batches: Callable[[Any], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,7 @@ LLM_PROVIDERS.register(
         "openai",
         Deferred("recmarket.agents.llm.openai_api", "OpenAIChatAPI"),
         "any OpenAI-compatible chat completions endpoint",
+        batches=Deferred("recmarket.agents.llm.batch_jobs", "OpenAIBatches"),
     )
 )
 

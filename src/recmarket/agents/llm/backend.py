@@ -26,7 +26,7 @@ from recmarket.agents.llm.prices import prices_for, provider_at
 from recmarket.agents.llm.role import LLMRole
 from recmarket.agents.llm.wrappers import EndpointFailure
 from recmarket.agents.roles import Agents
-from recmarket.catalogue.providers import chat_api
+from recmarket.catalogue.providers import LLM_PROVIDERS, chat_api
 from recmarket.vocabulary import ROLES
 
 
@@ -72,13 +72,13 @@ def batch_api_for(config: LLMConfig, cfg: ModelConfig, api: ChatAPI) -> tuple[Ba
         )
     if config.batch_dir is not None:
         return FolderBatches(Path(config.batch_dir), cfg.name), body
-    make = getattr(api, "batches", None)
+    make = LLM_PROVIDERS.get(cfg.provider).batches
     if make is None:
         raise NoBatchAPI(
             f"--llm-mode batch: provider {cfg.provider!r} of model {cfg.name} has no batch "
             "API; use --llm-mode live"
         )
-    jobs: BatchAPI = make()
+    jobs: BatchAPI = make(cfg)
     return jobs, body
 
 

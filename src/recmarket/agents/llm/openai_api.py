@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import openai
 
@@ -18,9 +18,6 @@ from recmarket.agents.llm.api import ChatRequest, ProviderError, Reply, trusted_
 from recmarket.agents.llm.config import ModelConfig
 from recmarket.agents.llm.pace import CEILING
 from recmarket.agents.llm.transport import Elsewhere, ReplyTooLarge, bounded_client, http
-
-if TYPE_CHECKING:  # batch_jobs imports this module
-    from recmarket.agents.llm.batch_jobs import OpenAIBatches
 
 EXCERPT = 80  # characters of a malformed body quoted in the stop line
 # 498: Groq's flex tier at capacity, as OpenAI's answers 429
@@ -192,12 +189,6 @@ class OpenAIChatAPI:
             "service_tier": request.service_tier,
         }
         return body | {name: value for name, value in optional.items() if value is not None}
-
-    def batches(self) -> OpenAIBatches:
-        """The endpoint's batch jobs (OpenAI's Batch API)."""
-        from recmarket.agents.llm.batch_jobs import OpenAIBatches
-
-        return OpenAIBatches(self.cfg)
 
     async def generate(self, request: ChatRequest) -> Reply:
         """One chat completion; every SDK failure becomes a ``ProviderError`` saying whether
