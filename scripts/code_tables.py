@@ -165,6 +165,35 @@ MODEL_TABLES: dict[str, Callable[[], str]] = {
 }
 
 
+def llm_cost_plan() -> str:
+    """The paper's matrix, one seed, priced with OpenAI's gpt-5-mini from the bundled price
+    table: each plan's cost, its share of the live standard price and its wall time."""
+    import tempfile
+
+    from recmarket.experiments.spec import PAPER_MATRIX
+    from recmarket.run.cost_plan import cheapest
+    from recmarket.run.estimate import estimate_plan
+
+    model = {"llm": {"models": {"m": {"name": "gpt-5-mini"}}, "roles": {"default": "m"}}}
+    with tempfile.TemporaryDirectory() as folder:
+        cells = estimate_plan(list(PAPER_MATRIX), Path(folder), Path(folder), 1.0, model, seeds=1)
+    plans, chosen = cheapest(cells)
+    rows = [
+        [
+            f"**{p.name}**" if p is chosen else p.name,
+            f"{p.cost:,.2f}",
+            f"{p.share:.2f}" if p.share is not None else "-",
+            f"{p.hours:,.1f}",
+            ", ".join(f"{way} {n}" for way, n in sorted(p.ways.items())),
+        ]
+        for p in plans
+    ]
+    calls = sum(c.calls for c in {c.run_dir: c for c in cells}.values())
+    head = ["plan", "USD", "x live standard", "wall hours", "cells bought"]
+    unique = len({c.run_dir for c in cells})
+    return markdown(head, rows) + f"\n{unique} unique cells, {calls:,.0f} calls.\n"
+
+
 @dataclass(frozen=True)
 class CodeTable:
     """How a table is made from the code: the function, whether it takes minutes (left
@@ -186,5 +215,6 @@ FROM_CODE: dict[str, CodeTable] = {
         for name in ("data-realism", "data-titles", "data-levels")
     },
     "calibration-recovery": CodeTable(calibration_recovery, slow=True),
+    "llm-cost-plan": CodeTable(llm_cost_plan, slow=True),
     **{name: CodeTable(make) for name, make in MODEL_TABLES.items()},  # seconds
 }

@@ -8,22 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 from recmarket.cli import app
+from recmarket.experiments.spec import PAPER_MATRIX
 from recmarket.run import cost_plan
 from recmarket.run.cost_plan import cheapest, plan_cost
 from recmarket.run.estimate import CellCost, estimate_plan
-
-# The matrix of the paper (Appendix A.1), one seed: the plan the target is set on.
-PAPER = [
-    "accountability",
-    "catalog-assignment",
-    "catalog-overlap",
-    "homogeneous-signaling",
-    "market-expansion",
-    "market-opening",
-    "model-sensitivity",
-    "reputation-scope",
-    "shortlist-capacity",
-]
 
 
 def cell(name: str, batchable: bool, stream: int = 1) -> CellCost:
@@ -76,7 +64,7 @@ def test_the_paper_matrix_costs_at_most_055_of_live_standard_on_a_provider_with_
     tmp_path: Path,
 ) -> None:
     priced = {"llm": {"models": {"m": {"name": "gpt-5-mini"}}, "roles": {"default": "m"}}}
-    cells = estimate_plan(PAPER, tmp_path, tmp_path / "cache", 1.0, priced, seeds=1)
+    cells = estimate_plan(list(PAPER_MATRIX), tmp_path, tmp_path / "cache", 1.0, priced, seeds=1)
     _, chosen = cheapest(cells)
     assert chosen is not None and chosen.share is not None and chosen.share <= 0.55
 

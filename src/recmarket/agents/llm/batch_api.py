@@ -17,9 +17,9 @@ from typing import Any, Protocol
 from openai.types.chat import ChatCompletion
 from pydantic import ValidationError
 
-from recmarket.agents.llm.api import ChatRequest, ProviderError, Reply, trusted_tokens
+from recmarket.agents.llm.api import ChatRequest, ProviderError, Reply
 from recmarket.agents.llm.config import BATCH
-from recmarket.agents.llm.openai_api import RETRYABLE_STATUS, cached_tokens, reply_text
+from recmarket.agents.llm.openai_api import RETRYABLE_STATUS, completion_reply
 
 CHAT_URL = "/v1/chat/completions"
 # A job's states after which it changes no more: its files hold every answer it will give.
@@ -94,13 +94,4 @@ def outcome(line: dict[str, Any] | None, request: ChatRequest, status: str) -> R
     except ValidationError as exc:
         cause = f"a batch answer is no chat completion ({exc})"
         raise ProviderError(cause, retryable=True) from None
-    text = reply_text(completion)
-    usage = completion.usage
-    tokens = trusted_tokens(
-        request,
-        usage.prompt_tokens if usage else None,
-        usage.completion_tokens if usage else None,
-        text,
-    )
-    cached = min(cached_tokens(usage), tokens.prompt)
-    return Reply(text, tokens.prompt, tokens.completion, 0, cached, tokens.estimated, BATCH)
+    return completion_reply(completion, request, BATCH)

@@ -8,7 +8,6 @@ again may help, as a provider's live calls do.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +16,8 @@ import openai
 from recmarket.agents.llm.api import ProviderError
 from recmarket.agents.llm.batch_api import BatchState
 from recmarket.agents.llm.config import ModelConfig
-from recmarket.agents.llm.openai_api import provider_error
+from recmarket.agents.llm.openai_api import provider_error, sdk_client
 from recmarket.agents.llm.pace import CEILING
-from recmarket.agents.llm.transport import bounded_client
 
 MAX_LINES = 10_000  # requests in one job (OpenAI takes 50,000): a killed job costs less
 FIND_PAGES = 1_000  # jobs looked at when finding one by its token (newest first)
@@ -53,19 +51,7 @@ class OpenAIBatches:
     def client(self) -> openai.AsyncOpenAI:
         """The SDK client, made at first use (a missing key is a ProviderError then)."""
         if self._client is None:
-            key = os.environ.get(self.cfg.api_key_env)
-            if not key:
-                cause = f"the API key variable {self.cfg.api_key_env} is not set"
-                raise ProviderError(cause, retryable=False)
-            self._client = openai.AsyncOpenAI(
-                api_key=key,
-                base_url=self.cfg.base_url,
-                max_retries=0,
-                timeout=CEILING,
-                http_client=bounded_client(
-                    4, self.cfg.max_reply_bytes * MAX_LINES, self.cfg.base_url
-                ),
-            )
+            self._client = sdk_client(self.cfg, 4, self.cfg.max_reply_bytes * MAX_LINES, CEILING)
         return self._client
 
     async def submit(self, lines: bytes, token: str) -> str:

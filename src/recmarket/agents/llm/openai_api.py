@@ -148,6 +148,40 @@ def cached_tokens(usage: Any) -> int:
     return reported if isinstance(reported, int) and reported > 0 else 0
 
 
+def sdk_client(
+    cfg: ModelConfig, connections: int, reply_bytes: int, timeout: float
+) -> openai.AsyncOpenAI:
+    """The SDK's client for the model's endpoint, the key read from its variable now (a
+    missing one is a ``ProviderError``), with no retries of its own (they are the
+    Retrying wrapper's), at most ``connections`` at once and replies of ``reply_bytes``."""
+    key = os.environ.get(cfg.api_key_env)
+    if not key:
+        cause = f"the API key variable {cfg.api_key_env} is not set"
+        raise ProviderError(cause, retryable=False)
+    return openai.AsyncOpenAI(
+        api_key=key,
+        base_url=cfg.base_url,
+        max_retries=0,
+        timeout=timeout,
+        http_client=bounded_client(connections, reply_bytes, cfg.base_url),
+    )
+
+
+def completion_reply(completion: Any, request: ChatRequest, tier: str | None) -> Reply:
+    """A chat completion's answer and its trusted token counts (``trusted_tokens``), billed
+    at ``tier``."""
+    text = reply_text(completion)
+    usage = completion.usage
+    tokens = trusted_tokens(
+        request,
+        usage.prompt_tokens if usage else None,
+        usage.completion_tokens if usage else None,
+        text,
+    )
+    cached = min(cached_tokens(usage), tokens.prompt)
+    return Reply(text, tokens.prompt, tokens.completion, 0, cached, tokens.estimated, tier)
+
+
 class OpenAIChatAPI:
     """One model behind one OpenAI-compatible base URL."""
 
@@ -159,18 +193,10 @@ class OpenAIChatAPI:
         """The SDK client, made at the first call: a missing key is a ``ProviderError``
         then, not when the settings are read."""
         if self._client is None:
-            key = os.environ.get(self.cfg.api_key_env)
-            if not key:
-                cause = f"the API key variable {self.cfg.api_key_env} is not set"
-                raise ProviderError(cause, retryable=False)
-            self._client = openai.AsyncOpenAI(
-                api_key=key,
-                base_url=self.cfg.base_url,
-                max_retries=0,  # retries are the Retrying wrapper's
-                timeout=self.cfg.timeout or CEILING,  # per read; the whole call's is Deadline's
-                http_client=bounded_client(
-                    self.cfg.concurrency, self.cfg.max_reply_bytes, self.cfg.base_url
-                ),
+            # per read, the whole call's is Deadline's
+            timeout = self.cfg.timeout or CEILING
+            self._client = sdk_client(
+                self.cfg, self.cfg.concurrency, self.cfg.max_reply_bytes, timeout
             )
         return self._client
 
@@ -197,18 +223,9 @@ class OpenAIChatAPI:
             response = await self.client().chat.completions.create(**self.body(request))
         except (openai.OpenAIError, ValueError) as exc:
             raise flex_busy(provider_error(exc), request) from exc
-        text = reply_text(response)
-        usage = response.usage
-        tokens = trusted_tokens(
-            request,
-            usage.prompt_tokens if usage else None,
-            usage.completion_tokens if usage else None,
-            text,
-        )
-        cached = min(cached_tokens(usage), tokens.prompt)
         served = getattr(response, "service_tier", None)
         tier = served if isinstance(served, str) and served else request.service_tier
-        return Reply(text, tokens.prompt, tokens.completion, 0, cached, tokens.estimated, tier)
+        return completion_reply(response, request, tier)
 
     async def model_report(self) -> str:
         """What the endpoint says of this model beyond its name: its ``/models`` entry less
