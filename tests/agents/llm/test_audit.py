@@ -211,6 +211,8 @@ def test_the_report_shows_each_models_card_beside_its_cells_and_warns(
     for probe in ("dominance", "position", "records", "label faithfulness"):
         assert f"fails the {probe} probe" in page
     assert page.count('class="warning"') == 4
+    # the cell's bill beside its estimate, per role it paid for
+    assert "USD billed" in page and "<td>cached-input</td>" in page
 
 
 def test_a_card_made_when_the_endpoint_reported_another_model_is_not_shown_as_this_ones(

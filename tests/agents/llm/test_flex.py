@@ -83,3 +83,21 @@ def test_the_openai_provider_sends_the_tier_and_reads_a_busy_flex_answer_as_no_o
     seen = flex_busy(busy(), request())
     assert seen.rate_limited and not seen.overload and "flex tier is busy" in seen.cause
     assert flex_busy(busy(), request(None)).overload  # a plain 429: too many calls at once
+
+
+def test_the_tier_and_the_batch_mode_are_not_in_the_runs_identity() -> None:
+    """Infrastructure, like the endpoint: a run may switch either and resume."""
+    from recmarket.agents.llm.config import LLMConfig
+    from recmarket.config import RunConfig
+
+    def identity(model: ModelConfig, **llm: object) -> str:
+        return RunConfig(
+            llm=LLMConfig(models={"m": model}, roles={"default": "m"}, **llm)  # type: ignore[arg-type]
+        ).digest()
+
+    plain = identity(ModelConfig(name="m"))
+    assert plain == identity(
+        FLEX.model_copy(update={"name": "m", "base_url": ModelConfig(name="m").base_url})
+    )
+    assert plain == identity(ModelConfig(name="m"), mode="batch", batch_poll=5.0)
+    assert plain != identity(ModelConfig(name="m", temperature=0.5))

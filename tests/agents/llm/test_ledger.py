@@ -56,3 +56,20 @@ def test_the_worst_case_bounds_any_tokenization() -> None:
     assert worst_case(cfg, messages, max_tokens=500) == pytest.approx(
         (1000 * 2.0 + 500 * 10.0) / 1e6
     )
+
+
+def test_the_ledger_counts_calls_by_tier_flex_fallbacks_and_the_cached_share() -> None:
+    from recmarket.agents.llm.cache import CachedCall
+    from recmarket.agents.llm.ledger import Ledger
+
+    cfg = ModelConfig(
+        name="m", input_price=1.0, output_price=1.0, service_tier="flex", tier_prices={"flex": 0.5}
+    )
+    ledger = Ledger(SpendAccount(None, None))
+    ledger.add("query", cfg, CachedCall("a", 1000, 0, 0.1, 0, 500, tier="flex", busy=2), False)
+    ledger.add("query", cfg, CachedCall("b", 1000, 0, 0.1, 0, 0, tier="default"), False)
+    ledger.add("query", cfg, CachedCall("c", 1000, 0, 0.1, 0), True)  # from a store: free
+    usage = ledger.rows[("query", "m")]
+    assert usage.tiers == {"flex": 1, "default": 1} and usage.busy == 2 and usage.fallbacks == 1
+    assert usage.cached_share == 0.25  # 500 of the 2,000 prompt tokens sent
+    assert usage.cost == pytest.approx((1000 * 0.5 + 1000 * 1.0) / 1e6)

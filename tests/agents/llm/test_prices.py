@@ -8,7 +8,7 @@ import pytest
 from recmarket.agents.llm.backend import require_prices
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.agents.llm.ledger import BudgetWithoutPrices, worst_case
-from recmarket.agents.llm.prices import price, prices_for, table
+from recmarket.agents.llm.prices import price, prices_for, table, worst_price
 
 DEEPSEEK = ModelConfig(name="deepseek-chat", base_url="https://api.deepseek.com")
 PEAK = datetime(2026, 12, 1, 2, 30, tzinfo=UTC)  # 02:30 UTC: in 01:00-04:00
@@ -52,3 +52,24 @@ def test_a_budget_needs_no_prices_for_a_model_the_table_prices() -> None:
     local = DEEPSEEK.model_copy(update={"base_url": "http://127.0.0.1:8000/v1"})
     with pytest.raises(BudgetWithoutPrices, match="no prices for deepseek-chat"):
         require_prices(LLMConfig(models={"m": local}, roles={"default": "m"}), budget=5.0)
+
+
+def test_a_call_is_priced_at_its_tiers_rate_and_an_unknown_tier_at_the_standard_one() -> None:
+
+    mini = ModelConfig(name="gpt-5-mini")  # at api.openai.com: the bundled table's
+    found = prices_for(mini)
+    assert found is not None and set(found.tiers) == {"flex", "batch"}
+    standard = price(mini, 1_000_000, 0)
+    assert price(mini, 1_000_000, 0, tier="flex") == price(mini, 1_000_000, 0, tier="batch")
+    assert price(mini, 1_000_000, 0, tier="batch") == standard / 2
+    assert price(mini, 1_000_000, 0, tier="scale") == standard  # never cheaper by accident
+    assert worst_price(mini, 1000, 1000) == price(mini, 1000, 1000)  # the dearest: standard
+    configured = ModelConfig(
+        name="x", input_price=2.0, output_price=4.0, tier_prices={"batch": 0.5}
+    )
+    assert price(configured, 1_000_000, 1_000_000, tier="batch") == 3.0
+
+
+def test_a_tier_multiplier_outside_0_10_is_refused_naming_it() -> None:
+    with pytest.raises(ValueError, match=r"tier_prices.flex: -1.0 is not a multiplier"):
+        ModelConfig(name="x", tier_prices={"flex": -1.0})
