@@ -169,7 +169,8 @@ def test_batch_jobs_in_a_folder_answered_as_vllm_run_batch_does_give_the_live_re
             vllm.join()
     assert records(tmp_path / "folder") == records(tmp_path / "live")
     assert all(set(row["tiers"]) == {"batch"} for row in found["ledger"])
-    body = json.loads(next(folder.glob("*.jsonl")).read_text().splitlines()[0])
+    jobs = [job for job in folder.glob("*.jsonl") if not job.name.endswith(".out.jsonl")]
+    body = json.loads(jobs[0].read_text().splitlines()[0])
     assert body["url"] == "/v1/chat/completions" and body["body"]["model"] == "fake-model"
 
 
