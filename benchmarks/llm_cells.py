@@ -30,9 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from recmarket.config import RunConfig
-from recmarket.run.reproduce import plan, reproduce
+from recmarket.run.reproduce import reproduce
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
+from recmarket.run.study_plan import plan
 
 KEY_ENV = "RECMARKET_BENCH_KEY"
 EXPERIMENT = "accountability"

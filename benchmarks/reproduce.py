@@ -35,9 +35,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from recmarket.experiments.spec import DEFAULT_SEEDS
 from recmarket.report.build import build_report
 from recmarket.run.phases import Phases
-from recmarket.run.reproduce import DEFAULT_SEEDS, plan, reproduce
+from recmarket.run.reproduce import reproduce
+from recmarket.run.study_plan import plan
 
 DRIVER = ("planning", "store writes", "driver waiting")
 REPEATED = ("loading the embedder", "domain data")

@@ -9,7 +9,6 @@ import pytest
 from pydantic import ValidationError
 
 from recmarket.agents.rules import offline_agents
-from recmarket.analysis.contrasts import memory_unit
 from recmarket.catalogue.strategies import (
     Arm,
     FixedPresentation,
@@ -17,6 +16,7 @@ from recmarket.catalogue.strategies import (
     strategy_kind,
 )
 from recmarket.config import MarketConfig, RunConfig
+from recmarket.experiments.units import memory_unit
 from recmarket.market.build import build_market
 from recmarket.market.protocol import Round
 from recmarket.market.seats import Strategies

@@ -15,7 +15,7 @@ from recmarket.cli import app
 from recmarket.config_file import ConfigError
 from recmarket.experiments.spec import ExperimentSpec, builtin_names, every_names, load_spec
 from recmarket.report.data import load_cells
-from recmarket.run.reproduce import plan
+from recmarket.run.study_plan import plan
 
 TABLE_1 = {
     "market-opening": 3,

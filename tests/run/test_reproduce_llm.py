@@ -11,8 +11,9 @@ import pytest
 
 from recmarket.agents.llm.wrappers import EndpointFailure
 from recmarket.run import reproduce as reproducing
-from recmarket.run.reproduce import plan, reproduce
+from recmarket.run.reproduce import reproduce
 from recmarket.run.runner import run
+from recmarket.run.study_plan import plan
 from recmarket.testing.fake_llm import FakeLLM
 from tests.run.records import records
 from tests.run.test_llm_runs import KEY, KEY_ENV, experiment

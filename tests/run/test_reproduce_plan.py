@@ -4,7 +4,7 @@ import json
 import multiprocessing
 from pathlib import Path
 
-from recmarket.run.reproduce import PLAN, PlannedCell, read_plan, write_plan
+from recmarket.run.study_plan import PLAN, PlannedCell, read_plan, write_plan
 
 MERGES = 60
 

@@ -27,16 +27,15 @@ from recmarket.analysis.bootstrap import (
     Interval,
     Metric,
     Row,
-    coarsest,
     difference,
     interval,
     level_of,
     mean_of,
     ratio,
 )
-from recmarket.analysis.contrasts import memory_unit
 from recmarket.catalogue.conditions import condition
 from recmarket.config import RunConfig
+from recmarket.experiments.units import coarsest, memory_unit
 from recmarket.market.build import seats
 from recmarket.market.compositions import platform_ids
 

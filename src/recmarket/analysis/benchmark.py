@@ -38,10 +38,10 @@ import numpy as np
 from scipy import stats
 
 from recmarket.analysis.attacks import attackers, change, defence, gain, interval_columns
-from recmarket.analysis.bootstrap import Interval, Row, coarsest
-from recmarket.analysis.contrasts import memory_unit
+from recmarket.analysis.bootstrap import Interval, Row
 from recmarket.catalogue.attacks import AttackSetting
 from recmarket.config import RunConfig
+from recmarket.experiments.units import coarsest, memory_unit
 from recmarket.market.build import seats
 
 Cell = tuple[RunConfig, Sequence[Row]]

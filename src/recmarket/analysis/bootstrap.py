@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from recmarket.analysis.t_intervals import seed_t, stratified_t, t_draws
+from recmarket.experiments.units import CLUSTERS
 
 DRAWS = 50_000
 CHUNK = 5_000  # draws per block (bounds memory when clusters are many and distinct)
@@ -115,21 +116,6 @@ def ratio(sums: np.ndarray, scale: float = 1.0) -> np.ndarray:
 def mean_of(value: Callable[[Row], float], scale: float = 1.0) -> Metric:
     """The mean of a per-episode value, times ``scale``."""
     return Metric(lambda r: (float(value(r)), 1.0), lambda s: ratio(s, scale))
-
-
-# Resampling units, finest first; each is nested in the next (a user has one profile).
-CLUSTERS: dict[str, Callable[[Row], Hashable]] = {
-    "request": lambda r: r["ord"],
-    "user": lambda r: r["sim_user"],
-    "profile": lambda r: r["profile"],
-    "domain": lambda r: 0,
-}
-
-
-def coarsest(levels: Sequence[str]) -> str:
-    """The unit every arm's dependence is nested in."""
-    order = list(CLUSTERS)
-    return max(levels, key=order.index)
 
 
 def _episode(row: Row) -> tuple[Any, ...]:

@@ -18,25 +18,12 @@ from recmarket.analysis.bootstrap import (
     unpaired_difference,
 )
 from recmarket.catalogue.conditions import condition
-from recmarket.catalogue.scopes import SCOPES
-from recmarket.config import RunConfig
 
 
 def unit_of(*arms: Sequence[Row]) -> str:
     """Users when any arm kept reputation, requests otherwise."""
     stateful = any(rows and condition(rows[0]["condition"]).reputation for rows in arms)
     return "user" if stateful else "request"
-
-
-def memory_unit(config: RunConfig) -> str:
-    """What a cell's episodes depend on together: nothing across requests without
-    reputation; the memory set under it (a user, a profile, everyone in the domain); every
-    stream of a domain where platforms learn from all of them."""
-    if config.market.adaptive:
-        return "domain"
-    if not condition(config.condition).reputation:
-        return "request"
-    return SCOPES.get(config.reputation_scope).unit
 
 
 def contrast(

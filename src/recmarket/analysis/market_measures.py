@@ -35,9 +35,9 @@ import numpy as np
 
 from recmarket import __version__
 from recmarket.analysis.bootstrap import Interval, Metric, Row, interval, level_of, ratio
-from recmarket.analysis.contrasts import memory_unit
 from recmarket.catalogue.measures import MARKET_MEASURES, MarketMeasure
 from recmarket.config import RunConfig
+from recmarket.experiments.units import memory_unit
 from recmarket.market.build import seats
 
 DRAWS = 5_000  # per measure and cell: a cell table holds many; percentiles settle well before

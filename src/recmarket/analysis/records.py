@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from recmarket.analysis.bootstrap import CLUSTERS, Row
+from recmarket.analysis.bootstrap import Row
 from recmarket.catalogue.scopes import SCOPES
 from recmarket.config import RunConfig
+from recmarket.experiments.units import CLUSTERS
 from recmarket.market.compositions import platform_ids
 
 

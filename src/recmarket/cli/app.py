@@ -65,7 +65,8 @@ def user_errors() -> Iterator[None]:
     """Known failures become one line on stderr and exit code 2; bugs keep their traceback."""
     # reproduce's errors are read when a command runs: importing reproduce reaches the LLM
     # client (openai), which --help has no use for
-    from recmarket.run.reproduce import Interrupted, PlanError
+    from recmarket.run.reproduce import Interrupted
+    from recmarket.run.study_plan import PlanError
 
     try:
         with warnings_in_one_line():

@@ -58,8 +58,8 @@ def branch_command(
 def branch_contrast(parent: Path, branch_dir: Path, from_round: int) -> str:
     """Target purchase, branch minus parent over the replayed rounds, with the paired
     interval beside the unpaired one (pairing is why a branch exists)."""
-    from recmarket.analysis.bootstrap import coarsest
-    from recmarket.analysis.contrasts import is_target_purchase, memory_unit, paired_and_unpaired
+    from recmarket.analysis.contrasts import is_target_purchase, paired_and_unpaired
+    from recmarket.experiments.units import coarsest, memory_unit
     from recmarket.run.store import RunStore
 
     runs = []

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from recmarket.analysis.bootstrap import DRAWS, Interval, UnpairedCells, coarsest
+from recmarket.analysis.bootstrap import DRAWS, Interval, UnpairedCells
 from recmarket.analysis.chain import MOVES, breaks, chain, chain_row, said
-from recmarket.analysis.contrasts import memory_unit
 from recmarket.catalogue.conditions import condition
 from recmarket.config import RunConfig
+from recmarket.experiments.units import coarsest, memory_unit
 from recmarket.report.data import Cell
 from recmarket.report.html import table_html
 

@@ -18,8 +18,8 @@ from recmarket.analysis.funnel import funnel
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.locks import writer_elsewhere
-from recmarket.run.reproduce import PlanError, read_plan
 from recmarket.run.store import STORE_NAME, RunStore
+from recmarket.run.study_plan import PlanError, read_plan
 
 Figure = tuple[Any, list[dict[str, Any]]]  # a drawn figure and its table's rows
 

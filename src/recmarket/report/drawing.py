@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from recmarket.analysis.bootstrap import Interval, Metric, interval, level_of
-from recmarket.analysis.contrasts import memory_unit
 from recmarket.catalogue.policies import POLICIES, policy
+from recmarket.experiments.units import memory_unit
 from recmarket.report.data import Cell
 
 ARMS = {"NoRep": "#DD8452", "LocalRep": "#55A868"}  # the reputation arms, in every figure

@@ -17,11 +17,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from recmarket.analysis.bootstrap import Interval, coarsest, difference, interval, mean_of
-from recmarket.analysis.contrasts import is_target_purchase, memory_unit, rate
+from recmarket.analysis.bootstrap import Interval, difference, interval, mean_of
+from recmarket.analysis.contrasts import is_target_purchase, rate
 from recmarket.analysis.dynamics import entrant_top1_share, proposal_share, round_blocks
 from recmarket.analysis.shares import top1_share
 from recmarket.catalogue.policies import PAPER_POLICIES
+from recmarket.experiments.units import coarsest, memory_unit
 from recmarket.report.data import Cell, Figure, find
 from recmarket.report.drawing import ARMS, colour, level
 from recmarket.report.ticks import display_names

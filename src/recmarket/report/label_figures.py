@@ -16,9 +16,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from recmarket.analysis.bootstrap import Interval, coarsest, difference, interval
-from recmarket.analysis.contrasts import memory_unit
+from recmarket.analysis.bootstrap import Interval, difference, interval
 from recmarket.analysis.shares import LABELS, label_share, top1_share
+from recmarket.experiments.units import coarsest, memory_unit
 from recmarket.report.data import Cell, Figure, find
 from recmarket.report.drawing import ARMS, bars, level
 

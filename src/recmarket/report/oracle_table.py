@@ -14,12 +14,12 @@ import html
 from collections import Counter
 from typing import Any
 
-from recmarket.analysis.bootstrap import DRAWS, UnpairedCells, coarsest, difference, interval
+from recmarket.analysis.bootstrap import DRAWS, UnpairedCells, difference, interval
 from recmarket.analysis.chain import rate_of, said
-from recmarket.analysis.contrasts import memory_unit
 from recmarket.analysis.shares import top1_share
 from recmarket.catalogue.conditions import condition
 from recmarket.catalogue.mechanisms import ORACLE
+from recmarket.experiments.units import coarsest, memory_unit
 from recmarket.report.chain_table import settings_but
 from recmarket.report.data import Cell
 from recmarket.report.html import table_html

@@ -25,7 +25,6 @@ from recmarket.analysis.bootstrap import (
     Interval,
     Metric,
     UnpairedCells,
-    coarsest,
     difference,
     interval,
     level_of,
@@ -34,7 +33,6 @@ from recmarket.analysis.bootstrap import (
     quotient,
     spread,
 )
-from recmarket.analysis.contrasts import memory_unit
 from recmarket.analysis.funnel import MEANS, RATES
 from recmarket.analysis.shares import (
     label_share,
@@ -45,6 +43,7 @@ from recmarket.analysis.shares import (
     top1_share,
 )
 from recmarket.config import RunConfig
+from recmarket.experiments.units import coarsest, memory_unit
 from recmarket.report.chain_table import Links, chain_columns, localrep_links
 from recmarket.report.data import Cell
 

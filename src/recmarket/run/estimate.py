@@ -26,8 +26,8 @@ from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import DEFAULT_SEEDS
 from recmarket.run.loaded import embedder_for
-from recmarket.run.reproduce import plan
 from recmarket.run.rounds import batchable, cell_round, prepare, streams
+from recmarket.run.study_plan import plan
 from recmarket.vocabulary import ROLES
 
 CHARS_PER_TOKEN = 4
