@@ -55,6 +55,15 @@ class RunConfig(BaseModel):
     seed: int = Field(
         42, ge=0, lt=2**63, description="the run's seed (every stream derives from it)"
     )
+    draws: Annotated[int, ADDED_LATER] = Field(
+        0,
+        ge=0,
+        lt=2**31,
+        description="which set of role draws the roles take: 0 the run's own; another "
+        "number an independent set keyed the same way (by episode and purpose), as a "
+        "surrogate's replay or a pilot backend with draws of its own has (run/pilot.py); "
+        "the environment's draws (requests, catalogs, retrieval, shuffles) never change",
+    )
     market: MarketConfig = MarketConfig()
     episodes: EpisodeConfig = EpisodeConfig()
     embedder: EmbedderConfig = EmbedderConfig()

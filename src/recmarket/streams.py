@@ -47,6 +47,7 @@ class Stream(IntEnum):
     ENTRANT_INCLUSION = 20
     AUDIT = 21  # a model audit's probe trials (agents/llm/audit)
     FORGE = 22  # whether a forging platform writes fake records after an episode
+    PILOT = 23  # which of a study's units a pilot backend plays (run/pilot_units.py)
 
 
 @lru_cache(maxsize=256)

@@ -28,9 +28,12 @@ class RoleAsker:
     domain: str
     episode_key: int
     calls: list[Call]
+    draws: int = 0  # the set of role draws (RunConfig.draws): 0 keys calls as ever
 
     async def __call__(self, role: RoleName, inp: Contract, stream: Stream, *unit: int) -> Any:
-        seed = call_seed(self.seed, self.domain, stream, self.episode_key, *unit)
+        # another set of draws ends the key with -draws, which no unit (>= 0) can be
+        key = (self.episode_key, *unit, -self.draws) if self.draws else (self.episode_key, *unit)
+        seed = call_seed(self.seed, self.domain, stream, *key)
         call = Call(role, inp)  # holds its place in the log until the answer comes
         self.calls.append(call)
         try:

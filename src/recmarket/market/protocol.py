@@ -95,6 +95,7 @@ class Round:
     condition: Condition
     memory: ReputationMemory | None = None
     judge: Judge | None = None  # measures target_best_fit and regret
+    draws: int = 0  # the roles' set of draws (RunConfig.draws)
     strategies: Strategies = field(init=False)  # every seat's, built from the market
     fan_out: FanOut = field(init=False)  # how a stage's calls are awaited together
 
@@ -114,6 +115,7 @@ class Round:
             self.market.domain.name,
             request_key(outcome.request),
             outcome.calls,
+            self.draws,
         )
 
     async def prepare(self, requests: list[Request]) -> list[Outcome]:

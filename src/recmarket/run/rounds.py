@@ -105,6 +105,7 @@ def cell_round(
         cfg.condition,
         memory,
         Judge.of(embedder, cfg.agents.scale),
+        cfg.draws,
     )
 
 
