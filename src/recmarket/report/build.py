@@ -36,6 +36,8 @@ from recmarket.report.models import models_section
 from recmarket.report.oracle_table import oracle_html, oracle_rows
 from recmarket.report.paper import compare
 from recmarket.report.paper import summary as summary_line
+from recmarket.report.pilot_data import read_piloted
+from recmarket.report.ppi_table import ppi_html, ppi_rows
 from recmarket.report.summary import RunSummary, run_summary
 from recmarket.report.tables import ReportIncomplete, write_table
 from recmarket.report.ticks import untangle
@@ -226,11 +228,15 @@ def _build_report(out_dirs: list[Path], target: Path, workers: int) -> BuiltRepo
     write_table(every, tables / "cells")
     measures = measure_rows()
     write_table(measures, tables / "measures")
+    piloted, pilot_notes = read_piloted(out_dirs)
+    ppi = ppi_rows(piloted)
+    write_table(ppi, tables / "ppi")
     drawn = set(parts) - {d.stem for d in drawn_figures if d.missing}
     closing = {
         "comparison": comparison_html(comparison, drawn),
         "records": records_html(records, notes),
         "models": models,
+        "ppi": ppi_html(ppi, pilot_notes),
         "cells": "<p>Macro over domains.</p>"
         + table_html(every)
         + "<p>The market measures in this table, and where their code comes from.</p>"

@@ -1,120 +1,35 @@
-"""Running named experiments: every cell of every spec over the domains, resumably.
+"""Running named experiments: every cell of every spec over the domains, resumably, and a
+pilot beside them where one is asked for (run/pilot.py).
 
-Cells are keyed by configuration hash, so a cell shared by two experiments runs once and a
-rerun skips finished cells (and resumes an interrupted one). The plan, which experiment and
-cell each run directory serves, is written to ``plan.json`` for the report.
+Cells are keyed by configuration hash (run/study_plan.py), so a cell shared by two
+experiments runs once and a rerun skips finished cells (and resumes an interrupted one).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import signal
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import SpendAccount
 from recmarket.config import RunConfig
-from recmarket.experiments.spec import DEFAULT_SEEDS, every_names, load_spec
-from recmarket.files import sweep_temporaries, write_text_whole
-from recmarket.locks import BRIEF_WAIT, WriterLock
+from recmarket.experiments.spec import DEFAULT_SEEDS
 from recmarket.run.collector import spaced_collections
 from recmarket.run.driver import run_cells
 from recmarket.run.executor import LocalExecutor, ProcessExecutor
 from recmarket.run.phases import Phases
+from recmarket.run.pilot import PilotAsked, pilot_units, plan_pilot, write_pilot
+from recmarket.run.pilot_units import UnitChoice
 from recmarket.run.runner import play_cell
-from recmarket.run.store import STORE_NAME
+from recmarket.run.study_plan import PlannedCell, plan, write_plan
 from recmarket.run.threads import pinned_native_threads
 from recmarket.tasks import gather_or_cancel
 
-PLAN = "plan.json"
 SPEND = "llm-spend.sqlite"  # the one LLM spend account every cell of the directory shares
-
-
-@dataclass(frozen=True)
-class PlannedCell:
-    """One cell of a reproduce plan: its experiment, name, run directory, settings digest,
-    figure and scale."""
-
-    experiment: str
-    cell: str
-    run_dir: str  # relative to the reproduce directory, so the directory can move
-    digest: str
-    figure: str = ""  # the spec's figure (plans written before it was stored have none)
-    scale: float | None = None  # --scale it ran at (None: a plan written before it was stored)
-
-
-class PlanError(ValueError):
-    """plan.json is missing or malformed; the message names the file."""
-
-
-def read_plan(out: Path) -> list[PlannedCell]:
-    """The cells a reproduce directory holds. Run directories are read relative to ``out``
-    (a plan written with absolute paths by an older version is read by their last two
-    parts, ``cells/NAME``), so a copied or moved directory reads only its own stores."""
-    path = out / PLAN
-    if not path.is_file():
-        raise PlanError(f"{out}: no {PLAN} (make it with recmarket reproduce)")
-    try:
-        entries = json.loads(path.read_text(encoding="utf-8"))
-        cells = [PlannedCell(**entry) for entry in entries]
-    except (ValueError, TypeError) as exc:
-        raise PlanError(f"{path}: not a reproduce plan ({exc})") from None
-    return [replace(c, run_dir=str(Path(*Path(c.run_dir).parts[-2:]))) for c in cells]
-
-
-def write_plan(out: Path, cells: list[PlannedCell]) -> None:
-    """Merge ``cells`` into the directory's plan: a later reproduce into the same directory
-    adds its experiments' cells (replacing a cell of the same experiment and name) rather
-    than dropping the earlier ones. Two reproduces into one directory merge one after the
-    other, under its writer lock, and the plan is replaced whole (a reader never sees half)."""
-    with WriterLock(out, wait=BRIEF_WAIT):
-        sweep_temporaries(out, below=False)  # a killed merge's
-        kept = read_plan(out) if (out / PLAN).is_file() else []
-        merged = {(c.experiment, c.cell): c for c in [*kept, *cells]}
-        write_text_whole(out / PLAN, json.dumps([asdict(c) for c in merged.values()], indent=1))
-
-
-def plan(
-    names: list[str],
-    out: Path,
-    scale: float = 1.0,
-    overrides: dict[str, Any] | None = None,
-    seeds: int = DEFAULT_SEEDS,
-) -> tuple[list[PlannedCell], dict[str, RunConfig]]:
-    """Every (experiment, cell) with its run directory, and the unique configs to run.
-
-    Each spec that names no seeds of its own is replicated at ``seeds`` seeds, counted up
-    from the overrides' seed (by default the run's, 42): a seed is a design axis, so a cell
-    two experiments share at one seed still runs once."""
-    overrides = dict(overrides or {})
-    first = overrides.pop("seed", RunConfig.model_fields["seed"].default)
-    cells, configs = [], {}
-    for name in names or every_names():
-        spec = load_spec(name).replicated(seeds, first)
-        for cell, cfg in spec.configs(
-            scale, overrides if spec.seeds else {**overrides, "seed": first}
-        ):
-            digest = cfg.digest()
-            run_dir = cell_dir(out, cfg.condition, (digest, *cfg.older_digests()))
-            cells.append(PlannedCell(spec.name, cell, str(run_dir), digest, spec.figure, scale))
-            configs[str(out / run_dir)] = cfg
-    return cells, configs
-
-
-def cell_dir(out: Path, condition: str, digests: tuple[str, ...]) -> Path:
-    """A cell's run directory under ``out``, named by its settings' hash (the first of
-    ``digests``); where a reproduce made it under an older form of the same settings (a
-    later digest), that directory, so the cell resumes rather than runs again."""
-    for older in digests[1:]:
-        made = Path("cells") / f"{condition}-{older[:12]}"
-        if (out / made / STORE_NAME).is_file():
-            return made
-    return Path("cells") / f"{condition}-{digests[0][:12]}"
 
 
 class Interrupted(RuntimeError):
@@ -143,6 +58,7 @@ def reproduce(
     workers: int = 1,
     seeds: int = DEFAULT_SEEDS,
     phases: Phases | None = None,
+    pilot: PilotAsked | None = None,
     **run_options: Any,
 ) -> list[PlannedCell]:
     """Run every unique cell: the offline ones in ``workers`` processes, the LLM ones here.
@@ -153,19 +69,31 @@ def reproduce(
     Every cell's LLM spend is counted in one account in ``out``, so ``--budget`` holds for
     the whole reproduce. SIGTERM and SIGINT stop the workers or the LLM cells and raise
     Interrupted; what finished is kept and the same command resumes. ``phases`` gains where
-    the time went (see run/phases.py).
+    the time went (see run/phases.py). A ``pilot`` adds the surrogate's replays to the
+    offline cells and plays the pilot backend's cells on their chosen units only.
     """
     cells, configs = plan(names, out, scale, overrides, seeds)
-    for cfg in configs.values():
+    units: dict[str, UnitChoice | None] = {}
+    piloted: dict[str, RunConfig] = {}
+    if pilot is not None:
+        recorded, replays, piloted = plan_pilot(
+            cells, configs, out, pilot.path, pilot.share, pilot.seed
+        )
+        configs = {**configs, **replays}
+        units = pilot_units(recorded, out)
+    for cfg in [*configs.values(), *piloted.values()]:
         if cfg.llm is not None:
             from recmarket.agents.llm.backend import require_prices  # the client: openai
 
             require_prices(cfg.llm, run_options.get("budget"))
     out.mkdir(parents=True, exist_ok=True)
     write_plan(out, cells)
+    if pilot is not None:
+        write_pilot(out, recorded)
     spend = out / SPEND
     answered = {d: c for d, c in configs.items() if c.uses_llm}
     offline = {d: c for d, c in configs.items() if d not in answered}
+    answered.update({d: c for d, c in piloted.items() if d not in offline})
     if answered:
         account = SpendAccount(spend, None)
         account.clear_reservations()  # no cell runs yet: only a killed run's are left
@@ -194,7 +122,8 @@ def reproduce(
             )
         if answered:
             with pinned_native_threads(), spaced_collections():
-                asyncio.run(_answer_cells(answered, {**run_options, "spend": spend}, report))
+                options = {**run_options, "spend": spend}
+                asyncio.run(_answer_cells(answered, options, report, units))
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -212,13 +141,15 @@ async def _answer_cells(
     cells: dict[str, RunConfig],
     options: dict[str, Any],
     report: Callable[[str, str, Any], None],
+    units: Mapping[str, UnitChoice | None] | None = None,
 ) -> None:
     """Play the LLM cells together in this event loop, up to CELLS_AT_ONCE at a time and
     the longest first, their calls meeting at one limit per endpoint: a cell alone (a dozen
     sequential user streams) cannot keep an endpoint busy, many together can. The first
     cell that fails stops the others, whose finished episodes are kept, and its exception
-    is raised as it is."""
+    is raised as it is. A pilot's cells play only their ``units``."""
     endpoints = Endpoints()
+    units = units or {}
     at_once = asyncio.Semaphore(CELLS_AT_ONCE)
 
     async def play(run_dir: str, cfg: RunConfig) -> None:
@@ -229,6 +160,7 @@ async def _answer_cells(
                 endpoints=endpoints,
                 progress=lambda _domain, done, _total: report("done", run_dir, done),
                 on_wait=lambda notice: report("wait", run_dir, notice),
+                units=units.get(run_dir),
                 **options,
             )
             result.store.close()

@@ -31,6 +31,7 @@ from recmarket.market.outcome import Outcome
 from recmarket.market.protocol import Round
 from recmarket.run.collector import spaced_collections
 from recmarket.run.loaded import embedder_for
+from recmarket.run.pilot_units import UnitChoice
 from recmarket.run.records import (
     WRITE_BATCH,
     BatchedWrites,
@@ -83,15 +84,20 @@ async def play_domain(
     tick: Callable[[], None],
     offline: bool = True,
     keep_calls: bool = False,
+    units: UnitChoice | None = None,
 ) -> None:
     """Play the domain's unfinished episodes into the store, resuming its stored ones;
-    ``keep_calls`` keeps every episode's role calls (run/records.py)."""
+    ``keep_calls`` keeps every episode's role calls (run/records.py); ``units`` plays only
+    the episodes of a pilot's units (a unit's history is whole or absent, so the memory
+    its stored episodes rebuild is the one it had)."""
     rows = store.episodes(prepared.market.domain.name)
     round_ = restored_round(cfg, prepared, agents, embedder, rows)
     done = {row["ord"] for row in rows}
     for _ in done:
         tick()
     pending = [r for r in prepared.requests if r.order not in done]
+    if units is not None:
+        pending = [r for r in pending if units.plays(r)]
     keep = keeps_calls(cfg, everything=keep_calls or not store.replayable)
     writes = BatchedWrites(store, WRITE_BATCH if offline else 1, tick, keep)
     try:
@@ -222,8 +228,9 @@ async def play_cell(
     on_limit: LimitNotice | None = None,
     endpoints: Endpoints | None = None,
     keep_calls: bool = False,
+    units: UnitChoice | None = None,
 ) -> RunResult:
-    """Run (or resume) a cell into ``out_dir``.
+    """Run (or resume) a cell into ``out_dir`` (only the episodes of ``units``, for a pilot).
 
     With an ``[llm]`` configuration the configured roles are answered by models; every call
     is stored in the run's file and, unless ``llm_cache`` is None-and-disabled, in the shared
@@ -282,7 +289,9 @@ async def play_cell(
             if progress:
                 progress(name, count, total)
 
-        await play_domain(cfg, store, prepared, agents, embedder, tick, backend is None, keep_calls)
+        await play_domain(
+            cfg, store, prepared, agents, embedder, tick, backend is None, keep_calls, units
+        )
 
     async def play_all() -> None:
         if backend is None:  # one domain after another: a long domain's requests are freed

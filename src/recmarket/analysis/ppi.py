@@ -1,0 +1,275 @@
+"""Prediction-powered estimates: a value for the pilot backend from its few units and the
+surrogate's many (Angelopoulos et al. 2023; PPI++, Angelopoulos, Duchi and Zrnic 2024).
+
+Every unit of a study is played by the surrogate, and a random subset of them (the pilot)
+by the backend a result should hold for. For a statistic phi of summed per-unit parts
+(``analysis.bootstrap.Metric``: a rate, a share, a concentration, a contrast of cells):
+
+    theta = phi(pilot) + lambda * (phi(surrogate, every unit) - phi(surrogate, pilot units))
+
+The correction phi(pilot) - phi(surrogate on the pilot) removes the surrogate's bias, so
+theta is consistent for the pilot backend's value however wrong the surrogate is; the
+surrogate on every unit only reduces the variance, as far as it correlates with the pilot.
+lambda is power-tuned (PPI++): the weight that minimises theta's variance, read off the
+same resampling draws, clipped to [0, 1]. At lambda = 0 theta is the pilot alone, so the
+tuned estimate's spread is never above the pilot's own; every interval is the estimate
+plus or minus z times its draws' standard error, so neither is its width.
+
+The pilot is a subset of the bulk, so the variance is the two-phase (regression
+estimator) one: the resampling draws the pilot's units and the bulk's other units apart,
+within each (seed, domain) stratum after the seeds (the two-stage design of
+``analysis.bootstrap``, n - 1 of n units a stratum). Where strata hold fewer than two pilot
+units (a whole domain is the unit), the units are the (seed, domain) values themselves and
+the interval is Student's t over the pilot's units.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from recmarket.analysis.bootstrap import Metric, Row
+from recmarket.experiments.units import CLUSTERS
+
+DRAWS = 4_000  # resampling draws of one estimate (its percentile ends move by ~0.1 of a se)
+Stratum = tuple[Any, str]  # (replicate, domain)
+
+
+@dataclass(frozen=True)
+class UnitParts:
+    """Per stratum, every unit's summed parts as the surrogate predicts them (the mean over
+    its replays) and, for the pilot's units, as the pilot backend played them; shape
+    (units, arms, parts), the pilot's units first."""
+
+    predicted: dict[Stratum, np.ndarray]
+    observed: dict[Stratum, np.ndarray]
+
+    @property
+    def pilot_units(self) -> int:
+        """Units the pilot played, over the strata."""
+        return sum(len(o) for o in self.observed.values())
+
+    @property
+    def units(self) -> int:
+        """Units of the bulk, over the strata."""
+        return sum(len(p) for p in self.predicted.values())
+
+
+def _sums(
+    arms: Sequence[Sequence[Row]], parts: Callable[[Row], Sequence[float]], cluster: str
+) -> dict[Stratum, dict[Hashable, np.ndarray]]:
+    key = CLUSTERS[cluster]
+    found: dict[Stratum, dict[Hashable, np.ndarray]] = defaultdict(dict)
+    for a, rows in enumerate(arms):
+        for r in rows:
+            stratum, unit = found[(r.get("replicate"), r["domain"])], key(r)
+            values = np.asarray(parts(r), dtype=float)
+            if unit not in stratum:
+                stratum[unit] = np.zeros((len(arms), len(values)))
+            stratum[unit][a] += values
+    return found
+
+
+def unit_parts(
+    replays: Sequence[Sequence[Sequence[Row]]],
+    pilot: Sequence[Sequence[Row]],
+    parts: Callable[[Row], Sequence[float]],
+    cluster: str,
+) -> UnitParts:
+    """Each unit's parts: ``replays`` holds the surrogate's plays (each a list of arms'
+    rows), ``pilot`` the pilot's arms' rows (its units only)."""
+    played = [_sums(arms, parts, cluster) for arms in replays]
+    seen = _sums(pilot, parts, cluster)
+    predicted, observed = {}, {}
+    for stratum, units in played[0].items():
+        held = seen.get(stratum, {})
+        order = sorted(held, key=str) + sorted((u for u in units if u not in held), key=str)
+        shape = next(iter(units.values())).shape
+        predicted[stratum] = np.stack(
+            [np.mean([p[stratum].get(u, np.zeros(shape)) for p in played], axis=0) for u in order]
+        )
+        observed[stratum] = (
+            np.stack([held[u] for u in order[: len(held)]]) if held else (np.zeros((0, *shape)))
+        )
+    return UnitParts(predicted, observed)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One estimand's prediction-powered estimate beside the surrogate's and the pilot's
+    own, the surrogate's bias on the pilot's units (surrogate minus pilot), each with its
+    95% interval, and what the correction rests on."""
+
+    offline: tuple[float, float, float]
+    pilot: tuple[float, float, float]
+    ppi: tuple[float, float, float]
+    bias: tuple[float, float, float]
+    correlation: float  # between the pilot's and the surrogate's estimates on the pilot
+    effective_n: float  # pilot units the pilot alone would need for the PPI's variance
+    pilot_n: int
+    weight: float  # the power-tuned lambda
+    method: str
+
+
+def _finish(metric: Metric, statistic: Callable[[np.ndarray], np.ndarray], sums: np.ndarray):
+    """The statistic from per-domain sums (..., domains, arms, parts)."""
+    if metric.pooled:
+        return statistic(np.moveaxis(metric.finish(sums.sum(axis=-3)), -1, 0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        values = np.nanmean(metric.finish(sums), axis=-2)  # (..., arms)
+    return statistic(np.moveaxis(values, -1, 0))
+
+
+def _around(centre: float, drawn: np.ndarray, level: float) -> tuple[float, float, float]:
+    """The estimate with its normal interval from the draws' standard error: for every
+    estimate of a row the same kind of interval, so that their widths compare as their
+    standard errors do (a percentile interval's ends move with the draws' skew, and power
+    tuning bounds the spread, not the skew)."""
+    if len(drawn) < 2:
+        return centre, float("nan"), float("nan")
+    half = float(stats.norm.ppf((1 + level) / 2) * np.std(drawn, ddof=1))
+    return centre, centre - half, centre + half
+
+
+def estimate(
+    units: UnitParts,
+    metric: Metric,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    *,
+    draws: int = DRAWS,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Estimate:
+    """The PPI++ estimate of ``statistic`` (of the arms' values) for the pilot backend."""
+    if min(len(o) for o in units.observed.values()) >= 2:
+        return _bootstrapped(units, metric, statistic, draws, seed, level)
+    return _t_over_units(units, metric, statistic, level)
+
+
+def _bootstrapped(
+    units: UnitParts,
+    metric: Metric,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    draws: int,
+    seed: int,
+    level: float,
+) -> Estimate:
+    gen = np.random.default_rng(seed)
+    strata = sorted(units.predicted, key=str)
+    replicates = sorted({r for r, _ in strata}, key=str)
+    domains = sorted({d for _, d in strata})
+    shape = next(iter(units.predicted.values())).shape[1:]
+    # three summed parts (pilot's, surrogate's on the pilot, surrogate's on every unit),
+    # per draw and domain; the point estimates from the plain sums
+    drawn = np.zeros((3, draws, len(domains), *shape))
+    plain = np.zeros((3, len(domains), *shape))
+    picks = gen.multinomial(len(replicates), [1 / len(replicates)] * len(replicates), draws)
+    for stratum in strata:
+        replicate, domain = stratum
+        d = domains.index(domain)
+        f, y = units.predicted[stratum], units.observed[stratum]
+        n = len(y)
+        plain[:, d] += [y.sum(axis=0), f[:n].sum(axis=0), f.sum(axis=0)]
+        times = picks[:, replicates.index(replicate)]
+        pilot = gen.multinomial(times * max(n - 1, 1), np.full(n, 1 / n))
+        drawn[0, :, d] += np.tensordot(pilot, y, axes=1)
+        drawn[1, :, d] += np.tensordot(pilot, f[:n], axes=1)
+        drawn[2, :, d] += drawn[1, :, d]
+        rest = len(f) - n
+        if rest:
+            others = gen.multinomial(times * max(rest - 1, 1), np.full(rest, 1 / rest))
+            drawn[2, :, d] += np.tensordot(others, f[n:], axes=1)
+    a, c, b = (float(_finish(metric, statistic, s)) for s in plain)
+    a_, c_, b_ = (_finish(metric, statistic, s) for s in drawn)
+    ok = np.isfinite(a_) & np.isfinite(c_) & np.isfinite(b_)
+    a_, c_, b_ = a_[ok], c_[ok], b_[ok]
+    gap = c_ - b_  # theta = a - weight * gap: its variance is least at cov(a, gap) / var(gap)
+    moments = np.cov(a_, gap) if len(a_) > 1 else np.zeros((2, 2))
+    spread = float(moments[1, 1])
+    weight = float(np.clip(moments[0, 1] / spread, 0, 1)) if spread > 0 else 0.0
+    theta = a + weight * (b - c)
+    theta_ = a_ + weight * (b_ - c_)
+    var_pilot, var_ppi = float(np.var(a_)), float(np.var(theta_))
+    return Estimate(
+        _around(b, b_, level),
+        _around(a, a_, level),
+        _around(theta, theta_, level),
+        _around(c - a, c_ - a_, level),
+        _correlation(a_, c_),
+        units.pilot_units * var_pilot / var_ppi if var_ppi > 0 else float("nan"),
+        units.pilot_units,
+        weight,
+        f"normal, bootstrap standard errors (pilot and bulk units resampled apart within "
+        f"{len(replicates)} seeds x {len(domains)} domains, {len(a_)} draws)",
+    )
+
+
+def _correlation(x: np.ndarray, y: np.ndarray) -> float:
+    if len(x) < 2 or np.std(x) == 0 or np.std(y) == 0:
+        return float("nan")
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def _t_over_units(
+    units: UnitParts, metric: Metric, statistic: Callable[[np.ndarray], np.ndarray], level: float
+) -> Estimate:
+    """Each (seed, domain) one unit: its value from its own sums; the estimand the mean
+    over units; PPI++ for a mean with the subset's variance, and Student's t."""
+
+    def value(sums: np.ndarray) -> float:
+        return float(_finish(metric, statistic, sums[None]))
+
+    f_all = np.array([value(units.predicted[s].sum(axis=0)) for s in units.predicted])
+    pairs = [
+        (value(units.observed[s].sum(axis=0)), value(units.predicted[s][: len(o)].sum(axis=0)))
+        for s, o in units.observed.items()
+        if len(o)
+    ]
+    y, f = (np.array(v) for v in zip(*pairs, strict=True)) if pairs else (np.array([]),) * 2
+    n, big = len(y), len(f_all)
+    nan = float("nan")
+
+    def around(centre: float, var: float, df_n: int = n) -> tuple[float, float, float]:
+        if df_n < 2 or not np.isfinite(var):
+            return centre, nan, nan
+        half = stats.t.ppf((1 + level) / 2, df_n - 1) * np.sqrt(max(var, 0.0))
+        return centre, centre - half, centre + half
+
+    if n < 2:
+        mean_y = float(y.mean()) if n else nan
+        return Estimate(
+            around(float(f_all.mean()), float(np.var(f_all, ddof=1)) / big, big),
+            (mean_y, nan, nan),
+            (mean_y, nan, nan),
+            (float((f - y).mean()) if n else nan, nan, nan),
+            nan,
+            nan,
+            n,
+            0.0,
+            "no interval: fewer than two pilot units",
+        )
+    var_f = float(np.var(f, ddof=1))
+    cov = float(np.cov(y, f)[0, 1])
+    weight = float(np.clip(cov / var_f, 0, 1)) if var_f > 0 else 0.0
+    shrink = 1 / n - 1 / big
+    var_pilot = float(np.var(y, ddof=1)) / n
+    var_ppi = var_pilot + (weight**2 * var_f - 2 * weight * cov) * shrink
+    theta = float(y.mean() + weight * (f_all.mean() - f.mean()))
+    return Estimate(
+        around(float(f_all.mean()), float(np.var(f_all, ddof=1)) / big, big),
+        around(float(y.mean()), var_pilot),
+        around(theta, var_ppi),
+        around(float((f - y).mean()), float(np.var(f - y, ddof=1)) / n),
+        _correlation(y, f),
+        n * var_pilot / var_ppi if var_ppi > 0 else nan,
+        n,
+        weight,
+        f"Student's t over {n} pilot units (a seed and domain each), df {n - 1}",
+    )

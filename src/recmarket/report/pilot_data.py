@@ -1,0 +1,111 @@
+"""A reproduce directory's pilot as the report reads it: per study cell (its seeds pooled
+as the report pools them) the surrogate's plays, the study's own and its replays, and the
+pilot backend's episodes on the chosen units; and the pairs of cells a contrast compares.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from recmarket.analysis.bootstrap import Row
+from recmarket.analysis.frame import flat_settings
+from recmarket.config import RunConfig
+from recmarket.report.data import compact_rows
+from recmarket.run.pilot import PilotCell, PilotPlan, read_pilot
+from recmarket.run.store import STORE_NAME, RunStore
+
+
+@dataclass(frozen=True)
+class PilotedCell:
+    """One study cell, its seeds pooled: the surrogate's plays (the study's first, then
+    each replay; each a list of rows over the seeds) and the pilot's rows."""
+
+    experiment: str
+    label: str
+    unit: str
+    config: RunConfig  # the first seed's
+    plays: tuple[list[Row], ...]
+    pilot: list[Row]
+
+
+class PilotUnfinished(LookupError):
+    """A pilot or replay store does not hold what the pilot plan asks of it yet."""
+
+
+def _rows(run_dir: Path) -> tuple[list[Row], RunConfig]:
+    if not (run_dir / STORE_NAME).is_file():
+        raise PilotUnfinished(f"{run_dir.name} not started")
+    with RunStore.read(run_dir) as store:
+        cfg = store.config()
+        return list(compact_rows(store.iter_episodes(), {"replicate": cfg.seed})), cfg
+
+
+def _whole(rows: list[Row], cfg: RunConfig, run_dir: Path) -> list[Row]:
+    if len(rows) < cfg.total_episodes:
+        raise PilotUnfinished(f"{run_dir.name}: {len(rows)} of {cfg.total_episodes} episodes")
+    return rows
+
+
+def pooled_label(cell: str) -> str:
+    """A cell's label with its seed pooled, as the report labels it (report/data.py)."""
+    return re.sub(r"/?seed=\d+$", "", cell) or cell
+
+
+def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:
+    """Every study cell of the pilot with its plays, seeds pooled, in plan order."""
+    grouped: dict[tuple[str, str], list[PilotCell]] = defaultdict(list)
+    for c in plan.cells:
+        grouped[(c.experiment, pooled_label(c.cell))].append(c)
+    found = []
+    for (experiment, label), members in grouped.items():
+        plays: list[list[Row]] = [[] for _ in range(1 + len(members[0].replay_dirs))]
+        pilot: list[Row] = []
+        configs = []
+        for c in members:
+            study, cfg = _rows(out / c.study_dir)
+            configs.append(cfg)
+            plays[0] += _whole(study, cfg, out / c.study_dir)
+            for i, replay_dir in enumerate(c.replay_dirs, start=1):
+                rows, replay_cfg = _rows(out / replay_dir)
+                plays[i] += _whole(rows, replay_cfg, out / replay_dir)
+            choice = c.choice()
+            wanted = sum(choice.holds(r) for r in study)
+            held = [r for r in _rows(out / c.pilot_dir)[0] if choice.holds(r)]
+            if len(held) < wanted:
+                raise PilotUnfinished(f"{c.pilot_dir}: {len(held)} of {wanted} pilot episodes")
+            pilot += held
+        first = min(configs, key=lambda cfg: cfg.seed)
+        found.append(PilotedCell(experiment, label, members[0].unit, first, tuple(plays), pilot))
+    return found
+
+
+def contrasts(cells: list[PilotedCell]) -> list[tuple[PilotedCell, PilotedCell]]:
+    """Pairs (earlier, later) of one experiment's cells that play the same episodes and
+    differ in one setting: the later minus the earlier is a contrast the study makes."""
+    pairs = []
+    for i, a in enumerate(cells):
+        for b in cells[i + 1 :]:
+            if a.experiment != b.experiment or len(a.plays[0]) != len(b.plays[0]):
+                continue
+            fa, fb = flat_settings(a.config), flat_settings(b.config)
+            differ = [k for k in fa.keys() | fb.keys() if fa.get(k) != fb.get(k)]
+            if len(differ) == 1 and differ[0] != "episodes.requests":
+                pairs.append((a, b))
+    return pairs
+
+
+def read_piloted(out_dirs: list[Path]) -> tuple[list[PilotedCell], list[str]]:
+    """The piloted cells of every directory that has a pilot, and why any is left out."""
+    cells, notes = [], []
+    for out in out_dirs:
+        plan = read_pilot(out)
+        if plan is None:
+            continue
+        try:
+            cells += piloted_cells(out, plan)
+        except PilotUnfinished as exc:
+            notes.append(f"{out}: the pilot is not finished ({exc}); rerun its reproduce")
+    return cells, notes

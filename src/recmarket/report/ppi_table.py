@@ -1,0 +1,154 @@
+"""The report's prediction-powered table (``tables/ppi.csv``) and its section: for every
+funnel rate, policy share and market measure of each piloted cell, and for every contrast
+of two cells, the surrogate's (offline-only), the pilot's (pilot-only) and the
+prediction-powered estimate with their 95% intervals, the surrogate's bias on the pilot's
+units, the correlation the correction rests on and the effective pilot size.
+
+Every value is a fraction (a rate, a share, a concentration), a contrast a difference of
+fractions. Each estimate's resampling is seeded by its name, so a report made twice from the
+same stores writes the same table.
+"""
+
+from __future__ import annotations
+
+import html
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from recmarket.analysis.bootstrap import Metric, difference, level_of
+from recmarket.analysis.funnel import RATES
+from recmarket.analysis.market_measures import MARKET_MEASURES, rate_of, share_of
+from recmarket.analysis.ppi import Estimate, estimate, unit_parts
+from recmarket.analysis.shares import FAMILIES
+from recmarket.config import RunConfig
+from recmarket.report.html import table_html
+from recmarket.report.pilot_data import PilotedCell, contrasts
+
+FIXED_N = "fixed-n: valid for a pilot whose size was fixed before it was looked at"
+
+
+def outcomes(cfg: RunConfig) -> dict[str, Metric]:
+    """The measures a piloted cell is estimated on, by name: the market measures, each
+    funnel rate none of them reads alone, and each paper family's share of Top-1 places
+    and of purchases (where no measure of that name is one already)."""
+    found = {m.name: m.metric(cfg) for m in MARKET_MEASURES}
+    alone = {m.reads[0] for m in MARKET_MEASURES if len(m.reads) == 1}
+    for name, column in RATES.items():
+        if column not in alone:
+            found.setdefault(name, rate_of(column))
+    for family in FAMILIES:
+        for slot, column in (("top1", "top1_policy"), ("purchase", "purchased_policy")):
+            found.setdefault(
+                f"{family}_{slot}",
+                share_of(
+                    lambda r, c=column, f=family: r.get(c) == f,
+                    lambda r, c=column: r.get(c) is not None,
+                ),
+            )
+    return found
+
+
+def _row(name: str, kind: str, outcome: str, cells: str, unit: str, e: Estimate) -> dict[str, Any]:
+    def r(x: float) -> float:
+        return round(float(x), 6) if np.isfinite(x) else float("nan")
+
+    values: dict[str, float] = {}
+    for part in ("offline", "pilot", "ppi", "bias"):
+        centre, low, high = getattr(e, part)
+        values |= {part: r(centre), f"{part}_low": r(low), f"{part}_high": r(high)}
+    return {
+        "estimand": name,
+        "kind": kind,
+        "outcome": outcome,
+        "cells": cells,
+        "unit": unit,
+        "pilot_n": e.pilot_n,
+        **values,
+        "correlation": r(e.correlation),
+        "effective_n": r(e.effective_n),
+        "weight": r(e.weight),
+        "interval": e.method,
+        "validity": FIXED_N,
+    }
+
+
+def _estimated(
+    arms: list[PilotedCell],
+    statistic: Callable[[np.ndarray], np.ndarray],
+    kind: str,
+    cells: str,
+) -> list[dict[str, Any]]:
+    rows = []
+    unit = arms[0].unit
+    for outcome, metric in outcomes(arms[0].config).items():
+        replays = [[cell.plays[i] for cell in arms] for i in range(len(arms[0].plays))]
+        parts = unit_parts(replays, [cell.pilot for cell in arms], metric.parts, unit)
+        name = f"{cells}: {outcome}"
+        found = estimate(parts, metric, statistic, seed=zlib.crc32(name.encode()))
+        rows.append(_row(name, kind, outcome, cells, unit, found))
+    return rows
+
+
+def ppi_rows(cells: list[PilotedCell]) -> list[dict[str, Any]]:
+    """Every level of every piloted cell, then every contrast (later cell minus earlier)."""
+    rows = []
+    for cell in cells:
+        rows += _estimated([cell], level_of, "level", cell.label)
+    for a, b in contrasts(cells):
+        rows += _estimated([a, b], difference, "contrast", f"{b.label} - {a.label}")
+    return rows
+
+
+def _shown(low: float, high: float) -> str:
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "no interval"
+    return f"[{low:+.3f}, {high:+.3f}]"
+
+
+def _verdict(low: float, high: float) -> str:
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "no interval"
+    if low > 0:
+        return "positive"
+    if high < 0:
+        return "negative"
+    return "no detectable effect"
+
+
+def ppi_html(rows: list[dict[str, Any]], notes: list[str]) -> str:
+    """The contrasts side by side: offline-only, pilot-only and PPI, the verdict (which
+    rests on the PPI interval), and the surrogate's measured bias."""
+    shown = [
+        {
+            "contrast": r["cells"],
+            "outcome": r["outcome"],
+            "offline-only": _shown(r["offline_low"], r["offline_high"]),
+            "pilot-only": _shown(r["pilot_low"], r["pilot_high"]),
+            "PPI": f"{r['ppi']:+.3f} {_shown(r['ppi_low'], r['ppi_high'])}",
+            "verdict (PPI)": _verdict(r["ppi_low"], r["ppi_high"]),
+            "surrogate bias": f"{r['bias']:+.3f} {_shown(r['bias_low'], r['bias_high'])}",
+            "correlation": r["correlation"],
+            "pilot units": r["pilot_n"],
+        }
+        for r in rows
+        if r["kind"] == "contrast"
+    ]
+    said = "".join(f"<p>{html.escape(n)}</p>" for n in notes)
+    if not rows:
+        return said
+    first = rows[0]
+    return (
+        "<p>A pilot backend played a random share of the study's units (the same units in "
+        "every cell, so contrasts stay paired); the offline surrogate played every unit. "
+        "Each interval is for the <em>pilot backend's</em> value on this market's units, "
+        "not for people. The verdict rests on the prediction-powered (PPI++) interval; the "
+        "offline-only interval is the surrogate's own and says nothing about the pilot "
+        "backend where the surrogate is biased (its bias is measured on the pilot's units, "
+        f"surrogate minus pilot). Intervals: {html.escape(first['interval'])}; "
+        f"{html.escape(first['validity'])}. Every level is in tables/ppi.csv.</p>"
+        + said
+        + table_html(shown)
+    )

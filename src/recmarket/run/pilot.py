@@ -1,0 +1,252 @@
+"""A pilot beside a study: another backend plays a random share of the study's units, the
+offline surrogate plays every unit (the bulk) and replays it with fresh role draws, and the
+report joins them into prediction-powered intervals (analysis/ppi.py).
+
+The pilot file holds the tables that make the pilot backend, ``[agents]``, ``[roles]`` and
+``[llm]``, and a ``[pilot]`` table; everything else comes from each study cell. A pilot
+backend draws its role randomness from draws of its own (``RunConfig.draws``), keyed like
+the surrogate's by episode and purpose, so its draws are common to the study's cells and
+its contrasts stay paired; ``draws = "shared"`` gives it the surrogate's, for exact checks.
+A unit's prediction is the surrogate's mean over ``surrogate_replays`` plays of it: the
+study's own and R - 1 replays, each with its own role draws.
+
+``pilot.json`` in the reproduce directory records the pilot: its file's settings, share and
+seed, and for every cell its unit, the directories of its pilot and replays and the units
+chosen (run/pilot_units.py).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from recmarket.config import RunConfig
+from recmarket.config_file import ConfigError, merge, read_config_file
+from recmarket.experiments.units import memory_unit
+from recmarket.files import write_text_whole
+from recmarket.run.pilot_units import UnitChoice, chosen_units, study_unit, unit_keys
+from recmarket.run.study_plan import PlannedCell, cell_dir
+
+PILOT = "pilot.json"
+# The pilot backend's own set of role draws; replays take 1 .. surrogate_replays - 1.
+PILOT_DRAWS = 1_000_000
+MOST_REPLAYS = 64
+
+
+class PilotSettings(BaseModel):
+    """The ``[pilot]`` table: whose role draws the pilot takes, and how many plays of a unit
+    the surrogate's prediction averages."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    draws: Literal["own", "shared"] = Field(
+        "own",
+        description="own: role draws of the pilot's own, as any model has; shared: the "
+        "surrogate's (a pilot identical to the surrogate then measures a bias of exactly 0)",
+    )
+    surrogate_replays: int = Field(
+        4,
+        ge=1,
+        le=MOST_REPLAYS,
+        description="plays of each unit by the surrogate whose mean is its prediction: the "
+        "study's own and the rest with fresh role draws",
+    )
+
+
+class PilotFile(BaseModel):
+    """A pilot file: the pilot backend's tables and the ``[pilot]`` table, nothing else."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    pilot: PilotSettings = PilotSettings()
+    agents: dict[str, Any] = {}
+    roles: dict[str, Any] = {}
+    llm: dict[str, Any] | None = None
+
+
+def read_pilot_file(path: Path) -> PilotFile:
+    """The pilot file, validated; a problem is one ConfigError naming the file and field."""
+    data = read_config_file(path)
+    try:
+        return PilotFile.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(
+            _problems(
+                exc,
+                path,
+                "a pilot file holds [pilot], [agents], "
+                "[roles] and [llm]; the rest comes from the study",
+            )
+        ) from None
+
+
+def _problems(exc: ValidationError, path: Path, hint: str = "") -> str:
+    said = [
+        f"{'.'.join(map(str, e['loc']))} in {path}: {e['msg'].removeprefix('Value error, ')}"
+        for e in exc.errors()
+    ]
+    return "; ".join(said) + (f" ({hint})" if hint else "")
+
+
+def pilot_config(study: RunConfig, pilot: PilotFile, path: Path) -> RunConfig:
+    """The cell as the pilot backend plays it: the study's settings, the pilot's tables
+    over them, and the pilot's draws."""
+    data = json.loads(study.model_dump_json())
+    data["agents"] = merge(data["agents"], pilot.agents)
+    data["roles"] = merge(data["roles"], pilot.roles)
+    if pilot.llm is not None:
+        data["llm"] = pilot.llm
+    data["draws"] = 0 if pilot.pilot.draws == "shared" else PILOT_DRAWS
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_problems(exc, path)) from None
+
+
+def replay_configs(study: RunConfig, replays: int) -> list[RunConfig]:
+    """The surrogate's replays of a cell beyond the study's own play: fresh role draws."""
+    return [study.model_copy(update={"draws": r}) for r in range(1, replays)]
+
+
+@dataclass(frozen=True)
+class PilotAsked:
+    """A pilot beside the study: its file, the share of units it plays and its seed."""
+
+    path: Path
+    share: float
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class PilotCell:
+    """One study cell's pilot: the unit, the study's, the pilot's and the replays' run
+    directories (relative to the reproduce directory), and per domain the units chosen."""
+
+    experiment: str
+    cell: str
+    unit: str
+    study_dir: str
+    pilot_dir: str
+    replay_dirs: tuple[str, ...]
+    chosen: dict[str, list[str]]
+
+    def choice(self) -> UnitChoice:
+        """The chosen units as a filter for playing and reading."""
+        return UnitChoice(self.unit, {d: frozenset(k) for d, k in self.chosen.items()})
+
+
+@dataclass(frozen=True)
+class PilotPlan:
+    """What a pilot plays beside a study, as recorded in ``pilot.json``."""
+
+    file: str
+    settings: dict[str, Any]
+    share: float
+    seed: int
+    cells: tuple[PilotCell, ...]
+
+    @property
+    def replays(self) -> int:
+        """Plays of every unit behind the surrogate's prediction."""
+        return PilotFile.model_validate(self.settings).pilot.surrogate_replays
+
+
+def plan_pilot(
+    cells: list[PlannedCell],
+    configs: dict[str, RunConfig],
+    out: Path,
+    path: Path,
+    share: float,
+    seed: int,
+) -> tuple[PilotPlan, dict[str, RunConfig], dict[str, RunConfig]]:
+    """The pilot of a planned study, and the configurations to play: the surrogate's replays
+    (whole cells) and the pilot's cells ({run directory: config}, played on their units)."""
+    if not 0 < share <= 1:
+        raise ConfigError(f"--pilot-share: {share} is not in (0, 1]")
+    pilot = read_pilot_file(path)
+    studied = {c.run_dir: configs[str(out / c.run_dir)] for c in cells}
+    llm_cells = sorted(c.cell for c in cells if studied[c.run_dir].uses_llm)
+    if llm_cells:
+        raise ConfigError(
+            f"--pilot: the study's cells are the bulk, played by the offline surrogate, but "
+            f"{llm_cells[0]} has models; give the model in the pilot file's [llm] table"
+        )
+    units = {
+        experiment: study_unit(
+            memory_unit(studied[c.run_dir]) for c in cells if c.experiment == experiment
+        )
+        for experiment in {c.experiment for c in cells}
+    }
+    replays, played, planned = {}, {}, []
+    for c in cells:
+        study = studied[c.run_dir]
+        own = pilot_config(study, pilot, path)
+        pilot_dir = str(cell_dir(Path(), own.condition, (own.digest(),)))
+        replay_dirs = []
+        for cfg in replay_configs(study, pilot.pilot.surrogate_replays):
+            run_dir = str(cell_dir(Path(), cfg.condition, (cfg.digest(),)))
+            replays[str(out / run_dir)] = cfg
+            replay_dirs.append(run_dir)
+        unit = units[c.experiment]
+        most = max(
+            studied[o.run_dir].episodes.requests for o in cells if o.experiment == c.experiment
+        )
+        keys = unit_keys(unit, most, study.episodes.users_per_profile)
+        chosen = {
+            d: sorted(chosen_units(keys, share, seed, d, study.seed, unit)) for d in study.domains
+        }
+        planned.append(
+            PilotCell(c.experiment, c.cell, unit, c.run_dir, pilot_dir, tuple(replay_dirs), chosen)
+        )
+        if pilot_dir != c.run_dir:
+            played[str(out / pilot_dir)] = own
+    settings = pilot.model_dump(mode="json")
+    return PilotPlan(str(path), settings, share, seed, tuple(planned)), replays, played
+
+
+def pilot_units(plan: PilotPlan, out: Path) -> dict[str, UnitChoice | None]:
+    """Per pilot run directory the units it plays; None (every unit) where cells of
+    different units share one directory."""
+    found: dict[str, UnitChoice | None] = {}
+    for c in plan.cells:
+        run_dir, choice = str(out / c.pilot_dir), c.choice()
+        if run_dir not in found:
+            found[run_dir] = choice
+            continue
+        held = found[run_dir]
+        if held is None or held.unit != choice.unit:
+            found[run_dir] = None
+            continue
+        domains = set(held.chosen) | set(choice.chosen)
+        found[run_dir] = UnitChoice(
+            choice.unit,
+            {
+                d: held.chosen.get(d, frozenset()) | choice.chosen.get(d, frozenset())
+                for d in domains
+            },
+        )
+    return found
+
+
+def write_pilot(out: Path, plan: PilotPlan) -> None:
+    """Record the pilot in the reproduce directory (replaced whole)."""
+    write_text_whole(out / PILOT, json.dumps(asdict(plan), indent=1))
+
+
+def read_pilot(out: Path) -> PilotPlan | None:
+    """The directory's pilot, or None where it has none."""
+    path = out / PILOT
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        cells = tuple(
+            PilotCell(**{**c, "replay_dirs": tuple(c["replay_dirs"])}) for c in data.pop("cells")
+        )
+        return PilotPlan(**data, cells=cells)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ConfigError(f"{path}: not a pilot record ({exc})") from None

@@ -1,0 +1,94 @@
+"""Which of a study's units a pilot backend plays: a random share of them, drawn once for
+the whole study, so that every cell's pilot holds the same units and its contrasts stay
+paired as the bulk's are.
+
+A unit is what the study's intervals resample (``analysis.bootstrap.CLUSTERS``): a request
+where no cell keeps state across requests, a simulated user with its whole ordered history
+under Local reputation, a profile or a whole (seed, domain) where one memory or one
+learning market couples more. An experiment's unit is the coarsest its cells need, so a
+user drawn for LocalRep is played in NoRep too.
+
+Each unit gets one uniform from the named stream ``Stream.PILOT``, keyed by the pilot seed,
+the domain, the cell's seed and the unit; a stratum (seed, domain) takes the units with the
+smallest ceil(share x n). The draws nest: a larger share keeps every unit of a smaller one,
+so growing a pilot plays only the new units.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from recmarket.data.episodes import Request
+from recmarket.experiments.units import CLUSTERS, coarsest
+from recmarket.profiles import PROFILE_NAMES
+from recmarket.streams import Stream, brief
+
+# A request's unit key, as CLUSTERS reads it off the request's stored row.
+REQUEST_UNITS: dict[str, Callable[[Request], Hashable]] = {
+    "request": lambda r: r.order,
+    "user": lambda r: r.sim_user,
+    "profile": lambda r: r.profile,
+    "domain": lambda r: 0,
+}
+assert REQUEST_UNITS.keys() == CLUSTERS.keys()
+
+# The fewest pilot units a stratum holds where it has two or more: the bootstrap resamples
+# n - 1 of a stratum's n units, so one unit would leave its stratum without a spread.
+FEWEST = 2
+
+
+def unit_keys(unit: str, requests: int, users_per_profile: int) -> list[Hashable]:
+    """Every key a domain's requests can carry at ``unit``, known from the settings alone
+    (requests are dealt round-robin to the profiles' users: data/episodes.py)."""
+    keys: dict[str, Callable[[], list[Hashable]]] = {
+        "request": lambda: list(range(requests)),
+        "user": lambda: list(range(len(PROFILE_NAMES) * users_per_profile)),
+        "profile": lambda: list(PROFILE_NAMES),
+        "domain": lambda: [0],
+    }
+    return keys[unit]()
+
+
+def _uniform(pilot_seed: int, domain: str, seed: int, unit: str, key: Hashable) -> float:
+    tag = zlib.crc32(f"{unit}:{key}".encode())
+    return float(brief(pilot_seed, domain, Stream.PILOT, seed, tag).random())
+
+
+def chosen_units(
+    keys: Iterable[Hashable], share: float, pilot_seed: int, domain: str, seed: int, unit: str
+) -> frozenset[str]:
+    """The keys (as text) a pilot at ``share`` plays in one (seed, domain) stratum."""
+    keys = list(keys)
+    wanted = min(len(keys), max(math.ceil(share * len(keys)), min(FEWEST, len(keys))))
+    ranked = sorted(keys, key=lambda k: (_uniform(pilot_seed, domain, seed, unit, k), str(k)))
+    return frozenset(str(k) for k in ranked[:wanted])
+
+
+@dataclass(frozen=True)
+class UnitChoice:
+    """The units one cell's pilot plays: its unit kind and, per domain, the chosen keys."""
+
+    unit: str
+    chosen: Mapping[str, frozenset[str]]
+
+    def plays(self, request: Request) -> bool:
+        """Whether the pilot plays ``request``."""
+        keys = self.chosen.get(request.episode.domain, frozenset())
+        return str(REQUEST_UNITS[self.unit](request)) in keys
+
+    def holds(self, row: Mapping[str, Any]) -> bool:
+        """Whether a stored episode row belongs to a chosen unit."""
+        return str(CLUSTERS[self.unit](row)) in self.chosen.get(row["domain"], frozenset())
+
+    def count(self) -> int:
+        """Units chosen over the domains."""
+        return sum(len(keys) for keys in self.chosen.values())
+
+
+def study_unit(units: Iterable[str]) -> str:
+    """The unit every cell of an experiment can be played by: the coarsest of theirs."""
+    return coarsest(list(units))

@@ -1,0 +1,101 @@
+"""The prediction-powered estimator on hand-made units whose answers are known: a perfect
+surrogate gives the bulk's interval, an unrelated one the pilot's, an identical one a bias
+of exactly 0, and power tuning never widens the pilot's own interval."""
+
+import numpy as np
+import pytest
+
+from recmarket.analysis.bootstrap import difference, level_of, mean_of
+from recmarket.analysis.ppi import UnitParts, estimate
+
+METRIC = mean_of(lambda r: r)
+
+
+def units(truth: np.ndarray, predicted: np.ndarray, pilot: int, domains: int = 2) -> UnitParts:
+    """Units of ``domains`` strata (one seed), each unit one episode: [value, 1] per arm;
+    the first ``pilot`` of each stratum are the pilot's."""
+    per = len(truth) // domains
+
+    def parts(values: np.ndarray) -> np.ndarray:
+        v = np.atleast_2d(values.T).T  # (units, arms)
+        return np.stack([v, np.ones_like(v)], axis=-1)
+
+    strata = {(42, f"d{i}"): slice(i * per, (i + 1) * per) for i in range(domains)}
+    return UnitParts(
+        {s: parts(predicted[k]) for s, k in strata.items()},
+        {s: parts(truth[k][:pilot]) for s, k in strata.items()},
+    )
+
+
+def width(interval: tuple[float, float, float]) -> float:
+    return interval[2] - interval[1]
+
+
+def test_a_perfect_surrogate_gives_the_bulks_interval() -> None:
+    truth = np.random.default_rng(1).normal(0.5, 0.2, 400)
+    found = estimate(units(truth, truth, pilot=40), METRIC, level_of)
+    assert found.weight == pytest.approx(1.0)
+    assert found.ppi == pytest.approx(found.offline)
+    assert width(found.ppi) < 0.6 * width(found.pilot)  # 80 of 400 units: sqrt(0.2) ~ 0.45
+
+
+def test_an_unrelated_surrogate_gives_the_pilots_interval() -> None:
+    gen = np.random.default_rng(2)
+    truth, noise = gen.normal(0.5, 0.2, 400), gen.normal(0.5, 0.2, 400)
+    found = estimate(units(truth, noise, pilot=40), METRIC, level_of)
+    assert found.weight < 0.2
+    assert abs(found.correlation) < 0.25
+    assert width(found.ppi) == pytest.approx(width(found.pilot), rel=0.05)
+
+
+def test_identical_backends_measure_no_bias_and_stay_with_the_surrogate() -> None:
+    truth = np.random.default_rng(3).normal(0.5, 0.2, 400)
+    found = estimate(units(truth, truth, pilot=30), METRIC, level_of)
+    assert found.bias == (0.0, 0.0, 0.0)
+    assert found.offline[1] <= found.ppi[0] <= found.offline[2]
+
+
+def test_a_biased_surrogate_is_corrected_towards_the_pilot_backends_value() -> None:
+    gen = np.random.default_rng(4)
+    truth = gen.normal(0.5, 0.2, 600)
+    found = estimate(units(truth, truth + 0.3, pilot=60), METRIC, level_of)
+    assert found.bias[0] == pytest.approx(0.3)
+    assert found.bias[1] > 0.25
+    assert found.ppi[1] <= truth.mean() <= found.ppi[2]
+    assert not found.offline[1] <= truth.mean() <= found.offline[2]
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.05, 0.2, 1.0, 5.0])
+def test_power_tuning_never_widens_the_pilot_only_interval(noise: float) -> None:
+    gen = np.random.default_rng(5)
+    truth = gen.normal(0.5, 0.2, 300)
+    found = estimate(units(truth, truth + gen.normal(0, noise, 300), pilot=25), METRIC, level_of)
+    assert width(found.ppi) <= 1.02 * width(found.pilot)
+    assert 0 <= found.weight <= 1
+
+
+def test_a_contrast_is_estimated_on_the_units_paired_differences() -> None:
+    """Two arms whose units share a large common part: the pilot's paired difference is far
+    narrower than its two levels taken apart."""
+    gen = np.random.default_rng(6)
+    common = gen.normal(0.5, 0.3, 400)
+    arms = np.stack([common, common + 0.1 + gen.normal(0, 0.02, 400)], axis=1)
+    both = units(arms, arms, pilot=30)
+    contrast = estimate(both, METRIC, difference)
+    levels = [estimate(units(arms[:, a], arms[:, a], pilot=30), METRIC, level_of) for a in (0, 1)]
+    assert contrast.pilot[0] == pytest.approx(0.1, abs=0.02)
+    assert width(contrast.pilot) < 0.2 * np.hypot(*(width(x.pilot) for x in levels))
+
+
+def test_a_domain_as_unit_gives_students_t_over_the_pilots_units() -> None:
+    gen = np.random.default_rng(7)
+    truth = gen.normal(0.5, 0.1, 12)
+    parts = UnitParts(
+        {(seed, "d"): np.array([[[truth[seed], 1.0]]]) for seed in range(12)},
+        {(seed, "d"): np.array([[[truth[seed], 1.0]]]) for seed in range(6)},
+    )
+    found = estimate(parts, METRIC, level_of)
+    assert "Student's t over 6 pilot units" in found.method
+    assert found.pilot[0] == pytest.approx(truth[:6].mean())
+    assert found.ppi[0] == pytest.approx(truth.mean())  # a perfect surrogate: the bulk's mean
+    assert found.bias[0] == 0.0

@@ -1,0 +1,158 @@
+"""A pilot beside a study: its file, its configurations, its units (the same in every cell,
+nested as it grows), its own role draws, and a small study played with one."""
+
+from pathlib import Path
+
+import pytest
+
+from recmarket.config import RunConfig
+from recmarket.config_file import ConfigError
+from recmarket.market.asker import RoleAsker
+from recmarket.report.pilot_data import read_piloted
+from recmarket.report.ppi_table import ppi_rows
+from recmarket.run import runner
+from recmarket.run.pilot import (
+    PILOT_DRAWS,
+    PilotAsked,
+    pilot_config,
+    plan_pilot,
+    read_pilot,
+    read_pilot_file,
+    replay_configs,
+)
+from recmarket.run.reproduce import reproduce
+from recmarket.run.study_plan import plan
+from recmarket.streams import Stream, call_seed
+
+NEAR = """
+[agents.ranker]
+credence = 0.7
+[agents.decision.profiles.transactional_direct]
+fit = 5.0
+"""
+
+
+def study(tmp_path: Path, requests: int = 24) -> Path:
+    """NoRep and LocalRep on one domain: the accountability study's shape, small."""
+    spec = tmp_path / "small.toml"
+    spec.write_text(f"""
+name = "small"
+description = "NoRep and LocalRep, one domain"
+requests = {requests}
+[base]
+domains = ["Video_Games"]
+[[cells]]
+name = "no-rep"
+settings = {{ condition = "no-rep" }}
+[[cells]]
+name = "local-rep"
+settings = {{ condition = "local-rep" }}
+""")
+    return spec
+
+
+def pilot_file(tmp_path: Path, text: str = NEAR, name: str = "pilot.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_a_pilot_file_holds_only_the_backend_and_pilot_tables(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"market in .*bad\.toml"):
+        read_pilot_file(pilot_file(tmp_path, "[market]\nrho = 0.5\n", "bad.toml"))
+    with pytest.raises(ConfigError, match=r"pilot\.surrogate_replays in .*few\.toml"):
+        read_pilot_file(pilot_file(tmp_path, "[pilot]\nsurrogate_replays = 0\n", "few.toml"))
+    with pytest.raises(ConfigError, match=r"agents\.ranker\.credence in .*range\.toml"):
+        pilot_config(
+            RunConfig(),
+            read_pilot_file(pilot_file(tmp_path, "[agents.ranker]\ncredence = 7\n", "range.toml")),
+            tmp_path / "range.toml",
+        )
+
+
+def test_a_pilot_identical_to_the_surrogate_is_the_study_cell_and_others_are_not(
+    tmp_path: Path,
+) -> None:
+    cfg = RunConfig(condition="local-rep")
+    same = read_pilot_file(pilot_file(tmp_path, '[pilot]\ndraws = "shared"\n', "same.toml"))
+    assert pilot_config(cfg, same, tmp_path).digest() == cfg.digest()
+    own = pilot_config(cfg, read_pilot_file(pilot_file(tmp_path)), tmp_path)
+    assert own.draws == PILOT_DRAWS and own.agents.ranker.credence == 0.7
+    assert own.agents.decision == cfg.agents.decision.model_copy(
+        update={"profiles": own.agents.decision.profiles}
+    )
+    assert [r.draws for r in replay_configs(cfg, 4)] == [1, 2, 3]
+    assert len({r.digest() for r in replay_configs(cfg, 4)} | {cfg.digest()}) == 4
+
+
+def test_another_set_of_draws_changes_every_role_seed_and_keeps_the_runs_own() -> None:
+    def seed(draws: int) -> int:
+        asker = RoleAsker(None, 42, "Video_Games", 7, [], draws)  # type: ignore[arg-type]
+        key = (asker.episode_key, 3, -draws) if draws else (asker.episode_key, 3)
+        return call_seed(asker.seed, asker.domain, Stream.DECIDE, *key)
+
+    assert seed(0) == call_seed(42, "Video_Games", Stream.DECIDE, 7, 3)
+    assert len({seed(0), seed(1), seed(2), seed(PILOT_DRAWS)}) == 4
+
+
+def test_every_cell_draws_the_same_units_and_a_larger_share_keeps_a_smaller_ones(
+    tmp_path: Path,
+) -> None:
+    spec, out = study(tmp_path), tmp_path / "r"
+    cells, configs = plan([str(spec)], out, seeds=2)
+    path = pilot_file(tmp_path)
+    small, _, _ = plan_pilot(cells, configs, out, path, 0.1, 5)
+    large, replays, played = plan_pilot(cells, configs, out, path, 0.4, 5)
+    other, _, _ = plan_pilot(cells, configs, out, path, 0.1, 6)
+    by_seed = {}
+    for c in large.cells:
+        assert c.unit == "user"  # LocalRep's unit, for NoRep too: contrasts stay paired
+        by_seed.setdefault(configs[str(out / c.study_dir)].seed, set()).add(
+            tuple(c.chosen["Video_Games"])
+        )
+    assert all(len(chosen) == 1 for chosen in by_seed.values())  # one choice per seed
+    assert len({next(iter(c)) for c in by_seed.values()}) == 2  # seeds draw apart
+    for s, b in zip(small.cells, large.cells, strict=True):
+        assert set(s.chosen["Video_Games"]) < set(b.chosen["Video_Games"])
+        assert len(s.chosen["Video_Games"]) == 2 and len(b.chosen["Video_Games"]) == 5
+    assert [c.chosen for c in other.cells] != [c.chosen for c in small.cells]
+    assert len(replays) == 4 * 3 and len(played) == 4  # R - 1 replays of each of 4 cells
+
+
+def test_a_study_with_models_is_refused_as_a_bulk(tmp_path: Path) -> None:
+    spec, out = study(tmp_path), tmp_path / "r"
+    overrides = {"llm": {"models": {"m": {"name": "x", "base_url": "http://127.0.0.1:9"}}}}
+    cells, configs = plan([str(spec)], out, overrides=overrides, seeds=1)
+    with pytest.raises(ConfigError, match="pilot file's \\[llm\\] table"):
+        plan_pilot(cells, configs, out, pilot_file(tmp_path), 0.2, 0)
+
+
+def test_a_grown_pilot_plays_only_its_new_units_and_the_report_estimates_every_cell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played: list[int] = []
+    original = runner.play_pending
+
+    async def counted(cfg, round_, pending, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if cfg.draws == PILOT_DRAWS:
+            played.append(len(pending))
+        await original(cfg, round_, pending, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "play_pending", counted)
+    spec, out, path = study(tmp_path), tmp_path / "r", pilot_file(tmp_path)
+    reproduce([str(spec)], out, seeds=1, pilot=PilotAsked(path, 0.25, 3))
+    first = sum(played)
+    assert first == 2 * 24 * 3 // 12  # 3 of 12 users, 2 rounds each, in both cells
+    played.clear()
+    reproduce([str(spec)], out, seeds=1, pilot=PilotAsked(path, 0.5, 3))
+    assert sum(played) == first  # 3 more users in each cell, no unit played twice
+    cells, notes = read_piloted([out])
+    assert not notes and [c.label for c in cells] == ["no-rep", "local-rep"]
+    assert all(len(c.plays) == 4 and len(c.pilot) == 12 for c in cells)
+    rows = ppi_rows(cells)
+    assert {r["kind"] for r in rows} == {"level", "contrast"}
+    contrast = next(
+        r for r in rows if r["outcome"] == "target_purchase" and r["kind"] == "contrast"
+    )
+    assert contrast["cells"] == "local-rep - no-rep" and contrast["pilot_n"] == 6
+    assert read_pilot(out).share == 0.5
