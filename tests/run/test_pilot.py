@@ -1,6 +1,11 @@
 """A pilot beside a study: its file, its configurations, its units (the same in every cell,
 nested as it grows), its own role draws, and a small study played with one."""
 
+import json
+import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +28,7 @@ from recmarket.run.pilot import (
 from recmarket.run.reproduce import reproduce
 from recmarket.run.study_plan import plan
 from recmarket.streams import Stream, call_seed
+from tests.run.test_resume import command, finished_episodes
 
 NEAR = """
 [agents.ranker]
@@ -156,3 +162,41 @@ def test_a_grown_pilot_plays_only_its_new_units_and_the_report_estimates_every_c
     )
     assert contrast["cells"] == "local-rep - no-rep" and contrast["pilot_n"] == 6
     assert read_pilot(out).share == 0.5
+
+
+def ppi_table(out: Path) -> str:
+    cells, notes = read_piloted([out])
+    assert not notes
+    return json.dumps(ppi_rows(cells))  # NaN written alike on both sides
+
+
+@pytest.mark.slow  # end to end: a study with its pilot killed at four points, and a clean one
+def test_a_pilot_killed_at_any_point_resumes_to_the_estimates_of_an_uninterrupted_one(
+    tmp_path: Path,
+) -> None:
+    spec, path = study(tmp_path, requests=120), pilot_file(tmp_path)
+    env = dict(os.environ, RECMARKET_CACHE=str(tmp_path / "cache"))
+    args = [str(spec), "--seeds", "1", "--workers", "1", "--pilot", str(path)]
+    args += ["--pilot-share", "0.5"]
+    clean, killed = tmp_path / "clean", tmp_path / "killed"
+    subprocess.run(command(["reproduce", *args], clean), check=True, capture_output=True, env=env)
+    total, kills = finished_episodes(clean), 0
+    for share in (0.1, 0.4, 0.7, 0.95):
+        proc = subprocess.Popen(
+            command(["reproduce", *args], killed),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        deadline = time.monotonic() + 120
+        while finished_episodes(killed) < share * total and proc.poll() is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.002)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait()
+    assert kills >= 3, f"only {kills} kills landed before the study finished"
+    subprocess.run(command(["reproduce", *args], killed), check=True, capture_output=True, env=env)
+    assert finished_episodes(killed) == total
+    assert ppi_table(killed) == ppi_table(clean)
