@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from recmarket.analysis.bootstrap import difference, level_of, mean_of
-from recmarket.analysis.ppi import UnitParts, estimate
+from recmarket.analysis.ppi import UnitParts, anytime, estimate
 
 METRIC = mean_of(lambda r: r)
 
@@ -99,3 +99,12 @@ def test_a_domain_as_unit_gives_students_t_over_the_pilots_units() -> None:
     assert found.pilot[0] == pytest.approx(truth[:6].mean())
     assert found.ppi[0] == pytest.approx(truth.mean())  # a perfect surrogate: the bulk's mean
     assert found.bias[0] == 0.0
+
+
+def test_the_anytime_interval_holds_the_fixed_n_one_and_is_narrowest_near_its_first_look() -> None:
+    fixed = (0.5, 0.4, 0.6)
+    low, high = anytime(fixed, 100, 100)
+    assert low < 0.4 and high > 0.6 and low + high == pytest.approx(1.0)
+    widths = {first: np.subtract(*anytime(fixed, 100, first)[::-1]) for first in (10, 100, 1000)}
+    assert widths[100] < widths[10] and widths[100] < widths[1000]
+    assert np.isnan(anytime((0.5, float("nan"), float("nan")), 100, 100)[0])

@@ -200,3 +200,18 @@ def test_a_pilot_killed_at_any_point_resumes_to_the_estimates_of_an_uninterrupte
     subprocess.run(command(["reproduce", *args], killed), check=True, capture_output=True, env=env)
     assert finished_episodes(killed) == total
     assert ppi_table(killed) == ppi_table(clean)
+
+
+def test_a_grown_pilot_keeps_its_first_looks_share_and_another_pilot_starts_anew(
+    tmp_path: Path,
+) -> None:
+    spec, out, path = study(tmp_path), tmp_path / "r", pilot_file(tmp_path)
+    cells, configs = plan([str(spec)], out, seeds=1)
+    first, _, _ = plan_pilot(cells, configs, out, path, 0.2, 1)
+    grown, _, _ = plan_pilot(cells, configs, out, path, 0.5, 1)
+    other, _, _ = plan_pilot(cells, configs, out, path, 0.5, 2)
+    looked = first.grown_from(None)
+    assert looked.first_share == 0.2
+    assert grown.grown_from(looked).first_share == 0.2
+    assert grown.grown_from(grown.grown_from(looked)).first_share == 0.2
+    assert other.grown_from(looked).first_share == 0.5  # another seed: another pilot

@@ -273,3 +273,24 @@ def _t_over_units(
         weight,
         f"Student's t over {n} pilot units (a seed and domain each), df {n - 1}",
     )
+
+
+def anytime(
+    estimate: tuple[float, float, float], n: int, first_n: float, level: float = 0.95
+) -> tuple[float, float]:
+    """The ends of an asymptotic confidence sequence around ``estimate`` (Waudby-Smith,
+    Arnold, Ramdas, Wu and Ramdas 2021, Theorem 2.2): valid at once at every size the pilot
+    is grown to, so looking at the pilot and growing it keeps the coverage. Its per-unit
+    spread is read off the fixed-n interval (half-width over z, times sqrt(n)); its
+    tuning rho makes it narrowest at ``first_n`` units, the first look's size, fixed before
+    any look."""
+    centre, low, high = estimate
+    if not (np.isfinite(low) and np.isfinite(high)) or n < 1 or first_n <= 0:
+        return float("nan"), float("nan")
+    alpha = 1 - level
+    sigma = (high - low) / 2 / stats.norm.ppf((1 + level) / 2) * np.sqrt(n)
+    rho2 = (-2 * np.log(alpha) + np.log(-2 * np.log(alpha) + 1)) / first_n
+    half = sigma * np.sqrt(
+        2 * (n * rho2 + 1) / (n**2 * rho2) * np.log(np.sqrt(n * rho2 + 1) / alpha)
+    )
+    return float(centre - half), float(centre + half)

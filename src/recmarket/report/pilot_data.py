@@ -29,6 +29,7 @@ class PilotedCell:
     config: RunConfig  # the first seed's
     plays: tuple[list[Row], ...]
     pilot: list[Row]
+    first_look: float = 1.0  # the first look's share over this pilot's share
 
 
 class PilotUnfinished(LookupError):
@@ -78,7 +79,10 @@ def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:
                 raise PilotUnfinished(f"{c.pilot_dir}: {len(held)} of {wanted} pilot episodes")
             pilot += held
         first = min(configs, key=lambda cfg: cfg.seed)
-        found.append(PilotedCell(experiment, label, members[0].unit, first, tuple(plays), pilot))
+        first_look = (plan.first_share or plan.share) / plan.share
+        found.append(
+            PilotedCell(experiment, label, members[0].unit, first, tuple(plays), pilot, first_look)
+        )
     return found
 
 

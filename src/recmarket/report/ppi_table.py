@@ -21,13 +21,17 @@ import numpy as np
 from recmarket.analysis.bootstrap import Metric, difference, level_of
 from recmarket.analysis.funnel import RATES
 from recmarket.analysis.market_measures import MARKET_MEASURES, rate_of, share_of
-from recmarket.analysis.ppi import Estimate, estimate, unit_parts
+from recmarket.analysis.ppi import Estimate, anytime, estimate, unit_parts
 from recmarket.analysis.shares import FAMILIES
 from recmarket.config import RunConfig
 from recmarket.report.html import table_html
 from recmarket.report.pilot_data import PilotedCell, contrasts
 
 FIXED_N = "fixed-n: valid for a pilot whose size was fixed before it was looked at"
+ANYTIME = (
+    "anytime: an asymptotic confidence sequence, valid however often the pilot is looked "
+    "at and grown (narrowest at the first look's size)"
+)
 
 
 def outcomes(cfg: RunConfig) -> dict[str, Metric]:
@@ -51,7 +55,11 @@ def outcomes(cfg: RunConfig) -> dict[str, Metric]:
     return found
 
 
-def _row(name: str, kind: str, outcome: str, cells: str, unit: str, e: Estimate) -> dict[str, Any]:
+def _row(
+    name: str, kind: str, outcome: str, cells: str, unit: str, e: Estimate, first_look: float
+) -> dict[str, Any]:
+    """One estimand's row; ``first_look`` is the first look's share over the pilot's."""
+
     def r(x: float) -> float:
         return round(float(x), 6) if np.isfinite(x) else float("nan")
 
@@ -59,6 +67,7 @@ def _row(name: str, kind: str, outcome: str, cells: str, unit: str, e: Estimate)
     for part in ("offline", "pilot", "ppi", "bias"):
         centre, low, high = getattr(e, part)
         values |= {part: r(centre), f"{part}_low": r(low), f"{part}_high": r(high)}
+    low, high = anytime(e.ppi, e.pilot_n, e.pilot_n * first_look)
     return {
         "estimand": name,
         "kind": kind,
@@ -70,8 +79,10 @@ def _row(name: str, kind: str, outcome: str, cells: str, unit: str, e: Estimate)
         "correlation": r(e.correlation),
         "effective_n": r(e.effective_n),
         "weight": r(e.weight),
+        "ppi_anytime_low": r(low),
+        "ppi_anytime_high": r(high),
         "interval": e.method,
-        "validity": FIXED_N,
+        "validity": f"{FIXED_N}; {ANYTIME}",
     }
 
 
@@ -88,7 +99,7 @@ def _estimated(
         parts = unit_parts(replays, [cell.pilot for cell in arms], metric.parts, unit)
         name = f"{cells}: {outcome}"
         found = estimate(parts, metric, statistic, seed=zlib.crc32(name.encode()))
-        rows.append(_row(name, kind, outcome, cells, unit, found))
+        rows.append(_row(name, kind, outcome, cells, unit, found, arms[0].first_look))
     return rows
 
 
@@ -128,6 +139,7 @@ def ppi_html(rows: list[dict[str, Any]], notes: list[str]) -> str:
             "offline-only": _shown(r["offline_low"], r["offline_high"]),
             "pilot-only": _shown(r["pilot_low"], r["pilot_high"]),
             "PPI": f"{r['ppi']:+.3f} {_shown(r['ppi_low'], r['ppi_high'])}",
+            "PPI, anytime": _shown(r["ppi_anytime_low"], r["ppi_anytime_high"]),
             "verdict (PPI)": _verdict(r["ppi_low"], r["ppi_high"]),
             "surrogate bias": f"{r['bias']:+.3f} {_shown(r['bias_low'], r['bias_high'])}",
             "correlation": r["correlation"],

@@ -18,7 +18,7 @@ chosen (run/pilot_units.py).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -148,6 +148,19 @@ class PilotPlan:
     share: float
     seed: int
     cells: tuple[PilotCell, ...]
+    first_share: float | None = None  # the share of the first look at this pilot
+
+    def grown_from(self, earlier: PilotPlan | None) -> PilotPlan:
+        """This plan, keeping the first look's share where ``earlier`` is the same pilot
+        (its file's settings and seed) at a smaller or equal share."""
+        first = self.share
+        if (
+            earlier is not None
+            and (earlier.settings, earlier.seed) == (self.settings, self.seed)
+            and earlier.share <= self.share
+        ):
+            first = earlier.first_share or earlier.share
+        return replace(self, first_share=first)
 
     @property
     def replays(self) -> int:

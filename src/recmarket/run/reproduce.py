@@ -22,7 +22,7 @@ from recmarket.run.collector import spaced_collections
 from recmarket.run.driver import run_cells
 from recmarket.run.executor import LocalExecutor, ProcessExecutor
 from recmarket.run.phases import Phases
-from recmarket.run.pilot import PilotAsked, pilot_units, plan_pilot, write_pilot
+from recmarket.run.pilot import PilotAsked, pilot_units, plan_pilot, read_pilot, write_pilot
 from recmarket.run.pilot_units import UnitChoice
 from recmarket.run.runner import play_cell
 from recmarket.run.study_plan import PlannedCell, plan, write_plan
@@ -89,7 +89,7 @@ def reproduce(
     out.mkdir(parents=True, exist_ok=True)
     write_plan(out, cells)
     if pilot is not None:
-        write_pilot(out, recorded)
+        write_pilot(out, recorded.grown_from(read_pilot(out)))
     spend = out / SPEND
     answered = {d: c for d, c in configs.items() if c.uses_llm}
     offline = {d: c for d, c in configs.items() if d not in answered}
