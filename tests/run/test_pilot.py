@@ -215,3 +215,26 @@ def test_a_grown_pilot_keeps_its_first_looks_share_and_another_pilot_starts_anew
     assert grown.grown_from(looked).first_share == 0.2
     assert grown.grown_from(grown.grown_from(looked)).first_share == 0.2
     assert other.grown_from(looked).first_share == 0.5  # another seed: another pilot
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--pilot-share", "0.2"], "give the pilot with --pilot"),
+        (["--pilot", "PILOT"], "--pilot needs --pilot-share"),
+        (["--pilot", "PILOT", "--pilot-share", "1.5"], "--pilot-share: 1.5 is not in (0, 1]"),
+        (["--pilot", "PILOT", "--pilot-share", "0.2", "--estimate"], "a pilot's calls"),
+    ],
+)
+def test_pilot_flags_are_checked_together_in_one_line(
+    tmp_path: Path, flags: list[str], said: str
+) -> None:
+    from typer.testing import CliRunner
+
+    from recmarket.cli import app
+
+    path = str(pilot_file(tmp_path))
+    args = ["reproduce", "accountability", "--out", str(tmp_path / "r")]
+    result = CliRunner().invoke(app, args + [path if f == "PILOT" else f for f in flags])
+    assert result.exit_code == 2
+    assert said in result.output and not (tmp_path / "r").exists()

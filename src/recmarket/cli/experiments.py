@@ -214,6 +214,8 @@ def reproduce(
         asked = pilot_asked(pilot, pilot_share, pilot_seed)
         if plan and not price_only:
             fail("--plan prices the plan: give it with --estimate")
+        if price_only and asked is not None:
+            fail("--estimate prices a study's cells; it does not price a pilot's calls yet")
         if price_only:
             plans = (deadline, batch_hours) if plan else None
             print_estimate(names or [], out_dir, scale, overrides, seeds, plans)
