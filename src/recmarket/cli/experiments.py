@@ -16,12 +16,12 @@ from rich.text import Text
 from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, fail, out, progress_bar, user_errors
 from recmarket.cli.options import Budget, LlmCache, LLMChoice, Replay, with_llm
+from recmarket.cli.pilot_flags import PilotFlag, PilotSeed, PilotShare, pilot_asked
 from recmarket.cli.plan_tables import BatchHours, Deadline, PlanFlag, print_plans
 from recmarket.config_file import merge, read_config_file
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.experiments.spec import DEFAULT_SEEDS, builtin_names, load_spec
 from recmarket.run.cost_plan import BATCH_HOURS
-from recmarket.run.pilot import PilotAsked
 from recmarket.run.store import RunStore
 
 if TYPE_CHECKING:  # planning and playing reach the LLM client: imported when a command runs
@@ -186,27 +186,9 @@ def reproduce(
     plan: PlanFlag = False,
     deadline: Deadline = None,
     batch_hours: BatchHours = BATCH_HOURS,
-    pilot: Annotated[
-        Path | None,
-        typer.Option(
-            "--pilot",
-            help="a pilot file ([agents], [roles], [llm], [pilot] tables): that backend "
-            "plays a random share of the study's units and the report gives "
-            "prediction-powered intervals for it (docs/llm-valid.md)",
-        ),
-    ] = None,
-    pilot_share: Annotated[
-        float | None,
-        typer.Option("--pilot-share", help="the share of units the pilot plays, in (0, 1]"),
-    ] = None,
-    pilot_seed: Annotated[
-        int,
-        typer.Option(
-            "--pilot-seed",
-            min=0,
-            help="seed of the pilot's unit draws (a larger share keeps a smaller one's units)",
-        ),
-    ] = 0,
+    pilot: PilotFlag = None,
+    pilot_share: PilotShare = None,
+    pilot_seed: PilotSeed = 0,
 ) -> None:
     """Run named experiments over the domains, resumably (finished cells are skipped)."""
     with user_errors():
@@ -392,16 +374,3 @@ def write_report(
     for note in built.notes:
         out.print(f"note: {escape(note)}", soft_wrap=True)
     out.print(f"report: {built.path}")
-
-
-def pilot_asked(path: Path | None, share: float | None, seed: int) -> PilotAsked | None:
-    """The pilot the flags ask for, checked together: a file and a share in (0, 1]."""
-    if path is None:
-        if share is not None:
-            fail("--pilot-share is the share of units a pilot plays: give the pilot with --pilot")
-        return None
-    if share is None:
-        fail("--pilot needs --pilot-share, the share of the study's units it plays, in (0, 1]")
-    if not 0 < share <= 1:
-        fail(f"--pilot-share: {share} is not in (0, 1]")
-    return PilotAsked(path, share, seed)

@@ -269,6 +269,11 @@ def _labelled(pooled: list[tuple[str, Cell]], notes: list[str]) -> dict[str, Cel
     return by_label
 
 
+def pooled_label(cell: str) -> str:
+    """A cell's label with its seed pooled: its plan name less the ``seed=N`` part."""
+    return re.sub(r"/?seed=\d+$", "", cell) or cell
+
+
 def _pooled(members: list[tuple[str, Cell]]) -> tuple[str, Cell]:
     """One cell's label and Cell, its replications pooled (a single run: itself)."""
     members = sorted(members, key=lambda m: m[1].config.seed)
@@ -276,7 +281,7 @@ def _pooled(members: list[tuple[str, Cell]]) -> tuple[str, Cell]:
     seeds = tuple(sorted({c.config.seed for _, c in members}))
     if len(members) == 1:
         return members[0][0], replace(first, seeds=seeds)
-    label = re.sub(r"/?seed=\d+$", "", members[0][0]) or members[0][0]
+    label = pooled_label(members[0][0])
     rows = [r for _, c in members for r in c.rows]
     made = tuple(m for _, c in members for m in c.made)
     return label, replace(first, name=label, rows=rows, seeds=seeds, made=made)

@@ -5,7 +5,6 @@ pilot backend's episodes on the chosen units; and the pairs of cells a contrast 
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 from recmarket.analysis.bootstrap import Row
 from recmarket.analysis.frame import flat_settings
 from recmarket.config import RunConfig
-from recmarket.report.data import compact_rows
+from recmarket.report.data import compact_rows, pooled_label
 from recmarket.run.pilot import PilotCell, PilotPlan, read_pilot
 from recmarket.run.store import STORE_NAME, RunStore
 
@@ -48,11 +47,6 @@ def _whole(rows: list[Row], cfg: RunConfig, run_dir: Path) -> list[Row]:
     if len(rows) < cfg.total_episodes:
         raise PilotUnfinished(f"{run_dir.name}: {len(rows)} of {cfg.total_episodes} episodes")
     return rows
-
-
-def pooled_label(cell: str) -> str:
-    """A cell's label with its seed pooled, as the report labels it (report/data.py)."""
-    return re.sub(r"/?seed=\d+$", "", cell) or cell
 
 
 def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:

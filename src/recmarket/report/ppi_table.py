@@ -94,8 +94,8 @@ def _estimated(
 ) -> list[dict[str, Any]]:
     rows = []
     unit = arms[0].unit
+    replays = [[cell.plays[i] for cell in arms] for i in range(len(arms[0].plays))]
     for outcome, metric in outcomes(arms[0].config).items():
-        replays = [[cell.plays[i] for cell in arms] for i in range(len(arms[0].plays))]
         parts = unit_parts(replays, [cell.pilot for cell in arms], metric.parts, unit)
         name = f"{cells}: {outcome}"
         found = estimate(parts, metric, statistic, seed=zlib.crc32(name.encode()))
