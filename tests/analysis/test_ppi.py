@@ -4,6 +4,7 @@ of exactly 0, and power tuning never widens the pilot's own interval."""
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from recmarket.analysis.bootstrap import difference, level_of, mean_of
 from recmarket.analysis.ppi import UnitParts, anytime, estimate
@@ -31,12 +32,27 @@ def width(interval: tuple[float, float, float]) -> float:
     return interval[2] - interval[1]
 
 
-def test_a_perfect_surrogate_gives_the_bulks_interval() -> None:
+def test_a_perfect_surrogate_gives_the_bulks_value_exactly() -> None:
+    """The surrogate played every unit, so a pilot it predicts perfectly leaves nothing
+    unknown about this market's units."""
     truth = np.random.default_rng(1).normal(0.5, 0.2, 400)
     found = estimate(units(truth, truth, pilot=40), METRIC, level_of)
     assert found.weight == pytest.approx(1.0)
-    assert found.ppi == pytest.approx(found.offline)
-    assert width(found.ppi) < 0.6 * width(found.pilot)  # 80 of 400 units: sqrt(0.2) ~ 0.45
+    assert found.ppi == pytest.approx((truth.mean(),) * 3)
+    assert found.offline[0] == pytest.approx(truth.mean()) and width(found.offline) > 0
+    assert width(found.pilot) > 0
+
+
+def test_a_pilot_of_every_unit_knows_the_value_and_a_larger_share_narrows_more_than_n() -> None:
+    """Drawn without replacement: at share 1 no width is left, and the pilot-only width
+    shrinks by the finite-population factor sqrt(1 - n / N) beside 1 / sqrt(n)."""
+    truth = np.random.default_rng(8).normal(0.5, 0.2, 200)
+    whole = estimate(units(truth, truth[::-1], pilot=100), METRIC, level_of)
+    assert whole.pilot == pytest.approx((truth.mean(),) * 3)
+    half = estimate(units(truth, truth[::-1], pilot=50), METRIC, level_of)
+    tenth = estimate(units(truth, truth[::-1], pilot=10), METRIC, level_of)
+    expected = np.sqrt((1 / 50 - 1 / 100) / (1 / 10 - 1 / 100))
+    assert width(half.pilot) / width(tenth.pilot) == pytest.approx(expected, rel=0.25)
 
 
 def test_an_unrelated_surrogate_gives_the_pilots_interval() -> None:
@@ -95,16 +111,18 @@ def test_a_domain_as_unit_gives_students_t_over_the_pilots_units() -> None:
         {(seed, "d"): np.array([[[truth[seed], 1.0]]]) for seed in range(6)},
     )
     found = estimate(parts, METRIC, level_of)
-    assert "Student's t over 6 pilot units" in found.method
+    assert "Student's t over 6 of 12 units" in found.method
     assert found.pilot[0] == pytest.approx(truth[:6].mean())
+    half = stats.t.ppf(0.975, 5) * np.std(truth[:6], ddof=1) * np.sqrt(1 / 6 - 1 / 12)
+    assert width(found.pilot) == pytest.approx(2 * half)
     assert found.ppi[0] == pytest.approx(truth.mean())  # a perfect surrogate: the bulk's mean
     assert found.bias[0] == 0.0
 
 
 def test_the_anytime_interval_holds_the_fixed_n_one_and_is_narrowest_near_its_first_look() -> None:
-    fixed = (0.5, 0.4, 0.6)
-    low, high = anytime(fixed, 100, 100)
+    spread = 0.1 / 1.96 * np.sqrt(100)  # a fixed-n interval of 0.5 +- 0.1 at 100 units
+    low, high = anytime(0.5, spread, 100, 100)
     assert low < 0.4 and high > 0.6 and low + high == pytest.approx(1.0)
-    widths = {first: np.subtract(*anytime(fixed, 100, first)[::-1]) for first in (10, 100, 1000)}
+    widths = {f: np.subtract(*anytime(0.5, spread, 100, f)[::-1]) for f in (10, 100, 1000)}
     assert widths[100] < widths[10] and widths[100] < widths[1000]
-    assert np.isnan(anytime((0.5, float("nan"), float("nan")), 100, 100)[0])
+    assert np.isnan(anytime(0.5, float("nan"), 100, 100)[0])

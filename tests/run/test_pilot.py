@@ -125,6 +125,31 @@ def test_every_cell_draws_the_same_units_and_a_larger_share_keeps_a_smaller_ones
     assert len(replays) == 4 * 3 and len(played) == 4  # R - 1 replays of each of 4 cells
 
 
+def test_where_a_whole_domain_is_the_unit_a_share_of_its_seeds_is_played(tmp_path: Path) -> None:
+    """A shared scope couples a domain's every user: the pilot plays whole (seed, domain)
+    units, a nested share of the seeds (at least two), and the others not at all."""
+    spec, out = tmp_path / "shared.toml", tmp_path / "r"
+    spec.write_text(
+        'name = "shared"\ndescription = "one shared memory"\nrequests = 12\n'
+        '[base]\ndomains = ["Video_Games"]\n[[cells]]\nname = "shared"\n'
+        'settings = { condition = "local-rep", reputation_scope = "shared" }\n'
+    )
+    cells, configs = plan([str(spec)], out, seeds=8)
+    path = pilot_file(tmp_path)
+
+    def drawn(share: float) -> set[int]:
+        found, _, played = plan_pilot(cells, configs, out, path, share, 3)
+        assert {c.unit for c in found.cells} == {"domain"}
+        chosen = {
+            configs[str(out / c.study_dir)].seed for c in found.cells if c.chosen["Video_Games"]
+        }
+        assert len(played) == len(chosen)  # a seed not drawn plays nothing
+        return chosen
+
+    small, large = drawn(0.1), drawn(0.5)
+    assert len(small) == 2 and len(large) == 4 and small < large
+
+
 def test_a_study_with_models_is_refused_as_a_bulk(tmp_path: Path) -> None:
     spec, out = study(tmp_path), tmp_path / "r"
     overrides = {"llm": {"models": {"m": {"name": "x", "base_url": "http://127.0.0.1:9"}}}}

@@ -15,12 +15,16 @@ same resampling draws, clipped to [0, 1]. At lambda = 0 theta is the pilot alone
 tuned estimate's spread is never above the pilot's own; every interval is the estimate
 plus or minus z times its draws' standard error, so neither is its width.
 
-The pilot is a subset of the bulk, so the variance is the two-phase (regression
-estimator) one: the resampling draws the pilot's units and the bulk's other units apart,
-within each (seed, domain) stratum after the seeds (the two-stage design of
-``analysis.bootstrap``, n - 1 of n units a stratum). Where strata hold fewer than two pilot
-units (a whole domain is the unit), the units are the (seed, domain) values themselves and
-the interval is Student's t over the pilot's units.
+What the interval covers is the pilot backend's value on this market's units: the study
+played every unit with the surrogate, so its value there is known, and the pilot is a
+sample drawn without replacement from those units within each (seed, domain) stratum. The
+resampling is therefore Rao and Wu's (1988) rescaled bootstrap of the pilot's units alone
+(n - 1 of a stratum's n, their deviation shrunk by sqrt(1 - n / N)), the bulk held fixed;
+a pilot of every unit knows the value exactly. Where strata hold fewer than two pilot units
+(a whole domain is the unit), the units are the (seed, domain) values themselves and the
+interval is Student's t over the pilot's units with the same finite-population factor.
+The offline-only interval is the surrogate's own as every table of the report gives it
+(seeds and units resampled): a statement about the surrogate, not about this market.
 """
 
 from __future__ import annotations
@@ -115,6 +119,10 @@ class Estimate:
     pilot_n: int
     weight: float  # the power-tuned lambda
     method: str
+    # the PPI estimate's spread per unit as if the units were drawn with replacement: what a
+    # confidence sequence over a growing pilot needs (the fixed-n interval's finite-population
+    # correction is exact for one size only)
+    unit_spread: float = float("nan")
 
 
 def _finish(metric: Metric, statistic: Callable[[np.ndarray], np.ndarray], sums: np.ndarray):
@@ -163,52 +171,86 @@ def _bootstrapped(
 ) -> Estimate:
     gen = np.random.default_rng(seed)
     strata = sorted(units.predicted, key=str)
+    domains = sorted({d for _, d in strata})
+    shape = next(iter(units.predicted.values())).shape[1:]
+    # per draw and domain the pilot's and the surrogate's sums on the pilot's units, and the
+    # point estimates' plain sums (those two and the surrogate's on every unit)
+    drawn = np.zeros((2, draws, len(domains), *shape))
+    wide = np.zeros_like(drawn)  # the same draws with replacement (no shrink)
+    plain = np.zeros((3, len(domains), *shape))
+    for stratum in strata:
+        d = domains.index(stratum[1])
+        f, y = units.predicted[stratum], units.observed[stratum]
+        n = len(y)
+        sums = np.stack([y.sum(axis=0), f[:n].sum(axis=0)])
+        plain[:, d] += [*sums, f.sum(axis=0)]
+        # Rao and Wu's (1988) rescaled bootstrap for a sample without replacement: n - 1 of
+        # the n pilot units, their deviation shrunk by sqrt(1 - n / N)
+        picks = gen.multinomial(n - 1, np.full(n, 1 / n), draws) * (n / (n - 1))
+        resampled = np.stack([np.tensordot(picks, y, axes=1), np.tensordot(picks, f[:n], axes=1)])
+        shrink = np.sqrt(max(1 - n / len(f), 0.0))
+        drawn[:, :, d] += sums[:, None] + shrink * (resampled - sums[:, None])
+        wide[:, :, d] += resampled
+    a, c, b = (float(_finish(metric, statistic, s)) for s in plain)
+    a_, c_ = (_finish(metric, statistic, s) for s in drawn)
+    ok = np.isfinite(a_) & np.isfinite(c_)
+    a_, c_ = a_[ok], c_[ok]
+    # theta = a + weight * (b - c), b fixed: its variance is least at cov(a, c) / var(c)
+    moments = np.cov(a_, c_) if len(a_) > 1 else np.zeros((2, 2))
+    spread = float(moments[1, 1])
+    weight = float(np.clip(moments[0, 1] / spread, 0, 1)) if spread > 0 else 0.0
+    theta_ = a_ + weight * (b - c_)
+    var_pilot, var_ppi = float(np.var(a_)), float(np.var(theta_))
+    a_wide, c_wide = (_finish(metric, statistic, s) for s in wide)
+    kept = np.isfinite(a_wide) & np.isfinite(c_wide)
+    per_unit = float(np.std(a_wide[kept] - weight * c_wide[kept], ddof=1))
+    return Estimate(
+        _offline(units, metric, statistic, gen, draws, level),
+        _around(a, a_, level),
+        _around(a + weight * (b - c), theta_, level),
+        _around(c - a, c_ - a_, level),
+        _correlation(a_, c_),
+        _effective(units.pilot_units, var_pilot, var_ppi),
+        units.pilot_units,
+        weight,
+        f"normal, bootstrap standard errors over the pilot's units (Rao-Wu rescaled, "
+        f"without replacement from this market's units, within {len(strata)} seed x domain "
+        f"strata, {len(a_)} draws)",
+        per_unit * np.sqrt(units.pilot_units),
+    )
+
+
+def _effective(n: int, var_pilot: float, var_ppi: float) -> float:
+    if var_ppi > 0:
+        return n * var_pilot / var_ppi
+    return float("inf") if var_pilot > 0 else float("nan")
+
+
+def _offline(
+    units: UnitParts,
+    metric: Metric,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    gen: np.random.Generator,
+    draws: int,
+    level: float,
+) -> tuple[float, float, float]:
+    """The surrogate's own estimate with the report's usual interval: seeds resampled, then
+    n - 1 of each stratum's n units (the two-stage design of ``analysis.bootstrap``)."""
+    strata = sorted(units.predicted, key=str)
     replicates = sorted({r for r, _ in strata}, key=str)
     domains = sorted({d for _, d in strata})
     shape = next(iter(units.predicted.values())).shape[1:]
-    # three summed parts (pilot's, surrogate's on the pilot, surrogate's on every unit),
-    # per draw and domain; the point estimates from the plain sums
-    drawn = np.zeros((3, draws, len(domains), *shape))
-    plain = np.zeros((3, len(domains), *shape))
-    picks = gen.multinomial(len(replicates), [1 / len(replicates)] * len(replicates), draws)
-    for stratum in strata:
-        replicate, domain = stratum
-        d = domains.index(domain)
-        f, y = units.predicted[stratum], units.observed[stratum]
-        n = len(y)
-        plain[:, d] += [y.sum(axis=0), f[:n].sum(axis=0), f.sum(axis=0)]
-        times = picks[:, replicates.index(replicate)]
-        pilot = gen.multinomial(times * max(n - 1, 1), np.full(n, 1 / n))
-        drawn[0, :, d] += np.tensordot(pilot, y, axes=1)
-        drawn[1, :, d] += np.tensordot(pilot, f[:n], axes=1)
-        drawn[2, :, d] += drawn[1, :, d]
-        rest = len(f) - n
-        if rest:
-            others = gen.multinomial(times * max(rest - 1, 1), np.full(rest, 1 / rest))
-            drawn[2, :, d] += np.tensordot(others, f[n:], axes=1)
-    a, c, b = (float(_finish(metric, statistic, s)) for s in plain)
-    a_, c_, b_ = (_finish(metric, statistic, s) for s in drawn)
-    ok = np.isfinite(a_) & np.isfinite(c_) & np.isfinite(b_)
-    a_, c_, b_ = a_[ok], c_[ok], b_[ok]
-    gap = c_ - b_  # theta = a - weight * gap: its variance is least at cov(a, gap) / var(gap)
-    moments = np.cov(a_, gap) if len(a_) > 1 else np.zeros((2, 2))
-    spread = float(moments[1, 1])
-    weight = float(np.clip(moments[0, 1] / spread, 0, 1)) if spread > 0 else 0.0
-    theta = a + weight * (b - c)
-    theta_ = a_ + weight * (b_ - c_)
-    var_pilot, var_ppi = float(np.var(a_)), float(np.var(theta_))
-    return Estimate(
-        _around(b, b_, level),
-        _around(a, a_, level),
-        _around(theta, theta_, level),
-        _around(c - a, c_ - a_, level),
-        _correlation(a_, c_),
-        units.pilot_units * var_pilot / var_ppi if var_ppi > 0 else float("nan"),
-        units.pilot_units,
-        weight,
-        f"normal, bootstrap standard errors (pilot and bulk units resampled apart within "
-        f"{len(replicates)} seeds x {len(domains)} domains, {len(a_)} draws)",
-    )
+    drawn = np.zeros((draws, len(domains), *shape))
+    plain = np.zeros((len(domains), *shape))
+    seeds = gen.multinomial(len(replicates), [1 / len(replicates)] * len(replicates), draws)
+    for replicate, domain in strata:
+        f = units.predicted[(replicate, domain)]
+        d, n = domains.index(domain), len(f)
+        plain[d] += f.sum(axis=0)
+        times = seeds[:, replicates.index(replicate)]
+        drawn[:, d] += np.tensordot(gen.multinomial(times * max(n - 1, 1), np.full(n, 1 / n)), f, 1)
+    centre, values = _finish(metric, statistic, plain), _finish(metric, statistic, drawn)
+    return _around(float(centre), values[np.isfinite(values)], level)
 
 
 def _correlation(x: np.ndarray, y: np.ndarray) -> float:
@@ -258,39 +300,40 @@ def _t_over_units(
     var_f = float(np.var(f, ddof=1))
     cov = float(np.cov(y, f)[0, 1])
     weight = float(np.clip(cov / var_f, 0, 1)) if var_f > 0 else 0.0
-    shrink = 1 / n - 1 / big
-    var_pilot = float(np.var(y, ddof=1)) / n
-    var_ppi = var_pilot + (weight**2 * var_f - 2 * weight * cov) * shrink
+    shrink = 1 / n - 1 / big  # the pilot is drawn without replacement from the units
+    var_pilot = float(np.var(y, ddof=1)) * shrink
+    var_ppi = float(np.var(y - weight * f, ddof=1)) * shrink
     theta = float(y.mean() + weight * (f_all.mean() - f.mean()))
     return Estimate(
         around(float(f_all.mean()), float(np.var(f_all, ddof=1)) / big, big),
         around(float(y.mean()), var_pilot),
         around(theta, var_ppi),
-        around(float((f - y).mean()), float(np.var(f - y, ddof=1)) / n),
+        around(float((f - y).mean()), float(np.var(f - y, ddof=1)) * shrink),
         _correlation(y, f),
-        n * var_pilot / var_ppi if var_ppi > 0 else nan,
+        _effective(n, var_pilot, var_ppi),
         n,
         weight,
-        f"Student's t over {n} pilot units (a seed and domain each), df {n - 1}",
+        f"Student's t over {n} of {big} units (a seed and domain each, drawn without "
+        f"replacement), df {n - 1}",
+        float(np.std(y - weight * f, ddof=1)),
     )
 
 
 def anytime(
-    estimate: tuple[float, float, float], n: int, first_n: float, level: float = 0.95
+    centre: float, unit_spread: float, n: int, first_n: float, level: float = 0.95
 ) -> tuple[float, float]:
-    """The ends of an asymptotic confidence sequence around ``estimate`` (Waudby-Smith,
+    """The ends of an asymptotic confidence sequence around ``centre`` (Waudby-Smith,
     Arnold, Ramdas, Wu and Ramdas 2021, Theorem 2.2): valid at once at every size the pilot
-    is grown to, so looking at the pilot and growing it keeps the coverage. Its per-unit
-    spread is read off the fixed-n interval (half-width over z, times sqrt(n)); its
-    tuning rho makes it narrowest at ``first_n`` units, the first look's size, fixed before
-    any look."""
-    centre, low, high = estimate
-    if not (np.isfinite(low) and np.isfinite(high)) or n < 1 or first_n <= 0:
+    is grown to, so looking at the pilot and growing it keeps the coverage. ``unit_spread``
+    is the estimate's spread per unit as if units were drawn with replacement: drawing
+    without replacement only narrows the truth's spread, so the sequence stays valid for
+    this market's units. Its tuning rho makes it narrowest at ``first_n`` units, the first
+    look's size, fixed before any look."""
+    if not np.isfinite(unit_spread) or n < 1 or first_n <= 0:
         return float("nan"), float("nan")
     alpha = 1 - level
-    sigma = (high - low) / 2 / stats.norm.ppf((1 + level) / 2) * np.sqrt(n)
     rho2 = (-2 * np.log(alpha) + np.log(-2 * np.log(alpha) + 1)) / first_n
-    half = sigma * np.sqrt(
+    half = unit_spread * np.sqrt(
         2 * (n * rho2 + 1) / (n**2 * rho2) * np.log(np.sqrt(n * rho2 + 1) / alpha)
     )
     return float(centre - half), float(centre + half)

@@ -67,6 +67,8 @@ def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:
                 rows, replay_cfg = _rows(out / replay_dir)
                 plays[i] += _whole(rows, replay_cfg, out / replay_dir)
             choice = c.choice()
+            if not choice.count():
+                continue  # a whole (seed, domain) is the unit, and this seed is not drawn
             wanted = sum(choice.holds(r) for r in study)
             held = [r for r in _rows(out / c.pilot_dir)[0] if choice.holds(r)]
             if len(held) < wanted:

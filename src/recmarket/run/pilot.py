@@ -28,7 +28,13 @@ from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError, merge, read_config_file
 from recmarket.experiments.units import memory_unit
 from recmarket.files import write_text_whole
-from recmarket.run.pilot_units import UnitChoice, chosen_units, study_unit, unit_keys
+from recmarket.run.pilot_units import (
+    UnitChoice,
+    chosen_seeds,
+    chosen_units,
+    study_unit,
+    unit_keys,
+)
 from recmarket.run.study_plan import PlannedCell, cell_dir
 
 PILOT = "pilot.json"
@@ -208,17 +214,31 @@ def plan_pilot(
         most = max(
             studied[o.run_dir].episodes.requests for o in cells if o.experiment == c.experiment
         )
-        keys = unit_keys(unit, most, study.episodes.users_per_profile)
-        chosen = {
-            d: sorted(chosen_units(keys, share, seed, d, study.seed, unit)) for d in study.domains
-        }
+        seeds = {studied[o.run_dir].seed for o in cells if o.experiment == c.experiment}
+        chosen = _chosen(unit, most, seeds, share, seed, study)
         planned.append(
             PilotCell(c.experiment, c.cell, unit, c.run_dir, pilot_dir, tuple(replay_dirs), chosen)
         )
-        if pilot_dir != c.run_dir:
+        if pilot_dir != c.run_dir and any(chosen.values()):
             played[str(out / pilot_dir)] = own
     settings = pilot.model_dump(mode="json")
     return PilotPlan(str(path), settings, share, seed, tuple(planned)), replays, played
+
+
+def _chosen(
+    unit: str, requests: int, seeds: set[int], share: float, pilot_seed: int, study: RunConfig
+) -> dict[str, list[str]]:
+    """Per domain the units a cell's pilot plays: a share of its units, or where the unit is
+    a whole (seed, domain), that domain if its seed is among a share of the seeds."""
+    if unit == "domain":
+        return {
+            d: ["0"] if study.seed in chosen_seeds(seeds, share, pilot_seed, d) else []
+            for d in study.domains
+        }
+    keys = unit_keys(unit, requests, study.episodes.users_per_profile)
+    return {
+        d: sorted(chosen_units(keys, share, pilot_seed, d, study.seed, unit)) for d in study.domains
+    }
 
 
 def pilot_units(plan: PilotPlan, out: Path) -> dict[str, UnitChoice | None]:

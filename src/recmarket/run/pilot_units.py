@@ -10,8 +10,10 @@ user drawn for LocalRep is played in NoRep too.
 
 Each unit gets one uniform from the named stream ``Stream.PILOT``, keyed by the pilot seed,
 the domain, the cell's seed and the unit; a stratum (seed, domain) takes the units with the
-smallest ceil(share x n). The draws nest: a larger share keeps every unit of a smaller one,
-so growing a pilot plays only the new units.
+smallest ceil(share x n). Where the unit is a whole (seed, domain), a domain's seeds are
+ranked so, and the pilot plays the smallest ceil(share x seeds) of them. The draws nest: a
+larger share keeps every unit of a smaller one, so growing a pilot plays only the new
+units.
 """
 
 from __future__ import annotations
@@ -58,14 +60,26 @@ def _uniform(pilot_seed: int, domain: str, seed: int, unit: str, key: Hashable) 
     return float(brief(pilot_seed, domain, Stream.PILOT, seed, tag).random())
 
 
+def _smallest(keys: list[Any], share: float, draw: Callable[[Any], float]) -> list[Any]:
+    wanted = min(len(keys), max(math.ceil(share * len(keys)), min(FEWEST, len(keys))))
+    return sorted(keys, key=lambda k: (draw(k), str(k)))[:wanted]
+
+
 def chosen_units(
     keys: Iterable[Hashable], share: float, pilot_seed: int, domain: str, seed: int, unit: str
 ) -> frozenset[str]:
     """The keys (as text) a pilot at ``share`` plays in one (seed, domain) stratum."""
-    keys = list(keys)
-    wanted = min(len(keys), max(math.ceil(share * len(keys)), min(FEWEST, len(keys))))
-    ranked = sorted(keys, key=lambda k: (_uniform(pilot_seed, domain, seed, unit, k), str(k)))
-    return frozenset(str(k) for k in ranked[:wanted])
+    ranked = _smallest(list(keys), share, lambda k: _uniform(pilot_seed, domain, seed, unit, k))
+    return frozenset(str(k) for k in ranked)
+
+
+def chosen_seeds(seeds: Iterable[int], share: float, pilot_seed: int, domain: str) -> set[int]:
+    """The seeds whose whole ``domain`` a pilot at ``share`` plays, where that is the unit."""
+
+    def draw(seed: int) -> float:
+        return _uniform(pilot_seed, domain, seed, "domain", 0)
+
+    return set(_smallest(sorted(set(seeds)), share, draw))
 
 
 @dataclass(frozen=True)
