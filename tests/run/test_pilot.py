@@ -248,7 +248,6 @@ def test_a_grown_pilot_keeps_its_first_looks_share_and_another_pilot_starts_anew
         (["--pilot-share", "0.2"], "give the pilot with --pilot"),
         (["--pilot", "PILOT"], "--pilot needs --pilot-share"),
         (["--pilot", "PILOT", "--pilot-share", "1.5"], "--pilot-share: 1.5 is not in (0, 1]"),
-        (["--pilot", "PILOT", "--pilot-share", "0.2", "--estimate"], "a pilot's calls"),
     ],
 )
 def test_pilot_flags_are_checked_together_in_one_line(

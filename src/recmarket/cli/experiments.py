@@ -27,6 +27,7 @@ from recmarket.run.store import RunStore
 if TYPE_CHECKING:  # planning and playing reach the LLM client: imported when a command runs
     from recmarket.report.summary import RunSummary
     from recmarket.run.estimate import CellCost
+    from recmarket.run.pilot import PilotAsked
 
 experiments_app = typer.Typer(
     help="The named experiments of the paper's Table 1.", no_args_is_help=True
@@ -86,14 +87,22 @@ def print_estimate(
     overrides: dict,
     seeds: int,
     plans: tuple[float | None, float] | None = None,
+    pilot: PilotAsked | None = None,
 ) -> None:
     """Calls, tokens and USD per experiment, and the plan's total with shared cells once;
-    with ``plans`` (a deadline, hours a batch round takes), every way of buying them."""
+    with ``plans`` (a deadline, hours a batch round takes), every way of buying them. With
+    a ``pilot``, its cells on their chosen units: the bulk is offline and costs nothing."""
     from recmarket.run.estimate import estimate_plan
+    from recmarket.run.pilot_cost import estimate_pilot
 
-    cells = estimate_plan(names, out_dir, default_cache_dir(), scale, overrides, seeds)
+    if pilot is None:
+        cells = estimate_plan(names, out_dir, default_cache_dir(), scale, overrides, seeds)
+        what = f"{len(cells)} cells"
+    else:
+        cells = estimate_pilot(names, out_dir, default_cache_dir(), pilot, scale, overrides, seeds)
+        what = f"the pilot's {len(cells)} cells at share {pilot.share:g} (the bulk is offline)"
     table = Table(
-        title=f"Estimate of {len(cells)} cells at --scale {scale:g}, {seeds} seed(s) (prompt "
+        title=f"Estimate of {what} at --scale {scale:g}, {seeds} seed(s) (prompt "
         "tokens ~ characters / 4; completion tokens typical of each role)"
     )
     for col in (
@@ -196,11 +205,9 @@ def reproduce(
         asked = pilot_asked(pilot, pilot_share, pilot_seed)
         if plan and not price_only:
             fail("--plan prices the plan: give it with --estimate")
-        if price_only and asked is not None:
-            fail("--estimate prices a study's cells; it does not price a pilot's calls yet")
         if price_only:
             plans = (deadline, batch_hours) if plan else None
-            print_estimate(names or [], out_dir, scale, overrides, seeds, plans)
+            print_estimate(names or [], out_dir, scale, overrides, seeds, plans, asked)
             return
         with progress_bar() as bar:
             task = bar.add_task("reproduce", total=None)
