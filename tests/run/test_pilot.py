@@ -262,3 +262,37 @@ def test_pilot_flags_are_checked_together_in_one_line(
     result = CliRunner().invoke(app, args + [path if f == "PILOT" else f for f in flags])
     assert result.exit_code == 2
     assert said in result.output and not (tmp_path / "r").exists()
+
+
+def test_the_planner_sizes_each_estimand_from_the_first_pilot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From a quarter of the units: the units a tighter interval needs, never more than
+    every unit, fewer with PPI than pilot-only, and no calls for an offline pilot."""
+    from typer.testing import CliRunner
+
+    from recmarket.cli import app
+    from recmarket.cli.app import out as console
+    from recmarket.report.pilot_planner import plan_estimands
+
+    monkeypatch.setattr(console, "width", 300)
+    spec, out, path = study(tmp_path, requests=48), tmp_path / "r", pilot_file(tmp_path)
+    reproduce([str(spec)], out, seeds=2, pilot=PilotAsked(path, 0.25, 3))
+    planned = plan_estimands(out, 0.05, tmp_path / "cache", {"target_purchase"})
+    assert [p.estimand for p in planned] == [
+        "no-rep: target_purchase",
+        "local-rep: target_purchase",
+        "local-rep - no-rep: target_purchase",
+    ]
+    for p in planned:
+        assert p.pilot_n == 6 and p.units == 24 and p.calls_per_unit == 0
+        assert p.need_ppi is not None and p.need_pilot is not None
+        assert 2 <= p.need_ppi <= p.need_pilot <= 24
+    result = CliRunner().invoke(
+        app,
+        ["pilot-plan", str(out), "--half-width", "0.05", "--outcome", "target_purchase"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "local-rep - no-rep: target_purchase" in result.output
+    missing = CliRunner().invoke(app, ["pilot-plan", str(tmp_path), "--half-width", "0.05"])
+    assert missing.exit_code == 2 and "no pilot" in missing.output

@@ -21,12 +21,13 @@ import numpy as np
 from recmarket.analysis.bootstrap import Metric, difference, level_of
 from recmarket.analysis.funnel import RATES
 from recmarket.analysis.market_measures import MARKET_MEASURES, rate_of, share_of
-from recmarket.analysis.ppi import Estimate, anytime, estimate, unit_parts
+from recmarket.analysis.ppi import Estimate, UnitParts, anytime, estimate, unit_parts
 from recmarket.analysis.shares import FAMILIES
 from recmarket.config import RunConfig
 from recmarket.report.html import table_html
 from recmarket.report.pilot_data import PilotedCell, contrasts
 
+ONE_REPLAY_DRAWS = 1_000  # the one-play correlation is a side figure: fewer draws
 FIXED_N = "fixed-n: valid for a pilot whose size was fixed before it was looked at"
 ANYTIME = (
     "anytime: an asymptotic confidence sequence, valid however often the pilot is looked "
@@ -56,9 +57,18 @@ def outcomes(cfg: RunConfig) -> dict[str, Metric]:
 
 
 def _row(
-    name: str, kind: str, outcome: str, cells: str, unit: str, e: Estimate, first_look: float
+    name: str,
+    kind: str,
+    outcome: str,
+    cells: str,
+    unit: str,
+    parts: UnitParts,
+    e: Estimate,
+    first_look: float,
+    one_replay: float,
 ) -> dict[str, Any]:
-    """One estimand's row; ``first_look`` is the first look's share over the pilot's."""
+    """One estimand's row; ``first_look`` is the first look's share over the pilot's,
+    ``one_replay`` the correlation had the surrogate's prediction been its one play."""
 
     def r(x: float) -> float:
         return round(float(x), 6) if np.isfinite(x) else float("nan")
@@ -75,8 +85,10 @@ def _row(
         "cells": cells,
         "unit": unit,
         "pilot_n": e.pilot_n,
+        "units": parts.units,
         **values,
         "correlation": r(e.correlation),
+        "correlation_one_replay": r(one_replay),
         "effective_n": r(e.effective_n),
         "weight": r(e.weight),
         "ppi_anytime_low": r(low),
@@ -91,25 +103,35 @@ def _estimated(
     statistic: Callable[[np.ndarray], np.ndarray],
     kind: str,
     cells: str,
+    only: set[str] | None,
 ) -> list[dict[str, Any]]:
     rows = []
     unit = arms[0].unit
     replays = [[cell.plays[i] for cell in arms] for i in range(len(arms[0].plays))]
+    pilot = [cell.pilot for cell in arms]
     for outcome, metric in outcomes(arms[0].config).items():
-        parts = unit_parts(replays, [cell.pilot for cell in arms], metric.parts, unit)
+        if only is not None and outcome not in only:
+            continue
+        parts = unit_parts(replays, pilot, metric.parts, unit)
         name = f"{cells}: {outcome}"
-        found = estimate(parts, metric, statistic, seed=zlib.crc32(name.encode()))
-        rows.append(_row(name, kind, outcome, cells, unit, found, arms[0].first_look))
+        seed = zlib.crc32(name.encode())
+        found = estimate(parts, metric, statistic, seed=seed)
+        one = found.correlation  # what R replays bought: the correlation from one play
+        if len(replays) > 1:
+            single = unit_parts(replays[:1], pilot, metric.parts, unit)
+            one = estimate(single, metric, statistic, draws=ONE_REPLAY_DRAWS, seed=seed).correlation
+        rows.append(_row(name, kind, outcome, cells, unit, parts, found, arms[0].first_look, one))
     return rows
 
 
-def ppi_rows(cells: list[PilotedCell]) -> list[dict[str, Any]]:
-    """Every level of every piloted cell, then every contrast (later cell minus earlier)."""
+def ppi_rows(cells: list[PilotedCell], only: set[str] | None = None) -> list[dict[str, Any]]:
+    """Every level of every piloted cell, then every contrast (later cell minus earlier);
+    ``only`` keeps the outcomes of those names."""
     rows = []
     for cell in cells:
-        rows += _estimated([cell], level_of, "level", cell.label)
+        rows += _estimated([cell], level_of, "level", cell.label, only)
     for a, b in contrasts(cells):
-        rows += _estimated([a, b], difference, "contrast", f"{b.label} - {a.label}")
+        rows += _estimated([a, b], difference, "contrast", f"{b.label} - {a.label}", only)
     return rows
 
 
