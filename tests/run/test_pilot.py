@@ -296,3 +296,25 @@ def test_the_planner_sizes_each_estimand_from_the_first_pilot(
     assert "local-rep - no-rep: target_purchase" in result.output
     missing = CliRunner().invoke(app, ["pilot-plan", str(tmp_path), "--half-width", "0.05"])
     assert missing.exit_code == 2 and "no pilot" in missing.output
+
+
+def test_a_spec_names_its_pilot_and_two_different_pilots_are_refused(tmp_path: Path) -> None:
+    """The spec form of --pilot: a [pilot] table whose file is read beside the spec."""
+    from recmarket.run.pilot import spec_pilot
+
+    pilot_file(tmp_path)
+    spec = study(tmp_path, requests=12)
+    spec.write_text(spec.read_text() + '\n[pilot]\nfile = "pilot.toml"\nshare = 0.5\nseed = 2\n')
+    other = tmp_path / "other" / "small.toml"
+    other.parent.mkdir()
+    other.write_text(spec.read_text().replace("share = 0.5", "share = 0.25"))
+    assert spec_pilot([str(spec)]) == PilotAsked(tmp_path / "pilot.toml", 0.5, 2)
+    with pytest.raises(ConfigError, match="name different pilots"):
+        spec_pilot([str(spec), str(other)])
+    reproduce([str(spec)], tmp_path / "r", seeds=1)
+    recorded = read_pilot(tmp_path / "r")
+    assert recorded is not None and (recorded.share, recorded.seed) == (0.5, 2)
+    bad = tmp_path / "bad.toml"
+    bad.write_text(spec.read_text().replace("share = 0.5", "share = 1.5"))
+    with pytest.raises(ConfigError, match="share"):
+        spec_pilot([str(bad)])

@@ -93,8 +93,10 @@ def print_estimate(
     with ``plans`` (a deadline, hours a batch round takes), every way of buying them. With
     a ``pilot``, its cells on their chosen units: the bulk is offline and costs nothing."""
     from recmarket.run.estimate import estimate_plan
+    from recmarket.run.pilot import spec_pilot
     from recmarket.run.pilot_cost import estimate_pilot
 
+    pilot = pilot or spec_pilot(names)
     if pilot is None:
         cells = estimate_plan(names, out_dir, default_cache_dir(), scale, overrides, seeds)
         what = f"{len(cells)} cells"

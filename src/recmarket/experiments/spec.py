@@ -82,6 +82,17 @@ def _point(path: str, value: Any) -> dict[str, Any]:
     return dict(value["settings"]) if _named(value) else _nested(path, value)
 
 
+class SpecPilot(BaseModel):
+    """A spec's ``[pilot]`` table: ``reproduce --pilot FILE --pilot-share S --pilot-seed K``
+    written down with the study (docs/llm-valid.md). ``file`` is read relative to the spec."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    file: str = Field(description="the pilot file: [pilot], [agents], [roles] and [llm] tables")
+    share: float = Field(gt=0, le=1, description="the share of the study's units it plays")
+    seed: int = Field(0, ge=0, description="seed of the pilot's unit draws")
+
+
 class ExperimentSpec(BaseModel):
     """One experiment: named cells of settings over a base configuration, grid axes, the
     figure it feeds, seeds (``load_spec`` reads one; ``expanded`` gives every cell)."""
@@ -99,6 +110,9 @@ class ExperimentSpec(BaseModel):
         default_factory=dict, description="settings path -> values, crossed with the cells"
     )
     seeds: tuple[int, ...] = Field((), description="replicate every cell once per seed")
+    pilot: SpecPilot | None = Field(
+        None, description="a pilot beside the study, played whenever the spec is reproduced"
+    )
     in_every: bool = Field(
         True,
         description="whether a bare `recmarket reproduce` runs it; a study of its own size "
@@ -216,8 +230,12 @@ def load_spec(name_or_path: str) -> ExperimentSpec:
     try:
         data = tomllib.loads(text)
         refuse_deep(data, where)
-        return ExperimentSpec.model_validate(data)
+        spec = ExperimentSpec.model_validate(data)
     except (tomllib.TOMLDecodeError, ValidationError) as exc:
         raise ConfigError(f"{where}: {exc}") from None
     except RecursionError:  # the parser recurses once per level of arrays and tables
         raise ConfigError(f"{where}: nested too deeply to be an experiment") from None
+    if spec.pilot is not None and path.is_file():  # its file where the spec's folder has it
+        found = str(path.parent / spec.pilot.file)
+        spec = spec.model_copy(update={"pilot": spec.pilot.model_copy(update={"file": found})})
+    return spec

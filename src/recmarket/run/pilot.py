@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError, merge, read_config_file
+from recmarket.experiments.spec import load_spec
 from recmarket.experiments.units import memory_unit
 from recmarket.files import write_text_whole
 from recmarket.run.pilot_units import (
@@ -125,6 +126,22 @@ class PilotAsked:
     path: Path
     share: float
     seed: int = 0
+
+
+def spec_pilot(names: list[str]) -> PilotAsked | None:
+    """The pilot the specs name in their ``[pilot]`` tables; one at most, as a directory
+    holds one pilot."""
+    named = {}
+    for name in names:
+        spec = load_spec(name)
+        if spec.pilot is not None:
+            named[name] = PilotAsked(Path(spec.pilot.file), spec.pilot.share, spec.pilot.seed)
+    if len(set(named.values())) > 1:
+        raise ConfigError(
+            f"specs {' and '.join(sorted(named))} name different pilots; a reproduce "
+            "directory holds one: reproduce them apart, or give one with --pilot"
+        )
+    return next(iter(named.values()), None)
 
 
 @dataclass(frozen=True)

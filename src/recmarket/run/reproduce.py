@@ -22,7 +22,14 @@ from recmarket.run.collector import spaced_collections
 from recmarket.run.driver import run_cells
 from recmarket.run.executor import LocalExecutor, ProcessExecutor
 from recmarket.run.phases import Phases
-from recmarket.run.pilot import PilotAsked, pilot_units, plan_pilot, read_pilot, write_pilot
+from recmarket.run.pilot import (
+    PilotAsked,
+    pilot_units,
+    plan_pilot,
+    read_pilot,
+    spec_pilot,
+    write_pilot,
+)
 from recmarket.run.pilot_units import UnitChoice
 from recmarket.run.runner import play_cell
 from recmarket.run.study_plan import PlannedCell, plan, write_plan
@@ -70,9 +77,11 @@ def reproduce(
     the whole reproduce. SIGTERM and SIGINT stop the workers or the LLM cells and raise
     Interrupted; what finished is kept and the same command resumes. ``phases`` gains where
     the time went (see run/phases.py). A ``pilot`` adds the surrogate's replays to the
-    offline cells and plays the pilot backend's cells on their chosen units only.
+    offline cells and plays the pilot backend's cells on their chosen units only; without
+    one, the pilot a spec's ``[pilot]`` table names.
     """
     cells, configs = plan(names, out, scale, overrides, seeds)
+    pilot = pilot or spec_pilot(names)
     units: dict[str, UnitChoice | None] = {}
     piloted: dict[str, RunConfig] = {}
     if pilot is not None:
