@@ -123,6 +123,7 @@ class Estimate:
     # confidence sequence over a growing pilot needs (the fixed-n interval's finite-population
     # correction is exact for one size only)
     unit_spread: float = float("nan")
+    df: int | None = None  # the interval's degrees of freedom (None: normal)
 
 
 def _finish(metric: Metric, statistic: Callable[[np.ndarray], np.ndarray], sums: np.ndarray):
@@ -135,14 +136,18 @@ def _finish(metric: Metric, statistic: Callable[[np.ndarray], np.ndarray], sums:
     return statistic(np.moveaxis(values, -1, 0))
 
 
-def _around(centre: float, drawn: np.ndarray, level: float) -> tuple[float, float, float]:
-    """The estimate with its normal interval from the draws' standard error: for every
-    estimate of a row the same kind of interval, so that their widths compare as their
-    standard errors do (a percentile interval's ends move with the draws' skew, and power
-    tuning bounds the spread, not the skew)."""
+def _around(
+    centre: float, drawn: np.ndarray, level: float, df: int | None = None
+) -> tuple[float, float, float]:
+    """The estimate with its interval from the draws' standard error, normal or Student's t
+    at ``df`` design degrees of freedom: for every estimate of a row the same kind of
+    interval, so that their widths compare as their standard errors do (a percentile
+    interval's ends move with the draws' skew, and power tuning bounds the spread, not the
+    skew)."""
     if len(drawn) < 2:
         return centre, float("nan"), float("nan")
-    half = float(stats.norm.ppf((1 + level) / 2) * np.std(drawn, ddof=1))
+    quantile = stats.norm.ppf((1 + level) / 2) if df is None else stats.t.ppf((1 + level) / 2, df)
+    half = float(quantile * np.std(drawn, ddof=1))
     return centre, centre - half, centre + half
 
 
@@ -201,22 +206,24 @@ def _bootstrapped(
     weight = float(np.clip(moments[0, 1] / spread, 0, 1)) if spread > 0 else 0.0
     theta_ = a_ + weight * (b - c_)
     var_pilot, var_ppi = float(np.var(a_)), float(np.var(theta_))
+    df = units.pilot_units - len(strata)  # a stratified sample's design degrees of freedom
     a_wide, c_wide = (_finish(metric, statistic, s) for s in wide)
     kept = np.isfinite(a_wide) & np.isfinite(c_wide)
     per_unit = float(np.std(a_wide[kept] - weight * c_wide[kept], ddof=1))
     return Estimate(
         _offline(units, metric, statistic, gen, draws, level),
-        _around(a, a_, level),
-        _around(a + weight * (b - c), theta_, level),
-        _around(c - a, c_ - a_, level),
+        _around(a, a_, level, df),
+        _around(a + weight * (b - c), theta_, level, df),
+        _around(c - a, c_ - a_, level, df),
         _correlation(a_, c_),
         _effective(units.pilot_units, var_pilot, var_ppi),
         units.pilot_units,
         weight,
-        f"normal, bootstrap standard errors over the pilot's units (Rao-Wu rescaled, "
-        f"without replacement from this market's units, within {len(strata)} seed x domain "
-        f"strata, {len(a_)} draws)",
+        f"Student's t at {df} design df (pilot units - strata), bootstrap standard errors "
+        f"over the pilot's units (Rao-Wu rescaled, without replacement from this market's "
+        f"units, within {len(strata)} seed x domain strata, {len(a_)} draws)",
         per_unit * np.sqrt(units.pilot_units),
+        df,
     )
 
 
@@ -316,6 +323,7 @@ def _t_over_units(
         f"Student's t over {n} of {big} units (a seed and domain each, drawn without "
         f"replacement), df {n - 1}",
         float(np.std(y - weight * f, ddof=1)),
+        n - 1,
     )
 
 

@@ -80,14 +80,14 @@ def plan_estimands(
         arms = row["cells"].split(" - ") if row["kind"] == "contrast" else [row["cells"]]
         calls = sum(prices[a].calls for a in arms if a in prices) / row["units"]
         usd = sum(prices[a].cost for a in arms if a in prices) / row["units"]
-        t = str(row["interval"]).startswith("Student's t")
+        lost = row["pilot_n"] - int(row["df"]) if row["df"] != "" else None
         sized = [
             units_for(
                 (row[f"{part}_high"] - row[f"{part}_low"]) / 2,
                 row["pilot_n"],
                 row["units"],
                 half_width,
-                t,
+                lost,
             )
             for part in ("pilot", "ppi")
         ]

