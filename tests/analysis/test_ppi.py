@@ -126,3 +126,23 @@ def test_the_anytime_interval_holds_the_fixed_n_one_and_is_narrowest_near_its_fi
     widths = {f: np.subtract(*anytime(0.5, spread, 100, f)[::-1]) for f in (10, 100, 1000)}
     assert widths[100] < widths[10] and widths[100] < widths[1000]
     assert np.isnan(anytime(0.5, float("nan"), 100, 100)[0])
+
+
+def test_a_cross_fitted_correction_reads_each_pilot_unit_by_the_fold_that_never_saw_it() -> None:
+    """A surrogate calibrated on the pilot fits the pilot's units too well: in sample it
+    matches them exactly while it misses every other unit by 0.2. Read in sample, the
+    correction finds no error and the estimate keeps the miss; read by the held-out folds'
+    predictions (``corrected``, the bulk their mean), the error is measured and removed."""
+    gen = np.random.default_rng(9)
+    truth = gen.normal(0.5, 0.2, 300)
+    biased = units(truth, truth + 0.2, pilot=40, domains=1)
+    in_sample = dict(biased.predicted)
+    in_sample[(42, "d0")] = in_sample[(42, "d0")].copy()
+    in_sample[(42, "d0")][:40, :, 0] = truth[:40, None]  # the pilot's units fitted exactly
+    overfit = estimate(UnitParts(in_sample, biased.observed), METRIC, level_of)
+    held_out = {s: p[:40] for s, p in biased.predicted.items()}
+    cross_fit = estimate(UnitParts(biased.predicted, biased.observed, held_out), METRIC, level_of)
+    assert overfit.bias[0] == pytest.approx(0.0)
+    assert not overfit.ppi[1] <= truth.mean() <= overfit.ppi[2]
+    assert cross_fit.bias[0] == pytest.approx(0.2)
+    assert cross_fit.ppi[0] == pytest.approx(truth.mean())  # the error is a constant: exact

@@ -8,6 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from recmarket.config import RunConfig
@@ -26,6 +27,7 @@ from recmarket.run.pilot import (
     replay_configs,
 )
 from recmarket.run.reproduce import reproduce
+from recmarket.run.store import RunStore
 from recmarket.run.study_plan import plan
 from recmarket.streams import Stream, call_seed
 from tests.run.test_resume import command, finished_episodes
@@ -318,3 +320,33 @@ def test_a_spec_names_its_pilot_and_two_different_pilots_are_refused(tmp_path: P
     bad.write_text(spec.read_text().replace("share = 0.5", "share = 1.5"))
     with pytest.raises(ConfigError, match="share"):
         spec_pilot([str(bad)])
+
+
+def test_a_surrogate_calibrated_on_the_pilot_is_cross_fitted_over_its_folds(
+    tmp_path: Path,
+) -> None:
+    """calibrate_folds = 2: each fold's surrogate is calibrated on the other fold's pilot
+    units only (so the two differ) and plays every unit; the report reads each pilot unit
+    by the fold that never saw it."""
+    from recmarket.report.pilot_data import piloted_cells
+
+    spec, out = study(tmp_path, requests=48), tmp_path / "r"
+    path = pilot_file(tmp_path, "[pilot]\ncalibrate_folds = 2\nsurrogate_replays = 2\n" + NEAR)
+    reproduce([str(spec)], out, seeds=1, pilot=PilotAsked(path, 0.5, 1))
+    recorded = read_pilot(out)
+    assert recorded is not None and recorded.folds == 2
+    for c in recorded.cells:
+        assert len(c.fold_dirs) == 2 and all(len(plays) == 2 for plays in c.fold_dirs)
+        dealt = list(c.folds["Video_Games"].values())
+        assert sorted(c.folds["Video_Games"]) == c.chosen["Video_Games"]
+        assert dealt.count(0) == dealt.count(1) == 3  # 6 of 12 users, dealt evenly
+    first = recorded.cells[0].fold_dirs
+    agents = []
+    for plays in first:
+        with RunStore.read(out / plays[0]) as store:
+            agents.append(store.config().agents)
+    assert agents[0] != agents[1] != RunConfig().agents  # calibrated apart
+    cells = piloted_cells(out, recorded)
+    assert all(len(c.fold_plays) == 2 and len(c.fold_of) == 6 for c in cells)
+    rows = ppi_rows(cells, {"target_purchase"})
+    assert len(rows) == 3 and all(np.isfinite(r["ppi"]) for r in rows)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,10 +49,13 @@ Stratum = tuple[Any, str]  # (replicate, domain)
 class UnitParts:
     """Per stratum, every unit's summed parts as the surrogate predicts them (the mean over
     its replays) and, for the pilot's units, as the pilot backend played them; shape
-    (units, arms, parts), the pilot's units first."""
+    (units, arms, parts), the pilot's units first. A cross-fitted surrogate's ``corrected``
+    holds the pilot units' predictions by the fold that never saw them (the correction's),
+    ``predicted`` the folds' mean (the bulk's)."""
 
     predicted: dict[Stratum, np.ndarray]
     observed: dict[Stratum, np.ndarray]
+    corrected: dict[Stratum, np.ndarray] | None = None
 
     @property
     def pilot_units(self) -> int:
@@ -63,6 +66,13 @@ class UnitParts:
     def units(self) -> int:
         """Units of the bulk, over the strata."""
         return sum(len(p) for p in self.predicted.values())
+
+    def on_pilot(self, stratum: Stratum) -> np.ndarray:
+        """The surrogate's predictions of the stratum's pilot units, as the correction
+        takes them."""
+        if self.corrected is not None:
+            return self.corrected[stratum]
+        return self.predicted[stratum][: len(self.observed[stratum])]
 
 
 def _sums(
@@ -80,28 +90,56 @@ def _sums(
     return found
 
 
+def _predicted(
+    plays: Sequence[Sequence[Sequence[Row]]], parts: Callable[[Row], Sequence[float]], cluster: str
+) -> dict[Stratum, dict[Hashable, np.ndarray]]:
+    """Each unit's parts, the mean over the plays."""
+    played = [_sums(arms, parts, cluster) for arms in plays]
+    found = {}
+    for stratum, units in played[0].items():
+        shape = next(iter(units.values())).shape
+        found[stratum] = {
+            u: np.mean([p[stratum].get(u, np.zeros(shape)) for p in played], axis=0) for u in units
+        }
+    return found
+
+
+Folds = tuple[Sequence[Sequence[Sequence[Sequence[Row]]]], Mapping[tuple[Any, str, str], int]]
+
+
 def unit_parts(
     replays: Sequence[Sequence[Sequence[Row]]],
     pilot: Sequence[Sequence[Row]],
     parts: Callable[[Row], Sequence[float]],
     cluster: str,
+    folds: Folds | None = None,
 ) -> UnitParts:
     """Each unit's parts: ``replays`` holds the surrogate's plays (each a list of arms'
-    rows), ``pilot`` the pilot's arms' rows (its units only)."""
-    played = [_sums(arms, parts, cluster) for arms in replays]
+    rows), ``pilot`` the pilot's arms' rows (its units only). ``folds``, where the
+    surrogate was calibrated on the pilot: each fold's surrogate's plays (as ``replays``)
+    and each pilot unit's fold by (seed, domain, unit key as text)."""
     seen = _sums(pilot, parts, cluster)
-    predicted, observed = {}, {}
-    for stratum, units in played[0].items():
+    each = [_predicted(p, parts, cluster) for p in folds[0]] if folds else []
+    if each:
+        mean = {
+            s: {u: np.mean([e[s][u] for e in each], axis=0) for u in units}
+            for s, units in each[0].items()
+        }
+    else:
+        mean = _predicted(replays, parts, cluster)
+    predicted, observed, corrected = {}, {}, {}
+    for stratum, units in mean.items():
         held = seen.get(stratum, {})
         order = sorted(held, key=str) + sorted((u for u in units if u not in held), key=str)
         shape = next(iter(units.values())).shape
-        predicted[stratum] = np.stack(
-            [np.mean([p[stratum].get(u, np.zeros(shape)) for p in played], axis=0) for u in order]
-        )
+        predicted[stratum] = np.stack([units[u] for u in order])
         observed[stratum] = (
-            np.stack([held[u] for u in order[: len(held)]]) if held else (np.zeros((0, *shape)))
+            np.stack([held[u] for u in order[: len(held)]]) if held else np.zeros((0, *shape))
         )
-    return UnitParts(predicted, observed)
+        if folds:
+            own = [each[folds[1][(*stratum, str(u))]][stratum][u] for u in order[: len(held)]]
+            corrected[stratum] = np.stack(own) if own else np.zeros((0, *shape))
+    return UnitParts(predicted, observed, corrected if folds else None)
 
 
 @dataclass(frozen=True)
@@ -185,14 +223,16 @@ def _bootstrapped(
     plain = np.zeros((3, len(domains), *shape))
     for stratum in strata:
         d = domains.index(stratum[1])
-        f, y = units.predicted[stratum], units.observed[stratum]
+        f, y, on_pilot = units.predicted[stratum], units.observed[stratum], units.on_pilot(stratum)
         n = len(y)
-        sums = np.stack([y.sum(axis=0), f[:n].sum(axis=0)])
+        sums = np.stack([y.sum(axis=0), on_pilot.sum(axis=0)])
         plain[:, d] += [*sums, f.sum(axis=0)]
         # Rao and Wu's (1988) rescaled bootstrap for a sample without replacement: n - 1 of
         # the n pilot units, their deviation shrunk by sqrt(1 - n / N)
         picks = gen.multinomial(n - 1, np.full(n, 1 / n), draws) * (n / (n - 1))
-        resampled = np.stack([np.tensordot(picks, y, axes=1), np.tensordot(picks, f[:n], axes=1)])
+        resampled = np.stack(
+            [np.tensordot(picks, y, axes=1), np.tensordot(picks, on_pilot, axes=1)]
+        )
         shrink = np.sqrt(max(1 - n / len(f), 0.0))
         drawn[:, :, d] += sums[:, None] + shrink * (resampled - sums[:, None])
         wide[:, :, d] += resampled
@@ -277,7 +317,7 @@ def _t_over_units(
 
     f_all = np.array([value(units.predicted[s].sum(axis=0)) for s in units.predicted])
     pairs = [
-        (value(units.observed[s].sum(axis=0)), value(units.predicted[s][: len(o)].sum(axis=0)))
+        (value(units.observed[s].sum(axis=0)), value(units.on_pilot(s).sum(axis=0)))
         for s, o in units.observed.items()
         if len(o)
     ]

@@ -6,7 +6,7 @@ pilot backend's episodes on the chosen units; and the pairs of cells a contrast 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from recmarket.analysis.bootstrap import Row
@@ -29,6 +29,10 @@ class PilotedCell:
     plays: tuple[list[Row], ...]
     pilot: list[Row]
     first_look: float = 1.0  # the first look's share over this pilot's share
+    # cross-fitted (the surrogate calibrated on the pilot): per fold its surrogate's plays,
+    # and each pilot unit's fold by (seed, domain, unit key)
+    fold_plays: tuple[tuple[list[Row], ...], ...] = ()
+    fold_of: dict[tuple[int, str, str], int] = field(default_factory=dict)
 
 
 class PilotUnfinished(LookupError):
@@ -49,6 +53,11 @@ def _whole(rows: list[Row], cfg: RunConfig, run_dir: Path) -> list[Row]:
     return rows
 
 
+def _read_whole(run_dir: Path) -> list[Row]:
+    rows, cfg = _rows(run_dir)
+    return _whole(rows, cfg, run_dir)
+
+
 def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:
     """Every study cell of the pilot with its plays, seeds pooled, in plan order."""
     grouped: dict[tuple[str, str], list[PilotCell]] = defaultdict(list)
@@ -57,6 +66,8 @@ def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:
     found = []
     for (experiment, label), members in grouped.items():
         plays: list[list[Row]] = [[] for _ in range(1 + len(members[0].replay_dirs))]
+        folds: list[list[list[Row]]] = [[[] for _ in f] for f in members[0].fold_dirs]
+        fold_of: dict[tuple[int, str, str], int] = {}
         pilot: list[Row] = []
         configs = []
         for c in members:
@@ -64,8 +75,15 @@ def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:
             configs.append(cfg)
             plays[0] += _whole(study, cfg, out / c.study_dir)
             for i, replay_dir in enumerate(c.replay_dirs, start=1):
-                rows, replay_cfg = _rows(out / replay_dir)
-                plays[i] += _whole(rows, replay_cfg, out / replay_dir)
+                plays[i] += _read_whole(out / replay_dir)
+            if c.folds and not c.fold_dirs:
+                raise PilotUnfinished(f"{c.cell}: the surrogate is not calibrated on the pilot yet")
+            for k, dirs in enumerate(c.fold_dirs):
+                for r, fold_dir in enumerate(dirs):
+                    folds[k][r] += _read_whole(out / fold_dir)
+            fold_of |= {
+                (cfg.seed, d, key): k for d, keys in c.folds.items() for key, k in keys.items()
+            }
             choice = c.choice()
             if not choice.count():
                 continue  # a whole (seed, domain) is the unit, and this seed is not drawn
@@ -77,7 +95,17 @@ def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:
         first = min(configs, key=lambda cfg: cfg.seed)
         first_look = (plan.first_share or plan.share) / plan.share
         found.append(
-            PilotedCell(experiment, label, members[0].unit, first, tuple(plays), pilot, first_look)
+            PilotedCell(
+                experiment,
+                label,
+                members[0].unit,
+                first,
+                tuple(plays),
+                pilot,
+                first_look,
+                tuple(tuple(f) for f in folds),
+                fold_of,
+            )
         )
     return found
 

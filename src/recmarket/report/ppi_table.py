@@ -21,7 +21,7 @@ import numpy as np
 from recmarket.analysis.bootstrap import Metric, difference, level_of
 from recmarket.analysis.funnel import RATES
 from recmarket.analysis.market_measures import MARKET_MEASURES, rate_of, share_of
-from recmarket.analysis.ppi import Estimate, UnitParts, anytime, estimate, unit_parts
+from recmarket.analysis.ppi import Estimate, Folds, UnitParts, anytime, estimate, unit_parts
 from recmarket.analysis.shares import FAMILIES
 from recmarket.config import RunConfig
 from recmarket.report.html import table_html
@@ -110,15 +110,22 @@ def _estimated(
     unit = arms[0].unit
     replays = [[cell.plays[i] for cell in arms] for i in range(len(arms[0].plays))]
     pilot = [cell.pilot for cell in arms]
+    folds: Folds | None = None
+    if arms[0].fold_plays:  # the surrogate calibrated on the pilot: cross-fitted
+        plays = [
+            [[cell.fold_plays[k][r] for cell in arms] for r in range(len(fold))]
+            for k, fold in enumerate(arms[0].fold_plays)
+        ]
+        folds = (plays, arms[0].fold_of)
     for outcome, metric in outcomes(arms[0].config).items():
         if only is not None and outcome not in only:
             continue
-        parts = unit_parts(replays, pilot, metric.parts, unit)
+        parts = unit_parts(replays, pilot, metric.parts, unit, folds)
         name = f"{cells}: {outcome}"
         seed = zlib.crc32(name.encode())
         found = estimate(parts, metric, statistic, seed=seed)
         one = found.correlation  # what R replays bought: the correlation from one play
-        if len(replays) > 1:
+        if len(replays) > 1 and folds is None:
             single = unit_parts(replays[:1], pilot, metric.parts, unit)
             one = estimate(single, metric, statistic, draws=ONE_REPLAY_DRAWS, seed=seed).correlation
         rows.append(_row(name, kind, outcome, cells, unit, parts, found, arms[0].first_look, one))

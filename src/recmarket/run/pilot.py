@@ -18,11 +18,11 @@ chosen (run/pilot_units.py).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError, merge, read_config_file
@@ -34,6 +34,7 @@ from recmarket.run.pilot_units import (
     chosen_seeds,
     chosen_units,
     study_unit,
+    unit_folds,
     unit_keys,
 )
 from recmarket.run.study_plan import PlannedCell, cell_dir
@@ -42,6 +43,7 @@ PILOT = "pilot.json"
 # The pilot backend's own set of role draws; replays take 1 .. surrogate_replays - 1.
 PILOT_DRAWS = 1_000_000
 MOST_REPLAYS = 64
+MOST_FOLDS = 10
 
 
 class PilotSettings(BaseModel):
@@ -62,6 +64,22 @@ class PilotSettings(BaseModel):
         description="plays of each unit by the surrogate whose mean is its prediction: the "
         "study's own and the rest with fresh role draws",
     )
+    calibrate_folds: int = Field(
+        0,
+        ge=0,
+        le=MOST_FOLDS,
+        description="0: the surrogate is the study's own; K >= 2: the surrogate is "
+        "calibrated on the pilot, cross-fitted: for each of K folds of the pilot's units it "
+        "is calibrated on the other folds and predicts this fold's units "
+        "(run/pilot_calibration.py)",
+    )
+
+    @field_validator("calibrate_folds")
+    @classmethod
+    def _folds_are_two_or_more(cls, folds: int) -> int:
+        if folds == 1:
+            raise ValueError("cross-fitting needs at least 2 folds (0 calibrates nothing)")
+        return folds
 
 
 class PilotFile(BaseModel):
@@ -156,6 +174,10 @@ class PilotCell:
     pilot_dir: str
     replay_dirs: tuple[str, ...]
     chosen: dict[str, list[str]]
+    # cross-fitting (calibrate_folds >= 2): per fold the calibrated surrogate's plays, and
+    # per domain each chosen unit's fold
+    fold_dirs: tuple[tuple[str, ...], ...] = ()
+    folds: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def choice(self) -> UnitChoice:
         """The chosen units as a filter for playing and reading."""
@@ -190,6 +212,11 @@ class PilotPlan:
         """Plays of every unit behind the surrogate's prediction."""
         return PilotFile.model_validate(self.settings).pilot.surrogate_replays
 
+    @property
+    def folds(self) -> int:
+        """Folds the surrogate is calibrated and cross-fitted over (0: not calibrated)."""
+        return PilotFile.model_validate(self.settings).pilot.calibrate_folds
+
 
 def plan_pilot(
     cells: list[PlannedCell],
@@ -210,6 +237,13 @@ def plan_pilot(
         raise ConfigError(
             f"--pilot: the study's cells are the bulk, played by the offline surrogate, but "
             f"{llm_cells[0]} has models; give the model in the pilot file's [llm] table"
+        )
+    agents = {cfg.agents.model_dump_json() for cfg in studied.values()}
+    if pilot.pilot.calibrate_folds and len(agents) > 1:
+        raise ConfigError(
+            f"{path}: [pilot] calibrate_folds: the study's cells differ in their [agents] "
+            "settings, and one calibrated surrogate would replace them all; set "
+            "calibrate_folds = 0 (or calibrate apart with recmarket calibrate)"
         )
     units = {
         experiment: study_unit(
@@ -233,13 +267,39 @@ def plan_pilot(
         )
         seeds = {studied[o.run_dir].seed for o in cells if o.experiment == c.experiment}
         chosen = _chosen(unit, most, seeds, share, seed, study)
+        folds = _folds(pilot.pilot.calibrate_folds, chosen, seed, study, unit)
         planned.append(
-            PilotCell(c.experiment, c.cell, unit, c.run_dir, pilot_dir, tuple(replay_dirs), chosen)
+            PilotCell(
+                c.experiment,
+                c.cell,
+                unit,
+                c.run_dir,
+                pilot_dir,
+                tuple(replay_dirs),
+                chosen,
+                folds=folds,
+            )
         )
         if pilot_dir != c.run_dir and any(chosen.values()):
             played[str(out / pilot_dir)] = own
     settings = pilot.model_dump(mode="json")
     return PilotPlan(str(path), settings, share, seed, tuple(planned)), replays, played
+
+
+def _folds(
+    folds: int, chosen: dict[str, list[str]], pilot_seed: int, study: RunConfig, unit: str
+) -> dict[str, dict[str, int]]:
+    """Per domain each chosen unit's cross-fitting fold (none where nothing is calibrated)."""
+    if not folds:
+        return {}
+    if unit == "domain":
+        raise ConfigError(
+            "[pilot] calibrate_folds: a whole seed and domain is this study's unit, so no "
+            "pilot unit can be held out within one; set calibrate_folds = 0"
+        )
+    return {
+        d: unit_folds(keys, folds, pilot_seed, d, study.seed, unit) for d, keys in chosen.items()
+    }
 
 
 def _chosen(
@@ -295,7 +355,14 @@ def read_pilot(out: Path) -> PilotPlan | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         cells = tuple(
-            PilotCell(**{**c, "replay_dirs": tuple(c["replay_dirs"])}) for c in data.pop("cells")
+            PilotCell(
+                **{
+                    **c,
+                    "replay_dirs": tuple(c["replay_dirs"]),
+                    "fold_dirs": tuple(tuple(f) for f in c.get("fold_dirs", ())),
+                }
+            )
+            for c in data.pop("cells")
         )
         return PilotPlan(**data, cells=cells)
     except (ValueError, TypeError, KeyError) as exc:

@@ -82,6 +82,15 @@ def chosen_seeds(seeds: Iterable[int], share: float, pilot_seed: int, domain: st
     return set(_smallest(sorted(set(seeds)), share, draw))
 
 
+def unit_folds(
+    keys: Iterable[str], folds: int, pilot_seed: int, domain: str, seed: int, unit: str
+) -> dict[str, int]:
+    """Each chosen unit's fold for cross-fitting: the units ranked by their draw, dealt to
+    the folds in turn, so the folds are as even as the stratum allows."""
+    ranked = sorted(keys, key=lambda k: (_uniform(pilot_seed, domain, seed, unit, k), k))
+    return {k: i % folds for i, k in enumerate(ranked)}
+
+
 @dataclass(frozen=True)
 class UnitChoice:
     """The units one cell's pilot plays: its unit kind and, per domain, the chosen keys."""

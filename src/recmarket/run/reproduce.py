@@ -24,6 +24,7 @@ from recmarket.run.executor import LocalExecutor, ProcessExecutor
 from recmarket.run.phases import Phases
 from recmarket.run.pilot import (
     PilotAsked,
+    PilotPlan,
     pilot_units,
     plan_pilot,
     read_pilot,
@@ -118,25 +119,42 @@ def reproduce(
         elif on_wait:
             on_wait(value)
 
+    def play_offline(cells: dict[str, RunConfig]) -> None:
+        run_cells(
+            cells,
+            ProcessExecutor(workers) if workers > 1 else LocalExecutor(),
+            cache_dir=run_options.get("cache_dir"),
+            progress=lambda n, _total: report("done", "offline cells", n),
+            phases=phases,
+        )
+
     previous = {sig: signal.signal(sig, _stop) for sig in STOP_SIGNALS}
     try:
         if offline:
-            executor = ProcessExecutor(workers) if workers > 1 else LocalExecutor()
-            run_cells(
-                offline,
-                executor,
-                cache_dir=run_options.get("cache_dir"),
-                progress=lambda n, _total: report("done", "offline cells", n),
-                phases=phases,
-            )
+            play_offline(offline)
         if answered:
             with pinned_native_threads(), spaced_collections():
                 options = {**run_options, "spend": spend}
                 asyncio.run(_answer_cells(answered, options, report, units))
+        if pilot is not None and recorded.folds:
+            play_offline(_cross_fitted(recorded, configs, out))
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return cells
+
+
+def _cross_fitted(
+    recorded: PilotPlan, configs: dict[str, RunConfig], out: Path
+) -> dict[str, RunConfig]:
+    """Once the pilot is played: the surrogate calibrated on each fold's complement, the
+    folds recorded in pilot.json, and the cells those surrogates play."""
+    from recmarket.run.pilot_calibration import fold_agents, fold_configs
+
+    study = configs[str(out / recorded.cells[0].study_dir)]
+    fitted, to_play = fold_configs(recorded, configs, out, fold_agents(recorded, out, study))
+    write_pilot(out, fitted.grown_from(read_pilot(out)))
+    return to_play
 
 
 # LLM cells played at once. Enough that their streams outnumber any endpoint's slots (16

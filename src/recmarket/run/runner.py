@@ -98,7 +98,8 @@ async def play_domain(
     pending = [r for r in prepared.requests if r.order not in done]
     if units is not None:
         pending = [r for r in pending if units.plays(r)]
-    keep = keeps_calls(cfg, everything=keep_calls or not store.replayable)
+    # a pilot's store holds some units only: its calls cannot be made again from its settings
+    keep = keeps_calls(cfg, everything=keep_calls or not store.replayable or units is not None)
     writes = BatchedWrites(store, WRITE_BATCH if offline else 1, tick, keep)
     try:
         await play_pending(cfg, round_, pending, writes, offline)

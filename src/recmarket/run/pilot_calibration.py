@@ -1,0 +1,93 @@
+"""Cross-fitting where the surrogate is calibrated on the pilot.
+
+A surrogate calibrated on the pilot's own units predicts those units better than it
+predicts the others: its error there understates its error elsewhere, and so would the
+correction and its interval. So the pilot's units are dealt to K folds within each (seed,
+domain) stratum (``run.pilot_units.unit_folds``). For each fold the offline agents are
+calibrated (``calibration.calibrate.fit_observations``, from the study's own parameters)
+on the pilot backend's calls in the other folds' units only, and that fold's surrogate
+plays every unit of the study R times with the replays' role draws. A pilot unit's
+prediction is its own fold's surrogate's, one that never saw it; a unit's prediction in
+the bulk is the mean over the K surrogates (cross-prediction-powered inference, Zrnic and
+Candes 2024).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from recmarket.agents.judgement import Judge
+from recmarket.agents.rules.params import OfflineParams
+from recmarket.calibration.calibrate import fit_observations
+from recmarket.calibration.observations import EpisodeKey, Observations, read_observations
+from recmarket.config import RunConfig
+from recmarket.embedding import load_embedder
+from recmarket.experiments.units import CLUSTERS
+from recmarket.run.pilot import PilotPlan
+from recmarket.run.store import RunStore
+from recmarket.run.study_plan import cell_dir
+
+
+def _fold_of_episode(plan: PilotPlan, out: Path) -> dict[EpisodeKey, int]:
+    """Every pilot episode's fold, by the key calibration's observations carry."""
+    found: dict[EpisodeKey, int] = {}
+    for c in plan.cells:
+        run_dir = out / c.pilot_dir
+        if not c.folds or not run_dir.is_dir():
+            continue
+        with RunStore.read(run_dir) as store:
+            for row in store.iter_episodes():
+                fold = c.folds.get(row["domain"], {}).get(str(CLUSTERS[c.unit](row)))
+                if fold is not None:
+                    found[(str(run_dir), row["domain"], row["ord"])] = fold
+    return found
+
+
+def _without(observations: Observations, folds: dict[EpisodeKey, int], k: int) -> Observations:
+    def kept(group: tuple) -> tuple:
+        return tuple(o for o in group if folds.get(o.episode, k) != k)
+
+    return replace(
+        observations,
+        rankings=kept(observations.rankings),
+        decisions=kept(observations.decisions),
+        labels=kept(observations.labels),
+    )
+
+
+def fold_agents(plan: PilotPlan, out: Path, study: RunConfig) -> list[OfflineParams]:
+    """The surrogate's parameters calibrated on each fold's complement of the pilot, from
+    ``study``'s (every study cell shares them: ``plan_pilot`` refuses otherwise)."""
+    folds = plan.folds
+    pilot_dirs = sorted({out / c.pilot_dir for c in plan.cells if (out / c.pilot_dir).is_dir()})
+    judge = Judge.of(load_embedder(study.embedder), study.agents.scale)
+    observations = read_observations(pilot_dirs, judge)
+    of_episode = _fold_of_episode(plan, out)
+    runs = [str(d) for d in pilot_dirs]
+    return [
+        fit_observations(_without(observations, of_episode, k), study.agents, runs).params
+        for k in range(folds)
+    ]
+
+
+def fold_configs(
+    plan: PilotPlan, configs: dict[str, RunConfig], out: Path, agents: list[OfflineParams]
+) -> tuple[PilotPlan, dict[str, RunConfig]]:
+    """The plan with every cell's folds' run directories, and their configurations: each
+    study cell with a fold's parameters, once with each of the replays' role draws."""
+    to_play: dict[str, RunConfig] = {}
+    cells = []
+    for c in plan.cells:
+        study = configs[str(out / c.study_dir)]
+        dirs = []
+        for params in agents:
+            plays = []
+            for draws in range(plan.replays):
+                cfg = study.model_copy(update={"agents": params, "draws": draws})
+                run_dir = str(cell_dir(Path(), cfg.condition, (cfg.digest(),)))
+                to_play[str(out / run_dir)] = cfg
+                plays.append(run_dir)
+            dirs.append(tuple(plays))
+        cells.append(replace(c, fold_dirs=tuple(dirs)))
+    return replace(plan, cells=tuple(cells)), to_play
