@@ -256,7 +256,7 @@ def one_replicate(pop: Population, replicate: int) -> dict[str, float]:
         parts = drawn(pop, order, share)
         e = estimate(parts, pop.metric, statistic, draws=DRAWS, seed=replicate)
         first_n = first_n or e.pilot_n
-        low, high = anytime(e.ppi[0], e.unit_spread, e.pilot_n, first_n)
+        low, high = anytime(e.ppi[0], e.unit_spread, e.pilot_n, first_n, df=e.df)
         inside_always &= low <= pop.truth <= high
     one = estimate(drawn(pop, order, LOOKS[-1], True), pop.metric, statistic, draws=DRAWS)
     found = {

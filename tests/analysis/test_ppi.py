@@ -126,6 +126,9 @@ def test_the_anytime_interval_holds_the_fixed_n_one_and_is_narrowest_near_its_fi
     widths = {f: np.subtract(*anytime(0.5, spread, 100, f)[::-1]) for f in (10, 100, 1000)}
     assert widths[100] < widths[10] and widths[100] < widths[1000]
     assert np.isnan(anytime(0.5, float("nan"), 100, 100)[0])
+    few = np.subtract(*anytime(0.5, spread, 6, 6, df=5)[::-1])
+    plain = np.subtract(*anytime(0.5, spread, 6, 6)[::-1])
+    assert few / plain == pytest.approx(stats.t.ppf(0.975, 5) / stats.norm.ppf(0.975))
 
 
 def test_a_cross_fitted_correction_reads_each_pilot_unit_by_the_fold_that_never_saw_it() -> None:

@@ -77,7 +77,7 @@ def _row(
     for part in ("offline", "pilot", "ppi", "bias"):
         centre, low, high = getattr(e, part)
         values |= {part: r(centre), f"{part}_low": r(low), f"{part}_high": r(high)}
-    low, high = anytime(e.ppi[0], e.unit_spread, e.pilot_n, e.pilot_n * first_look)
+    low, high = anytime(e.ppi[0], e.unit_spread, e.pilot_n, e.pilot_n * first_look, df=e.df)
     return {
         "estimand": name,
         "kind": kind,
