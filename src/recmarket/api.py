@@ -25,6 +25,7 @@ outside ones come from.
 """
 
 import warnings
+from pathlib import Path
 from typing import Any
 
 from recmarket.agents.contracts import (
@@ -55,6 +56,7 @@ from recmarket.agents.roles import Agents
 from recmarket.agents.rules import offline_agents
 from recmarket.analysis.bootstrap import Metric
 from recmarket.analysis.market_measures import MARKET_MEASURES, MarketMeasure
+from recmarket.calibration.pilot_folds import fold_agents
 from recmarket.catalogue.attacks import ATTACKS, Attack
 from recmarket.catalogue.conditions import CONDITIONS, MarketCondition
 from recmarket.catalogue.learning import LEARNING_RULES, Learner, LearningRule
@@ -74,9 +76,10 @@ from recmarket.catalogue.strategies import (
 from recmarket.config import RunConfig
 from recmarket.embedding import load_embedder
 from recmarket.experiments.spec import ExperimentSpec, load_spec
-from recmarket.run.reproduce import reproduce
+from recmarket.run.reproduce import reproduce as _reproduce
 from recmarket.run.runner import RunResult, run
 from recmarket.run.store import RunStore
+from recmarket.run.study_plan import PlannedCell
 
 # Every kind of variant, by the name its registry gives it: one place to list, look up and
 # extend what a run can name.
@@ -112,6 +115,14 @@ def __getattr__(name: str) -> Any:
         )
         return globals()[RENAMED[name]]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def reproduce(names: list[str], out: Path, **options: Any) -> list[PlannedCell]:
+    """Run experiments as ``recmarket reproduce`` does (``run.reproduce.reproduce``, whose
+    options it takes), with the calibration a pilot that calibrates its surrogate
+    (``[pilot] calibrate_folds``) needs handed in."""
+    options.setdefault("calibrate", fold_agents)
+    return _reproduce(names, out, **options)
 
 
 __all__ = [

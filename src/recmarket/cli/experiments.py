@@ -221,6 +221,7 @@ def reproduce(
                 line = f"reproduce ({notice})" if notice else "reproduce"
                 bar.update(task, description=escape(line))  # the bar reads markup
 
+            from recmarket.calibration.pilot_folds import fold_agents
             from recmarket.run.reproduce import reproduce as run_experiments
 
             cells = run_experiments(
@@ -236,6 +237,7 @@ def reproduce(
                 workers=workers or os.cpu_count() or 1,
                 seeds=seeds,
                 pilot=asked,
+                calibrate=fold_agents,
             )
         by_experiment = defaultdict(list)
         for cell in cells:

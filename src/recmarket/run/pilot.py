@@ -71,7 +71,7 @@ class PilotSettings(BaseModel):
         description="0: the surrogate is the study's own; K >= 2: the surrogate is "
         "calibrated on the pilot, cross-fitted: for each of K folds of the pilot's units it "
         "is calibrated on the other folds and predicts this fold's units "
-        "(run/pilot_calibration.py)",
+        "(run/pilot_folds.py)",
     )
 
     @field_validator("calibrate_folds")

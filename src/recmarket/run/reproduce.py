@@ -24,13 +24,13 @@ from recmarket.run.executor import LocalExecutor, ProcessExecutor
 from recmarket.run.phases import Phases
 from recmarket.run.pilot import (
     PilotAsked,
-    PilotPlan,
     pilot_units,
     plan_pilot,
     read_pilot,
     spec_pilot,
     write_pilot,
 )
+from recmarket.run.pilot_folds import FoldCalibrator, cross_fitted, require_calibrator
 from recmarket.run.pilot_units import UnitChoice
 from recmarket.run.runner import play_cell
 from recmarket.run.study_plan import PlannedCell, plan, write_plan
@@ -67,6 +67,7 @@ def reproduce(
     seeds: int = DEFAULT_SEEDS,
     phases: Phases | None = None,
     pilot: PilotAsked | None = None,
+    calibrate: FoldCalibrator | None = None,
     **run_options: Any,
 ) -> list[PlannedCell]:
     """Run every unique cell: the offline ones in ``workers`` processes, the LLM ones here.
@@ -79,7 +80,8 @@ def reproduce(
     Interrupted; what finished is kept and the same command resumes. ``phases`` gains where
     the time went (see run/phases.py). A ``pilot`` adds the surrogate's replays to the
     offline cells and plays the pilot backend's cells on their chosen units only; without
-    one, the pilot a spec's ``[pilot]`` table names.
+    one, the pilot a spec's ``[pilot]`` table names. A pilot that calibrates the surrogate
+    (``calibrate_folds``) needs ``calibrate`` (run/pilot_folds.py).
     """
     cells, configs = plan(names, out, scale, overrides, seeds)
     pilot = pilot or spec_pilot(names)
@@ -89,6 +91,7 @@ def reproduce(
         recorded, replays, piloted = plan_pilot(
             cells, configs, out, pilot.path, pilot.share, pilot.seed
         )
+        require_calibrator(recorded, calibrate)
         configs = {**configs, **replays}
         units = pilot_units(recorded, out)
     for cfg in [*configs.values(), *piloted.values()]:
@@ -136,25 +139,12 @@ def reproduce(
             with pinned_native_threads(), spaced_collections():
                 options = {**run_options, "spend": spend}
                 asyncio.run(_answer_cells(answered, options, report, units))
-        if pilot is not None and recorded.folds:
-            play_offline(_cross_fitted(recorded, configs, out))
+        if pilot is not None and calibrate is not None and recorded.folds:
+            play_offline(cross_fitted(recorded, configs, out, calibrate))
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return cells
-
-
-def _cross_fitted(
-    recorded: PilotPlan, configs: dict[str, RunConfig], out: Path
-) -> dict[str, RunConfig]:
-    """Once the pilot is played: the surrogate calibrated on each fold's complement, the
-    folds recorded in pilot.json, and the cells those surrogates play."""
-    from recmarket.run.pilot_calibration import fold_agents, fold_configs
-
-    study = configs[str(out / recorded.cells[0].study_dir)]
-    fitted, to_play = fold_configs(recorded, configs, out, fold_agents(recorded, out, study))
-    write_pilot(out, fitted.grown_from(read_pilot(out)))
-    return to_play
 
 
 # LLM cells played at once. Enough that their streams outnumber any endpoint's slots (16

@@ -1,15 +1,6 @@
-"""Cross-fitting where the surrogate is calibrated on the pilot.
-
-A surrogate calibrated on the pilot's own units predicts those units better than it
-predicts the others: its error there understates its error elsewhere, and so would the
-correction and its interval. So the pilot's units are dealt to K folds within each (seed,
-domain) stratum (``run.pilot_units.unit_folds``). For each fold the offline agents are
-calibrated (``calibration.calibrate.fit_observations``, from the study's own parameters)
-on the pilot backend's calls in the other folds' units only, and that fold's surrogate
-plays every unit of the study R times with the replays' role draws. A pilot unit's
-prediction is its own fold's surrogate's, one that never saw it; a unit's prediction in
-the bulk is the mean over the K surrogates (cross-prediction-powered inference, Zrnic and
-Candes 2024).
+"""The surrogate calibrated on folds of a pilot (``run.pilot_folds`` says why): for each
+fold, the offline agents fitted to the pilot backend's calls in the other folds' units
+only (``calibration.calibrate.fit_observations``), from the study's own parameters.
 """
 
 from __future__ import annotations
@@ -26,7 +17,6 @@ from recmarket.embedding import load_embedder
 from recmarket.experiments.units import CLUSTERS
 from recmarket.run.pilot import PilotPlan
 from recmarket.run.store import RunStore
-from recmarket.run.study_plan import cell_dir
 
 
 def _fold_of_episode(plan: PilotPlan, out: Path) -> dict[EpisodeKey, int]:
@@ -69,25 +59,3 @@ def fold_agents(plan: PilotPlan, out: Path, study: RunConfig) -> list[OfflinePar
         fit_observations(_without(observations, of_episode, k), study.agents, runs).params
         for k in range(folds)
     ]
-
-
-def fold_configs(
-    plan: PilotPlan, configs: dict[str, RunConfig], out: Path, agents: list[OfflineParams]
-) -> tuple[PilotPlan, dict[str, RunConfig]]:
-    """The plan with every cell's folds' run directories, and their configurations: each
-    study cell with a fold's parameters, once with each of the replays' role draws."""
-    to_play: dict[str, RunConfig] = {}
-    cells = []
-    for c in plan.cells:
-        study = configs[str(out / c.study_dir)]
-        dirs = []
-        for params in agents:
-            plays = []
-            for draws in range(plan.replays):
-                cfg = study.model_copy(update={"agents": params, "draws": draws})
-                run_dir = str(cell_dir(Path(), cfg.condition, (cfg.digest(),)))
-                to_play[str(out / run_dir)] = cfg
-                plays.append(run_dir)
-            dirs.append(tuple(plays))
-        cells.append(replace(c, fold_dirs=tuple(dirs)))
-    return replace(plan, cells=tuple(cells)), to_play
