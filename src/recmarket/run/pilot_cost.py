@@ -18,7 +18,7 @@ from recmarket.config import RunConfig
 from recmarket.data.episodes import owners
 from recmarket.profiles import PROFILE_NAMES
 from recmarket.run.estimate import CellCost, cell_cost, cell_estimate
-from recmarket.run.pilot import PilotAsked, PilotCell, plan_pilot
+from recmarket.run.pilot import PilotAsked, PilotCell, PilotPlan, plan_pilot
 from recmarket.run.study_plan import plan
 
 
@@ -61,6 +61,17 @@ def whole_cell(cfg: RunConfig, run_dir: str, cache_dir: Path) -> CellCost:
     return cell_cost(shape, cfg.total_episodes, run_dir)
 
 
+def pilot_plays(plan: PilotPlan, played: dict[str, RunConfig], out: Path) -> dict[str, int]:
+    """Episodes each played pilot cell holds once finished, by its run directory (relative
+    to ``out``); a directory several study cells share plays the most any of them asks."""
+    episodes: dict[str, int] = {}
+    for c in plan.cells:
+        cfg = played.get(str(out / c.pilot_dir))
+        if cfg is not None:  # played: not the study's own cell, and some unit drawn
+            episodes[c.pilot_dir] = max(episodes.get(c.pilot_dir, 0), pilot_episodes(c, cfg))
+    return episodes
+
+
 def estimate_pilot(
     names: list[str],
     out: Path,
@@ -74,11 +85,7 @@ def estimate_pilot(
     study cells share is priced once, for the union of their units, and listed under each."""
     cells, configs = plan(names, out, scale, overrides, seeds)
     recorded, _, played = plan_pilot(cells, configs, out, asked.path, asked.share, asked.seed)
-    episodes: dict[str, int] = {}
-    for c in recorded.cells:
-        cfg = played.get(str(out / c.pilot_dir))
-        if cfg is not None:  # played: not the study's own cell, and some unit drawn
-            episodes[c.pilot_dir] = max(episodes.get(c.pilot_dir, 0), pilot_episodes(c, cfg))
+    episodes = pilot_plays(recorded, played, out)
     priced = {
         run_dir: scaled(whole_cell(played[str(out / run_dir)], run_dir, cache_dir), n)
         for run_dir, n in episodes.items()

@@ -30,6 +30,7 @@ from recmarket.run.pilot import (
     spec_pilot,
     write_pilot,
 )
+from recmarket.run.pilot_cost import pilot_plays
 from recmarket.run.pilot_folds import FoldCalibrator, cross_fitted, require_calibrator
 from recmarket.run.pilot_units import UnitChoice
 from recmarket.run.runner import play_cell
@@ -112,6 +113,8 @@ def reproduce(
         account.clear_reservations()  # no cell runs yet: only a killed run's are left
         account.close()
     total = sum(cfg.total_episodes for cfg in configs.values())
+    if pilot is not None:  # the pilot's cells play their units' episodes only
+        total += sum(pilot_plays(recorded, piloted, out).values())
     done: dict[str, int] = {}
 
     def report(kind: str, run_dir: str, value: Any) -> None:
