@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from recmarket.analysis.bootstrap import Metric, difference, level_of
-from recmarket.analysis.ppi import UnitParts, anytime, estimate, unit_parts
+from recmarket.analysis.ppi import UnitParts, anytime, estimate, one_play, unit_parts
 from recmarket.report.pilot_data import PilotedCell, read_piloted
 from recmarket.report.ppi_table import outcomes
 from recmarket.run.pilot import PilotAsked, PilotSettings
@@ -209,7 +209,7 @@ def populations(reference: str, study: str, cells: dict[str, PilotedCell]) -> li
         replays = [[cell.plays[i] for cell in arms] for i in range(len(arms[0].plays))]
         pilot = [c.pilot for c in arms]
         full = unit_parts(replays, pilot, metric.parts, arms[0].unit)
-        single = unit_parts(replays[:1], pilot, metric.parts, arms[0].unit)
+        single = unit_parts(one_play(replays), pilot, metric.parts, arms[0].unit)
         truth = estimate(full, metric, _statistic(e), draws=10).pilot[0]
         made.append(Population(reference, e, arms[0].unit, full, single, metric, truth))
     return made

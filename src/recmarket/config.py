@@ -64,6 +64,13 @@ class RunConfig(BaseModel):
         "surrogate's replay or a pilot backend with draws of its own has (run/pilot.py); "
         "the environment's draws (requests, catalogs, retrieval, shuffles) never change",
     )
+    record_choices: Annotated[bool, ADDED_LATER] = Field(
+        False,
+        description="keep each decision's alternatives with their chances, where the "
+        "deciding backend says them (the offline user does): a surrogate's replay in a "
+        "pilot, whose prediction then takes every decision's expectation (run/pilot.py); "
+        "about a quarter more time an offline episode, and its bytes in the store twice",
+    )
     market: MarketConfig = MarketConfig()
     episodes: EpisodeConfig = EpisodeConfig()
     embedder: EmbedderConfig = EmbedderConfig()

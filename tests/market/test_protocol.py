@@ -13,7 +13,7 @@ from recmarket.agents.rules.params import ScaleParams
 from recmarket.catalogue.policies import POLICIES
 from recmarket.config import MarketConfig
 from recmarket.market.build import build_market
-from recmarket.market.metrics import episode_metrics
+from recmarket.market.metrics import DECIDED, choice_alternatives, episode_metrics
 from recmarket.market.protocol import Round
 from recmarket.market.reputation import ReputationMemory, scope_key
 from recmarket.profiles import PROFILE_NAMES
@@ -151,3 +151,46 @@ def test_offline_calls_in_turn_are_those_made_as_tasks(setup) -> None:
         return [[(c.role, c.input, c.output) for c in o.calls] for o in asyncio.run(all_())]
 
     assert calls(InTurn()) == calls(Together())
+
+
+def test_a_round_that_records_choices_keeps_every_answer_beside_the_drawn_one(setup) -> None:
+    """Asked to, a round keeps the decision's chances; each answer's DECIDED columns are
+    those the episode would have had, the drawn answer's those it has. Not asked, it keeps
+    none, and the episodes are the same either way."""
+    domain, requests, vectors, embedder = setup
+    market = build_market(domain, requests, vectors, DEFAULT, seed=3)
+    judge = Judge.of(embedder, ScaleParams())
+
+    def outcomes(record: bool) -> list:
+        rnd = Round(market, offline_agents(embedder), embedder, "no-rep", judge=judge)
+        rnd.record_choices = record
+
+        async def all_():
+            return [await rnd.play(r) for r in requests[:40]]
+
+        return asyncio.run(all_())
+
+    kept, plain = outcomes(True), outcomes(False)
+    assert all(o.chances is None and choice_alternatives(o) is None for o in plain)
+    assert [episode_metrics(o) for o in kept] == [episode_metrics(o) for o in plain]
+    bought_something = 0
+    for o in kept:
+        table = json.loads(choice_alternatives(o))
+        answers = [a for a, _ in o.chances]
+        assert table["chance"] == pytest.approx([c for _, c in o.chances], abs=1e-6)
+        assert sum(table["chance"]) == pytest.approx(1.0, abs=1e-5)
+        drawn = answers.index(o.decision.option_id)
+        realized = episode_metrics(o)
+        for column in DECIDED:
+            value = getattr(realized, column)
+            assert table[column][drawn] == (round(value, 6) if column == "regret" else value)
+        assert table["no_purchase"] == [a is None for a in answers]
+        for i, answer in enumerate(answers):
+            if answer is None:
+                continue
+            item = o.shown[o.option_ids().index(answer)].item_index
+            assert table["target_purchased"][i] == (item == o.target)
+            loss = max(o.worth.values()) - o.worth[item]
+            assert table["regret"][i] == pytest.approx(loss, abs=1e-6)
+            bought_something += 1
+    assert bought_something > 0

@@ -182,3 +182,15 @@ def test_an_existing_directory_must_hold_the_same_branch(parent: Path, tmp_path:
 def test_the_llm_guards_apply_to_llm_branches_only(parent: Path, tmp_path: Path) -> None:
     said = refused(parent, tmp_path / "b", "--budget", "1")
     assert "--budget applies to LLM runs only" in said
+
+
+def test_a_branch_keeps_the_decisions_chances_its_parent_kept(tmp_path: Path) -> None:
+    """A parent that keeps its decisions' chances: the branch copies them with the rounds
+    it copies and keeps them for the rounds it plays, the same as the parent's where
+    nothing changed."""
+    parent = tmp_path / "parent"
+    run(CFG.model_copy(update={"record_choices": True}), parent).store.close()
+    branch(parent, tmp_path / "null")
+    with RunStore.read(parent) as store, RunStore.read(tmp_path / "null") as copy:
+        assert copy.choices() == store.choices()
+        assert len(store.choices()) == store.count()

@@ -4,6 +4,7 @@ nested as it grows), its own role draws, and a small study played with one."""
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -27,8 +28,9 @@ from recmarket.run.pilot import (
     replay_configs,
 )
 from recmarket.run.reproduce import reproduce
-from recmarket.run.store import RunStore
+from recmarket.run.store import STORE_NAME, RunStore
 from recmarket.run.study_plan import plan
+from recmarket.sqlite_files import StoreError
 from recmarket.streams import Stream, call_seed
 from tests.run.test_resume import command, finished_episodes
 
@@ -89,8 +91,10 @@ def test_a_pilot_identical_to_the_surrogate_is_the_study_cell_and_others_are_not
     assert own.agents.decision == cfg.agents.decision.model_copy(
         update={"profiles": own.agents.decision.profiles}
     )
-    assert [r.draws for r in replay_configs(cfg, 4)] == [1, 2, 3]
-    assert len({r.digest() for r in replay_configs(cfg, 4)} | {cfg.digest()}) == 4
+    assert [r.draws for r in replay_configs(cfg, 4, True)] == [1, 2, 3]
+    assert len({r.digest() for r in replay_configs(cfg, 4, True)} | {cfg.digest()}) == 4
+    assert all(r.record_choices for r in replay_configs(cfg, 4, True))
+    assert not any(r.record_choices for r in replay_configs(cfg, 4, False))
 
 
 def test_another_set_of_draws_changes_every_role_seed_and_keeps_the_runs_own() -> None:
@@ -354,3 +358,51 @@ def test_a_surrogate_calibrated_on_the_pilot_is_cross_fitted_over_its_folds(
     assert all(len(c.fold_plays) == 2 and len(c.fold_of) == 6 for c in cells)
     rows = ppi_rows(cells, {"target_purchase"})
     assert len(rows) == 3 and all(np.isfinite(r["ppi"]) for r in rows)
+
+
+def test_a_pilot_identical_to_the_surrogate_measures_a_bias_of_exactly_zero(
+    tmp_path: Path,
+) -> None:
+    """Shared draws and the study's one play as the prediction: the pilot's episodes are
+    the surrogate's, so every estimand's bias is 0 and its interval has no width."""
+    spec, out = study(tmp_path, 12), tmp_path / "r"
+    same = pilot_file(tmp_path, '[pilot]\ndraws = "shared"\nsurrogate_replays = 1\n')
+    reproduce([str(spec)], out, seeds=1, pilot=PilotAsked(same, 0.5, 3))
+    cells, notes = read_piloted([out])
+    assert not notes and all(len(c.plays) == 1 for c in cells)
+    rows = ppi_rows(cells)
+    assert rows and all(r["bias"] == 0.0 for r in rows if np.isfinite(r["bias"]))
+    assert all(r["bias_low"] == r["bias_high"] == 0.0 for r in rows if np.isfinite(r["bias"]))
+
+
+def test_replays_count_their_decisions_at_the_chances_and_the_pilot_as_it_drew(
+    tmp_path: Path,
+) -> None:
+    """The surrogate's replays keep every decision's chances; the study's own play and the
+    pilot's episodes do not, and the prediction takes the replays' expectation. With
+    ``exact_choices = false`` no replay keeps them. A damaged entry is refused by name."""
+    spec, out = study(tmp_path, 12), tmp_path / "r"
+    path = pilot_file(tmp_path, NEAR + "[pilot]\nsurrogate_replays = 2\n")
+    reproduce([str(spec)], out, seeds=1, pilot=PilotAsked(path, 0.5, 3))
+    cells, _ = read_piloted([out])
+    for cell in cells:
+        study_rows, replay_rows = cell.plays
+        assert not any("choices" in r for r in [*study_rows, *cell.pilot])
+        assert all(r["choices"] for r in replay_rows if r["failed_role"] is None)
+    plan = read_pilot(out)
+    replay = out / plan.cells[0].replay_dirs[0]
+    with RunStore.read(replay) as store:
+        held = store.choices()
+    assert len(held) == 12
+
+    drawn = NEAR + "[pilot]\nsurrogate_replays = 2\nexact_choices = false\n"
+    plain = pilot_file(tmp_path, drawn, "plain.toml")
+    other = tmp_path / "plain"
+    reproduce([str(spec)], other, seeds=1, pilot=PilotAsked(plain, 0.5, 3))
+    cells, _ = read_piloted([other])
+    assert not any("choices" in r for c in cells for r in c.plays[1])
+
+    with sqlite3.connect(replay / STORE_NAME) as db:
+        db.execute("UPDATE choices SET body = '{\"chance\": [2]}' WHERE ord = 5")
+    with pytest.raises(StoreError, match=r"episode Video_Games:5: its decision's alternatives"):
+        read_piloted([out])

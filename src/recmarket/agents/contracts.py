@@ -13,7 +13,7 @@ Backends (the offline rules, the LLM prompt cards, or another package's own) imp
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Protocol, TypeVar
+from typing import Annotated, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
@@ -290,4 +290,18 @@ class Role(Protocol[In, Out]):
         Raises: ``RoleFailure`` when no valid answer could be had (the episode ends there
         and is recorded as failed); anything else stops the run as a bug or an
         infrastructure failure."""
+        ...
+
+
+@runtime_checkable
+class ChoiceChances(Protocol):
+    """A decision backend that can say how likely each answer is (the offline user's logit;
+    a model's would need its token probabilities): the market then records every
+    alternative's chance beside the one drawn, and a prediction can take the decision's
+    expected outcome instead of its one draw (``recmarket.analysis.choices``)."""
+
+    def chances(self, inp: DecisionInput) -> list[tuple[str | None, float]]:
+        """Each answer the backend can give to ``inp`` (an option id, or None for no
+        purchase) with its probability; answers left out have none, and the chances sum to
+        1."""
         ...

@@ -39,6 +39,7 @@ import numpy as np
 from scipy import stats
 
 from recmarket.analysis.bootstrap import Metric, Row
+from recmarket.analysis.choices import expected
 from recmarket.experiments.units import CLUSTERS
 
 DRAWS = 4_000  # resampling draws of one estimate (its percentile ends move by ~0.1 of a se)
@@ -117,16 +118,18 @@ def unit_parts(
     """Each unit's parts: ``replays`` holds the surrogate's plays (each a list of arms'
     rows), ``pilot`` the pilot's arms' rows (its units only). ``folds``, where the
     surrogate was calibrated on the pilot: each fold's surrogate's plays (as ``replays``)
-    and each pilot unit's fold by (seed, domain, unit key as text)."""
-    seen = _sums(pilot, parts, cluster)
-    each = [_predicted(p, parts, cluster) for p in folds[0]] if folds else []
+    and each pilot unit's fold by (seed, domain, unit key as text). A surrogate's row that
+    carries its decision's answers counts at their expectation (analysis/choices.py); the
+    pilot's rows count as played."""
+    seen, predict = _sums(pilot, parts, cluster), expected(parts)
+    each = [_predicted(p, predict, cluster) for p in folds[0]] if folds else []
     if each:
         mean = {
             s: {u: np.mean([e[s][u] for e in each], axis=0) for u in units}
             for s, units in each[0].items()
         }
     else:
-        mean = _predicted(replays, parts, cluster)
+        mean = _predicted(replays, predict, cluster)
     predicted, observed, corrected = {}, {}, {}
     for stratum, units in mean.items():
         held = seen.get(stratum, {})
@@ -140,6 +143,13 @@ def unit_parts(
             own = [each[folds[1][(*stratum, str(u))]][stratum][u] for u in order[: len(held)]]
             corrected[stratum] = np.stack(own) if own else np.zeros((0, *shape))
     return UnitParts(predicted, observed, corrected if folds else None)
+
+
+def one_play(replays: Sequence[Sequence[Sequence[Row]]]) -> Sequence[Sequence[Sequence[Row]]]:
+    """The surrogate's plays cut to one, to show what its R bought: a replay, in the form
+    every replay has (its decisions at their expectation where it kept their chances), or
+    the study's own play where there is no other."""
+    return replays[1:2] if len(replays) > 1 else replays[:1]
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from recmarket.agents.contracts import Contract
+import json
+from dataclasses import replace
+from typing import Any
+
+from recmarket.agents.contracts import Contract, Decision
 from recmarket.agents.judgement import Judge
 from recmarket.data.domain import Domain
 from recmarket.embedding.similarity import visible_text
@@ -31,11 +35,56 @@ class EpisodeMetrics(Contract):
     forced_inclusion: bool  # controlled inclusion fired for at least one candidate
     failed_role: RoleName | None  # the role whose failure ended the episode, if any
     top1_platform: str | None = None  # who won the Top-1 position (an entrant's share)
-    regret: float | None = None  # best pool utility minus the bought one's (Round.regret)
+    regret: float | None = None  # best pooled item's worth minus the bought one's (Outcome.regret)
     purchased_platform: str | None = None  # the seat whose proposal was bought
     shown_platforms: str | None = None  # the seats shown, in displayed order, comma-joined
     target_policies: str | None = None  # the families that proposed the target, comma-joined
     top1_item: int | None = None  # the Top-1 item (its index in the domain): where it moved
+
+
+# The columns an episode's decision sets, given everything before it.
+DECIDED = (
+    "target_purchased",
+    "any_purchase",
+    "no_purchase",
+    "off_target_purchase",
+    "purchased_policy",
+    "purchased_platform",
+    "regret",
+)
+
+
+def decided(outcome: Outcome) -> dict[str, Any]:
+    """The DECIDED columns of an episode."""
+    bought = outcome.purchased
+    return {
+        "target_purchased": bought is not None and bought.item_index == outcome.target,
+        "any_purchase": bought is not None,
+        "no_purchase": outcome.decision is not None and bought is None,
+        "off_target_purchase": bought is not None and bought.item_index != outcome.target,
+        "purchased_policy": bought.policy if bought else None,
+        "purchased_platform": bought.platform_id if bought else None,
+        "regret": outcome.regret,
+    }
+
+
+def choice_alternatives(outcome: Outcome) -> str | None:
+    """Every answer the decision could have given, as JSON columns: ``chance`` and each of
+    DECIDED, one entry per answer. The decision is its backend's one draw; these let an
+    estimate take its expectation instead (a surrogate's prediction, analysis.choices),
+    conditional on everything the episode played before it. Later episodes follow the drawn
+    answer, so under reputation this is the expectation of this episode's decision only.
+    Chances and regrets are kept to 6 decimals."""
+    if outcome.chances is None or outcome.decision is None:
+        return None
+    columns: dict[str, list[Any]] = {"chance": [], **{c: [] for c in DECIDED}}
+    for option_id, chance in outcome.chances:
+        answer = Decision.model_construct(option_id=option_id, reason="")
+        values = decided(replace(outcome, decision=answer))
+        columns["chance"].append(round(chance, 6))
+        for column, value in values.items():
+            columns[column].append(round(value, 6) if isinstance(value, float) else value)
+    return json.dumps(columns, separators=(",", ":"))
 
 
 def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
@@ -43,7 +92,6 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
     target = outcome.target
     copies = sum(p.item_index == target for p in outcome.pool)
     top1 = outcome.shown[0] if outcome.shown else None
-    bought = outcome.purchased
     families = {
         p.policy for p in outcome.pool if top1 is not None and p.item_index == top1.item_index
     }
@@ -54,23 +102,17 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
         target_best_fit=outcome.target_best_fit,
         target_shortlisted=any(p.item_index == target for p in outcome.shown),
         target_top1=top1 is not None and top1.item_index == target,
-        target_purchased=bought is not None and bought.item_index == target,
-        any_purchase=bought is not None,
-        no_purchase=outcome.decision is not None and bought is None,
-        off_target_purchase=bought is not None and bought.item_index != target,
         top1_policy=top1.policy if top1 else None,
-        purchased_policy=bought.policy if bought else None,
         same_item_top1=len(families) >= 2,
         rep_label=outcome.record.claim_reliability if outcome.record else None,
         forced_inclusion=any(p.forced for p in outcome.pool),
         failed_role=outcome.failed_role,
         top1_platform=top1.platform_id if top1 else None,
-        regret=outcome.regret,
-        purchased_platform=bought.platform_id if bought else None,
         shown_platforms=",".join(p.platform_id for p in outcome.shown) or None,
         target_policies=",".join(sorted({p.policy for p in outcome.pool if p.item_index == target}))
         or None,
         top1_item=top1.item_index if top1 else None,
+        **decided(outcome),
     )
 
 
@@ -88,10 +130,9 @@ def target_best_fit(outcome: Outcome, domain: Domain, judge: Judge) -> bool:
     return bool(all(fits[target] > f for i, f in enumerate(fits) if i != target))
 
 
-def regret(outcome: Outcome, domain: Domain, judge: Judge) -> float | None:
-    """The user's loss against the best proposal on offer: the utility of the best item in
-    the pool minus that of the one bought (nothing bought: nothing gained), where an item's
-    utility is the noiseless experience the offline review models, its closeness to the
+def item_worth(outcome: Outcome, domain: Domain, judge: Judge) -> dict[int, float] | None:
+    """Each pooled item's worth to the user, what regret (``Outcome.regret``) is measured
+    in: the noiseless experience the offline review models, the item's closeness to the
     held-out target mixed with its rating. Measured by the judge whichever backend answers;
     None where the episode ended before the decision."""
     if outcome.decision is None or not outcome.pool:
@@ -99,10 +140,8 @@ def regret(outcome: Outcome, domain: Domain, judge: Judge) -> float | None:
     items = domain.items
     target = items[outcome.target].evidence.title
 
-    def utility(index: int) -> float:
+    def worth(index: int) -> float:
         evidence = items[index].evidence
         return judge.merit(judge.closeness(target, evidence.title), evidence.average_rating)
 
-    best = max(utility(i) for i in {p.item_index for p in outcome.pool})
-    bought = outcome.purchased
-    return best - (utility(bought.item_index) if bought else 0.0)
+    return {i: worth(i) for i in dict.fromkeys(p.item_index for p in outcome.pool)}

@@ -64,10 +64,15 @@ class Outcome:
     shown: list[Proposal] = field(default_factory=list)  # displayed order
     reasons: dict[str, str] = field(default_factory=dict)  # user agent reason per platform
     decision: Decision | None = None
+    # every answer the decision could have given (an option id, or None) with its chance,
+    # where its backend says (agents.contracts.ChoiceChances); the drawn one is ``decision``
+    chances: list[tuple[str | None, float]] | None = None
     record: ReputationRecord | None = None
     calls: list[Call] = field(default_factory=list)
     target_best_fit: bool = False  # set with the pool: see metrics.target_best_fit
-    regret: float | None = None  # set when the episode ends: see Round.regret
+    # each pooled item's worth to the user, set when the episode ends where a judge
+    # measures it (market.metrics.item_worth); None before the decision
+    worth: dict[int, float] | None = None
     choices: dict[str, str] = field(default_factory=dict)  # adaptive platform -> arm played
     lessons: dict[str, tuple[str, float | None]] = field(default_factory=dict)  # arm, reward
     identities: dict[str, str] = field(default_factory=dict)  # seat -> its new name, if any
@@ -81,6 +86,16 @@ class Outcome:
         """Mark the episode as ended by a role's failure."""
         self.failed_role, self.failure = failure.role, failure.reason
         return self
+
+    @property
+    def regret(self) -> float | None:
+        """The user's loss against the best proposal on offer: the best pooled item's worth
+        less the bought one's (nothing bought: nothing gained); None where the worth was not
+        measured."""
+        if self.worth is None:
+            return None
+        bought = self.purchased
+        return max(self.worth.values()) - (self.worth[bought.item_index] if bought else 0.0)
 
     @property
     def purchased(self) -> Proposal | None:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from recmarket.agents.contracts import (
+    ChoiceChances,
     DecisionInput,
     ExplanationInput,
     HeldOutTarget,
@@ -46,7 +47,7 @@ from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.asker import RoleAsker
 from recmarket.market.build import DomainMarket, request_key
-from recmarket.market.metrics import regret, target_best_fit
+from recmarket.market.metrics import item_worth, target_best_fit
 from recmarket.market.outcome import Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
 from recmarket.market.searching import Job, retrieve
@@ -96,6 +97,7 @@ class Round:
     memory: ReputationMemory | None = None
     judge: Judge | None = None  # measures target_best_fit and regret
     draws: int = 0  # the roles' set of draws (RunConfig.draws)
+    record_choices: bool = False  # keep the decision's chances (RunConfig.record_choices)
     strategies: Strategies = field(init=False)  # every seat's, built from the market
     fan_out: FanOut = field(init=False)  # how a stage's calls are awaited together
 
@@ -259,7 +261,7 @@ class Round:
         if self.memory is not None:
             forge(o, self.memory, self.market, self.strategies)
         if self.judge is not None:
-            o.regret = regret(o, self.market.domain, self.judge)
+            o.worth = item_worth(o, self.market.domain, self.judge)
         if self.strategies.adaptive:
             o.lessons = lessons(o, self.market.config)
             self.strategies.observe(o.request.order, o.lessons)
@@ -283,18 +285,17 @@ class Round:
                 )
             ]
             assert o.query is not None
-            o.decision = await ask(
-                "decide",
-                DecisionInput.model_validate(
-                    {
-                        "query_text": o.query.query_text,
-                        "instruction": PROFILE_BY_NAME[o.request.profile].instruction,
-                        "options": options,
-                        "platform_centric": not condition(self.condition).user_agent,
-                    }
-                ),
-                Stream.DECIDE,
+            asked = DecisionInput.model_validate(
+                {
+                    "query_text": o.query.query_text,
+                    "instruction": PROFILE_BY_NAME[o.request.profile].instruction,
+                    "options": options,
+                    "platform_centric": not condition(self.condition).user_agent,
+                }
             )
+            if self.record_choices and isinstance(self.agents.decide, ChoiceChances):
+                o.chances = self.agents.decide.chances(asked)
+            o.decision = await ask("decide", asked, Stream.DECIDE)
             if self.memory is not None and self.memory.mechanism.knows_targets:
                 oracle(o, self.memory)  # records from the held-out target, no review
             elif self.memory is not None and o.purchased is not None:

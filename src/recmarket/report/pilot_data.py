@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from recmarket.analysis.bootstrap import Row
+from recmarket.analysis.choices import read_alternatives, with_expectation
 from recmarket.analysis.frame import flat_settings
 from recmarket.config import RunConfig
 from recmarket.report.data import compact_rows, pooled_label
 from recmarket.run.pilot import PilotCell, PilotPlan, read_pilot
 from recmarket.run.store import STORE_NAME, RunStore
+from recmarket.sqlite_files import StoreError
 
 
 @dataclass(frozen=True)
@@ -40,11 +42,26 @@ class PilotUnfinished(LookupError):
 
 
 def _rows(run_dir: Path) -> tuple[list[Row], RunConfig]:
+    """A store's rows, each carrying its decision's answers where the run kept them (a
+    surrogate's replay: analysis/choices.py)."""
     if not (run_dir / STORE_NAME).is_file():
         raise PilotUnfinished(f"{run_dir.name} not started")
     with RunStore.read(run_dir) as store:
-        cfg = store.config()
-        return list(compact_rows(store.iter_episodes(), {"replicate": cfg.seed})), cfg
+        cfg, choices = store.config(), store.choices()
+        rows: list[Row] = list(compact_rows(store.iter_episodes(), {"replicate": cfg.seed}))
+        if not choices:
+            return rows, cfg
+        found = []
+        try:
+            for row in rows:
+                body = choices.get((row["domain"], row["ord"]))
+                if body is not None:
+                    where = f"{store.path}: episode {row['domain']}:{row['ord']}"
+                    row = with_expectation(row, read_alternatives(body, where))
+                found.append(row)
+        except ValueError as exc:  # a damaged or edited entry, named
+            raise StoreError(str(exc)) from None
+        return found, cfg
 
 
 def _whole(rows: list[Row], cfg: RunConfig, run_dir: Path) -> list[Row]:

@@ -21,7 +21,15 @@ import numpy as np
 from recmarket.analysis.bootstrap import Metric, difference, level_of
 from recmarket.analysis.funnel import RATES
 from recmarket.analysis.market_measures import MARKET_MEASURES, rate_of, share_of
-from recmarket.analysis.ppi import Estimate, Folds, UnitParts, anytime, estimate, unit_parts
+from recmarket.analysis.ppi import (
+    Estimate,
+    Folds,
+    UnitParts,
+    anytime,
+    estimate,
+    one_play,
+    unit_parts,
+)
 from recmarket.analysis.shares import FAMILIES
 from recmarket.config import RunConfig
 from recmarket.report.html import table_html
@@ -126,7 +134,7 @@ def _estimated(
         found = estimate(parts, metric, statistic, seed=seed)
         one = found.correlation  # what R replays bought: the correlation from one play
         if len(replays) > 1 and folds is None:
-            single = unit_parts(replays[:1], pilot, metric.parts, unit)
+            single = unit_parts(one_play(replays), pilot, metric.parts, unit)
             one = estimate(single, metric, statistic, draws=ONE_REPLAY_DRAWS, seed=seed).correlation
         rows.append(_row(name, kind, outcome, cells, unit, parts, found, arms[0].first_look, one))
     return rows

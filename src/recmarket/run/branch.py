@@ -22,7 +22,7 @@ from recmarket.config import RunConfig
 from recmarket.config_file import MAX_DEPTH, ConfigError, merge, refuse_deep
 from recmarket.data.episodes import episodes_before, owners
 from recmarket.locks import writer_elsewhere
-from recmarket.run.episode_rows import COLUMNS, episode_rows
+from recmarket.run.episode_rows import COLUMNS, EpisodeRows, episode_rows
 from recmarket.run.manifest import RunConflict, stored_roles
 from recmarket.run.replay import replayed
 from recmarket.run.runner import RunResult, run
@@ -72,7 +72,7 @@ def _bodies(parent: RunStore, kept: list[dict[str, Any]]) -> dict[tuple[str, int
             missing.setdefault(row["domain"], []).append(row["ord"])
     for domain, orders in missing.items():
         for order, record in replayed(parent, domain, orders).items():
-            _, packed = episode_rows(record)
+            packed = episode_rows(record).calls
             assert packed is not None  # replayed records keep their calls
             bodies[(domain, order)] = packed[2]
     return bodies
@@ -119,7 +119,7 @@ def prepared(
                 f"--set: {', '.join(choosing)} choose the requests; a branch plays its "
                 "parent's requests (run a new cell to change them)"
             )
-        bodies = _bodies(parent, kept)
+        bodies, choices = _bodies(parent, kept), parent.choices()
     origin = {
         "parent": str(parent_dir),
         "parent_config_hash": manifest["config_hash"],
@@ -136,16 +136,15 @@ def prepared(
                 "INSERT OR REPLACE INTO manifest VALUES ('branch', ?)", (json.dumps(origin),)
             )
         held = {domain: store.done(domain) for domain in changed.domains}
-        store.write_rows(
-            [
-                (
-                    [row.get(c) for c in COLUMNS],
-                    (row["domain"], row["ord"], bodies[(row["domain"], row["ord"])]),
+        copied = []
+        for row in kept:
+            where = (row["domain"], row["ord"])
+            if row["ord"] not in held[row["domain"]]:
+                chances = (*where, choices[where]) if where in choices else None
+                copied.append(
+                    EpisodeRows([row.get(c) for c in COLUMNS], (*where, bodies[where]), chances)
                 )
-                for row in kept
-                if row["ord"] not in held[row["domain"]]
-            ]
-        )
+        store.write_rows(copied)
     finally:
         store.close()
     return changed

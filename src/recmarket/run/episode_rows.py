@@ -1,6 +1,7 @@
 """An episode as the store's rows: its identity and metrics in the episodes table's
-columns, and its role calls as one compressed JSON array (``recmarket.run.store`` writes
-and reads them; a worker makes them where the episode was played)."""
+columns, its role calls as one compressed JSON array, and where kept its decision's
+alternatives as JSON (``recmarket.run.store`` writes and reads them; a worker makes them
+where the episode was played)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from recmarket.market.metrics import EpisodeMetrics
 
@@ -41,6 +42,9 @@ class EpisodeRecord:
     lessons: str | None = None  # JSON {platform: [arm, reward]} of adaptive platforms
     identities: str | None = None  # JSON {seat: name shown} where a seat showed another name
     written: str | None = None  # JSON [[name, label, note, source], ...] written after it
+    # JSON: the decision's alternatives with their chances (market.metrics.choice_alternatives),
+    # kept where the run asks (RunConfig.record_choices)
+    choices: str | None = None
 
 
 def pack_calls(calls: list[tuple[str, str, str]]) -> bytes:
@@ -50,9 +54,15 @@ def pack_calls(calls: list[tuple[str, str, str]]) -> bytes:
     return zlib.compress(f"[{body}]".encode(), 1)
 
 
-# An episode as the rows it becomes: the episodes row and the (domain, ord, packed calls) row
-# (None where its calls are not kept).
-EpisodeRows = tuple[list[Any], tuple[str, int, bytes] | None]
+class EpisodeRows(NamedTuple):
+    """An episode as the rows it becomes: the episodes row, the (domain, ord, packed calls)
+    row and the (domain, ord, choices) row, each of the last two None where not kept."""
+
+    episode: list[Any]
+    calls: tuple[str, int, bytes] | None
+    choices: tuple[str, int, str] | None = None
+
+
 INSERT_EPISODE = (
     f"INSERT INTO episodes ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 )
@@ -63,9 +73,12 @@ def episode_rows(record: EpisodeRecord) -> EpisodeRows:
     so the process that writes the store only inserts them)."""
     row = [record.identity[c] for c in IDENTITY] + [record.metrics[m] for m in METRICS]
     row += [*record.reputation, record.lessons, record.identities, record.written]
-    if record.calls is None:
-        return row, None
-    return row, (record.identity["domain"], record.identity["ord"], pack_calls(record.calls))
+    where = (record.identity["domain"], record.identity["ord"])
+    return EpisodeRows(
+        row,
+        None if record.calls is None else (*where, pack_calls(record.calls)),
+        None if record.choices is None else (*where, record.choices),
+    )
 
 
 def unpack_calls(blob: bytes) -> list[StoredCall]:

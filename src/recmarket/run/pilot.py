@@ -8,7 +8,10 @@ backend draws its role randomness from draws of its own (``RunConfig.draws``), k
 the surrogate's by episode and purpose, so its draws are common to the study's cells and
 its contrasts stay paired; ``draws = "shared"`` gives it the surrogate's, for exact checks.
 A unit's prediction is the surrogate's mean over ``surrogate_replays`` plays of it: the
-study's own and R - 1 replays, each with its own role draws.
+study's own and R - 1 replays, each with its own role draws; with ``exact_choices`` a
+replay's decision counts at its expectation over the answers it could have given, where
+the deciding backend says their chances (the offline user's logit does), which removes
+the noise of its one draw from the prediction (analysis/choices.py).
 
 ``pilot.json`` in the reproduce directory records the pilot: its file's settings, share and
 seed, and for every cell its unit, the directories of its pilot and replays and the units
@@ -63,6 +66,12 @@ class PilotSettings(BaseModel):
         le=MOST_REPLAYS,
         description="plays of each unit by the surrogate whose mean is its prediction: the "
         "study's own and the rest with fresh role draws",
+    )
+    exact_choices: bool = Field(
+        True,
+        description="the surrogate's replays keep each decision's chances where its backend "
+        "says them (RunConfig.record_choices), and its prediction takes every decision's "
+        "expectation there instead of its one draw; the pilot's own choices stay as drawn",
     )
     calibrate_folds: int = Field(
         0,
@@ -132,9 +141,11 @@ def pilot_config(study: RunConfig, pilot: PilotFile, path: Path) -> RunConfig:
         raise ConfigError(_problems(exc, path)) from None
 
 
-def replay_configs(study: RunConfig, replays: int) -> list[RunConfig]:
-    """The surrogate's replays of a cell beyond the study's own play: fresh role draws."""
-    return [study.model_copy(update={"draws": r}) for r in range(1, replays)]
+def replay_configs(study: RunConfig, replays: int, exact_choices: bool) -> list[RunConfig]:
+    """The surrogate's replays of a cell beyond the study's own play: fresh role draws, and
+    the decisions' chances kept where ``exact_choices``."""
+    update = {"record_choices": exact_choices}
+    return [study.model_copy(update={**update, "draws": r}) for r in range(1, replays)]
 
 
 @dataclass(frozen=True)
@@ -213,6 +224,11 @@ class PilotPlan:
         return PilotFile.model_validate(self.settings).pilot.surrogate_replays
 
     @property
+    def exact_choices(self) -> bool:
+        """Whether the surrogate's replays keep their decisions' chances."""
+        return PilotFile.model_validate(self.settings).pilot.exact_choices
+
+    @property
     def folds(self) -> int:
         """Folds the surrogate is calibrated and cross-fitted over (0: not calibrated)."""
         return PilotFile.model_validate(self.settings).pilot.calibrate_folds
@@ -257,7 +273,7 @@ def plan_pilot(
         own = pilot_config(study, pilot, path)
         pilot_dir = str(cell_dir(Path(), own.condition, (own.digest(),)))
         replay_dirs = []
-        for cfg in replay_configs(study, pilot.pilot.surrogate_replays):
+        for cfg in replay_configs(study, pilot.pilot.surrogate_replays, pilot.pilot.exact_choices):
             run_dir = str(cell_dir(Path(), cfg.condition, (cfg.digest(),)))
             replays[str(out / run_dir)] = cfg
             replay_dirs.append(run_dir)

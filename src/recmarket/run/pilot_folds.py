@@ -45,7 +45,8 @@ def fold_configs(
         for params in agents:
             plays = []
             for draws in range(plan.replays):
-                cfg = study.model_copy(update={"agents": params, "draws": draws})
+                update = {"agents": params, "draws": draws, "record_choices": plan.exact_choices}
+                cfg = study.model_copy(update=update)
                 run_dir = str(cell_dir(Path(), cfg.condition, (cfg.digest(),)))
                 to_play[str(out / run_dir)] = cfg
                 plays.append(run_dir)

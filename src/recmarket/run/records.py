@@ -13,7 +13,7 @@ from recmarket.agents.contracts import ReputationRecord
 from recmarket.catalogue.mechanisms import Writer
 from recmarket.config import RunConfig
 from recmarket.data.episodes import Request
-from recmarket.market.metrics import episode_metrics
+from recmarket.market.metrics import choice_alternatives, episode_metrics
 from recmarket.market.outcome import Outcome
 from recmarket.market.reputation import ReputationMemory
 from recmarket.market.seats import Strategies
@@ -62,6 +62,7 @@ def as_record(outcome: Outcome, keep_calls: bool = True) -> EpisodeRecord:
         json.dumps(outcome.lessons) if outcome.lessons else None,
         json.dumps(outcome.identities) if outcome.identities else None,
         json.dumps(outcome.written) if outcome.written else None,
+        choice_alternatives(outcome),
     )
 
 

@@ -81,8 +81,7 @@ def replayed(
     asyncio.run(play_pending(cfg, round_, prefix, keep))
     stored = {row["ord"]: row for row in store.episodes(domain) if row["ord"] in found}
     for order, record in found.items():
-        row, _ = episode_rows(record)
-        differs = order in stored and row_dict(row) != stored[order]
+        differs = order in stored and row_dict(episode_rows(record).episode) != stored[order]
         if differs or (order in checks and decoded(record) != list(store.calls(domain, order))):
             raise ReplayMismatch(
                 f"{store.path}: episode {domain}:{order} plays differently now than when the "

@@ -106,6 +106,7 @@ def cell_round(
         memory,
         Judge.of(embedder, cfg.agents.scale),
         cfg.draws,
+        cfg.record_choices,
     )
 
 

@@ -209,6 +209,9 @@ class RunStore:
             CREATE TABLE IF NOT EXISTS calls (
                 domain TEXT NOT NULL, ord INTEGER NOT NULL, body BLOB NOT NULL,
                 PRIMARY KEY (domain, ord));
+            CREATE TABLE IF NOT EXISTS choices (
+                domain TEXT NOT NULL, ord INTEGER NOT NULL, body TEXT NOT NULL,
+                PRIMARY KEY (domain, ord));
         """)
 
     def _name_columns_as_now(self) -> None:
@@ -265,9 +268,10 @@ class RunStore:
         """Several episodes in one transaction: all of them or none survive a kill, and a
         batch costs one commit instead of one per episode."""
         with _named(self.path), self.transaction() as db:
-            db.executemany(INSERT_EPISODE, [episode for episode, _ in rows])
-            kept = [calls for _, calls in rows if calls is not None]
-            db.executemany("INSERT INTO calls VALUES (?, ?, ?)", kept)
+            db.executemany(INSERT_EPISODE, [r.episode for r in rows])
+            db.executemany("INSERT INTO calls VALUES (?, ?, ?)", [r.calls for r in rows if r.calls])
+            chances = [r.choices for r in rows if r.choices]
+            db.executemany("INSERT INTO choices VALUES (?, ?, ?)", chances)
 
     def count(self) -> int:
         """How many episodes the store holds, over its domains."""
@@ -296,6 +300,16 @@ class RunStore:
             names = [RENAMED_COLUMNS.get(d[0], d[0]) for d in cursor.description]
             while rows := cursor.fetchmany(chunk):
                 yield from (row_dict(row, names) for row in rows)
+
+    def choices(self) -> dict[tuple[str, int], str]:
+        """Each episode's decision alternatives as JSON (market.metrics.choice_alternatives),
+        by (domain, order), where the run kept them (RunConfig.record_choices)."""
+        with _named(self.path):
+            if not self.db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'choices'"
+            ).fetchone():
+                return {}  # a store made before choices were kept
+            return {(d, o): body for d, o, body in self.db.execute("SELECT * FROM choices")}
 
     def kept_calls(self, domain: str) -> set[int]:
         """The orders of the domain's episodes whose calls the store holds."""

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from recmarket.agents.contracts import (
+    ChoiceChances,
     DecisionInput,
     ExplanationInput,
     HeldOutTarget,
@@ -166,3 +167,22 @@ def test_a_decision_draws_as_numpys_choice_would() -> None:
         probs /= probs.sum()
         chosen = np.random.default_rng(seed).choice(len(probs), p=probs)
         assert draw_index(np.random.default_rng(seed), probs) == chosen
+
+
+def test_a_decisions_chances_are_those_its_draw_is_made_from(judge) -> None:
+    """The chances the market records are the distribution the decision draws from: each
+    answer (nothing, or a product's best offer) once, summing to 1, and over many seeds the
+    answers come up as often as their chances say (binomial bounds, 4 standard errors)."""
+    decide = RuleDecision(judge, DecisionParams(), PRIOR)
+    mat, other = "Cork Yoga Mat - 6 mm, natural", "Foam Exercise Mat - 10 mm, blue"
+    inp = decision_input(option(1, mat, 0.7), option(2, other, 0.4), option(3, mat, 0.9))
+    chances = decide.chances(inp)
+    assert isinstance(decide, ChoiceChances)
+    answers = [a for a, _ in chances]
+    assert answers[0] is None and len(set(answers)) == len(answers) == 3  # one copy of the mat
+    assert sum(c for _, c in chances) == pytest.approx(1.0)
+    n = 4000
+    drawn = Counter(asyncio.run(decide(inp, seed)).option_id for seed in range(n))
+    assert set(drawn) <= set(answers)
+    for answer, chance in chances:
+        assert abs(drawn[answer] / n - chance) < 4 * np.sqrt(chance * (1 - chance) / n) + 1e-9

@@ -104,6 +104,13 @@ class RuleDecision:
         utilities = offer_utilities(inp.options, fits, p, self.prior_belief)
         return product_choice(inp.options, utilities, p.outside)
 
+    def chances(self, inp: DecisionInput) -> list[tuple[str | None, float]]:
+        """Buying nothing, then each product's best offer, with its chance (the
+        ``ChoiceChances`` the market records)."""
+        offers, probs = self.probabilities(inp)
+        ids = [None, *(inp.options[i].option_id for i in offers)]
+        return list(zip(ids, probs.tolist(), strict=True))
+
     async def __call__(self, inp: DecisionInput, seed: int) -> Decision:
         offers, probs = self.probabilities(inp)
         choice = draw_index(self.draws(seed), probs)
