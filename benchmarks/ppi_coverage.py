@@ -9,8 +9,9 @@ the whole HTTP path). Each plays every unit of two small studies, so its value o
 market's units is known: an accountability-shaped one (NoRep and LocalRep in the
 Balanced-Exaggeration market, the user as unit) and a shared-scope one (Shared-1 at many
 seeds, a whole seed and domain as unit). The surrogate (the default offline agents) plays
-every unit R = 4 times (the pilot's default), and the table gives the correlation at R and
-at 1: what the replays bought.
+every unit R = 4 times (the pilot's default: the study's play and three replays whose
+decisions count at their chances), and the table gives the correlation at R and at one
+replay: what the other plays bought.
 
 A unit's outcome does not depend on which other units a pilot holds, so each replicate pilot
 is drawn from those plays: a random share of each stratum's units (of each domain's seeds,
@@ -98,6 +99,7 @@ class Estimand:
 
 ESTIMANDS = (
     Estimand("NoRep Exaggeration Top-1 share", "user", ("no-rep",), "exaggeration_top1"),
+    Estimand("NoRep target purchase", "user", ("no-rep",), "target_purchase"),
     Estimand(
         "LocalRep - NoRep, Exaggeration Top-1", "user", ("no-rep", "local-rep"), "exaggeration_top1"
     ),
@@ -174,7 +176,8 @@ class Population:
     estimand: Estimand
     unit: str
     full: UnitParts
-    single: UnitParts  # the surrogate's prediction from its one play, not the mean of R
+    single: UnitParts  # the surrogate's prediction from one replay, not the mean of R
+    as_drawn: UnitParts  # the mean of R with every decision as drawn, not at its chances
     metric: Metric
     truth: float
 
@@ -210,8 +213,9 @@ def populations(reference: str, study: str, cells: dict[str, PilotedCell]) -> li
         pilot = [c.pilot for c in arms]
         full = unit_parts(replays, pilot, metric.parts, arms[0].unit)
         single = unit_parts(one_play(replays), pilot, metric.parts, arms[0].unit)
+        as_drawn = unit_parts(replays, pilot, metric.parts, arms[0].unit, exact_choices=False)
         truth = estimate(full, metric, _statistic(e), draws=10).pilot[0]
-        made.append(Population(reference, e, arms[0].unit, full, single, metric, truth))
+        made.append(Population(reference, e, arms[0].unit, full, single, as_drawn, metric, truth))
     return made
 
 
@@ -219,18 +223,20 @@ def _statistic(e: Estimand):
     return level_of if e.kind == "level" else difference
 
 
-def drawn(pop: Population, order: dict, share: float, single: bool = False) -> UnitParts:
+def drawn(pop: Population, order: dict, share: float, units: UnitParts | None = None) -> UnitParts:
     """A replicate pilot at ``share``: the first units of each stratum's random order, or
-    where a whole (seed, domain) is the unit, the first seeds of each domain's order."""
+    where a whole (seed, domain) is the unit, the first seeds of each domain's order; of
+    ``units`` (another prediction of the same units), or the population's own."""
+    units = units or pop.full
     if pop.unit == "domain":
         chosen = {s for d, seeds in order.items() for s in seeds[: pilot_size(len(seeds), share)]}
-        observed = {s: o if s in chosen else o[:0] for s, o in pop.full.observed.items()}
-        return UnitParts(pop.full.predicted, observed)
+        observed = {s: o if s in chosen else o[:0] for s, o in units.observed.items()}
+        return UnitParts(units.predicted, observed)
     predicted, observed = {}, {}
-    for stratum, f in pop.full.predicted.items():
+    for stratum, f in units.predicted.items():
         perm = order[stratum]
         predicted[stratum] = f[perm]
-        observed[stratum] = pop.full.observed[stratum][perm[: pilot_size(len(f), share)]]
+        observed[stratum] = units.observed[stratum][perm[: pilot_size(len(f), share)]]
     return UnitParts(predicted, observed)
 
 
@@ -258,7 +264,9 @@ def one_replicate(pop: Population, replicate: int) -> dict[str, float]:
         first_n = first_n or e.pilot_n
         low, high = anytime(e.ppi[0], e.unit_spread, e.pilot_n, first_n, df=e.df)
         inside_always &= low <= pop.truth <= high
-    one = estimate(drawn(pop, order, LOOKS[-1], True), pop.metric, statistic, draws=DRAWS)
+    last = LOOKS[-1]
+    one = estimate(drawn(pop, order, last, pop.single), pop.metric, statistic, draws=DRAWS)
+    as_drawn = estimate(drawn(pop, order, last, pop.as_drawn), pop.metric, statistic, draws=DRAWS)
     found = {
         "covered": float(e.ppi[1] <= pop.truth <= e.ppi[2]),
         "pilot_covered": float(e.pilot[1] <= pop.truth <= e.pilot[2]),
@@ -266,6 +274,7 @@ def one_replicate(pop: Population, replicate: int) -> dict[str, float]:
         "ratio": _ratio(e.ppi[2] - e.ppi[1], e.pilot[2] - e.pilot[1]),
         "correlation": e.correlation,
         "correlation_one": one.correlation,
+        "correlation_drawn": as_drawn.correlation,
         "allowed": math.sqrt(1 - max(e.correlation, 0.0) ** 2),
         "weight": e.weight,
         "pilot_n": e.pilot_n,
@@ -335,8 +344,8 @@ def summary(pop: Population, found: list[dict[str, float]]) -> dict[str, str]:
         "anytime coverage (4 looks)": f"{anytime_:.1f}%",
         "PPI / pilot width": f"{ratio:.3f} (max {widest:.3f})",
         "allowed sqrt(1-rho^2)": f"{allowed:.3f}",
-        f"correlation (R = {REPLAYS} / 1)": f"{mean('correlation'):.3f} / "
-        f"{mean('correlation_one'):.3f}",
+        f"correlation (R = {REPLAYS} / 1 / drawn)": f"{mean('correlation'):.3f} / "
+        f"{mean('correlation_one'):.3f} / {mean('correlation_drawn'):.3f}",
         "weight": f"{mean('weight'):.2f}",
         "paired / unpaired width": f"{mean('paired'):.2f}" if e.kind == "contrast" else "-",
         "targets": "all met" if not shortfalls else "short: " + "; ".join(shortfalls),

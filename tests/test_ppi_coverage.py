@@ -30,6 +30,7 @@ def test_the_targets_column_says_by_how_much_a_row_falls_short() -> None:
         None,
         None,
         None,
+        None,
         0.5,  # type: ignore[arg-type]
     )
     found = [
@@ -40,6 +41,7 @@ def test_the_targets_column_says_by_how_much_a_row_falls_short() -> None:
             "ratio": 0.9,
             "correlation": 0.4,
             "correlation_one": 0.4,
+            "correlation_drawn": 0.3,
             "allowed": 0.9165,
             "weight": 0.5,
             "pilot_n": 10,

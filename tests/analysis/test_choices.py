@@ -14,6 +14,7 @@ from recmarket.analysis.choices import (
     with_expectation,
 )
 from recmarket.analysis.market_measures import rate_of
+from recmarket.analysis.ppi import unit_parts
 from recmarket.analysis.shares import share_of
 from recmarket.market.metrics import DECIDED
 
@@ -90,3 +91,17 @@ def test_a_damaged_entry_is_refused_with_where_it_is(edit: dict, said: str) -> N
 def test_text_that_is_not_json_is_refused() -> None:
     with pytest.raises(ValueError, match="unreadable"):
         read_alternatives("{chance: [1]", "here")
+
+
+def test_a_units_prediction_takes_the_replays_chances_and_the_pilot_as_played() -> None:
+    """unit_parts: a replay's row that carries its answers counts at their expectation
+    (or as drawn, where asked: what the chances bought); the pilot's row as it played."""
+    rows = [dict(ROW, replicate=42, sim_user=u, ord=u, episode_id=f"e{u}") for u in range(2)]
+    replay = [with_expectation(r, Alternatives.model_validate(TABLE)) for r in rows]
+    parts = rate_of("target_purchased").parts
+    exact = unit_parts([[replay]], [rows[:1]], parts, "user")
+    drawn = unit_parts([[replay]], [rows[:1]], parts, "user", exact_choices=False)
+    (stratum,) = exact.predicted
+    assert exact.predicted[stratum][:, 0, 0] == pytest.approx([0.3, 0.3])
+    assert drawn.predicted[stratum][:, 0, 0] == pytest.approx([0.0, 0.0])
+    assert exact.observed[stratum][:, 0, 0] == pytest.approx([0.0])

@@ -114,14 +114,16 @@ def unit_parts(
     parts: Callable[[Row], Sequence[float]],
     cluster: str,
     folds: Folds | None = None,
+    *,
+    exact_choices: bool = True,
 ) -> UnitParts:
     """Each unit's parts: ``replays`` holds the surrogate's plays (each a list of arms'
     rows), ``pilot`` the pilot's arms' rows (its units only). ``folds``, where the
     surrogate was calibrated on the pilot: each fold's surrogate's plays (as ``replays``)
     and each pilot unit's fold by (seed, domain, unit key as text). A surrogate's row that
-    carries its decision's answers counts at their expectation (analysis/choices.py); the
-    pilot's rows count as played."""
-    seen, predict = _sums(pilot, parts, cluster), expected(parts)
+    carries its decision's answers counts at their expectation (analysis/choices.py)
+    unless not ``exact_choices`` (what they bought); the pilot's rows count as played."""
+    seen, predict = _sums(pilot, parts, cluster), expected(parts) if exact_choices else parts
     each = [_predicted(p, predict, cluster) for p in folds[0]] if folds else []
     if each:
         mean = {
