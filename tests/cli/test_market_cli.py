@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from recmarket.cli import app
+from recmarket.run.store import RunStore
 from tests.data.test_domain import newest_first
 from tests.fixtures import meta
 
@@ -41,6 +42,39 @@ def test_data_list_shows_the_bundled_domains() -> None:
     rows = {row["domain"]: row for row in json.loads(result.stdout)}
     assert set(rows) == {"Musical_Instruments", "Video_Games", "Sports_and_Outdoors"}
     assert all(r["eligible_episodes"] >= 1300 and r["items"] >= 3000 for r in rows.values())
+    assert all(r["untitled_items"] == 0 for r in rows.values())
+
+
+def test_a_run_over_real_world_titles_plays_every_episode(make_domain, tmp_path: Path) -> None:
+    """Targets whose titles lead with codes, are a band's name or are empty: every episode
+    is played (the request names a kind from later words or the domain), none crashes, and
+    the data listing counts the untitled listing."""
+    hard = ["221-615 | WAGO Lever-Nuts Splicing Connector", "60W (80W Peak) Speaker", "2Cellos", ""]
+    items = [f"i{k:02d}" for k in range(40)]
+    titles = {
+        x: hard[k] if k < len(hard) else f"Steel Tool {k}, Heavy Duty" for k, x in enumerate(items)
+    }
+    reviews = []
+    for u in range(24):  # each user's newest item, the target, has a hard title
+        reviews += newest_first(f"user{u:03d}", [items[u % len(hard)], *items[4 + u : 9 + u]])
+    data = make_domain(reviews, [meta(x, title=titles[x]) for x in items], name="Industrial")
+    listed = invoke("data", "list", "--data", str(data), "--json")
+    assert json.loads(listed.stdout)[0]["untitled_items"] == 1
+    result = invoke(
+        "run",
+        "--data",
+        str(data),
+        "--domain",
+        "Industrial",
+        "--requests",
+        "12",
+        "--out",
+        str(tmp_path / "run"),
+    )
+    assert result.exit_code == 0, result.output
+    with RunStore.read(tmp_path / "run") as store:
+        rows = store.episodes()
+    assert len(rows) == 12 and not any(r["failed_role"] for r in rows)
 
 
 @pytest.fixture

@@ -37,3 +37,21 @@ def test_category_falls_back_to_main_category_and_quirky_prices_parse() -> None:
 def test_records_without_id_or_title_are_rejected_with_reason() -> None:
     assert parse_item({"title": "x"}) == "missing required field: parent_asin"
     assert parse_item({"parent_asin": "B1"}) == "missing required field: title"
+
+
+def test_an_untitled_listing_is_titled_from_its_other_fields() -> None:
+    """One policy for untitled listings: a title from the first feature bullet, else the
+    description's first sentence, cut to a title's length, else the category; the listing
+    says it had none, and its evidence and every history read the described title."""
+    bullet = "Heavy duty steel hooks for hanging tools in a garage or shed, set of twelve"
+    item = parse_item(meta("B1", title="", features=[bullet], description=["Strong. Rust free."]))
+    assert item.untitled and item.shown_title == " ".join(bullet.split()[:12])
+    assert item.evidence.title == item.shown_title
+    described = parse_item(meta("B1", title=" ", features=[], description=["Strong hooks. Free."]))
+    assert described.shown_title == "Strong hooks"
+    bare = parse_item(
+        meta("B1", title="", features=[], description=[], categories=["Tools", "Hooks"])
+    )
+    assert bare.shown_title == "Hooks item"
+    titled = parse_item(meta("B1", title="Steel Hooks"))
+    assert not titled.untitled and titled.shown_title == titled.evidence.title == "Steel Hooks"

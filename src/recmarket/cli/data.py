@@ -40,6 +40,8 @@ def data_list(
                 {
                     "domain": files.name,
                     "items": len(domain.items),
+                    # titled from their other fields (data/items.py: Item.shown_title)
+                    "untitled_items": sum(item.untitled for item in domain.items),
                     "users": domain.n_users,
                     "eligible_episodes": len(index_episodes(domain, EpisodeConfig())),
                     "reviews": domain.report.reviews_read,

@@ -123,7 +123,7 @@ def sample_requests(domain: Domain, cfg: EpisodeConfig, seed: int) -> list[Reque
         return Interaction(
             parent_asin=item.parent_asin,
             item_index=int(domain.item_index[row]),
-            title=item.title,
+            title=item.shown_title,
             rating=float(rows.rating[row]),
             timestamp=int(rows.timestamp[row]),
             review_title=str(record.get("title") or ""),

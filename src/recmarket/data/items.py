@@ -21,6 +21,7 @@ from recmarket.data.raw import LoadIssues, iter_records
 from recmarket.data.reviews import id_hash
 
 MAX_DESCRIPTION_CHARS = 1200
+UNTITLED_WORDS = 12  # an untitled listing's title from its other fields: a title's length
 
 TITLE_HEAD = re.compile(r"\s+-\s+|,|\(|\)|\||:|\s+with\s+|\s+for\s+", re.IGNORECASE)
 TITLE_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'.\-/]*")
@@ -30,12 +31,19 @@ DIGIT = re.compile(r"[0-9]")  # a title word's only digits (TITLE_WORD is ASCII)
 @lru_cache(maxsize=65536)
 def product_kind(title: str) -> str:
     """The kind of product a title names: the last two words of its head (the part before
-    the first comma, dash, parenthesis, "with" or "for"), lower-cased, leaving out model
-    codes and sizes (words with digits). Real titles put the kind at the end of the head
-    ("Ernie Ball Regular Slinky Electric Guitar Strings, ...")."""
-    head = TITLE_HEAD.split(title, maxsplit=1)[0]
-    plain = [w.lower() for w in TITLE_WORD.findall(head) if not DIGIT.search(w)]
-    return " ".join(plain[-2:])
+    the first comma, dash, parenthesis, bar, colon, "with" or "for"), lower-cased, leaving
+    out model codes and sizes (words with digits). Real titles put the kind at the end of
+    the head ("Ernie Ball Regular Slinky Electric Guitar Strings, ..."). Some lead with a
+    code instead ("221-615 | WAGO Lever-Nuts Splicing Connector", "60W (80W Peak) Portable
+    Bluetooth Speaker"): then the first later part of two such words names it, else the
+    first of one. Empty only where no part has a word without digits ("2Cellos", "")."""
+    parts = [
+        [w.lower() for w in TITLE_WORD.findall(part) if not DIGIT.search(w)]
+        for part in TITLE_HEAD.split(title)
+    ]
+    later = [words for words in parts[1:] if words]
+    named = parts[0] or next((w for w in later if len(w) >= 2), later[0] if later else [])
+    return " ".join(named[-2:])
 
 
 class ItemEvidence(BaseModel):
@@ -80,6 +88,27 @@ class Item:
     price: float | None
     store: str | None
 
+    @property
+    def untitled(self) -> bool:
+        """Whether the listing came without a title (about half of some real categories')."""
+        return not self.title
+
+    @cached_property
+    def shown_title(self) -> str:
+        """The title the listing is known by everywhere (its evidence, a history, a held-out
+        target): its own, or for an untitled listing one described from its other fields,
+        as a shopper would see it on the page: the first feature bullet, else the
+        description's first sentence, each cut to UNTITLED_WORDS words, else its category
+        and "item". Untitled listings stay in the market rather than thin it by half."""
+        if self.title:
+            return self.title
+        sentence = self.description.split(". ")[0] if self.description else ""
+        for text in (*self.features[:1], sentence):
+            words = text.split()
+            if words:
+                return " ".join(words[:UNTITLED_WORDS])
+        return f"{self.categories[-1] if self.categories else self.main_category or 'Unnamed'} item"
+
     @cached_property
     def evidence(self) -> ItemEvidence:
         category = " > ".join(self.categories) if self.categories else self.main_category
@@ -90,7 +119,7 @@ class Item:
         )
         source, text = next(((s, t) for s, t in sources if t), ("none", ""))
         return ItemEvidence(
-            title=self.title or "(untitled item)",
+            title=self.shown_title,
             category=category or "Uncategorized",
             description=text[:MAX_DESCRIPTION_CHARS],
             description_source=source,

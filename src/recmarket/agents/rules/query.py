@@ -17,7 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from recmarket.agents.contracts import Query, QueryInput
+from recmarket.agents.contracts import Query, QueryInput, RoleFailure
 from recmarket.agents.rules.params import QueryParams
 from recmarket.agents.rules.text import (
     STOPWORDS,
@@ -26,7 +26,7 @@ from recmarket.agents.rules.text import (
     title_parts,
     use_phrase,
 )
-from recmarket.data.items import product_kind
+from recmarket.data.items import DIGIT, TITLE_WORD, product_kind
 from recmarket.streams import Draws, one_of
 
 TEMPLATES = {
@@ -84,6 +84,17 @@ BROAD_KIND = {"informational_use_case"}
 PACKAGING = re.compile(r"\b(pack|count|set of|pcs|pieces)\b", re.IGNORECASE)
 
 
+def spoken_kind(title: str, domain: str) -> str:
+    """The kind of product the user names: the title's (``product_kind``), else, where the
+    title has no word without digits ("2Cellos"), the domain's name as a shopper would say
+    it ("musical instruments item"); empty where neither has one."""
+    kind = product_kind(title)
+    if kind:
+        return kind
+    words = [w.lower() for w in TITLE_WORD.findall(domain.replace("_", " ")) if not DIGIT.search(w)]
+    return f"{' '.join(words)} item" if words else ""
+
+
 def paraphrase(attribute: str) -> str:
     """An attribute as a user would say it in passing: its last two content words."""
     kept = [w for w in attribute.split() if w.lower() not in STOPWORDS]
@@ -112,7 +123,9 @@ class RuleQueryGenerator:
 
     async def __call__(self, inp: QueryInput, seed: int) -> Query:
         p, gen, title = self.params, self.draws(seed), inp.target.title
-        kind = product_kind(title)
+        kind = spoken_kind(title, inp.domain)
+        if not kind:
+            raise RoleFailure("query", "neither the target's title nor the domain names a product")
         if gen.random() < p.general_kind or inp.profile.name in BROAD_KIND:
             kind = kind.split()[-1]
         limit = MAX_ATTRIBUTES[inp.profile.name]
