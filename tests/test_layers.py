@@ -36,7 +36,7 @@ LAYERS = (
     ("config_file",),  # reads them from a file
     ("experiments",),
     ("run",),
-    ("analysis", "calibration"),
+    ("analysis", "calibration", "validity"),
     ("report",),
     ("api", "cli", "testing"),
     ("__main__",),

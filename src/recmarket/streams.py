@@ -48,6 +48,7 @@ class Stream(IntEnum):
     AUDIT = 21  # a model audit's probe trials (agents/llm/audit)
     FORGE = 22  # whether a forging platform writes fake records after an episode
     PILOT = 23  # which of a study's units a pilot backend plays (run/pilot_units.py)
+    VALIDATION = 24  # a person's negatives in the held-out protocol (validity/heldout.py)
 
 
 @lru_cache(maxsize=256)

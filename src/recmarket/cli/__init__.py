@@ -12,6 +12,7 @@ from recmarket.cli import (  # noqa: F401 - importing registers the commands
     pilot,
     run,
     show,
+    validate,
 )
 from recmarket.cli.app import app
 

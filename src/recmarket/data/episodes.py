@@ -112,8 +112,14 @@ def sample_requests(domain: Domain, cfg: EpisodeConfig, seed: int) -> list[Reque
         )
     chosen = rng(seed, domain.name, Stream.EPISODE_SAMPLING).permutation(len(index))
     chosen = chosen[: cfg.requests]
-    rows = domain.interactions
     spans = [index.order[index.window_start[e] : index.target[e] + 1] for e in chosen]
+    return schedule(read_episodes(domain, spans), cfg.users_per_profile)
+
+
+def read_episodes(domain: Domain, spans: list[np.ndarray]) -> list[Episode]:
+    """Episodes from spans of interaction rows (a user's, oldest first, the target last),
+    with their review texts read in one pass over the file."""
+    rows = domain.interactions
     lines = {int(rows.line[r]) for s in spans for r in s}
     texts = read_review_lines(domain.files.reviews, lines, ("user_id", "title", "text"))
 
@@ -142,7 +148,7 @@ def sample_requests(domain: Domain, cfg: EpisodeConfig, seed: int) -> list[Reque
                 target=interaction(span[-1]),
             )
         )
-    return schedule(episodes, cfg.users_per_profile)
+    return episodes
 
 
 def owners(requests: int, users_per_profile: int) -> list[int]:

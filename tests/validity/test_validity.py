@@ -1,0 +1,138 @@
+"""The held-out protocol, its scorers and the card, on tiny domains whose answers are known:
+the latest review held out, negatives never touched and seeded, baselines that rank as
+their rules say, and intervals that resample people, not held-outs."""
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from recmarket.agents.rules import offline_agents
+from recmarket.cli import app
+from recmarket.data.domain import domain_files, load_domain
+from recmarket.data.raw import DataError
+from recmarket.embedding import load_embedder
+from recmarket.embedding.settings import EmbedderConfig
+from recmarket.embedding.similarity import similarity_for
+from recmarket.validity.card import COLUMNS, card_rows
+from recmarket.validity.heldout import held_outs
+from recmarket.validity.scoring import Scored, UserScorer, chance_values, ranked_values
+from tests.data.test_domain import newest_first
+from tests.fixtures import meta
+
+ITEMS = [f"i{k:02d}" for k in range(40)]
+KINDS = ["Guitar Strings", "Drum Sticks", "Piano Bench", "Violin Bow"]
+
+
+def title(k: int) -> str:
+    return f"{['Nickel', 'Maple', 'Oak', 'Steel', 'Bright'][k % 5]} {KINDS[k % 4]} No {k}"
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return load_embedder(EmbedderConfig())
+
+
+@pytest.fixture
+def tiny(make_domain) -> Path:
+    """30 people, each with six reviews of one kind of item (the latest rated 1 or 5)."""
+    reviews = []
+    for u in range(30):
+        mine = [ITEMS[(u % 4) + 4 * j] for j in range(6)]  # items of one kind
+        ratings = [5.0] * 5 + [1.0 if u % 5 == 0 else 5.0]
+        reviews += newest_first(f"user{u:03d}", mine, ratings)
+    metas = [meta(x, title=title(k), rating_number=k) for k, x in enumerate(ITEMS)]
+    return make_domain(reviews, metas, name="Tiny")
+
+
+def test_the_latest_review_is_held_out_against_items_never_touched(tiny: Path) -> None:
+    domain = load_domain(domain_files(tiny, "Tiny"))
+    found = held_outs(domain, 9, seed=3, max_history=4)
+    assert len(found) == 30
+    for h in found:
+        e = h.episode
+        assert len(e.history) == 4  # at most max_history before the latest
+        assert all(p.timestamp < e.target.timestamp for p in e.history)
+        touched = {p.item_index for p in e.history} | {e.target.item_index}
+        assert len(set(h.negatives)) == 9 and not touched & set(h.negatives)
+    assert [h.negatives for h in held_outs(domain, 9, seed=3)] == [h.negatives for h in found]
+    assert [h.negatives for h in held_outs(domain, 9, seed=4)] != [h.negatives for h in found]
+    assert sum(not h.positive for h in found) == 6  # rated 1: reviews, not ranking
+    with pytest.raises(
+        DataError, match=r"domain Tiny: user\d+ left only 18 items untouched, fewer than the 35"
+    ):
+        held_outs(domain, 35, seed=3)
+
+
+def test_the_measures_of_a_rank_and_of_chance() -> None:
+    assert ranked_values(1) == {"hr@1": 1.0, "hr@3": 1.0, "ndcg@10": 1.0}
+    assert ranked_values(3)["hr@1"] == 0.0 and ranked_values(3)["hr@3"] == 1.0
+    assert ranked_values(11)["ndcg@10"] == 0.0
+    chance = chance_values(10)
+    assert chance["hr@1"] == pytest.approx(0.1) and chance["hr@3"] == pytest.approx(0.3)
+    assert chance["ndcg@10"] == pytest.approx(np.mean([1 / np.log2(r + 1) for r in range(1, 11)]))
+
+
+def test_the_baselines_rank_by_their_rules(tiny: Path, embedder) -> None:
+    """Each person's history is of one kind, and the held-out is of that kind: the
+    centroid of the history titles ranks it above other kinds more often than chance;
+    popularity ranks by rating count (the held-out's against its negatives')."""
+    domain = load_domain(domain_files(tiny, "Tiny"))
+    scorer = UserScorer(offline_agents(embedder), similarity_for(embedder), domain, 3)
+    found = held_outs(domain, 9, seed=3)
+    centroid = [scorer.baselines(h)[("hr@1", "history", "centroid")] for h in found]
+    assert np.mean(centroid) > 0.5
+    for h in found:
+        count = domain.items[h.episode.target.item_index].evidence.rating_number
+        above = sum(domain.items[n].evidence.rating_number > count for n in h.negatives)
+        assert scorer.baselines(h)[("hr@1", "history", "popularity")] == float(above == 0)
+
+
+def test_the_decisions_chance_of_buying_is_its_own(tiny: Path, embedder) -> None:
+    domain = load_domain(domain_files(tiny, "Tiny"))
+    agents = offline_agents(embedder)
+    scorer = UserScorer(agents, similarity_for(embedder), domain, 3)
+    scored = [s for h in held_outs(domain, 9, seed=3) if (s := _score(scorer, h))]
+    buys = [v for s in scored for k, v in s.values.items() if k[0].startswith("p_buy")]
+    assert buys and all(0.0 < b < 1.0 for b in buys)  # a logit's chance, not a draw
+    assert len({k[0] for s in scored for k in s.values}) == 7  # every measure but the stars
+
+
+def _score(scorer: UserScorer, h) -> Scored:
+    import asyncio
+
+    return asyncio.run(scorer.score(h))
+
+
+def test_the_card_resamples_people_not_held_outs() -> None:
+    """A person's held-outs are one unit: ten people with one held-out each give a narrower
+    interval than two people with five alike each, for the same values."""
+    values = [1.0, 0.0] * 5
+    many = [Scored(f"p{i}", {("hr@1", "history", "ranker"): v}) for i, v in enumerate(values)]
+    few = [Scored(f"p{i % 2}", {("hr@1", "history", "ranker"): v}) for i, v in enumerate(values)]
+    (row_many, _), (row_few, _) = card_rows(many, 10, 1), card_rows(few, 10, 1)
+    assert row_many.value == row_few.value == 0.5
+    assert row_many.n_people == 10 and row_few.n_people == 2 and row_few.n == 10
+    assert (row_few.low, row_few.high) == (0.0, 1.0)  # two people, one all hits, one none
+    assert 0.0 < row_many.low < 0.5 < row_many.high < 1.0
+
+
+def test_validate_writes_the_card(tiny: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["validate", "--data", str(tiny), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    with (tmp_path / "validity.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert tuple(rows[0]) == COLUMNS
+    scorers = {r["scorer"] for r in rows}
+    assert {"ranker", "decision", "centroid", "popularity", "chance"} <= scorers
+    for r in rows:
+        if r["low"]:
+            assert float(r["low"]) - 1e-9 <= float(r["value"]) <= float(r["high"]) + 1e-9
+    page = (tmp_path / "validity.md").read_text()
+    assert "What rests on which measure" in page and "Tiny" in page
+    refused = CliRunner().invoke(
+        app, ["validate", "--data", str(tiny), "--negatives", "60", "--out", str(tmp_path)]
+    )
+    assert refused.exit_code != 0 and "fewer than the 60 negatives" in refused.output
