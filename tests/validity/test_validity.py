@@ -17,7 +17,7 @@ from recmarket.embedding import load_embedder
 from recmarket.embedding.settings import EmbedderConfig
 from recmarket.embedding.similarity import similarity_for
 from recmarket.validity.card import COLUMNS, card_rows
-from recmarket.validity.heldout import held_outs
+from recmarket.validity.heldout import held_outs, in_half
 from recmarket.validity.scoring import Scored, UserScorer, chance_values, ranked_values
 from tests.data.test_domain import newest_first
 from tests.fixtures import meta
@@ -136,3 +136,19 @@ def test_validate_writes_the_card(tiny: Path, tmp_path: Path) -> None:
         app, ["validate", "--data", str(tiny), "--negatives", "60", "--out", str(tmp_path)]
     )
     assert refused.exit_code != 0 and "fewer than the 60 negatives" in refused.output
+
+
+def test_the_halves_split_people_once_and_for_all(tiny: Path, tmp_path: Path) -> None:
+    domain = load_domain(domain_files(tiny, "Tiny"))
+    found = held_outs(domain, 9, seed=3)
+    fit = {h.episode.user_id for h in found if in_half(h, "fit")}
+    report = {h.episode.user_id for h in found if in_half(h, "report")}
+    assert fit and report and not fit & report
+    assert fit | report == {h.episode.user_id for h in found}
+    assert fit == {h.episode.user_id for h in held_outs(domain, 9, seed=8) if in_half(h, "fit")}
+    refused = CliRunner().invoke(
+        app, ["validate", "--data", str(tiny), "--half", "first", "--out", str(tmp_path)]
+    )
+    assert (
+        refused.exit_code != 0 and "--half first: choose one of all, fit, report" in refused.output
+    )

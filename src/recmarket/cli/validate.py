@@ -8,8 +8,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from recmarket.cli.app import DataDir, app, out, user_errors
+from recmarket.cli.app import DataDir, app, fail, out, user_errors
 from recmarket.data import BUNDLED_DATA_DIR
+from recmarket.validity.heldout import HALVES
 
 
 @app.command("validate")
@@ -23,6 +24,12 @@ def validate_command(
         int, typer.Option("--negatives", min=1, max=99, help="untouched items per held-out")
     ] = 9,
     seed: Annotated[int, typer.Option("--seed", min=0, help="the negatives' and roles' seed")] = 42,
+    half: Annotated[
+        str,
+        typer.Option(
+            "--half", help="all people, or one fixed half: fit a parameter on one, report the other"
+        ),
+    ] = "all",
 ) -> None:
     """Hold out each person's latest review, judge it against items they never touched, and
     write the validity card: the user's roles beside chance, popularity and the history
@@ -32,6 +39,8 @@ def validate_command(
     from recmarket.embedding.settings import EmbedderConfig
     from recmarket.validity.validate import validate
 
+    if half not in HALVES:
+        fail(f"--half {half}: choose one of {', '.join(HALVES)}")
     with user_errors():
         embedder = load_embedder(EmbedderConfig())
         rows = validate(
@@ -42,6 +51,7 @@ def validate_command(
             out_dir,
             negatives=negatives,
             seed=seed,
+            half=half,
         )
     table = Table(title=f"Validity card ({out_dir / 'validity.csv'})")
     for column in ("measure", "protocol", "scorer", "n", "value", "95% interval", "chance"):

@@ -22,6 +22,9 @@ from recmarket.data.raw import DataError
 from recmarket.streams import Stream, rng
 
 POSITIVE_RATING = 4.0  # a held-out rated this or more is a purchase the person liked
+# Halves of the people: a parameter is fitted on one and reported on the other, so that no
+# figure on the card was chosen by looking at it.
+HALVES = ("all", "fit", "report")
 
 
 @dataclass(frozen=True)
@@ -76,3 +79,11 @@ def held_outs(
                 drawn.append(pick)
         found.append(HeldOut(episode, tuple(drawn), person))
     return found
+
+
+def in_half(held: HeldOut, half: str) -> bool:
+    """Whether the person belongs to ``half`` (HALVES): a fixed split by their id's hash,
+    the same in every domain and run."""
+    if half not in HALVES:
+        raise ValueError(f"half {half!r}: choose one of {', '.join(HALVES)}")
+    return half == "all" or (held.key % 2 == 0) == (half == "fit")

@@ -14,7 +14,7 @@ from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import similarity_for
 from recmarket.run.provenance import git_commit
 from recmarket.validity.card import CardRow, card_rows, write_csv, write_page
-from recmarket.validity.heldout import held_outs
+from recmarket.validity.heldout import held_outs, in_half
 from recmarket.validity.scoring import Scored, UserScorer, score_all
 
 
@@ -27,9 +27,10 @@ def validate(
     *,
     negatives: int = 9,
     seed: int = 42,
+    half: str = "all",
 ) -> list[CardRow]:
-    """Score every person of ``domains`` (all of ``data``'s where empty) and write
-    ``out/validity.csv`` and ``out/validity.md``."""
+    """Score every person of ``domains`` (all of ``data``'s where empty), or those of one
+    half (``heldout.HALVES``), and write ``out/validity.csv`` and ``out/validity.md``."""
     files = [domain_files(data, d) for d in domains] if domains else find_domains(data)
     if not files:
         raise DataError(f"{data}: no domain found (expected {{Category}}.jsonl[.gz] with meta)")
@@ -37,7 +38,8 @@ def validate(
     for f in files:
         domain = load_domain(f)
         scorer = UserScorer(agents, similarity_for(embedder), domain, seed)
-        scored += score_all(scorer, held_outs(domain, negatives, seed))
+        chosen = [h for h in held_outs(domain, negatives, seed) if in_half(h, half)]
+        scored += score_all(scorer, chosen)
     if not scored:
         raise DataError(f"{data}: no person has a history before their latest review")
     rows = card_rows(scored, 1 + negatives, seed)
@@ -46,7 +48,8 @@ def validate(
     names = ", ".join(f.name for f in files)
     commit = f" at {found[:10]}" if (found := git_commit()) else ""
     made = (
-        f"_Made by `recmarket validate --data {data} --negatives {negatives} --seed {seed}` "
+        f"_Made by `recmarket validate --data {data} --negatives {negatives} --seed {seed} "
+        f"--half {half}` "
         f"(recmarket {__version__}{commit}) on {names}: {len(scored)} held-outs of "
         f"{len({s.person for s in scored})} people._"
     )
