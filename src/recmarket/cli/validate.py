@@ -30,23 +30,28 @@ def validate_command(
             "--half", help="all people, or one fixed half: fit a parameter on one, report the other"
         ),
     ] = "all",
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="TOML or YAML settings whose [agents] and [embedder] play"),
+    ] = None,
 ) -> None:
     """Hold out each person's latest review, judge it against items they never touched, and
     write the validity card: the user's roles beside chance, popularity and the history
     centroid, with 95% intervals over people."""
     from recmarket.agents.rules import offline_agents
+    from recmarket.config_file import build_config
     from recmarket.embedding import load_embedder
-    from recmarket.embedding.settings import EmbedderConfig
     from recmarket.validity.validate import validate
 
     if half not in HALVES:
         fail(f"--half {half}: choose one of {', '.join(HALVES)}")
     with user_errors():
-        embedder = load_embedder(EmbedderConfig())
+        settings = build_config(config, {}, {})
+        embedder = load_embedder(settings.embedder)
         rows = validate(
             data,
             domain or [],
-            offline_agents(embedder),
+            offline_agents(embedder, settings.agents),
             embedder,
             out_dir,
             negatives=negatives,

@@ -30,7 +30,7 @@ def offline_agents(
     judge = Judge.of(embedder, params.scale)
     model = Agents(
         query=RuleQueryGenerator(params.query),
-        need=RuleNeedStructurer(),
+        need=RuleNeedStructurer(params.need),
         explain=RuleExplainer(judge, params.platform),
         shortlist=RuleRanker(judge, params.ranker),
         decide=RuleDecision(judge, params.decision, params.ranker.credence),

@@ -7,7 +7,6 @@ platforms' claim-reliability records.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -17,6 +16,7 @@ from recmarket.agents.contracts import (
     CandidateView,
     ClaimReliability,
     NeedInput,
+    PastInteraction,
     RankedItem,
     ReputationRecord,
     Shortlist,
@@ -26,27 +26,60 @@ from recmarket.agents.contracts import (
 )
 from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import lexicon
-from recmarket.agents.rules.params import RankerParams, ScaleParams, UpdaterParams
+from recmarket.agents.rules.params import NeedParams, RankerParams, ScaleParams, UpdaterParams
 from recmarket.agents.rules.text import ordered_terms, short_title, title_parts, words
 from recmarket.embedding.similarity import visible_text
 from recmarket.streams import Draws
+
+# The long-term need's own words: its template, which a reader of the need never takes for
+# a wish (``need_words``).
+TEMPLATE = ("Returns to {kinds}; ", "rates most purchases highly.", "is hard to please.")
+TEMPLATE_WORDS = frozenset(
+    w.strip(".;,").lower() for t in TEMPLATE for w in t.replace("{kinds}", "").split()
+) | {"and"}
+
+
+def need_words(long_term: str) -> str:
+    """A long-term need without its template's words: what a reader judges fit by."""
+    kept = (w.strip(".;,") for w in long_term.split())
+    return " ".join(w for w in kept if w and w.lower() not in TEMPLATE_WORDS)
+
+
+def returned_kinds(history: tuple[PastInteraction, ...], p: NeedParams) -> list[str]:
+    """The product kinds the long-term need names (``NeedParams.weighting``)."""
+    score: dict[str, float] = {}
+    newest: dict[str, int] = {}
+    oldest: dict[str, int] = {}
+    for age, h in enumerate(reversed(history)):  # the newest first
+        kind = title_parts(h.title)[0]
+        rated = (h.rating - 1) / 4 * 0.5 ** (age / p.half_life)
+        score[kind] = score.get(kind, 0.0) + (1.0 if p.weighting == "count" else rated)
+        newest.setdefault(kind, age)
+        oldest[kind] = age
+    if p.weighting == "count":  # the oldest first among equals, as Counter.most_common had it
+        order = sorted(score, key=lambda k: (-score[k], -oldest[k]))
+    else:
+        liked = (k for k in score if score[k] > 0)
+        order = sorted(liked, key=lambda k: (-score[k], newest[k]))
+    return order[: p.kinds]
 
 
 @dataclass(frozen=True)
 class RuleNeedStructurer:
     """current_need: the request's content words, in order (at most 25); long_term_need:
-    the product kinds the history returns to, and how the user rates (at most 30 words)."""
+    the product kinds the history returns to (``returned_kinds``), and how the user rates
+    (at most 30 words)."""
 
     answers_at_once: ClassVar[bool] = True  # no call waits (market/protocol.py)
+    params: NeedParams = field(default_factory=NeedParams)
 
     async def __call__(self, inp: NeedInput, seed: int) -> StructuredNeed:
         current = " ".join(ordered_terms(inp.query_text)[:25])
-        kinds = Counter(title_parts(h.title)[0] for h in inp.history)
+        kinds = returned_kinds(inp.history, self.params)
         if kinds:
-            top = [k for k, _ in kinds.most_common(2)]
             liked = np.mean([h.rating for h in inp.history]) >= 4.0
-            long_term = f"Returns to {' and '.join(top)}; " + (
-                "rates most purchases highly." if liked else "is hard to please."
+            long_term = TEMPLATE[0].format(kinds=" and ".join(kinds)) + (
+                TEMPLATE[1] if liked else TEMPLATE[2]
             )
         else:
             long_term = "No earlier purchases to learn from."
@@ -97,8 +130,9 @@ class Judged:
 
 @dataclass(frozen=True)
 class RuleRanker:
-    """Values each candidate by its judged fit (the embedder's closeness of the need to the
-    visible title and category, with judgement noise) plus the believed part of its claim's
+    """Values each candidate by its judged fit (the embedder's closeness of the need, the
+    current one mixed with the long-term one at ``long_term_weight``, to the visible title
+    and category, with judgement noise) plus the believed part of its claim's
     distance from that fit; ranks products, not proposals: a product offered by several
     platforms takes one place, by its best offer, and copies fill the shortlist only when
     there are fewer distinct products than K."""
@@ -116,6 +150,11 @@ class RuleRanker:
         p, n = self.params, len(inp.candidates)
         views = [visible_text(c.title, c.category) for c in inp.candidates]
         fits = self.judge.fit(inp.need.current_need, views)
+        if w := p.long_term_weight:  # the whole structured understanding (Appendix C.4)
+            if not inp.need.current_need.strip():
+                w = 1.0  # a request that says nothing leaves the history as the whole need
+            kinds = self.judge.fit(need_words(inp.need.long_term_need), views)
+            fits = (1 - w) * fits + w * kinds
         noise = gen.normal(0, p.fit_noise, n) if p.noise == "normal" else np.zeros(n)
         fits = fits + noise
         extra = gen.gumbel(0, p.fit_noise, n) if p.noise == "gumbel" else np.zeros(n)

@@ -200,6 +200,30 @@ class PlatformParams(_Params):
         return self
 
 
+class NeedParams(_Params):
+    """How the user agent reads a long-term need off the history (Appendix C.2: "inferred
+    mainly from history")."""
+
+    weighting: Annotated[Literal["count", "recent-rated"], ADDED_LATER] = param(
+        "count",
+        "which product kinds the long-term need names: count, those the history returns to "
+        "most often, the oldest first among equals (the rule before issue 51); recent-rated, "
+        "each purchase weighing its rating above one star (a 1-star purchase is no need to "
+        "return to) halved every half_life purchases back, the newest first among equals",
+        FIRST,
+    )
+    kinds: Annotated[int, ADDED_LATER] = param(
+        2, "how many product kinds the long-term need names", FIRST, ge=1, le=8
+    )
+    half_life: Annotated[float, ADDED_LATER] = param(
+        4.0,
+        "purchases back at which a purchase weighs half (recent-rated): a fifth of the "
+        "20-interaction history window",
+        FIRST,
+        gt=0,
+    )
+
+
 class RankerParams(_Params):
     """How the user agent judges candidates and how far it believes their claims, before and
     after records."""
@@ -265,6 +289,16 @@ class RankerParams(_Params):
         "value added from the first to the last place in the candidate list (0: the shuffled "
         "order does not matter to a careful reader)",
         FIRST,
+    )
+    long_term_weight: Annotated[float, ADDED_LATER] = param(
+        0.0,
+        "weight of the long-term need in a candidate's judged fit, beside the current need's "
+        "(Appendix C.4 ranks with the whole structured understanding; 0: the current need "
+        "alone, the rule before issue 51); the need's own template words never count, and "
+        "where the current need has no words the long-term one is the whole need",
+        FIRST,
+        ge=0,
+        le=1,
     )
     injection_susceptibility: Annotated[float, ADDED_LATER] = param(
         0.0,
@@ -379,6 +413,7 @@ class OfflineParams(_Params):
 
     scale: ScaleParams = ScaleParams()
     query: QueryParams = QueryParams()
+    need: Annotated[NeedParams, ADDED_LATER] = NeedParams()
     platform: PlatformParams = PlatformParams()
     ranker: RankerParams = RankerParams()
     decision: DecisionParams = DecisionParams()
