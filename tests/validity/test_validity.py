@@ -16,6 +16,7 @@ from recmarket.data.raw import DataError
 from recmarket.embedding import load_embedder
 from recmarket.embedding.settings import EmbedderConfig
 from recmarket.embedding.similarity import similarity_for
+from recmarket.testing.fake_llm import FakeLLM
 from recmarket.validity.card import COLUMNS, card_rows
 from recmarket.validity.heldout import held_outs, in_half
 from recmarket.validity.scoring import Scored, UserScorer, chance_values, ranked_values
@@ -152,3 +153,28 @@ def test_the_halves_split_people_once_and_for_all(tiny: Path, tmp_path: Path) ->
     assert (
         refused.exit_code != 0 and "--half first: choose one of all, fit, report" in refused.output
     )
+
+
+def test_a_model_answers_the_user_roles_and_a_replay_sends_nothing(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user agent and the decision answered by the loopback fake model through the
+    run's LLM path; every call kept beside the card, so a replay with the server gone makes
+    the same card."""
+    monkeypatch.setenv("RECMARKET_TEST_KEY", "sk-test")
+    settings = tmp_path / "model.toml"
+    with FakeLLM() as server:
+        settings.write_text(
+            f'[llm.models.m]\nname = "fake"\nbase_url = "{server.base_url}"\n'
+            'api_key_env = "RECMARKET_TEST_KEY"\n'
+            '[llm.roles]\nneed = "m"\nshortlist = "m"\ndecide = "m"\n'
+        )
+        args = ["validate", "--data", str(tiny), "--config", str(settings), "--negatives", "4"]
+        live = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "out")])
+        assert live.exit_code == 0, live.output
+    assert (tmp_path / "out" / "calls.sqlite").is_file()
+    card = (tmp_path / "out" / "validity.csv").read_text()
+    assert "ranker" in card and "decision" in card
+    again = CliRunner().invoke(app, [*args, "--replay", "--out", str(tmp_path / "out")])
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "out" / "validity.csv").read_text() == card

@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from recmarket.cli.app import DataDir, app, fail, out, user_errors
+from recmarket.cli.options import Budget, Replay
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.validity.heldout import HALVES
 
@@ -32,31 +33,38 @@ def validate_command(
     ] = "all",
     config: Annotated[
         Path | None,
-        typer.Option("--config", help="TOML or YAML settings whose [agents] and [embedder] play"),
+        typer.Option(
+            "--config",
+            help="TOML or YAML settings whose [agents], [roles], [llm] and [embedder] play",
+        ),
     ] = None,
+    replay: Replay = False,
+    budget: Budget = None,
 ) -> None:
     """Hold out each person's latest review, judge it against items they never touched, and
     write the validity card: the user's roles beside chance, popularity and the history
     centroid, with 95% intervals over people."""
-    from recmarket.agents.rules import offline_agents
+    import asyncio
+
     from recmarket.config_file import build_config
-    from recmarket.embedding import load_embedder
-    from recmarket.validity.validate import validate
+    from recmarket.validity.validate import validate_settings
 
     if half not in HALVES:
         fail(f"--half {half}: choose one of {', '.join(HALVES)}")
     with user_errors():
         settings = build_config(config, {}, {})
-        embedder = load_embedder(settings.embedder)
-        rows = validate(
-            data,
-            domain or [],
-            offline_agents(embedder, settings.agents),
-            embedder,
-            out_dir,
-            negatives=negatives,
-            seed=seed,
-            half=half,
+        rows = asyncio.run(
+            validate_settings(
+                settings,
+                data,
+                domain or [],
+                out_dir,
+                replay=replay,
+                budget=budget,
+                negatives=negatives,
+                seed=seed,
+                half=half,
+            )
         )
     table = Table(title=f"Validity card ({out_dir / 'validity.csv'})")
     for column in ("measure", "protocol", "scorer", "n", "value", "95% interval", "chance"):

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from recmarket.agents.contracts import (
     NeedInput,
     PastInteraction,
     QueryInput,
+    RoleFailure,
     ShortlistInput,
     StructuredNeed,
 )
@@ -41,8 +43,10 @@ from recmarket.data.items import ItemEvidence
 from recmarket.embedding.similarity import Similarity, visible_text
 from recmarket.profiles import PROFILE_BY_NAME, PROFILE_NAMES, Profile
 from recmarket.streams import Stream, call_seed, rng
+from recmarket.tasks import gather_or_cancel
 from recmarket.validity.heldout import HeldOut
 
+T = TypeVar("T")
 # (measure, protocol, scorer) -> one held-out's value
 Key = tuple[str, str, str]
 PROTOCOLS = ("history", "request")
@@ -54,6 +58,7 @@ class Scored:
 
     person: str
     values: dict[Key, float]
+    failures: tuple[str, ...] = ()  # the roles that failed on it, one entry a failure
 
 
 def ranked_values(rank: int) -> dict[str, float]:
@@ -194,35 +199,62 @@ class UserScorer:
         return found
 
     async def score(self, held: HeldOut) -> Scored:
-        """Every value of one held-out."""
+        """Every value of one held-out. A role that fails (``RoleFailure``) is an outcome,
+        as in a market round: a ranking not made places the held-out item last, a decision
+        not made buys nothing, a request not written leaves the `request` protocol's
+        rankings unmade and the decision an empty request."""
+        failed: list[str] = []
         profile = _profile(held, self.seed)
         values: dict[Key, float] = {}
-        query = await self.request(held, profile)
+        query = await _tried(failed, self.request(held, profile), None)
         target = held.episode.target.item_index
         if held.positive:
             items = [target, *held.negatives]
             for protocol, (text, unit) in zip(PROTOCOLS, (("", 0), (query, 1)), strict=True):
-                need = await self.need(held, text, unit)
-                rank = await self.rank(held, text, need, items, unit)
+                need = (
+                    None
+                    if text is None
+                    else await _tried(failed, self.need(held, text, unit), None)
+                )
+                rank, pair = len(items) + 1, 3  # a ranking not made: the held-out last
+                if need is not None and text is not None:
+                    rank = await _tried(failed, self.rank(held, text, need, items, unit), rank)
+                    pair = await _tried(
+                        failed, self.rank(held, text, need, items[:2], unit + 2), pair
+                    )
                 values |= {(m, protocol, "ranker"): v for m, v in ranked_values(rank).items()}
-                pair = await self.rank(held, text, need, items[:2], unit + 2)
                 values[("pairwise_1to1", protocol, "ranker")] = float(pair == 1)
             values |= self.baselines(held)
-        bought = await self.buys(held, query, profile, target, 0)
+        asked = query or ""
+        bought = await _tried(failed, self.buys(held, asked, profile, target, 0), 0.0)
         rating = held.episode.target.rating
         if rating <= 2:
             values[("p_buy_rated_1_2", "request", "decision")] = bought
         elif held.positive:
             values[("p_buy_rated_4_5", "request", "decision")] = bought
-            refused = 1.0 - await self.buys(held, query, profile, held.negatives[0], 1)
-            values[("buy_accuracy_1to1", "request", "decision")] = (bought + refused) / 2
-        return Scored(held.episode.user_id, values)
+            other = await _tried(failed, self.buys(held, asked, profile, held.negatives[0], 1), 0.0)
+            values[("buy_accuracy_1to1", "request", "decision")] = (bought + 1.0 - other) / 2
+        return Scored(held.episode.user_id, values, tuple(failed))
 
 
-def score_all(scorer: UserScorer, held: Sequence[HeldOut]) -> list[Scored]:
-    """Every held-out of a domain, in order."""
+async def _tried(failed: list[str], call: Awaitable[T], fallback: T) -> T:
+    """The call's answer, or ``fallback`` where its role failed (the role noted)."""
+    try:
+        return await call
+    except RoleFailure as failure:
+        failed.append(failure.role)
+        return fallback
 
-    async def every() -> list[Scored]:
-        return [await scorer.score(h) for h in held]
 
-    return asyncio.run(every())
+async def score_every(
+    scorer: UserScorer, held: Sequence[HeldOut], concurrency: int = 1
+) -> list[Scored]:
+    """Every held-out of a domain, in order, ``concurrency`` at a time (a model's calls
+    wait on the network; the offline roles answer at once)."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(h: HeldOut) -> Scored:
+        async with gate:
+            return await scorer.score(h)
+
+    return list(await gather_or_cancel(*(one(h) for h in held)))

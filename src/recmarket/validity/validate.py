@@ -3,22 +3,27 @@ the offline user (or any role bundle), written as the validity card."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from recmarket import __version__
+from recmarket.agents.llm.backend import LLMBackend
 from recmarket.agents.roles import Agents
+from recmarket.agents.rules import offline_agents
+from recmarket.config import RunConfig
 from recmarket.data.domain import domain_files, find_domains, load_domain
 from recmarket.data.raw import DataError
-from recmarket.embedding import Embedder
+from recmarket.embedding import Embedder, load_embedder
 from recmarket.embedding.similarity import similarity_for
 from recmarket.run.provenance import git_commit
 from recmarket.validity.card import CardRow, card_rows, write_csv, write_page
 from recmarket.validity.heldout import held_outs, in_half
-from recmarket.validity.scoring import Scored, UserScorer, score_all
+from recmarket.validity.scoring import Scored, UserScorer, score_every
 
 
-def validate(
+async def validate(
     data: Path,
     domains: Sequence[str],
     agents: Agents,
@@ -28,6 +33,7 @@ def validate(
     negatives: int = 9,
     seed: int = 42,
     half: str = "all",
+    concurrency: int = 1,
 ) -> list[CardRow]:
     """Score every person of ``domains`` (all of ``data``'s where empty), or those of one
     half (``heldout.HALVES``), and write ``out/validity.csv`` and ``out/validity.md``."""
@@ -39,7 +45,7 @@ def validate(
         domain = load_domain(f)
         scorer = UserScorer(agents, similarity_for(embedder), domain, seed)
         chosen = [h for h in held_outs(domain, negatives, seed) if in_half(h, half)]
-        scored += score_all(scorer, chosen)
+        scored += await score_every(scorer, chosen, concurrency)
     if not scored:
         raise DataError(f"{data}: no person has a history before their latest review")
     rows = card_rows(scored, 1 + negatives, seed)
@@ -53,5 +59,49 @@ def validate(
         f"(recmarket {__version__}{commit}) on {names}: {len(scored)} held-outs of "
         f"{len({s.person for s in scored})} people._"
     )
+    failed = Counter(role for s in scored for role in s.failures)
+    if failed:
+        made += " Role failures, each scored as the market scores it (a ranking not made puts "
+        made += "the held-out last, a decision not made buys nothing): "
+        made += ", ".join(f"{role} {n}" for role, n in sorted(failed.items())) + "."
     write_page(rows, out / "validity.md", made)
     return rows
+
+
+CALLS_FILE = "calls.sqlite"  # a model's calls, kept beside the card: a rerun costs nothing
+LLM_HELD_OUTS_AT_ONCE = 32  # the endpoint's adaptive limit paces the calls themselves
+
+
+async def validate_settings(
+    settings: RunConfig,
+    data: Path,
+    domains: Sequence[str],
+    out: Path,
+    *,
+    replay: bool = False,
+    budget: float | None = None,
+    **protocol: Any,
+) -> list[CardRow]:
+    """``validate`` with the roles a settings file gives: its ``[agents]``, and where it
+    has an ``[llm]`` table, the models of the roles it names, through the run's LLM path
+    (cards, structured outputs, retries, limits, spend), every call kept in
+    ``out/calls.sqlite``; ``replay`` serves them from there and sends none."""
+    embedder = load_embedder(settings.embedder)
+    agents = offline_agents(embedder, settings.agents, settings.roles)
+    if settings.llm is None:
+        return await validate(data, domains, agents, embedder, out, **protocol)
+    out.mkdir(parents=True, exist_ok=True)
+    backend = LLMBackend(settings.llm, [out / CALLS_FILE], replay=replay, budget=budget)
+    try:
+        return await validate(
+            data,
+            domains,
+            backend.agents(agents),
+            embedder,
+            out,
+            concurrency=LLM_HELD_OUTS_AT_ONCE,
+            **protocol,
+        )
+    finally:
+        await backend.aclose()
+        backend.close()
