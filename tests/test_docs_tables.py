@@ -77,6 +77,7 @@ def test_a_table_between_markers_is_replaced_whole_and_a_changed_one_is_named(
     assert docs_tables.update(runs, check=True) == []  # another commit, the same table
 
 
+@pytest.mark.slow  # a subprocess that remakes every code table (about 8 s)
 def test_the_tables_made_from_the_code_are_what_it_makes_now() -> None:
     """The offline model's parameter table (docs/running.md) is the code's, default by
     default, the README's first run prints what it shows, and the local model's tables are

@@ -99,6 +99,7 @@ def test_markup_in_a_path_prints_as_itself(tmp_path: Path) -> None:
     assert missing.exit_code == 2 and "[red]nowhere" in missing.output
 
 
+@pytest.mark.slow  # installs a broken plugin and runs the command in a subprocess
 def test_a_plugin_that_raises_at_import_is_one_line_and_hides_nothing_else(
     tmp_path: Path,
 ) -> None:

@@ -68,6 +68,7 @@ settings = { condition = "local-rep" }
 """
 
 
+@pytest.mark.slow  # end to end: reproduce with worker processes
 def test_a_ranker_named_in_settings_plays_in_reproduce_workers(tmp_path: Path) -> None:
     """Registered under recmarket.roles by a package, the ranker is chosen by name in a
     spec, and reproduce's worker processes build it from the settings alone."""

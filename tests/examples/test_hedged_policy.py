@@ -42,6 +42,7 @@ def explanations(out: Path, platform: str) -> list[dict]:
     return [e for e in found if e["input"]["platform_id"] == platform]
 
 
+@pytest.mark.slow  # end to end: an installed example plugin, a run and its report
 def test_the_example_policy_runs_offline_and_is_reported(plugin_site, tmp_path: Path) -> None:
     report = run(plugin_site, tmp_path / "offline")
     with RunStore.read(tmp_path / "offline") as store:

@@ -155,6 +155,7 @@ def test_the_halves_split_people_once_and_for_all(tiny: Path, tmp_path: Path) ->
     )
 
 
+@pytest.mark.slow  # end to end: the loopback model through the LLM path, then a replay
 def test_a_model_answers_the_user_roles_and_a_replay_sends_nothing(
     tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

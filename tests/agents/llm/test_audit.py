@@ -194,6 +194,7 @@ def played_cell(server: FakeLLM, tmp_path: Path) -> tuple[LLMConfig, Cell]:
     return llm, Cell("accountability", "LocalRep", "fig", tmp_path / "run", rows, run_config)
 
 
+@pytest.mark.slow  # end to end: model cells, their audit and the whole report
 def test_the_report_shows_each_models_card_beside_its_cells_and_warns(
     tmp_path: Path, material: Material
 ) -> None:
