@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 from typer.testing import CliRunner
 
 from recmarket.agents.rules import offline_agents
@@ -17,7 +18,7 @@ from recmarket.embedding import load_embedder
 from recmarket.embedding.settings import EmbedderConfig
 from recmarket.embedding.similarity import similarity_for
 from recmarket.testing.fake_llm import FakeLLM
-from recmarket.validity.card import COLUMNS, card_rows
+from recmarket.validity.card import COLUMNS, MEASURES, card_rows
 from recmarket.validity.heldout import held_outs, in_half
 from recmarket.validity.scoring import Scored, UserScorer, chance_values, ranked_values
 from tests.data.test_domain import newest_first
@@ -98,7 +99,9 @@ def test_the_decisions_chance_of_buying_is_its_own(tiny: Path, embedder) -> None
     scored = [s for h in held_outs(domain, 9, seed=3) if (s := _score(scorer, h))]
     buys = [v for s in scored for k, v in s.values.items() if k[0].startswith("p_buy")]
     assert buys and all(0.0 < b < 1.0 for b in buys)  # a logit's chance, not a draw
-    assert len({k[0] for s in scored for k in s.values}) == 7  # every measure but the stars
+    measures = {k[0] for s in scored for k in s.values}
+    assert measures == set(MEASURES) - {"star_spearman"}  # a correlation: kept as pairs
+    assert not any(k[2] == "review" for s in scored for k in s.values)  # no stars by default
 
 
 def _score(scorer: UserScorer, h) -> Scored:
@@ -179,3 +182,29 @@ def test_a_model_answers_the_user_roles_and_a_replay_sends_nothing(
     again = CliRunner().invoke(app, [*args, "--replay", "--out", str(tmp_path / "out")])
     assert again.exit_code == 0, again.output
     assert (tmp_path / "out" / "validity.csv").read_text() == card
+
+
+def test_star_errors_and_their_rank_correlation() -> None:
+    """RMSE is the root of the mean squared error (its interval's ends too); Spearman is read
+    over every held-out's pair, resampling people; a constant prediction has none."""
+    real = [1.0, 2.0, 3.0, 4.0, 5.0, 5.0, 4.0, 2.0]
+    said = [2.0, 2.0, 3.0, 5.0, 5.0, 4.0, 4.0, 1.0]
+    scored = [
+        Scored(
+            f"p{i}",
+            {("star_rmse", "history", "review"): (s - r) ** 2},
+            pairs={
+                ("star_spearman", "history", "review"): (s, r),
+                ("star_spearman", "history", "always_5"): (5.0, r),
+            },
+        )
+        for i, (s, r) in enumerate(zip(said, real, strict=True))
+    ]
+    rows = {(r.measure, r.scorer): r for r in card_rows(scored, 10, 1)}
+    rmse = rows[("star_rmse", "review")]
+    assert rmse.value == pytest.approx(np.sqrt(np.mean((np.array(said) - real) ** 2)))
+    assert rmse.low <= rmse.value <= rmse.high
+    rho = rows[("star_spearman", "review")]
+    assert rho.value == pytest.approx(stats.spearmanr(said, real).statistic)
+    assert rho.low <= rho.value <= rho.high and rho.n_people == 8
+    assert np.isnan(rows[("star_spearman", "always_5")].value)

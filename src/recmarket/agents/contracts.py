@@ -240,12 +240,15 @@ class ReviewInput(Contract):
     target: HeldOutTarget
     item: ItemEvidence
     explanation: str
+    # the user's own earlier reviews (how lenient they rate), where the caller gives them
+    history: tuple[PastInteraction, ...] | None = Field(default=None, exclude_if=_absent)
 
 
 class Review(Contract):
-    """The user's review of the purchase."""
+    """The user's review of the purchase: words, and stars where the backend gives them."""
 
     text: str
+    stars: int | None = Field(default=None, ge=1, le=5, exclude_if=_absent)
 
 
 class UpdateInput(Contract):

@@ -68,6 +68,44 @@ def _mean_over_people(sums: np.ndarray, counts: np.ndarray, axis: int = -1) -> n
     return np.sum(sums, axis=axis) / np.sum(counts, axis=axis)
 
 
+# A measure kept per held-out as something else than itself: RMSE as the squared error,
+# whose mean (and interval ends) it is the square root of.
+FINISH = {"star_rmse": np.sqrt}
+
+
+def _spearman(pairs: np.ndarray) -> float:
+    """Spearman's correlation of (predicted, real) pairs; NaN where either is constant."""
+    if len(pairs) < 3 or np.ptp(pairs[:, 0]) == 0 or np.ptp(pairs[:, 1]) == 0:
+        return float("nan")
+    return float(stats.spearmanr(pairs[:, 0], pairs[:, 1]).statistic)
+
+
+def correlation_rows(scored: Sequence[Scored], seed: int) -> list[CardRow]:
+    """Each rank correlation over every held-out's (predicted, real) pair, its interval a
+    percentile bootstrap over people (their pairs move together)."""
+    per: dict[Key, dict[str, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
+    for s in scored:
+        for key, pair in s.pairs.items():
+            per[key][s.person].append(pair)
+    rows = []
+    for key in sorted(per):
+        people = [np.array(v) for v in per[key].values()]
+        value = _spearman(np.concatenate(people))
+        low = high = float("nan")
+        if np.isfinite(value) and len(people) >= 2:
+            gen = np.random.default_rng(seed)
+            drawn = [
+                _spearman(
+                    np.concatenate([people[i] for i in gen.integers(len(people), size=len(people))])
+                )
+                for _ in range(RESAMPLES)
+            ]
+            low, high = (float(x) for x in np.nanpercentile(drawn, [2.5, 97.5]))
+        n = sum(len(v) for v in people)
+        rows.append(CardRow(*key, len(people), n, value, low, high, float("nan")))
+    return rows
+
+
 def card_rows(scored: Sequence[Scored], candidates: int, seed: int) -> list[CardRow]:
     """Every (measure, protocol, scorer) the held-outs have: the mean over held-outs, its
     interval a percentile bootstrap over people (``RESAMPLES`` draws, seeded)."""
@@ -82,7 +120,8 @@ def card_rows(scored: Sequence[Scored], candidates: int, seed: int) -> list[Card
         people = per[key]
         sums = np.array([sum(v) for v in people.values()])
         counts = np.array([len(v) for v in people.values()], dtype=float)
-        value = float(sums.sum() / counts.sum())
+        finish = FINISH.get(key[0], lambda x: x)
+        value = float(finish(sums.sum() / counts.sum()))
         low = high = float("nan")
         if len(people) >= 2 and np.ptp(sums / counts) > 0:
             found = stats.bootstrap(
@@ -95,7 +134,8 @@ def card_rows(scored: Sequence[Scored], candidates: int, seed: int) -> list[Card
                 method="percentile",
                 random_state=np.random.default_rng(seed),
             )
-            low, high = float(found.confidence_interval.low), float(found.confidence_interval.high)
+            ends = found.confidence_interval
+            low, high = float(finish(ends.low)), float(finish(ends.high))
         elif len(people) >= 2:  # every person alike: no spread to resample
             low = high = value
         measure, protocol, scorer = key
@@ -126,7 +166,8 @@ def card_rows(scored: Sequence[Scored], candidates: int, seed: int) -> list[Card
                     chance[measure],
                 )
             )
-    return rows
+    rows += correlation_rows(scored, seed)
+    return sorted(rows, key=lambda r: order.get(r.measure, len(order)))
 
 
 # Which of the report's results rest on which measure: the card's reading.

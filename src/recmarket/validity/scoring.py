@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np
@@ -32,6 +32,7 @@ from recmarket.agents.contracts import (
     NeedInput,
     PastInteraction,
     QueryInput,
+    ReviewInput,
     RoleFailure,
     ShortlistInput,
     StructuredNeed,
@@ -44,7 +45,7 @@ from recmarket.embedding.similarity import Similarity, visible_text
 from recmarket.profiles import PROFILE_BY_NAME, PROFILE_NAMES, Profile
 from recmarket.streams import Stream, call_seed, rng
 from recmarket.tasks import gather_or_cancel
-from recmarket.validity.heldout import HeldOut
+from recmarket.validity.heldout import POSITIVE_RATING, HeldOut
 
 T = TypeVar("T")
 # (measure, protocol, scorer) -> one held-out's value
@@ -59,6 +60,8 @@ class Scored:
     person: str
     values: dict[Key, float]
     failures: tuple[str, ...] = ()  # the roles that failed on it, one entry a failure
+    # (predicted, real) stars for the rank correlations, by (measure, protocol, scorer)
+    pairs: dict[Key, tuple[float, float]] = field(default_factory=dict)
 
 
 def ranked_values(rank: int) -> dict[str, float]:
@@ -178,6 +181,27 @@ class UserScorer:
         decision = await self.agents.decide(inp, self._seed(held, Stream.DECIDE, unit))
         return float(decision.option_id is not None)
 
+    async def review_stars(self, held: HeldOut, query: str, profile: Profile) -> float | None:
+        """The stars the review gives the held-out item bought, judged against the
+        person's latest earlier purchase they liked (their own words and rating of it as
+        the hoped-for outcome) with their history before it: never the held-out's own
+        rating. None where the backend gives no stars."""
+        history = held.episode.history
+        liked = [h for h in history if h.rating >= POSITIVE_RATING] or list(history)
+        evidence = liked[-1]
+        review = await self.agents.review(
+            ReviewInput(
+                query_text=query,
+                profile=profile,
+                target=HeldOutTarget(**_past(evidence).model_dump()),
+                item=self.evidence(held.episode.target.item_index),
+                explanation="",
+                history=tuple(_past(h) for h in history),
+            ),
+            self._seed(held, Stream.REVIEW),
+        )
+        return None if review.stars is None else float(review.stars)
+
     def baselines(self, held: HeldOut) -> dict[Key, float]:
         """The popularity and history-centroid rankings of the held-out item."""
         items = [held.episode.target.item_index, *held.negatives]
@@ -234,7 +258,19 @@ class UserScorer:
             values[("p_buy_rated_4_5", "request", "decision")] = bought
             other = await _tried(failed, self.buys(held, asked, profile, held.negatives[0], 1), 0.0)
             values[("buy_accuracy_1to1", "request", "decision")] = (bought + 1.0 - other) / 2
-        return Scored(held.episode.user_id, values, tuple(failed))
+        real = rating
+        stars: dict[str, float | None] = {
+            "review": await _tried(failed, self.review_stars(held, asked, profile), None),
+            "person_mean": float(np.mean([h.rating for h in held.episode.history])),
+            "always_5": 5.0,
+        }
+        pairs: dict[Key, tuple[float, float]] = {}
+        for scorer, said in stars.items():
+            if said is not None:
+                values[("star_mae", "history", scorer)] = abs(said - real)
+                values[("star_rmse", "history", scorer)] = (said - real) ** 2
+                pairs[("star_spearman", "history", scorer)] = (said, real)
+        return Scored(held.episode.user_id, values, tuple(failed), pairs)
 
 
 async def _tried(failed: list[str], call: Awaitable[T], fallback: T) -> T:

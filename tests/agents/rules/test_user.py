@@ -12,6 +12,7 @@ from recmarket.agents.contracts import (
     DecisionInput,
     ExplanationInput,
     HeldOutTarget,
+    PastInteraction,
     ReviewInput,
     ShownOption,
     StructuredNeed,
@@ -186,3 +187,37 @@ def test_a_decisions_chances_are_those_its_draw_is_made_from(judge) -> None:
     assert set(drawn) <= set(answers)
     for answer, chance in chances:
         assert abs(drawn[answer] / n - chance) < 4 * np.sqrt(chance * (1 - chance) / n) + 1e-9
+
+
+def test_a_personal_review_gives_the_persons_own_stars_as_far_as_the_item_is_theirs(
+    judge, domain
+) -> None:
+    """Personal experience: the hoped-for item itself gets the person's own rating of it;
+    an unrelated one their leniency (history's mean) mixed with its listing rating; stars
+    from 1 to 5. The rule before issue 51 gives no stars."""
+    item = domain.items[0]
+    other = next(i for i in domain.items if judge.closeness(item.title, i.title) == 0.0)
+    history = tuple(
+        PastInteraction(title=f"Old {k}", rating=r, review_title="", review_text="")
+        for k, r in enumerate((2.0, 3.0, 2.0))
+    )
+    target = HeldOutTarget(title=item.title, rating=4.0, review_title="", review_text="")
+    personal = RuleReview(judge, ReviewParams(experience="personal", star_noise=0.0))
+
+    def stars(bought, review=personal) -> int | None:
+        inp = ReviewInput(
+            query_text="q",
+            profile=USER,
+            target=target,
+            item=bought.evidence,
+            explanation="",
+            history=history,
+        )
+        return asyncio.run(review(inp, 3)).stars
+
+    assert stars(item) == 4
+    quality = other.evidence.average_rating or 7 / 3
+    assert stars(other) == int(np.floor(0.5 * 7 / 3 + 0.5 * quality + 0.5))
+    assert stars(item, RuleReview(judge, ReviewParams())) is None
+    noisy = RuleReview(judge, ReviewParams(experience="personal", star_noise=3.0))
+    assert all(1 <= stars(other, noisy) <= 5 for _ in range(3))

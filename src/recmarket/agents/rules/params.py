@@ -392,6 +392,30 @@ class ReviewParams(_Params):
     gap_sensitivity: Annotated[dict[str, float], AfterValidator(profiles_known)] = param(
         dict(DEFAULT_GAP_SENSITIVITY), "how strongly each profile feels a gap", "Table 4"
     )
+    experience: Annotated[Literal["closeness", "personal"], ADDED_LATER] = param(
+        "closeness",
+        "what the experience is made of: closeness, the bought item's closeness to the "
+        "hoped-for one mixed with its listing rating, the same for everyone (the rule before "
+        "issue 51); personal, the person's own rating of the hoped-for item as far as the "
+        "bought one is close to it, and beyond that their leniency (their history's mean "
+        "rating) and the item's known quality, given in stars too",
+        FIRST,
+    )
+    leniency_share: Annotated[float, ADDED_LATER] = param(
+        0.5,
+        "where the private evidence says nothing (personal): the weight of the person's "
+        "leniency against the listing's rating, neither known to be the better guide",
+        FIRST,
+        ge=0,
+        le=1,
+    )
+    star_noise: Annotated[float, ADDED_LATER] = param(
+        0.5,
+        "sd of a personal experience in stars around its expectation (half a star: the "
+        "rounding a star rating makes)",
+        FIRST,
+        ge=0,
+    )
 
 
 class UpdaterParams(_Params):

@@ -134,7 +134,8 @@ USE_FRAMES = ("I bought it for {use}.", "I wanted it for {use}.", "")
 @dataclass(frozen=True)
 class RuleReview:
     """Experience: how close the bought item is to the hoped-for one (semantic closeness of
-    titles, not shared words), mixed with its quality (rating), plus noise. Expectation: the
+    titles, not shared words), mixed with its quality (rating), plus noise; or, with
+    ``experience = "personal"``, the person's own (``stars``), given in stars too. Expectation: the
     level the explanation claimed, less what it disclosed. The review reports the experience
     and the felt gap (scaled by the profile's sensitivity) in the lexicon's varied words."""
 
@@ -151,6 +152,22 @@ class RuleReview:
         level = self.judge.merit(closeness, inp.item.average_rating)
         return lexicon.clamp(level + gen.normal(0, self.params.experience_noise))
 
+    def stars(self, inp: ReviewInput, gen: np.random.Generator) -> float:
+        """The personal experience in stars (1-5, not rounded): the person's own rating of
+        the hoped-for item as far as the bought one is close to it; beyond that, their
+        leniency (their history's mean rating) mixed with the item's known quality, each
+        standing in for the other where it is unknown; plus noise."""
+        p = self.params
+        closeness = self.judge.closeness(inp.target.title, inp.item.title)
+        known = [h.rating for h in inp.history or ()]
+        quality = inp.item.average_rating
+        leniency = float(np.mean(known)) if known else quality
+        leniency = inp.target.rating if leniency is None else leniency
+        quality = leniency if quality is None else quality
+        beyond = p.leniency_share * leniency + (1 - p.leniency_share) * quality
+        expected = closeness * inp.target.rating + (1 - closeness) * beyond
+        return float(np.clip(expected + gen.normal(0, p.star_noise), 1.0, 5.0))
+
     def expectation(self, explanation: str, experienced: float) -> float:
         """The level the explanation led the user to expect: its claim less what it
         disclosed (the experience itself where it claimed nothing)."""
@@ -162,7 +179,12 @@ class RuleReview:
 
     async def __call__(self, inp: ReviewInput, seed: int) -> Review:
         gen = self.draws(seed)
-        experienced = self.experience(inp, gen)
+        stars = None
+        if self.params.experience == "personal":
+            felt = self.stars(inp, gen)
+            experienced, stars = (felt - 1) / 4, int(np.floor(felt + 0.5))
+        else:
+            experienced = self.experience(inp, gen)
         sensitivity = self.params.gap_sensitivity.get(inp.profile.name, 1.0)
         gap = (self.expectation(inp.explanation, experienced) - experienced) * sensitivity
         name = short_title(inp.item.title, 6)
@@ -174,4 +196,4 @@ class RuleReview:
         frame = one_of(gen, USE_FRAMES)
         if use and frame:
             said.append(frame.format(use=use))
-        return Review(text=" ".join(said))
+        return Review(text=" ".join(said), stars=stars)
