@@ -78,3 +78,19 @@ def test_the_request_follows_the_profile_style(inputs) -> None:
         t for t, i in zip(texts, inputs, strict=True) if i.profile.name == "attribute_constraint"
     ]
     assert constraint and all("requirement" in t.lower() for t in constraint)
+
+
+def test_a_shoppers_request_names_the_kind_and_only_what_a_shopper_states(inputs) -> None:
+    """wording = shopper: the kind's noun, and of the title only colour, material, size and
+    common features; never a model code, a number or a title word outside that vocabulary
+    beyond the noun (the use the person's own review names may share the title's words)."""
+    from recmarket.agents.rules.query import SHOPPER_WORDS, TEMPLATES, spoken_kind
+
+    template_words = set(content_words(" ".join(t for ts in TEMPLATES.values() for t in ts)))
+    for text, inp in zip(write(QueryParams(wording="shopper"), inputs), inputs, strict=True):
+        noun = spoken_kind(inp.target.title, inp.domain).split()[-1]
+        title = set(content_words(inp.target.title))
+        own = set(content_words(f"{inp.target.review_title} {inp.target.review_text}"))
+        from_title = set(content_words(text)) & title - template_words - own
+        assert from_title <= SHOPPER_WORDS | {noun, *content_words(noun)}, (text, inp.target.title)
+        assert not any(ch.isdigit() for w in from_title for ch in w)

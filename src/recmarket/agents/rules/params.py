@@ -149,6 +149,15 @@ class QueryParams(_Params):
         ge=0,
         le=1,
     )
+    wording: Annotated[Literal["title", "shopper"], ADDED_LATER] = param(
+        "title",
+        "what the request takes from the title (Appendix C.1: a plausible need, never a copy "
+        "or a unique description): title, the kind in one or two of its words and title "
+        "segments in paraphrase (the rule before issue 51); shopper, the kind's noun and only "
+        "the words a shopper states without the listing (colour, material, size, common "
+        "features), never codes, brands or pack counts",
+        FIRST,
+    )
 
 
 class PlatformParams(_Params):

@@ -95,6 +95,23 @@ def spoken_kind(title: str, domain: str) -> str:
     return f"{' '.join(words)} item" if words else ""
 
 
+# What a shopper states of a product without knowing the listing: its colour, material,
+# size and the features anyone asks for; never a model code, brand or pack count.
+_SHOPPER_TEXT = """
+    black white red blue green pink grey gray silver gold brown purple yellow orange clear
+    wood wooden steel stainless metal plastic leather cotton glass bamboo silicone rubber
+    aluminum wool canvas ceramic small medium large mini compact portable heavy light
+    lightweight long short wide thick thin wireless rechargeable waterproof adjustable
+    foldable soft durable quiet electric manual cordless organic natural"""
+SHOPPER_WORDS = frozenset(_SHOPPER_TEXT.split())
+
+
+def shopper_words(title: str) -> list[str]:
+    """The title's words a shopper would state (SHOPPER_WORDS), once each, in order."""
+    found = (w.lower() for w in TITLE_WORD.findall(title))
+    return list(dict.fromkeys(w for w in found if w in SHOPPER_WORDS))
+
+
 def paraphrase(attribute: str) -> str:
     """An attribute as a user would say it in passing: its last two content words."""
     kept = [w for w in attribute.split() if w.lower() not in STOPWORDS]
@@ -126,14 +143,16 @@ class RuleQueryGenerator:
         kind = spoken_kind(title, inp.domain)
         if not kind:
             raise RoleFailure("query", "neither the target's title nor the domain names a product")
-        if gen.random() < p.general_kind or inp.profile.name in BROAD_KIND:
+        shopper = p.wording == "shopper"
+        if shopper or gen.random() < p.general_kind or inp.profile.name in BROAD_KIND:
             kind = kind.split()[-1]
         limit = MAX_ATTRIBUTES[inp.profile.name]
-        attributes = [
-            paraphrase(a)
-            for a in title_parts(title)[1]
-            if not PACKAGING.search(a) and gen.random() < p.attribute_mention
-        ][:limit]
+        said = (
+            shopper_words(title)
+            if shopper
+            else [paraphrase(a) for a in title_parts(title)[1] if not PACKAGING.search(a)]
+        )
+        attributes = [a for a in said if gen.random() < p.attribute_mention][:limit]
         use = None
         if gen.random() < p.use_from_review:
             use = use_phrase(inp.target.review_text) or use_phrase(inp.target.review_title)
