@@ -1,0 +1,111 @@
+"""Fit the simulated user's new parameters to real people on one half of them, and read the
+validity card on the other (issue 51): no value is chosen by a market result, and none by
+the half it is reported on.
+
+Each parameter is chosen by the measure its mechanism answers for, on the people of
+``--half fit`` (a fixed split by the hash of their id, ``recmarket.validity.heldout``):
+
+- the long-term need's kinds and half-life by the user agent's HR@1 from the history alone;
+- the ranker's long-term weight by its HR@1 from the simulator's own request beside the
+  history (the shopper's wording, which does not name its answer);
+- the review's star noise and leniency share by its star RMSE against the real ratings.
+
+Then the chosen ``[agents]`` table is printed, and the card of ``--half report`` under it.
+
+    python scripts/fit_user_model.py REAL_SLICE_DIR [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from recmarket.agents.rules import offline_agents
+from recmarket.agents.rules.params import OfflineParams
+from recmarket.embedding import Embedder, load_embedder
+from recmarket.embedding.settings import EmbedderConfig
+from recmarket.validity.card import CardRow
+from recmarket.validity.validate import validate
+
+NEED = {"kinds": (2, 3, 4), "half_life": (2.0, 4.0, 8.0)}
+RANKER = {"long_term_weight": (0.1, 0.25, 0.5, 0.75)}
+REVIEW = {"star_noise": (0.1, 0.25, 0.5), "leniency_share": (0.25, 0.5, 0.75)}
+FIXED = {
+    "need": {"weighting": "recent-rated"},
+    "query": {"wording": "shopper"},
+    "review": {"experience": "personal"},
+}
+
+
+def _merged(*tables: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for table in tables:
+        for group, values in table.items():
+            out[group] = {**out.get(group, {}), **values}
+    return out
+
+
+def _card(data: Path, agents: dict[str, Any], embedder: Embedder, half: str) -> dict:
+    params = OfflineParams.model_validate(agents)
+    with tempfile.TemporaryDirectory() as out:
+        rows = asyncio.run(
+            validate(data, [], offline_agents(embedder, params), embedder, Path(out), half=half)
+        )
+    return {(r.measure, r.protocol, r.scorer): r for r in rows}
+
+
+def _value(card: dict[tuple[str, str, str], CardRow], key: tuple[str, str, str]) -> float:
+    return card[key].value
+
+
+def _best(
+    data: Path,
+    embedder: Embedder,
+    base: dict[str, Any],
+    group: str,
+    grid: dict[str, tuple],
+    key: tuple[str, str, str],
+    lowest: bool = False,
+) -> dict[str, Any]:
+    """The grid point of ``group``'s parameters that is best on ``key`` over the fit half."""
+    found = []
+    for values in itertools.product(*grid.values()):
+        chosen = dict(zip(grid, values, strict=True))
+        card = _card(data, _merged(base, {group: chosen}), embedder, "fit")
+        found.append((_value(card, key), chosen))
+        print(f"  {group} {chosen}: {key[0]} ({key[1]}, {key[2]}) {found[-1][0]:.4f}", flush=True)
+    score, chosen = (min if lowest else max)(found, key=lambda f: f[0])
+    print(f"chosen {group} {chosen} ({key[0]} {score:.4f} on the fit half)", flush=True)
+    return chosen
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("data", type=Path, help="the real slices (recmarket data real-slice)")
+    args = parser.parse_args()
+    embedder = load_embedder(EmbedderConfig())
+    agents = _merged(FIXED)
+    need = _best(args.data, embedder, agents, "need", NEED, ("hr@1", "history", "ranker"))
+    agents = _merged(agents, {"need": need})
+    ranker = _best(args.data, embedder, agents, "ranker", RANKER, ("hr@1", "request", "ranker"))
+    agents = _merged(agents, {"ranker": ranker})
+    review = _best(
+        args.data, embedder, agents, "review", REVIEW, ("star_rmse", "history", "review"), True
+    )
+    agents = _merged(agents, {"review": review})
+    print("\n[agents] chosen on the fit half:")
+    for group, values in agents.items():
+        print(f"[agents.{group}]")
+        for name, value in values.items():
+            print(f"{name} = {value!r}".replace("'", '"'))
+    print("\nthe card on the report half:")
+    for row in _card(args.data, agents, embedder, "report").values():
+        print(" | ".join(row.cells()))
+
+
+if __name__ == "__main__":
+    main()
