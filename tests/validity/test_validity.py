@@ -19,6 +19,7 @@ from recmarket.embedding.settings import EmbedderConfig
 from recmarket.embedding.similarity import similarity_for
 from recmarket.testing.fake_llm import FakeLLM
 from recmarket.validity.card import COLUMNS, MEASURES, card_rows
+from recmarket.validity.differences import differences
 from recmarket.validity.heldout import held_outs, in_half
 from recmarket.validity.scoring import Scored, UserScorer, chance_values, ranked_values
 from tests.data.test_domain import newest_first
@@ -208,3 +209,31 @@ def test_star_errors_and_their_rank_correlation() -> None:
     assert rho.value == pytest.approx(stats.spearmanr(said, real).statistic)
     assert rho.low <= rho.value <= rho.high and rho.n_people == 8
     assert np.isnan(rows[("star_spearman", "always_5")].value)
+
+
+def test_a_role_against_a_baseline_is_a_paired_difference() -> None:
+    """On the same held-outs, a role that is always 0.25 above the baseline differs by
+    exactly that, with no width to resample; identical predictions correlate alike."""
+    gen = np.random.default_rng(5)
+    scored = []
+    for i in range(12):
+        base, real = float(gen.random()), float(gen.integers(1, 6))
+        scored.append(
+            Scored(
+                f"p{i}",
+                {
+                    ("hr@1", "history", "ranker"): base + 0.25,
+                    ("hr@1", "history", "centroid"): base,
+                },
+                pairs={
+                    ("star_spearman", "history", "review"): (real + base, real),
+                    ("star_spearman", "history", "person_mean"): (real + base, real),
+                },
+            )
+        )
+    found = {(d.measure, d.baseline): d for d in differences(scored, 3)}
+    shift = found[("hr@1", "centroid")]
+    assert (shift.value, shift.low, shift.high) == pytest.approx((0.25, 0.25, 0.25))
+    same = found[("star_spearman", "person_mean")]
+    assert (same.value, same.low, same.high) == pytest.approx((0.0, 0.0, 0.0))
+    assert shift.cells()[2] == "ranker - centroid"

@@ -73,7 +73,7 @@ def _mean_over_people(sums: np.ndarray, counts: np.ndarray, axis: int = -1) -> n
 FINISH = {"star_rmse": np.sqrt}
 
 
-def _spearman(pairs: np.ndarray) -> float:
+def spearman(pairs: np.ndarray) -> float:
     """Spearman's correlation of (predicted, real) pairs; NaN where either is constant."""
     if len(pairs) < 3 or np.ptp(pairs[:, 0]) == 0 or np.ptp(pairs[:, 1]) == 0:
         return float("nan")
@@ -90,12 +90,12 @@ def correlation_rows(scored: Sequence[Scored], seed: int) -> list[CardRow]:
     rows = []
     for key in sorted(per):
         people = [np.array(v) for v in per[key].values()]
-        value = _spearman(np.concatenate(people))
+        value = spearman(np.concatenate(people))
         low = high = float("nan")
         if np.isfinite(value) and len(people) >= 2:
             gen = np.random.default_rng(seed)
             drawn = [
-                _spearman(
+                spearman(
                     np.concatenate([people[i] for i in gen.integers(len(people), size=len(people))])
                 )
                 for _ in range(RESAMPLES)
@@ -188,9 +188,12 @@ RESTS_ON = (
 )
 
 
-def write_page(rows: Sequence[CardRow], path: Path, made: str) -> None:
-    """``validity.md``: the card's table, what rests on which measure, and what it cannot
-    support."""
+def write_page(
+    rows: Sequence[CardRow], path: Path, made: str, paired: Sequence[Sequence[str]] = ()
+) -> None:
+    """``validity.md``: the card's table, the user's roles less each baseline on the same
+    held-outs (``paired``: rows of measure, protocol, scorers, difference, low, high), what
+    rests on which measure, and what it cannot support."""
     lines = [
         "# Validity card: the simulated user against real people",
         "",
@@ -202,6 +205,16 @@ def write_page(rows: Sequence[CardRow], path: Path, made: str) -> None:
         "",
         "Intervals: 95% percentile bootstrap over people "
         f"({RESAMPLES:,} draws); a person's held-outs move together.",
+        "",
+        "## Against the baselines, on the same held-outs",
+        "",
+        "| measure | protocol | scorers | difference | low | high |",
+        "|---|---|---|---|---|---|",
+        *("| " + " | ".join(cells) + " |" for cells in paired),
+        "",
+        "A difference whose interval lies above 0 says the role beats the baseline (below 0 "
+        "for an error such as star_mae and star_rmse); one that holds 0, that no difference "
+        "is detectable.",
         "",
         "## What rests on which measure",
         "",

@@ -19,6 +19,7 @@ from recmarket.embedding import Embedder, load_embedder
 from recmarket.embedding.similarity import similarity_for
 from recmarket.run.provenance import git_commit
 from recmarket.validity.card import CardRow, card_rows, write_csv, write_page
+from recmarket.validity.differences import differences
 from recmarket.validity.heldout import held_outs, in_half
 from recmarket.validity.scoring import Scored, UserScorer, score_every
 
@@ -64,7 +65,8 @@ async def validate(
         made += " Role failures, each scored as the market scores it (a ranking not made puts "
         made += "the held-out last, a decision not made buys nothing): "
         made += ", ".join(f"{role} {n}" for role, n in sorted(failed.items())) + "."
-    write_page(rows, out / "validity.md", made)
+    paired = [d.cells() for d in differences(scored, seed)]
+    write_page(rows, out / "validity.md", made, paired)
     return rows
 
 

@@ -1,0 +1,99 @@
+"""The user's roles against each baseline on the same held-outs: a paired difference with a
+95% interval from resampling people, which says whether a role beats, matches or trails a
+baseline where two separate intervals overlapping would say nothing."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from recmarket.validity.card import FINISH, LEVEL, RESAMPLES, USER_ROLES, spearman
+from recmarket.validity.scoring import Scored
+
+BASELINES = ("popularity", "centroid", "person_mean", "always_5")
+
+# One person's held-outs that both scorers have: (user's value, baseline's value) per row;
+# for a correlation, (user's prediction, baseline's prediction, real).
+Person = np.ndarray
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A user role's measure less a baseline's, on the held-outs both have."""
+
+    measure: str
+    protocol: str
+    scorer: str
+    baseline: str
+    n_people: int
+    value: float
+    low: float
+    high: float
+
+    def cells(self) -> list[str]:
+        """The row as the card's page shows it."""
+        shown = ["" if np.isnan(x) else f"{x:+.4f}" for x in (self.value, self.low, self.high)]
+        return [self.measure, self.protocol, f"{self.scorer} - {self.baseline}", *shown]
+
+
+def _mean_difference(people: Sequence[Person], measure: str) -> float:
+    rows = np.concatenate(people)
+    finish = FINISH.get(measure, lambda x: x)
+    return float(finish(rows[:, 0].mean()) - finish(rows[:, 1].mean()))
+
+
+def _correlation_difference(people: Sequence[Person], _: str) -> float:
+    rows = np.concatenate(people)
+    return spearman(rows[:, [0, 2]]) - spearman(rows[:, [1, 2]])
+
+
+Pairing = tuple[str, str, str, str]  # measure, protocol, user scorer, baseline
+
+
+def _paired(scored: Sequence[Scored]) -> dict[Pairing, dict[str, list[list[float]]]]:
+    """Per (measure, protocol, user scorer, baseline), each person's paired rows."""
+    found: dict[Pairing, dict[str, list[list[float]]]] = defaultdict(lambda: defaultdict(list))
+    for s in scored:
+        for (measure, protocol, scorer), value in s.values.items():
+            if scorer not in USER_ROLES:
+                continue
+            for baseline in BASELINES:
+                other = s.values.get((measure, protocol, baseline))
+                if other is not None:
+                    found[(measure, protocol, scorer, baseline)][s.person].append([value, other])
+        for (measure, protocol, scorer), (said, real) in s.pairs.items():
+            if scorer not in USER_ROLES:
+                continue
+            for baseline in BASELINES:
+                other_pair = s.pairs.get((measure, protocol, baseline))
+                if other_pair is not None:
+                    row = [said, other_pair[0], real]
+                    found[(measure, protocol, scorer, baseline)][s.person].append(row)
+    return found
+
+
+def differences(scored: Sequence[Scored], seed: int) -> list[Difference]:
+    """Every user role's measure less every baseline's the held-outs have, each with a
+    percentile bootstrap interval over people (``RESAMPLES`` draws, seeded)."""
+    rows = []
+    for key, per in sorted(_paired(scored).items()):
+        measure, protocol, scorer, baseline = key
+        people = [np.array(v, dtype=float) for v in per.values()]
+        statistic: Callable[[Sequence[Person], str], float] = (
+            _correlation_difference if len(people[0][0]) == 3 else _mean_difference
+        )
+        value = statistic(people, measure)
+        low = high = float("nan")
+        if np.isfinite(value) and len(people) >= 2:
+            gen = np.random.default_rng(seed)
+            drawn = [
+                statistic([people[i] for i in gen.integers(len(people), size=len(people))], measure)
+                for _ in range(RESAMPLES)
+            ]
+            tail = 100 * (1 - LEVEL) / 2
+            low, high = (float(x) for x in np.nanpercentile(drawn, [tail, 100 - tail]))
+        rows.append(Difference(measure, protocol, scorer, baseline, len(people), value, low, high))
+    return rows
