@@ -3,7 +3,8 @@ offline model simulated with known values."""
 
 import numpy as np
 
-from recmarket.agents.rules.params import DecisionParams, UpdaterParams
+from recmarket.agents.rules.params import UpdaterParams
+from recmarket.agents.rules.user_params import DecisionParams
 from recmarket.calibration.decision import decision_params, fit_decisions
 from recmarket.calibration.labels import best_thresholds, fit_labels, label_agreement
 from recmarket.calibration.observations import LabelObservation

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from recmarket.agents.rules.params import DecisionParams, OfflineParams, ProfileDecision
+from recmarket.agents.rules.params import OfflineParams
 from recmarket.agents.rules.user import believed
+from recmarket.agents.rules.user_params import DecisionParams, ProfileDecision
 from recmarket.calibration.mle import Fitted, fit_parameters
 from recmarket.calibration.observations import DecisionObservation
 

@@ -8,15 +8,8 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from recmarket.agents.rules.params import (
-    DEFAULT_DECISION,
-    DecisionParams,
-    PlatformParams,
-    RankerParams,
-    ReviewParams,
-    ScaleParams,
-    UpdaterParams,
-)
+from recmarket.agents.rules.params import PlatformParams, RankerParams, ScaleParams, UpdaterParams
+from recmarket.agents.rules.user_params import DEFAULT_DECISION, DecisionParams, ReviewParams
 from recmarket.cli import app
 
 

@@ -20,16 +20,10 @@ from recmarket.agents.contracts import (
 )
 from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.agent import RuleUpdater
-from recmarket.agents.rules.params import (
-    DecisionParams,
-    OfflineParams,
-    PlatformParams,
-    ProfileDecision,
-    RankerParams,
-    ReviewParams,
-)
+from recmarket.agents.rules.params import OfflineParams, PlatformParams, RankerParams
 from recmarket.agents.rules.platform import RuleExplainer
 from recmarket.agents.rules.user import RuleDecision, RuleReview
+from recmarket.agents.rules.user_params import DecisionParams, ProfileDecision, ReviewParams
 from recmarket.catalogue.policies import PAPER_POLICIES
 from recmarket.profiles import PROFILE_BY_NAME
 

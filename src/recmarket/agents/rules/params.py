@@ -7,7 +7,8 @@ Amazon Reviews'23 rows in ``../shared/data/amazon23`` by ``scripts/measure_offli
 or *a cited measurement*. None was set by looking at the outcomes the model produces, and
 none comes from the paper's results. ``scripts/docs_tables.py`` writes them, with their
 meanings and sources, into docs/running.md; change any of them in a config file's
-``[agents]`` table.
+``[agents]`` table. The simulated user's own tables (decision and review) live in
+``user_params``, and how a parameter is declared in ``param_fields``.
 
 Levels (fit, claims, experience) share one scale, [0, 1], split by the lexicon into five
 bands of 0.2: "one band" is the smallest difference a reader can tell in words.
@@ -15,51 +16,29 @@ bands of 0.2: "one band" is the smallest difference a reader can tell in words.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import model_validator
 
+from recmarket.agents.rules.param_fields import (
+    FIRST,
+    LABELS,
+    REAL,
+    ParamTable,
+    ordered,
+    param,
+)
+from recmarket.agents.rules.user_params import (
+    DEFAULT_DECISION,
+    DEFAULT_GAP_SENSITIVITY,
+    DecisionParams,
+    ReviewParams,
+)
 from recmarket.hashing import ADDED_LATER
 from recmarket.profiles import PROFILE_NAMES
 
-REAL = "the real samples"
-LABELS = ("high", "mixed", "low")  # the updater's claim-reliability labels
-FIRST = "first principles"
 
-
-def param(default: Any, meaning: str, source: str, **bounds: Any) -> Any:
-    """A parameter's field: its default, what it means and where its value comes from (the
-    real samples, a table of the paper, or first principles)."""
-    return Field(default, description=meaning, json_schema_extra={"source": source}, **bounds)
-
-
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def profiles_known(values: dict[str, Any]) -> dict[str, Any]:
-    """A per-profile table names profiles only: a misspelt one would be ignored, and the
-    profile meant would keep its default without a word."""
-    unknown = sorted(set(values) - set(PROFILE_NAMES))
-    if unknown:
-        raise ValueError(
-            f"unknown profile {', '.join(map(repr, unknown))}; the profiles are "
-            + ", ".join(PROFILE_NAMES)
-        )
-    return values
-
-
-def ordered(low: tuple[str, float], high: tuple[str, float], strict: bool = False) -> None:
-    """ValueError naming both settings unless ``low`` is below ``high`` (or equal, unless
-    ``strict``): a scale or a pair of thresholds the wrong way round would not fail, it
-    would quietly mean something else (or divide by zero)."""
-    (low_name, a), (high_name, b) = low, high
-    if a > b or (strict and a == b):
-        relation = "below" if strict else "at most"
-        raise ValueError(f"{low_name} ({a:g}) must be {relation} {high_name} ({b:g})")
-
-
-class ScaleParams(_Params):
+class ScaleParams(ParamTable):
     """How cosines of the embedder become levels: a fit level reads 0 for an unrelated item
     of the domain and 1 for an item as close to the request as its own item gets."""
 
@@ -115,7 +94,7 @@ class ScaleParams(_Params):
         return self
 
 
-class QueryParams(_Params):
+class QueryParams(ParamTable):
     """How a simulated user words a request."""
 
     general_kind: float = param(
@@ -160,7 +139,7 @@ class QueryParams(_Params):
     )
 
 
-class PlatformParams(_Params):
+class PlatformParams(ParamTable):
     """How an offline platform reads its evidence and how far each policy's claim departs
     from that reading."""
 
@@ -209,7 +188,7 @@ class PlatformParams(_Params):
         return self
 
 
-class NeedParams(_Params):
+class NeedParams(ParamTable):
     """How the user agent reads a long-term need off the history (Appendix C.2: "inferred
     mainly from history")."""
 
@@ -233,7 +212,7 @@ class NeedParams(_Params):
     )
 
 
-class RankerParams(_Params):
+class RankerParams(ParamTable):
     """How the user agent judges candidates and how far it believes their claims, before and
     after records."""
 
@@ -344,90 +323,7 @@ class RankerParams(_Params):
         return self
 
 
-class ProfileDecision(_Params):
-    """One profile's choice weights in the decision's logit."""
-
-    fit: float = Field(description="utility per unit of fit level (sharpness of choice)")
-    claim: float = Field(description="share of the believed claim distance the user feels")
-    position: float = Field(description="utility lost per rank below the first")
-    outside: float = Field(description="utility of buying nothing")
-
-
-# From Table 4 (Appendix B.1): transactional and constraint-driven users choose on fit and
-# are little moved by selling words; novices lean on the recommendation (claims and rank);
-# exploratory users choose loosely (low fit weight) and rarely walk away; comparative users
-# read down the list (low position cost). Fit weight 6 means one band of fit is 1.2 logits.
-DEFAULT_DECISION = {
-    "transactional_direct": ProfileDecision(fit=6.0, claim=0.5, position=0.5, outside=2.0),
-    "informational_use_case": ProfileDecision(fit=5.0, claim=0.6, position=0.4, outside=1.8),
-    "comparative_evaluation": ProfileDecision(fit=6.0, claim=0.4, position=0.2, outside=2.2),
-    "attribute_constraint": ProfileDecision(fit=7.0, claim=0.3, position=0.3, outside=2.8),
-    "novice_advice": ProfileDecision(fit=4.0, claim=0.9, position=0.7, outside=1.4),
-    "exploratory_hedonic": ProfileDecision(fit=3.0, claim=0.8, position=0.3, outside=1.0),
-}
-
-
-class DecisionParams(_Params):
-    """The decision's choice weights per profile."""
-
-    profiles: Annotated[dict[str, ProfileDecision], AfterValidator(profiles_known)] = param(
-        dict(DEFAULT_DECISION), "per-profile choice weights", "Table 4 profile descriptions"
-    )
-
-    def for_profile(self, name: str) -> ProfileDecision:
-        """The weights of the profile called ``name`` (the defaults of Table 4 where the
-        settings give none)."""
-        return self.profiles.get(name, DEFAULT_DECISION[name])
-
-
-# From Table 4: novices react to ease overstated, constraint users to a violated requirement,
-# exploratory users tolerate imperfections.
-DEFAULT_GAP_SENSITIVITY = {
-    "transactional_direct": 1.0,
-    "informational_use_case": 1.0,
-    "comparative_evaluation": 1.0,
-    "attribute_constraint": 1.2,
-    "novice_advice": 1.3,
-    "exploratory_hedonic": 0.7,
-}
-
-
-class ReviewParams(_Params):
-    """How an experience is drawn and how strongly each profile feels a gap."""
-
-    experience_noise: float = param(
-        0.1, "sd of the experienced level around closeness and quality (half a band)", FIRST
-    )
-    gap_sensitivity: Annotated[dict[str, float], AfterValidator(profiles_known)] = param(
-        dict(DEFAULT_GAP_SENSITIVITY), "how strongly each profile feels a gap", "Table 4"
-    )
-    experience: Annotated[Literal["closeness", "personal"], ADDED_LATER] = param(
-        "closeness",
-        "what the experience is made of: closeness, the bought item's closeness to the "
-        "hoped-for one mixed with its listing rating, the same for everyone (the rule before "
-        "issue 51); personal, the person's own rating of the hoped-for item as far as the "
-        "bought one is close to it, and beyond that their leniency (their history's mean "
-        "rating) and the item's known quality, given in stars too",
-        FIRST,
-    )
-    leniency_share: Annotated[float, ADDED_LATER] = param(
-        0.5,
-        "where the private evidence says nothing (personal): the weight of the person's "
-        "leniency against the listing's rating, neither known to be the better guide",
-        FIRST,
-        ge=0,
-        le=1,
-    )
-    star_noise: Annotated[float, ADDED_LATER] = param(
-        0.5,
-        "sd of a personal experience in stars around its expectation (half a star: the "
-        "rounding a star rating makes)",
-        FIRST,
-        ge=0,
-    )
-
-
-class UpdaterParams(_Params):
+class UpdaterParams(ParamTable):
     """How large a claim's excess over the experience must be to make a record Mixed or Low."""
 
     mixed_gap: float = param(
@@ -441,7 +337,7 @@ class UpdaterParams(_Params):
         return self
 
 
-class OfflineParams(_Params):
+class OfflineParams(ParamTable):
     """The offline behavioural model's whole parameter set (``[agents]`` in a config)."""
 
     scale: ScaleParams = ScaleParams()

@@ -14,8 +14,8 @@ import numpy as np
 from recmarket.agents.contracts import Decision, DecisionInput, Review, ReviewInput, ShownOption
 from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import lexicon
-from recmarket.agents.rules.params import DecisionParams, ProfileDecision, ReviewParams
 from recmarket.agents.rules.text import short_title, use_phrase
+from recmarket.agents.rules.user_params import DecisionParams, ProfileDecision, ReviewParams
 from recmarket.embedding.similarity import visible_text
 from recmarket.profiles import PROFILE_BY_INSTRUCTION
 from recmarket.streams import Draws, one_of

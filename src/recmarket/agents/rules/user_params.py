@@ -1,0 +1,94 @@
+"""The simulated user's own parameters: how each profile chooses among the shown products,
+and how a purchase is experienced and reviewed (part of ``params.OfflineParams``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field
+
+from recmarket.agents.rules.param_fields import FIRST, ParamTable, param, profiles_known
+from recmarket.hashing import ADDED_LATER
+
+
+class ProfileDecision(ParamTable):
+    """One profile's choice weights in the decision's logit."""
+
+    fit: float = Field(description="utility per unit of fit level (sharpness of choice)")
+    claim: float = Field(description="share of the believed claim distance the user feels")
+    position: float = Field(description="utility lost per rank below the first")
+    outside: float = Field(description="utility of buying nothing")
+
+
+# From Table 4 (Appendix B.1): transactional and constraint-driven users choose on fit and
+# are little moved by selling words; novices lean on the recommendation (claims and rank);
+# exploratory users choose loosely (low fit weight) and rarely walk away; comparative users
+# read down the list (low position cost). Fit weight 6 means one band of fit is 1.2 logits.
+DEFAULT_DECISION = {
+    "transactional_direct": ProfileDecision(fit=6.0, claim=0.5, position=0.5, outside=2.0),
+    "informational_use_case": ProfileDecision(fit=5.0, claim=0.6, position=0.4, outside=1.8),
+    "comparative_evaluation": ProfileDecision(fit=6.0, claim=0.4, position=0.2, outside=2.2),
+    "attribute_constraint": ProfileDecision(fit=7.0, claim=0.3, position=0.3, outside=2.8),
+    "novice_advice": ProfileDecision(fit=4.0, claim=0.9, position=0.7, outside=1.4),
+    "exploratory_hedonic": ProfileDecision(fit=3.0, claim=0.8, position=0.3, outside=1.0),
+}
+
+
+class DecisionParams(ParamTable):
+    """The decision's choice weights per profile."""
+
+    profiles: Annotated[dict[str, ProfileDecision], AfterValidator(profiles_known)] = param(
+        dict(DEFAULT_DECISION), "per-profile choice weights", "Table 4 profile descriptions"
+    )
+
+    def for_profile(self, name: str) -> ProfileDecision:
+        """The weights of the profile called ``name`` (the defaults of Table 4 where the
+        settings give none)."""
+        return self.profiles.get(name, DEFAULT_DECISION[name])
+
+
+# From Table 4: novices react to ease overstated, constraint users to a violated requirement,
+# exploratory users tolerate imperfections.
+DEFAULT_GAP_SENSITIVITY = {
+    "transactional_direct": 1.0,
+    "informational_use_case": 1.0,
+    "comparative_evaluation": 1.0,
+    "attribute_constraint": 1.2,
+    "novice_advice": 1.3,
+    "exploratory_hedonic": 0.7,
+}
+
+
+class ReviewParams(ParamTable):
+    """How an experience is drawn and how strongly each profile feels a gap."""
+
+    experience_noise: float = param(
+        0.1, "sd of the experienced level around closeness and quality (half a band)", FIRST
+    )
+    gap_sensitivity: Annotated[dict[str, float], AfterValidator(profiles_known)] = param(
+        dict(DEFAULT_GAP_SENSITIVITY), "how strongly each profile feels a gap", "Table 4"
+    )
+    experience: Annotated[Literal["closeness", "personal"], ADDED_LATER] = param(
+        "closeness",
+        "what the experience is made of: closeness, the bought item's closeness to the "
+        "hoped-for one mixed with its listing rating, the same for everyone (the rule before "
+        "issue 51); personal, the person's own rating of the hoped-for item as far as the "
+        "bought one is close to it, and beyond that their leniency (their history's mean "
+        "rating) and the item's known quality, given in stars too",
+        FIRST,
+    )
+    leniency_share: Annotated[float, ADDED_LATER] = param(
+        0.5,
+        "where the private evidence says nothing (personal): the weight of the person's "
+        "leniency against the listing's rating, neither known to be the better guide",
+        FIRST,
+        ge=0,
+        le=1,
+    )
+    star_noise: Annotated[float, ADDED_LATER] = param(
+        0.5,
+        "sd of a personal experience in stars around its expectation (half a star: the "
+        "rounding a star rating makes)",
+        FIRST,
+        ge=0,
+    )
