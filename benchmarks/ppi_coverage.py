@@ -44,9 +44,9 @@ from pathlib import Path
 import numpy as np
 
 from recmarket.analysis.bootstrap import Metric, difference, level_of
-from recmarket.analysis.ppi import UnitParts, anytime, estimate, one_play, unit_parts
+from recmarket.analysis.ppi import UnitParts, anytime, estimate, unit_parts
 from recmarket.report.pilot_data import PilotedCell, read_piloted
-from recmarket.report.ppi_table import outcomes
+from recmarket.report.ppi_table import one_play, outcomes
 from recmarket.run.pilot import PilotAsked, PilotSettings
 from recmarket.run.pilot_units import pilot_size
 from recmarket.run.reproduce import reproduce

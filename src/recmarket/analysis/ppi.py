@@ -147,13 +147,6 @@ def unit_parts(
     return UnitParts(predicted, observed, corrected if folds else None)
 
 
-def one_play(replays: Sequence[Sequence[Sequence[Row]]]) -> Sequence[Sequence[Sequence[Row]]]:
-    """The surrogate's plays cut to one, to show what its R bought: a replay, in the form
-    every replay has (its decisions at their expectation where it kept their chances), or
-    the study's own play where there is no other."""
-    return replays[1:2] if len(replays) > 1 else replays[:1]
-
-
 @dataclass(frozen=True)
 class Estimate:
     """One estimand's prediction-powered estimate beside the surrogate's and the pilot's

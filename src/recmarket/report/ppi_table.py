@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import html
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from recmarket.analysis.bootstrap import Metric, difference, level_of
+from recmarket.analysis.bootstrap import Metric, Row, difference, level_of
 from recmarket.analysis.funnel import RATES
 from recmarket.analysis.market_measures import MARKET_MEASURES, rate_of, share_of
 from recmarket.analysis.ppi import (
@@ -27,7 +27,6 @@ from recmarket.analysis.ppi import (
     UnitParts,
     anytime,
     estimate,
-    one_play,
     unit_parts,
 )
 from recmarket.analysis.shares import FAMILIES
@@ -62,6 +61,13 @@ def outcomes(cfg: RunConfig) -> dict[str, Metric]:
                 ),
             )
     return found
+
+
+def one_play(replays: Sequence[Sequence[Sequence[Row]]]) -> Sequence[Sequence[Sequence[Row]]]:
+    """The surrogate's plays cut to one, to show what its R bought: a replay, in the form
+    every replay has (its decisions at their expectation where it kept their chances), or
+    the study's own play where there is no other."""
+    return replays[1:2] if len(replays) > 1 else replays[:1]
 
 
 def _row(
