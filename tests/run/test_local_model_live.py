@@ -47,16 +47,19 @@ def recmarket(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[s
     )
 
 
-SETTINGS = """
+def model_settings(server: LocalServer, roles: str = 'default = "smol"', tokens: int = 160) -> str:
+    """The ``[llm]`` tables that give ``roles`` (TOML lines) to the served model, with one
+    repair attempt and short answers: the live suite's minutes go to the paths, not words."""
+    return f"""
 [llm]
 repair_attempts = 1
 [llm.models.smol]
-name = "{alias}"
-base_url = "{base_url}"
-api_key_env = "{key_env}"
-max_tokens = 160
+name = "{server.alias}"
+base_url = "{server.base_url}"
+api_key_env = "{KEY_ENV}"
+max_tokens = {tokens}
 [llm.roles]
-default = "smol"
+{roles}
 """
 
 
@@ -80,8 +83,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     made: dict[str, object] = {"root": root}
     config = made["config"] = root / "smol.toml"
     with LocalServer(threads=2, log=root / "server.log") as server:
-        settings = {"alias": server.alias, "base_url": server.base_url, "key_env": KEY_ENV}
-        config.write_text(SETTINGS.format(**settings))
+        config.write_text(model_settings(server))
         for condition in ("local-rep", "no-rep"):
             args = run_args(config, root / condition, condition, root / "calls.sqlite")
             made[condition] = recmarket(*args)

@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 
 from recmarket.agents.llm.local import LocalServer
-from tests.run.test_local_model_live import KEY_ENV, pytestmark, recmarket
+from tests.run.test_local_model_live import model_settings, pytestmark, recmarket
 
 __all__ = ["pytestmark"]  # live, and skipped without the local model, as that module is
 
@@ -34,19 +34,6 @@ settings = { condition = "no-rep" }
 name = "local-rep"
 settings = { condition = "local-rep" }
 """
-PILOT = """
-[pilot]
-surrogate_replays = 2
-[llm]
-repair_attempts = 1
-[llm.models.smol]
-name = "{alias}"
-base_url = "{base_url}"
-api_key_env = "{key_env}"
-max_tokens = 160
-[llm.roles]
-evaluation = "smol"
-"""
 
 
 def test_the_local_model_as_pilot_gives_ppi_intervals_with_the_correlation_stated(
@@ -55,8 +42,9 @@ def test_the_local_model_as_pilot_gives_ppi_intervals_with_the_correlation_state
     spec, pilot, out = tmp_path / "small.toml", tmp_path / "pilot.toml", tmp_path / "study"
     spec.write_text(SPEC)
     with LocalServer(threads=2, log=tmp_path / "server.log") as server:
-        settings = {"alias": server.alias, "base_url": server.base_url, "key_env": KEY_ENV}
-        pilot.write_text(PILOT.format(**settings))
+        pilot.write_text(
+            "[pilot]\nsurrogate_replays = 2\n" + model_settings(server, 'evaluation = "smol"')
+        )
         args = ["reproduce", str(spec), "--out", str(out), "--pilot", str(pilot)]
         args += ["--pilot-share", "0.5", "--llm-cache", str(tmp_path / "calls")]
         played = recmarket(*args, timeout=1800)

@@ -14,24 +14,11 @@ from pathlib import Path
 from recmarket.agents.llm.local import LocalServer
 from tests.data.test_domain import newest_first
 from tests.fixtures import meta
-from tests.run.test_local_model_live import KEY_ENV, pytestmark, recmarket
+from tests.run.test_local_model_live import model_settings, pytestmark, recmarket
 
 __all__ = ["pytestmark"]  # live, and skipped without the local model, as that module is
 
-SETTINGS = """
-[llm]
-repair_attempts = 1
-[llm.models.smol]
-name = "{alias}"
-base_url = "{base_url}"
-api_key_env = "{key_env}"
-max_tokens = 120
-[llm.roles]
-need = "smol"
-shortlist = "smol"
-decide = "smol"
-review = "smol"
-"""
+ROLES = "\n".join(f'{role} = "smol"' for role in ("need", "shortlist", "decide", "review"))
 
 
 def test_the_local_model_answers_the_user_roles_on_a_few_people(
@@ -48,8 +35,7 @@ def test_the_local_model_answers_the_user_roles_on_a_few_people(
     config, out = tmp_path / "model.toml", tmp_path / "card"
     args = ["validate", "--data", str(data), "--negatives", "2", "--config", str(config)]
     with LocalServer(threads=2, log=tmp_path / "server.log") as server:
-        settings = {"alias": server.alias, "base_url": server.base_url, "key_env": KEY_ENV}
-        config.write_text(SETTINGS.format(**settings))
+        config.write_text(model_settings(server, ROLES, tokens=120))
         played = recmarket(*args, "--out", str(out), timeout=1500)
     assert played.returncode == 0, played.stderr[-2000:]
     card = (out / "validity.csv").read_text()
