@@ -237,3 +237,34 @@ def test_a_role_against_a_baseline_is_a_paired_difference() -> None:
     same = found[("star_spearman", "person_mean")]
     assert (same.value, same.low, same.high) == pytest.approx((0.0, 0.0, 0.0))
     assert shift.cells()[2] == "ranker - centroid"
+
+
+def test_an_estimate_counts_the_calls_the_protocol_makes_and_prices_the_models(
+    tiny: Path, tmp_path: Path
+) -> None:
+    """Every held-out asks one request and one review; a liked one (24 of the 30) two needs,
+    four rankings (1:N and 1:1 under both protocols) and two decisions, a disliked one one
+    decision. Only the roles a model answers cost anything, and nothing is called."""
+    from recmarket.config import RunConfig
+    from recmarket.validity.estimate import estimate_validation
+
+    llm = {"models": {"m": {"name": "gpt-5-mini"}}, "roles": {"shortlist": "m", "review": "m"}}
+    settings = RunConfig.model_validate({"llm": llm})
+    held, rows = estimate_validation(settings, tiny, [], negatives=4, seed=3, sample=100)
+    calls = {r.role: r.calls for r in rows}
+    assert held == 30
+    assert calls == {
+        "query": 30, "need": 48, "explain": 0, "shortlist": 96, "decide": 54, "review": 30,
+        "update": 0,
+    }  # fmt: skip
+    priced = {r.role for r in rows if r.cost > 0}
+    assert priced == {"shortlist", "review"}
+    sampled = {r.role: r.calls for r in estimate_validation(settings, tiny, [], sample=6)[1]}
+    assert sampled["query"] == pytest.approx(30)  # a sample's counts scaled to every held-out
+    config = tmp_path / "model.toml"
+    config.write_text('[llm.models.m]\nname = "gpt-5-mini"\n[llm.roles]\nreview = "m"\n')
+    args = ["validate", "--data", str(tiny), "--config", str(config), "--estimate"]
+    shown = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "out")])
+    assert shown.exit_code == 0, shown.output
+    assert "Estimate for validate: 30 held-outs" in shown.output
+    assert not (tmp_path / "out").exists()  # nothing scored, nothing called

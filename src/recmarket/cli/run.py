@@ -270,10 +270,22 @@ def estimate(
             fail(f"--pilot {pilot}: no such call store (give a .sqlite file)")
         shape = cell_estimate(cfg, default_cache_dir(), pilot=pilot)
         estimates = shape.roles
-    table = Table(
-        title=f"Estimate for {cfg.condition}: {cfg.episodes.requests} requests x "
-        f"{len(cfg.domains)} domains (prompt tokens ~ characters / 4)"
+    out.print(
+        estimate_table(
+            f"Estimate for {cfg.condition}: {cfg.episodes.requests} requests x "
+            f"{len(cfg.domains)} domains (prompt tokens ~ characters / 4)",
+            estimates,
+        )
     )
+    if plan:
+        print_run_plan(shape, cfg.total_episodes, deadline, batch_hours)
+    for source in price_sources(cfg):
+        out.print(f"prices of {source}")
+
+
+def estimate_table(title: str, estimates: list[RoleEstimate]) -> Table:
+    """Each role's calls, tokens and cost, with the total of those a model answers."""
+    table = Table(title=title)
     columns = ("role", "answered by", "calls", "prompt tokens", "of them cache hits")
     for col in (*columns, "completion tokens", "USD peak", "USD off-peak"):
         table.add_column(col, justify="left" if col in ("role", "answered by") else "right")
@@ -300,8 +312,4 @@ def estimate(
             f"{r.off_peak_cost:.2f}",
             style="bold" if r is total else None,
         )
-    out.print(table)
-    if plan:
-        print_run_plan(shape, cfg.total_episodes, deadline, batch_hours)
-    for source in price_sources(cfg):
-        out.print(f"prices of {source}")
+    return table

@@ -10,6 +10,8 @@ from rich.table import Table
 
 from recmarket.cli.app import DataDir, app, fail, out, user_errors
 from recmarket.cli.options import Budget, Replay
+from recmarket.cli.run import estimate_table
+from recmarket.config import RunConfig
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.validity.heldout import HALVES
 
@@ -40,6 +42,13 @@ def validate_command(
     ] = None,
     replay: Replay = False,
     budget: Budget = None,
+    estimate: Annotated[
+        bool,
+        typer.Option(
+            "--estimate",
+            help="print the calls, tokens and cost each role would take, and call nothing",
+        ),
+    ] = False,
 ) -> None:
     """Hold out each person's latest review, judge it against items they never touched, and
     write the validity card: the user's roles beside chance, popularity and the history
@@ -53,6 +62,9 @@ def validate_command(
         fail(f"--half {half}: choose one of {', '.join(HALVES)}")
     with user_errors():
         settings = build_config(config, {}, {})
+        if estimate:
+            _print_estimate(settings, data, domain or [], negatives, seed, half)
+            return
         rows = asyncio.run(
             validate_settings(
                 settings,
@@ -73,3 +85,21 @@ def validate_command(
         cells = r.cells()
         table.add_row(*cells[:3], cells[4], cells[5], f"[{cells[6]}, {cells[7]}]", cells[8])
     out.print(table)
+
+
+def _print_estimate(
+    settings: RunConfig, data: Path, domains: list[str], negatives: int, seed: int, half: str
+) -> None:
+    from recmarket.run.estimate import price_sources
+    from recmarket.validity.estimate import SAMPLE, estimate_validation
+
+    held, estimates = estimate_validation(
+        settings, data, domains, negatives=negatives, seed=seed, half=half
+    )
+    title = (
+        f"Estimate for validate: {held:,} held-outs, from the first {SAMPLE} of each domain "
+        "scored offline (prompt tokens ~ characters / 4)"
+    )
+    out.print(estimate_table(title, estimates))
+    for source in price_sources(settings):
+        out.print(f"prices of {source}")

@@ -139,18 +139,44 @@ def cell_estimate(
     measured = _measured(replayed.ledger.rows) if replayed is not None else {}
     scale = cfg.total_episodes / max(played, 1)
     batch = batchable(cfg) and _sells_batches(cfg)
+    rows = priced_roles(cfg, Sampled(calls, chars, repeated), scale, batch, measured)
+    used = [cfg.llm.models[m] for m in cfg.llm.used()] if cfg.llm is not None else []
+    concurrency = min((m.concurrency for m in used), default=1)
+    return CellEstimate(rows, longest, rounds, batch, concurrency)
+
+
+@dataclass(frozen=True)
+class Sampled:
+    """A sample's calls per role, their prompts' characters, and the characters that
+    repeat an earlier prompt's start (what a prefix cache would serve)."""
+
+    calls: dict[str, int]
+    chars: dict[str, int]
+    repeated: dict[str, int]
+
+
+def priced_roles(
+    cfg: RunConfig,
+    sample: Sampled,
+    scale: float,
+    batch: bool = False,
+    measured: dict[str, tuple[int, int, int]] | None = None,
+) -> list[RoleEstimate]:
+    """Each role's calls, tokens and cost in the whole job: the sample's scaled by
+    ``scale`` (or the ``measured`` calls and tokens of a pilot's replay), priced with the
+    model that answers the role (nothing for the offline rules)."""
     rows = []
     for role in ROLES:
         model = cfg.llm.model_for(role) if cfg.llm is not None else OFFLINE
-        if role in measured:  # the pilot's own calls (re-asks too) and tokens
+        if measured and role in measured:  # the pilot's own calls (re-asks too) and tokens
             n, prompt, completion = (value * scale for value in measured[role])
         else:
-            n = calls[role] * scale
-            prompt = chars[role] / CHARS_PER_TOKEN * scale
+            n = sample.calls.get(role, 0) * scale
+            prompt = sample.chars.get(role, 0) / CHARS_PER_TOKEN * scale
             completion = COMPLETION_TOKENS[role] * n
         spec = cfg.llm.models[model] if cfg.llm is not None and model != OFFLINE else None
         found = prices_for(spec) if spec is not None else None
-        cached = min(repeated[role] / CHARS_PER_TOKEN * scale, prompt)
+        cached = min(sample.repeated.get(role, 0) / CHARS_PER_TOKEN * scale, prompt)
         options: dict[str, float | None] = dict.fromkeys(OPTIONS)
         if found is not None:
             options = option_costs(found, (round(prompt), round(completion), round(cached)), batch)
@@ -169,9 +195,7 @@ def cell_estimate(
                 options,
             )
         )
-    used = [cfg.llm.models[m] for m in cfg.llm.used()] if cfg.llm is not None else []
-    concurrency = min((m.concurrency for m in used), default=1)
-    return CellEstimate(rows, longest, rounds, batch, concurrency)
+    return rows
 
 
 def _measured(rows: dict[tuple[str, str], Usage]) -> dict[str, tuple[int, int, int]]:

@@ -12,11 +12,13 @@ items drawn without replacement from a named seeded stream keyed by the person.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from recmarket.data.domain import Domain
+from recmarket.data.domain import Domain, DomainFiles, domain_files, find_domains
 from recmarket.data.episodes import Episode, read_episodes
 from recmarket.data.raw import DataError
 from recmarket.streams import Stream, rng
@@ -87,3 +89,11 @@ def in_half(held: HeldOut, half: str) -> bool:
     if half not in HALVES:
         raise ValueError(f"half {half!r}: choose one of {', '.join(HALVES)}")
     return half == "all" or (held.key % 2 == 0) == (half == "fit")
+
+
+def domain_files_of(data: Path, domains: Sequence[str]) -> list[DomainFiles]:
+    """The files of ``domains`` in ``data`` (all of its domains where none is named)."""
+    files = [domain_files(data, d) for d in domains] if domains else find_domains(data)
+    if not files:
+        raise DataError(f"{data}: no domain found (expected {{Category}}.jsonl[.gz] with meta)")
+    return files

@@ -13,14 +13,14 @@ from recmarket.agents.llm.backend import LLMBackend
 from recmarket.agents.roles import Agents
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
-from recmarket.data.domain import domain_files, find_domains, load_domain
+from recmarket.data.domain import load_domain
 from recmarket.data.raw import DataError
 from recmarket.embedding import Embedder, load_embedder
 from recmarket.embedding.similarity import similarity_for
 from recmarket.run.provenance import git_commit
 from recmarket.validity.card import CardRow, card_rows, write_csv, write_page
 from recmarket.validity.differences import differences
-from recmarket.validity.heldout import held_outs, in_half
+from recmarket.validity.heldout import domain_files_of, held_outs, in_half
 from recmarket.validity.scoring import Scored, UserScorer, score_every
 
 
@@ -38,9 +38,7 @@ async def validate(
 ) -> list[CardRow]:
     """Score every person of ``domains`` (all of ``data``'s where empty), or those of one
     half (``heldout.HALVES``), and write ``out/validity.csv`` and ``out/validity.md``."""
-    files = [domain_files(data, d) for d in domains] if domains else find_domains(data)
-    if not files:
-        raise DataError(f"{data}: no domain found (expected {{Category}}.jsonl[.gz] with meta)")
+    files = domain_files_of(data, domains)
     scored: list[Scored] = []
     for f in files:
         domain = load_domain(f)
