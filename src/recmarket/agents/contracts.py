@@ -46,12 +46,15 @@ class Contract(BaseModel):
 
 
 class PastInteraction(Contract):
-    """One observable history entry: the user's own earlier purchase and review."""
+    """One observable history entry: the user's own earlier purchase and review, with the
+    listing's store and price where the data has them (left out of the JSON otherwise)."""
 
     title: str
     rating: float
     review_title: str
     review_text: str
+    store: str | None = Field(default=None, exclude_if=_absent)
+    price: float | None = Field(default=None, exclude_if=_absent)
 
 
 class HeldOutTarget(PastInteraction):

@@ -41,6 +41,8 @@ class Interaction:
     timestamp: int
     review_title: str
     review_text: str
+    store: str | None = None  # the listing's store, where the data has one
+    price: float | None = None  # the listing's price, where the data has one
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +136,8 @@ def read_episodes(domain: Domain, spans: list[np.ndarray]) -> list[Episode]:
             timestamp=int(rows.timestamp[row]),
             review_title=str(record.get("title") or ""),
             review_text=str(record.get("text") or ""),
+            store=item.store,
+            price=item.price,
         )
 
     episodes = []

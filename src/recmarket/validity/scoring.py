@@ -82,7 +82,12 @@ def chance_values(candidates: int) -> dict[str, float]:
 
 def _past(i: Interaction) -> PastInteraction:
     return PastInteraction(
-        title=i.title, rating=i.rating, review_title=i.review_title, review_text=i.review_text
+        title=i.title,
+        rating=i.rating,
+        review_title=i.review_title,
+        review_text=i.review_text,
+        store=i.store,
+        price=i.price,
     )
 
 

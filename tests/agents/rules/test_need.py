@@ -60,6 +60,41 @@ def test_the_template_never_counts_as_fit() -> None:
     assert not {w.lower() for w in read.split()} & TEMPLATE_WORDS
 
 
+def bought(kind: str, store: str | None, price: float | None, rating: float = 5.0):
+    return PastInteraction(
+        title=f"Nickel {kind}",
+        rating=rating,
+        review_title="",
+        review_text="",
+        store=store,
+        price=price,
+    )
+
+
+def test_the_need_names_a_store_returned_to_and_the_price_paid_where_asked() -> None:
+    """A store named once is no habit; two purchases make one (the newer first among equals,
+    a 1-star purchase weighing nothing); the price is the weighted median, and neither the
+    price nor the template is read as fit. Off by default: the need the rule before had."""
+    history = (
+        bought("Capo", "Acme", 8.0),
+        bought("Drum Sticks", "Vic Firth", 12.0),
+        bought("Capo", "Acme", 9.5),
+        bought("Piano Bench", "Vic Firth", 120.0, rating=1.0),
+        bought("Violin Bow", "Solo", 30.0),
+    )
+    asked = NeedParams(weighting="recent-rated", kinds=3, store=True, price=True)
+    inp = NeedInput(history=history, query_text="")
+    said = asyncio.run(RuleNeedStructurer(asked)(inp, 0)).long_term_need
+    assert "often from Acme;" in said  # Vic Firth's second purchase was rated 1 star
+    assert "usually pays about $12;" in said  # weights 0.5, 0.71, 0.59, 1 from $8 up
+    assert "$" not in need_words(said) and "Acme" in need_words(said).split()
+    plain = asyncio.run(RuleNeedStructurer(NeedParams())(inp, 0)).long_term_need
+    assert "often from" not in plain and "pays" not in plain
+    unpriced = tuple(bought(k, None, None) for k in ("Capo", "Capo"))
+    bare = asyncio.run(RuleNeedStructurer(asked)(NeedInput(history=unpriced, query_text=""), 0))
+    assert "often from" not in bare.long_term_need and "pays" not in bare.long_term_need
+
+
 def candidates() -> tuple[CandidateView, ...]:
     titles = ("Maple Drum Sticks 5A", "Steel Guitar Strings", "Oak Piano Bench", "Cork Yoga Mat")
     return tuple(

@@ -33,16 +33,36 @@ from recmarket.streams import Draws
 
 # The long-term need's own words: its template, which a reader of the need never takes for
 # a wish (``need_words``).
-TEMPLATE = ("Returns to {kinds}; ", "rates most purchases highly.", "is hard to please.")
+TEMPLATE = (
+    "Returns to {kinds}; ",
+    "rates most purchases highly.",
+    "is hard to please.",
+    "often from {store}; ",
+    "usually pays about {price}; ",
+)
 TEMPLATE_WORDS = frozenset(
-    w.strip(".;,").lower() for t in TEMPLATE for w in t.replace("{kinds}", "").split()
+    w.strip(".;,").lower()
+    for t in TEMPLATE
+    for w in t.replace("{kinds}", "").replace("{store}", "").replace("{price}", "").split()
 ) | {"and"}
 
 
 def need_words(long_term: str) -> str:
-    """A long-term need without its template's words: what a reader judges fit by."""
+    """A long-term need without its template's words and prices: what a reader of titles
+    judges fit by."""
     kept = (w.strip(".;,") for w in long_term.split())
-    return " ".join(w for w in kept if w and w.lower() not in TEMPLATE_WORDS)
+    return " ".join(
+        w for w in kept if w and w.lower() not in TEMPLATE_WORDS and not w.startswith("$")
+    )
+
+
+def rated_weights(history: tuple[PastInteraction, ...], p: NeedParams) -> list[float]:
+    """Each history entry's weight, oldest first: one each (count), or its rating above one
+    star halved every ``half_life`` purchases back (recent-rated)."""
+    n = len(history)
+    if p.weighting == "count":
+        return [1.0] * n
+    return [(h.rating - 1) / 4 * 0.5 ** ((n - 1 - i) / p.half_life) for i, h in enumerate(history)]
 
 
 def returned_kinds(history: tuple[PastInteraction, ...], p: NeedParams) -> list[str]:
@@ -50,10 +70,10 @@ def returned_kinds(history: tuple[PastInteraction, ...], p: NeedParams) -> list[
     score: dict[str, float] = {}
     newest: dict[str, int] = {}
     oldest: dict[str, int] = {}
-    for age, h in enumerate(reversed(history)):  # the newest first
+    weights = rated_weights(history, p)
+    for age, (h, weight) in enumerate(zip(reversed(history), reversed(weights), strict=True)):
         kind = title_parts(h.title)[0]
-        rated = (h.rating - 1) / 4 * 0.5 ** (age / p.half_life)
-        score[kind] = score.get(kind, 0.0) + (1.0 if p.weighting == "count" else rated)
+        score[kind] = score.get(kind, 0.0) + weight
         newest.setdefault(kind, age)
         oldest[kind] = age
     if p.weighting == "count":  # the oldest first among equals, as Counter.most_common had it
@@ -64,26 +84,66 @@ def returned_kinds(history: tuple[PastInteraction, ...], p: NeedParams) -> list[
     return order[: p.kinds]
 
 
+def returned_store(history: tuple[PastInteraction, ...], weights: list[float]) -> str | None:
+    """The store with the most weight among those that sold the person two purchases or
+    more (the newest first among equals); None where no store did."""
+    score: dict[str, float] = {}
+    count: dict[str, int] = {}
+    newest: dict[str, int] = {}
+    for age, (h, weight) in enumerate(zip(reversed(history), reversed(weights), strict=True)):
+        if h.store and h.store.strip():
+            store = " ".join(h.store.split())
+            score[store] = score.get(store, 0.0) + weight
+            count[store] = count.get(store, 0) + 1
+            newest.setdefault(store, age)
+    habits = [s for s in score if count[s] >= 2 and score[s] > 0]
+    return min(habits, key=lambda s: (-score[s], newest[s])) if habits else None
+
+
+def price_level(history: tuple[PastInteraction, ...], weights: list[float]) -> str | None:
+    """The weighted median price of the priced purchases, to two significant figures, in
+    dollars; None where none is priced."""
+    priced = sorted((h.price, w) for h, w in zip(history, weights, strict=True) if h.price)
+    total = sum(w for _, w in priced)
+    if not priced or total <= 0:
+        return None
+    half, seen = total / 2, 0.0
+    for price, weight in priced:
+        seen += weight
+        if seen >= half:
+            return f"${float(f'{price:.2g}'):g}"
+    return None  # unreachable: the weights reach their total
+
+
 @dataclass(frozen=True)
 class RuleNeedStructurer:
     """current_need: the request's content words, in order (at most 25); long_term_need:
-    the product kinds the history returns to (``returned_kinds``), and how the user rates
-    (at most 30 words)."""
+    the product kinds the history returns to (``returned_kinds``), where asked the store it
+    returns to and the price it pays, and how the user rates (at most 30 words)."""
 
     answers_at_once: ClassVar[bool] = True  # no call waits (market/protocol.py)
     params: NeedParams = field(default_factory=NeedParams)
 
+    def long_term(self, history: tuple[PastInteraction, ...]) -> str:
+        """The long-term need read off the history."""
+        p = self.params
+        kinds = returned_kinds(history, p)
+        if not kinds:
+            return "No earlier purchases to learn from."
+        weights = rated_weights(history, p)
+        said = TEMPLATE[0].format(kinds=" and ".join(kinds))
+        if p.store and (store := returned_store(history, weights)):
+            said += TEMPLATE[3].format(store=store)
+        if p.price and (price := price_level(history, weights)):
+            said += TEMPLATE[4].format(price=price)
+        liked = np.mean([h.rating for h in history]) >= 4.0
+        return said + (TEMPLATE[1] if liked else TEMPLATE[2])
+
     async def __call__(self, inp: NeedInput, seed: int) -> StructuredNeed:
         current = " ".join(ordered_terms(inp.query_text)[:25])
-        kinds = returned_kinds(inp.history, self.params)
-        if kinds:
-            liked = np.mean([h.rating for h in inp.history]) >= 4.0
-            long_term = TEMPLATE[0].format(kinds=" and ".join(kinds)) + (
-                TEMPLATE[1] if liked else TEMPLATE[2]
-            )
-        else:
-            long_term = "No earlier purchases to learn from."
-        return StructuredNeed(long_term_need=words(long_term, 30), current_need=current)
+        return StructuredNeed(
+            long_term_need=words(self.long_term(inp.history), 30), current_need=current
+        )
 
 
 def credibility(records: tuple[ReputationRecord, ...], overstated: bool, p: RankerParams) -> float:

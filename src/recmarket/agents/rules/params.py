@@ -210,6 +210,20 @@ class NeedParams(ParamTable):
         FIRST,
         gt=0,
     )
+    store: Annotated[bool, ADDED_LATER] = param(
+        False,
+        "whether the need names the store the person returns to (recent-rated, where the "
+        "data has stores): the one with the most weight, if it sold them two purchases or "
+        "more (one purchase is no habit); its name counts as fit where a title carries it",
+        FIRST,
+    )
+    price: Annotated[bool, ADDED_LATER] = param(
+        False,
+        "whether the need states the price level the person pays (where the data has "
+        "prices): the weighted median of their purchases' prices; a reader that sees no "
+        "prices (the offline ranker) never counts it as fit",
+        FIRST,
+    )
 
 
 class RankerParams(ParamTable):
