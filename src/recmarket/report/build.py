@@ -36,6 +36,7 @@ from recmarket.report.models import models_section
 from recmarket.report.oracle_table import oracle_html, oracle_rows
 from recmarket.report.paper import compare
 from recmarket.report.paper import summary as summary_line
+from recmarket.report.people import people_section
 from recmarket.report.pilot_data import read_piloted
 from recmarket.report.ppi_table import ppi_html, ppi_rows
 from recmarket.report.summary import RunSummary, run_summary
@@ -203,7 +204,7 @@ def _build_report(out_dirs: list[Path], target: Path, workers: int) -> BuiltRepo
         results = _sections(rest + figure_tasks, workers)
     finally:
         _cells = {}
-    access, comparison, records, notes, every, episodes, models, chains, oracles = results[
+    access, comparison, records, notes, every, episodes, models, chains, oracles, people = results[
         : len(rest)
     ]
     drawn_figures: list[DrawnFigure] = results[len(rest) :]
@@ -236,6 +237,7 @@ def _build_report(out_dirs: list[Path], target: Path, workers: int) -> BuiltRepo
         "comparison": comparison_html(comparison, drawn),
         "records": records_html(records, notes),
         "models": models,
+        "people": people,
         "ppi": ppi_html(ppi, pilot_notes),
         "cells": "<p>Macro over domains.</p>"
         + table_html(every)
@@ -343,4 +345,5 @@ SECTIONS = (
     models_section,
     chain_rows,
     oracle_rows,
+    people_section,
 )

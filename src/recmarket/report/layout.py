@@ -75,6 +75,7 @@ CLOSING = (
     ("comparison", "The paper's numbers beside this run's"),
     ("records", "Could each reputation treatment act?"),
     ("models", "LLM models: audit cards beside their results"),
+    ("people", "The simulated users against real people: validity cards"),
     ("ppi", "Results for the pilot backend: prediction-powered intervals"),
     ("cells", "Every cell"),
     ("explorer", "Episode explorer"),

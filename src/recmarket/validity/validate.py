@@ -4,7 +4,7 @@ the offline user (or any role bundle), written as the validity card."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from recmarket.run.provenance import git_commit
 from recmarket.validity.card import CardRow, card_rows, write_csv, write_page
 from recmarket.validity.differences import differences
 from recmarket.validity.heldout import domain_files_of, held_outs, in_half
+from recmarket.validity.kept import KeptCard, default_cards, keep_card
 from recmarket.validity.scoring import Scored, UserScorer, score_every
 
 
@@ -35,9 +36,11 @@ async def validate(
     seed: int = 42,
     half: str = "all",
     concurrency: int = 1,
+    keep: Callable[[list[CardRow], str], object] | None = None,
 ) -> list[CardRow]:
     """Score every person of ``domains`` (all of ``data``'s where empty), or those of one
-    half (``heldout.HALVES``), and write ``out/validity.csv`` and ``out/validity.md``."""
+    half (``heldout.HALVES``), and write ``out/validity.csv`` and ``out/validity.md``;
+    ``keep`` is given the card's rows and the line that says how it was made."""
     files = domain_files_of(data, domains)
     scored: list[Scored] = []
     for f in files:
@@ -65,6 +68,8 @@ async def validate(
         made += ", ".join(f"{role} {n}" for role, n in sorted(failed.items())) + "."
     paired = [d.cells() for d in differences(scored, seed)]
     write_page(rows, out / "validity.md", made, paired)
+    if keep is not None:
+        keep(rows, made)
     return rows
 
 
@@ -80,14 +85,23 @@ async def validate_settings(
     *,
     replay: bool = False,
     budget: float | None = None,
+    cards: Path | None = None,
     **protocol: Any,
 ) -> list[CardRow]:
     """``validate`` with the roles a settings file gives: its ``[agents]``, and where it
     has an ``[llm]`` table, the models of the roles it names, through the run's LLM path
     (cards, structured outputs, retries, limits, spend), every call kept in
-    ``out/calls.sqlite``; ``replay`` serves them from there and sends none."""
+    ``out/calls.sqlite``; ``replay`` serves them from there and sends none. The card is
+    kept in ``cards`` (``kept.default_cards()`` unless told) for the report."""
     embedder = load_embedder(settings.embedder)
     agents = offline_agents(embedder, settings.agents, settings.roles)
+    kept_in = cards or default_cards()
+    half = protocol.get("half", "all")
+
+    def keep(rows: list[CardRow], made: str) -> None:
+        keep_card(rows, KeptCard(data=str(data), half=half, made=made), settings, data, kept_in)
+
+    protocol["keep"] = keep
     if settings.llm is None:
         return await validate(data, domains, agents, embedder, out, **protocol)
     out.mkdir(parents=True, exist_ok=True)
