@@ -194,6 +194,61 @@ def llm_cost_plan() -> str:
     return markdown(head, rows) + f"\n{unique} unique cells, {calls:,.0f} calls.\n"
 
 
+PEOPLE_ROWS = (
+    ("pairwise_1to1", "history", "ranker"),
+    ("pairwise_1to1", "history", "centroid"),
+    ("hr@1", "history", "ranker"),
+    ("hr@1", "history", "centroid"),
+    ("hr@1", "request", "ranker"),
+    ("buy_accuracy_1to1", "request", "decision"),
+    ("p_buy_rated_1_2", "request", "decision"),
+    ("p_buy_rated_4_5", "request", "decision"),
+    ("star_spearman", "history", "review"),
+    ("star_spearman", "history", "person_mean"),
+    ("star_rmse", "history", "review"),
+    ("star_rmse", "history", "person_mean"),
+    ("star_rmse", "history", "always_5"),
+)
+
+
+def people_card() -> str:
+    """The validity card on the shared real slices (``recmarket data real-slice``): the
+    user at its defaults, and at the settings fitted on the fit half of the people
+    (docs/people-fitted.toml) on every person and on the report half the fit never saw;
+    values with 95% percentile-bootstrap intervals over people."""
+    import asyncio
+    import tempfile
+
+    from recmarket.config_file import build_config
+    from recmarket.data.samples import real_slice
+    from recmarket.validity.validate import validate_settings
+
+    root = Path(__file__).resolve().parents[1]
+    fitted = build_config(root / "docs" / "people-fitted.toml", {}, {})
+    runs = [("defaults, all people", build_config(None, {}, {}), "all")]
+    runs += [("fitted, all people", fitted, "all"), ("fitted, report half", fitted, "report")]
+    cards = []
+    with tempfile.TemporaryDirectory() as folder:
+        data = Path(folder) / "slice"
+        real_slice(root.parent / "shared" / "data" / "amazon23", data)
+        for _, settings, half in runs:
+            rows = asyncio.run(
+                validate_settings(
+                    settings, data, [], Path(folder) / half, cards=Path(folder), half=half
+                )
+            )
+            cards.append({(r.measure, r.protocol, r.scorer): r for r in rows})
+
+    def cell(card: dict, key: tuple[str, str, str]) -> str:
+        row = card.get(key)
+        if row is None or row.value != row.value:  # no stars at the defaults: no value
+            return "-"
+        return f"{row.value:.3f} [{row.low:.3f}, {row.high:.3f}] (n {row.n_people})"
+
+    head = ["measure", "protocol", "scorer", *(name for name, _, _ in runs)]
+    return markdown(head, [[*key, *(cell(c, key) for c in cards)] for key in PEOPLE_ROWS])
+
+
 @dataclass(frozen=True)
 class CodeTable:
     """How a table is made from the code: the function, whether it takes minutes (left
@@ -216,5 +271,6 @@ FROM_CODE: dict[str, CodeTable] = {
     },
     "calibration-recovery": CodeTable(calibration_recovery, slow=True),
     "llm-cost-plan": CodeTable(llm_cost_plan, slow=True),
+    "people-card": CodeTable(people_card, slow=True, reads_shared=True),
     **{name: CodeTable(make) for name, make in MODEL_TABLES.items()},  # seconds
 }
