@@ -22,6 +22,7 @@ from recmarket.agents.llm.config import BATCH, FLEX, OFFLINE
 from recmarket.agents.llm.ledger import Usage
 from recmarket.agents.llm.prefixes import PrefixIndex, prompt_text
 from recmarket.agents.llm.prices import Prices, prices_for, provider_at
+from recmarket.agents.llm.prompts import Message
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import DEFAULT_SEEDS
@@ -108,10 +109,7 @@ def cell_estimate(
     answers) and completions are the model's own; a call it does not hold stops the
     estimate (``ReplayMiss``), naming it."""
     embedder = embedder_for(cfg.embedder)
-    calls: dict[str, int] = defaultdict(int)
-    chars: dict[str, int] = defaultdict(int)
-    repeated: dict[str, int] = defaultdict(int)  # characters that repeat a prompt's start
-    seen = PrefixIndex()
+    counted, seen = Sampled(), PrefixIndex()
     played = longest = rounds = 0
     agents, replayed = offline_agents(embedder, cfg.agents, cfg.roles), None
     if pilot is not None and cfg.llm is not None and cfg.uses_llm:
@@ -129,17 +127,14 @@ def cell_estimate(
                 played += 1
                 rounds = max(rounds, len({call.role for call in outcome.calls}))
                 for call in outcome.calls:
-                    messages = render(call.role, call.input)
-                    calls[call.role] += 1
-                    chars[call.role] += sum(len(m["content"]) for m in messages)
-                    repeated[call.role] += seen.add(prompt_text(messages))
+                    counted.add(call.role, render(call.role, call.input), seen)
     finally:
         if replayed is not None:
             replayed.close()
     measured = _measured(replayed.ledger.rows) if replayed is not None else {}
     scale = cfg.total_episodes / max(played, 1)
     batch = batchable(cfg) and _sells_batches(cfg)
-    rows = priced_roles(cfg, Sampled(calls, chars, repeated), scale, batch, measured)
+    rows = priced_roles(cfg, counted, scale, batch, measured)
     used = [cfg.llm.models[m] for m in cfg.llm.used()] if cfg.llm is not None else []
     concurrency = min((m.concurrency for m in used), default=1)
     return CellEstimate(rows, longest, rounds, batch, concurrency)
@@ -150,9 +145,15 @@ class Sampled:
     """A sample's calls per role, their prompts' characters, and the characters that
     repeat an earlier prompt's start (what a prefix cache would serve)."""
 
-    calls: dict[str, int]
-    chars: dict[str, int]
-    repeated: dict[str, int]
+    calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    chars: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    repeated: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+    def add(self, role: str, messages: list[Message], seen: PrefixIndex) -> None:
+        """Count one call of ``role`` rendered as ``messages``."""
+        self.calls[role] += 1
+        self.chars[role] += sum(len(m["content"]) for m in messages)
+        self.repeated[role] += seen.add(prompt_text(messages))
 
 
 def priced_roles(

@@ -7,7 +7,6 @@ scaled to all held-outs and priced with the models the settings give the roles (
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 
 from recmarket.agents.contracts import Contract
 from recmarket.agents.llm.cards import render
-from recmarket.agents.llm.prefixes import PrefixIndex, prompt_text
+from recmarket.agents.llm.prefixes import PrefixIndex
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.data.domain import load_domain
@@ -40,10 +39,7 @@ class Counted:
     seen: PrefixIndex
 
     async def __call__(self, inp: Contract, seed: int) -> Any:
-        messages = render(self.role, inp)
-        self.sample.calls[self.role] += 1
-        self.sample.chars[self.role] += sum(len(m["content"]) for m in messages)
-        self.sample.repeated[self.role] += self.seen.add(prompt_text(messages))
+        self.sample.add(self.role, render(self.role, inp), self.seen)
         return await self.inner(inp, seed)
 
 
@@ -60,7 +56,7 @@ def estimate_validation(
     """The held-outs ``validate`` would score, and each role's calls, tokens and cost."""
     embedder = load_embedder(settings.embedder)
     agents = offline_agents(embedder, settings.agents, settings.roles)
-    counts = Sampled(defaultdict(int), defaultdict(int), defaultdict(int))
+    counts = Sampled()
     seen = PrefixIndex()
     counted = replace(agents, **{r: Counted(r, getattr(agents, r), counts, seen) for r in ROLES})
     total = played = 0
