@@ -213,9 +213,9 @@ PEOPLE_ROWS = (
 
 def people_card() -> str:
     """The validity card on the shared real slices (``recmarket data real-slice``): the
-    user at its defaults, and at the settings fitted on the fit half of the people
-    (docs/people-fitted.toml) on every person and on the report half the fit never saw;
-    values with 95% percentile-bootstrap intervals over people."""
+    user as it was before it was fitted to real people (docs/people-before.toml), and at
+    its defaults, fitted on the fit half of the people, on every person and on the report
+    half the fit never saw; values with 95% percentile-bootstrap intervals over people."""
     import asyncio
     import tempfile
 
@@ -224,9 +224,11 @@ def people_card() -> str:
     from recmarket.validity.validate import validate_settings
 
     root = Path(__file__).resolve().parents[1]
-    fitted = build_config(root / "docs" / "people-fitted.toml", {}, {})
-    runs = [("defaults, all people", build_config(None, {}, {}), "all")]
-    runs += [("fitted, all people", fitted, "all"), ("fitted, report half", fitted, "report")]
+    before = build_config(root / "docs" / "people-before.toml", {}, {})
+    defaults = build_config(None, {}, {})
+    runs = [("before fitting, all people", before, "all")]
+    runs += [("defaults, all people", defaults, "all")]
+    runs += [("defaults, report half", defaults, "report")]
     cards = []
     with tempfile.TemporaryDirectory() as folder:
         data = Path(folder) / "slice"
@@ -241,7 +243,7 @@ def people_card() -> str:
 
     def cell(card: dict, key: tuple[str, str, str]) -> str:
         row = card.get(key)
-        if row is None or row.value != row.value:  # no stars at the defaults: no value
+        if row is None or row.value != row.value:  # no stars before fitting: no value
             return "-"
         return f"{row.value:.3f} [{row.low:.3f}, {row.high:.3f}] (n {row.n_people})"
 

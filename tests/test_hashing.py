@@ -10,17 +10,19 @@ from recmarket.hashing import ADDED_LATER, unset_later
 
 # Hashes of run configurations as stored before the marks replaced a hand-kept list: a
 # stored run directory resumes only while its configuration hashes to the same value.
-# Every hash here changed once, on purpose, when issue 45 changed the offline model's
-# defaults (Exaggeration's claim rule, the Mixed label's credibility): a run stored under the
+# Every hash here changed on purpose when the offline model's defaults changed: once for
+# issue 45 (Exaggeration's claim rule, the Mixed label's credibility), once for issue 51 (the
+# simulated user fitted to real people: the need from recent liked purchases, the ranker's
+# long-term weight, the shopper's request, the personal review). A run stored under an
 # earlier model must not be resumed by this one.
 STORED = {
-    "64a042242fcdc5092fa735b128e9ba2dbd28925f0774fb3d19c7f95e54e9ef29": {},
-    "05bc6d0f8115a6ced27f0aa2dde608b10c982bb6587efd47b22fe361866ebf94": {
+    "cd9fc251cb907590d9e73dceb8f440be77ef736ca1307cd5c4f091d20946545d": {},
+    "c220604dc4aa42433fae41fa03c043ddd9b1ec368038241301c79c79e5b80411": {
         "agents": {"ranker": {"noise": "gumbel"}},
         "condition": "no-rep",
     },
     # An LLM run as hashed since llm.text_replies.
-    "1edc45384ba3cd15071c20cd592ea9cd610bd0d7cedc7e61ad1759be553a4054": {
+    "67e84413a773f3060eb367bd385a2986371a4f60dd10809b2365bb7b1ef459e9": {
         "llm": {
             "models": {"m": {"name": "x", "base_url": "http://127.0.0.1:1/v1", "timeout": 3}},
             "roles": {"default": "m"},
@@ -32,22 +34,22 @@ STORED = {
 # settings in the current form.
 OLDER_FORMS = [
     (
-        "41941878b8e8cd6bd117a4faa8fce47487fd5eec7722d4d799f13f84f3af29b0",
+        "b6f2142da36a16870d96dbfb21e48de769b0ffd69248f0d63eb56c8f884b5720",
         {"reputation_mechanism": "beta"},
         {"reputation": {"mechanism": "beta"}},
     ),
     (
-        "d7c9b6d6c6fc2e92b474a5dfe94d0fc4b3e1f496e369b415c12652cc9bd7e366",
+        "cede646e7fbdb8d9ef16d8a8bbf1754b81faa021e20ae40ac328bfe964a2302e",
         {"reputation_mechanism": "decay", "reputation_decay": 0.5},
         {"reputation": {"mechanism": "decay", "params": {"rate": 0.5}}},
     ),
     (
-        "8d047b969065315ef4f51e0ea9b045c6946844a77d5db0dfb56d96ed9138f54f",
+        "0e57324a8d4203544cbf39716307acf2ea6b5a0371f67054d28be5503fe8ce5b",
         {"platform_strategy": "adaptive", "learning_rule": "exp3"},
         {"platform_strategy": "adaptive", "learning": {"rule": "exp3"}},
     ),
     (  # both forms in one run: the current reputation, the older learning rule
-        "cd694a3e83385afae8abb316d620eb06e62cf09775fc0e07b868cf7e1977a6c0",
+        "d1848dae28f5c6acf53c4d1abbd367c422406bdb04044c1572faf889bd15bde1",
         {
             "reputation": {"mechanism": "beta", "params": {"newcomer_low": 2}},
             "learning_rule": "exp3",
@@ -60,7 +62,7 @@ OLDER_FORMS = [
         },
     ),
     (
-        "74ac0f20a9939b78bdbe088b095cdc695abbe191558723ac9aa6ab1fdcdd5575",
+        "727eada0f5d0536a401a5c0e67507699144207f341340f38426a28b36586629f",
         {
             "reputation_mechanism": "decay",
             "reputation_decay": 0.8,
@@ -74,12 +76,12 @@ OLDER_FORMS = [
         },
     ),
     (  # attacks, before they had one name
-        "778c93870b46d7138cbee7ac2d4f891bde0b1315d269e696246fc5d478290a27",
+        "8f82e3bebbb06e0ac15a411e8d8f1d00591dad6ab3829e73eb0e7326ef43efc6",
         {"behaviours": {"P4": {"behaviour": "whitewash", "params": {"below": 0.2}}}},
         {"attacks": {"P4": {"attack": "whitewash", "params": {"below": 0.2}}}},
     ),
     (  # an older attack and an older mechanism in one run
-        "8fe666b7e5d5f187b6f3e75e64b344fa633f0fdfaa697d9e27cb6f879b6fd372",
+        "4fa85a00e511742dbea52da249ffde8f1220d4a85a76ff903200fa20cd26acab",
         {
             "behaviours": {"P4": {"behaviour": "sybil"}},
             "reputation_mechanism": "decay",
@@ -130,7 +132,7 @@ def test_a_setting_given_in_both_forms_is_refused() -> None:
 
 
 def test_an_llm_run_stored_before_the_array_of_sentences_hashes_apart() -> None:
-    llm = STORED["1edc45384ba3cd15071c20cd592ea9cd610bd0d7cedc7e61ad1759be553a4054"]
+    llm = STORED["67e84413a773f3060eb367bd385a2986371a4f60dd10809b2365bb7b1ef459e9"]
     for text_replies in ("sentences", "text"):
         settings = {"llm": {**llm["llm"], "text_replies": text_replies}}
         assert RunConfig.model_validate(settings).digest() != BEFORE_TEXT_REPLIES

@@ -36,4 +36,4 @@ def simulated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Observati
     out = tmp_path_factory.mktemp("simulated")
     cfg = simulate(out)
     judge = Judge.of(load_embedder(cfg.embedder), cfg.agents.scale)
-    return out, read_observations([out], judge)
+    return out, read_observations([out], judge, cfg.agents.ranker.long_term_weight)

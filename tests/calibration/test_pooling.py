@@ -107,7 +107,8 @@ def test_fit_observations_alone_refuses_a_non_finite_decision_fit(six, monkeypat
         return {"novice_advice": Fitted((), -math.inf, -10.0, 5, True)}
 
     cfg = RunConfig()
-    observations = read_observations([six], Judge.of(load_embedder(cfg.embedder), cfg.agents.scale))
+    judge = Judge.of(load_embedder(cfg.embedder), cfg.agents.scale)
+    observations = read_observations([six], judge, cfg.agents.ranker.long_term_weight)
     monkeypatch.setattr(calibrate_module, "fit_decisions", broken)
     with pytest.raises(CalibrationRefused, match=r"decision\.novice_advice log-likelihood is -inf"):
         fit_observations(observations, OfflineParams(), [str(six)])

@@ -45,7 +45,8 @@ def test_the_fitted_ranker_is_a_setting_run_accepts_and_agrees_with_its_choices(
 def test_without_records_the_record_parameters_are_not_identified(tmp_path: Path) -> None:
     cfg = simulate(tmp_path / "norep", "no-rep", requests=120)
     judge = Judge.of(load_embedder(cfg.embedder), cfg.agents.scale)
-    fitted = fit_ranker(read_observations([tmp_path / "norep"], judge).rankings, RankerParams())
+    observed = read_observations([tmp_path / "norep"], judge, cfg.agents.ranker.long_term_weight)
+    fitted = fit_ranker(observed.rankings, RankerParams())
     unidentified = {e.name for e in fitted.estimates if not e.identified}
     assert unidentified == {
         "label_credibility.high",

@@ -71,9 +71,9 @@ def test_new_mechanism_settings_leave_stored_runs_their_directories() -> None:
     they existed keeps its directory and resumes."""
     default = RunConfig()
     assert default.digest() == RunConfig.model_validate({"market": {}}).digest()
-    # the hash the defaults have had since issue 45 changed the offline model's claim rule
-    # and label credibilities (837cc76e3fef82be from before mechanisms existed until then)
-    assert default.digest().startswith("64a042242fcdc509")
+    # the hash the defaults have had since issue 51 fitted the simulated user to real people
+    # (64a042242fcdc509 from issue 45's claim rule, 837cc76e3fef82be from before mechanisms)
+    assert default.digest().startswith("cd9fc251cb907590")
     decayed = RunConfig.model_validate({"market": {"reputation": {"mechanism": "decay"}}})
     assert decayed.digest() != default.digest()
     for later in (

@@ -54,9 +54,9 @@ def records(run_dir: Path) -> dict[str, Any]:
     return {"episodes": episodes, "calls": {k: d.hexdigest() for k, d in sorted(calls.items())}}
 
 
-def run_cells(out: Path) -> dict[str, Any]:
+def run_cells(out: Path, cells: dict[str, dict[str, Any]] = CELLS) -> dict[str, Any]:
     result = {}
-    for name, settings in CELLS.items():
+    for name, settings in cells.items():
         run(RunConfig.model_validate(settings), out / name).store.close()
         result[name] = records(out / name)
     return result

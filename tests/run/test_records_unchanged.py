@@ -6,6 +6,7 @@ remakes the file in the same commit, and says so."""
 
 import gzip
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,10 @@ import pytest
 from tests.run.records import CELLS, run_cells
 
 GOLDEN = Path(__file__).parent / "golden" / "records.json.gz"
+# The golden records as the defaults made them before the simulated user was fitted to real
+# people, and the settings that keep that user.
+BEFORE_FITTED = Path(__file__).parent / "golden" / "before-issue-51.json.gz"
+BEFORE_SETTINGS = Path(__file__).resolve().parents[2] / "docs" / "people-before.toml"
 
 
 def same_up_to_float_rounding(row: dict) -> dict:
@@ -27,6 +32,16 @@ def same_up_to_float_rounding(row: dict) -> dict:
     }
 
 
+def assert_same_records(before: dict, now: dict) -> None:
+    """Fails where ``now``'s records of a cell are not ``before``'s."""
+    kept = [{k: row[k] for k in before["episodes"][0]} for row in now["episodes"]]
+    assert kept == [same_up_to_float_rounding(row) for row in before["episodes"]]
+    assert {k for row in now["episodes"] for k in row} == set(before["episodes"][0])
+    changed = [key for key, digest in now["calls"].items() if before["calls"][key] != digest]
+    assert not changed, f"role calls differ in episodes {changed[:5]}"
+    assert now["calls"].keys() == before["calls"].keys()
+
+
 @pytest.fixture(scope="module")
 def now(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return json.loads(json.dumps(run_cells(tmp_path_factory.mktemp("cells"))))
@@ -34,10 +49,14 @@ def now(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 @pytest.mark.parametrize("cell", list(CELLS))
 def test_a_cell_stores_the_records_it_stored_before(now: dict, cell: str) -> None:
-    before = json.loads(gzip.decompress(GOLDEN.read_bytes()))[cell]
-    kept = [{k: row[k] for k in before["episodes"][0]} for row in now[cell]["episodes"]]
-    assert kept == [same_up_to_float_rounding(row) for row in before["episodes"]]
-    assert {k for row in now[cell]["episodes"] for k in row} == set(before["episodes"][0])
-    changed = [key for key, digest in now[cell]["calls"].items() if before["calls"][key] != digest]
-    assert not changed, f"role calls differ in episodes {changed[:5]}"
-    assert now[cell]["calls"].keys() == before["calls"].keys()
+    assert_same_records(json.loads(gzip.decompress(GOLDEN.read_bytes()))[cell], now[cell])
+
+
+def test_the_settings_of_the_user_before_it_was_fitted_play_its_records(tmp_path: Path) -> None:
+    """docs/people-before.toml plays what the defaults played before the simulated user was
+    fitted to real people: the records the golden file held then, every cell and call."""
+    before = tomllib.loads(BEFORE_SETTINGS.read_text())
+    stored = json.loads(gzip.decompress(BEFORE_FITTED.read_bytes()))
+    now = run_cells(tmp_path, {name: {**cell, **before} for name, cell in CELLS.items()})
+    for name in CELLS:
+        assert_same_records(stored[name], json.loads(json.dumps(now[name])))

@@ -11,6 +11,8 @@ from scipy import stats
 from typer.testing import CliRunner
 
 from recmarket.agents.rules import offline_agents
+from recmarket.agents.rules.params import OfflineParams
+from recmarket.agents.rules.user_params import ReviewParams
 from recmarket.cli import app
 from recmarket.data.domain import domain_files, load_domain
 from recmarket.data.raw import DataError
@@ -102,7 +104,11 @@ def test_the_decisions_chance_of_buying_is_its_own(tiny: Path, embedder) -> None
     assert buys and all(0.0 < b < 1.0 for b in buys)  # a logit's chance, not a draw
     measures = {k[0] for s in scored for k in s.values}
     assert measures == set(MEASURES) - {"star_spearman"}  # a correlation: kept as pairs
-    assert not any(k[2] == "review" for s in scored for k in s.values)  # no stars by default
+    assert any(k[2] == "review" for s in scored for k in s.values)  # personal stars by default
+    closeness = OfflineParams(review=ReviewParams(experience="closeness"))
+    plain = UserScorer(offline_agents(embedder, closeness), scorer.similarity, domain, 3)
+    unstarred = [s for h in held_outs(domain, 9, seed=3) if (s := _score(plain, h))]
+    assert unstarred and not any(k[2] == "review" for s in unstarred for k in s.values)
 
 
 def _score(scorer: UserScorer, h) -> Scored:

@@ -99,7 +99,7 @@ def calibrate(
     first = runs[0].config
     prior = prior or OfflineParams(scale=first.agents.scale)
     judge = Judge.of(load_embedder(first.embedder), prior.scale)
-    observations = read_observations(run_dirs, judge)
+    observations = read_observations(run_dirs, judge, prior.ranker.long_term_weight)
     used = {
         o.episode[0]
         for group in (observations.rankings, observations.decisions, observations.labels)

@@ -24,6 +24,7 @@ from recmarket.agents.contracts import (
 )
 from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import lexicon
+from recmarket.agents.rules.agent import need_fit
 from recmarket.embedding.similarity import visible_text
 from recmarket.profiles import PROFILE_BY_INSTRUCTION
 from recmarket.run.replay import all_calls
@@ -103,12 +104,13 @@ def _distance(explanation: str, fit: float) -> float | None:
 
 
 def ranking(
-    key: EpisodeKey, inp: ShortlistInput, out: Shortlist, judge: Judge
+    key: EpisodeKey, inp: ShortlistInput, out: Shortlist, judge: Judge, long_term_weight: float
 ) -> RankingObservation:
-    """A shortlist call as an observation: each candidate's noiseless fit, claim distance,
-    disclosures, place and records."""
+    """A shortlist call as an observation: each candidate's noiseless fit (to the whole
+    need, as the ranker with ``long_term_weight`` reads it), claim distance, disclosures,
+    place and records."""
     views = [visible_text(c.title, c.category) for c in inp.candidates]
-    fits = judge.fit(inp.need.current_need, views)
+    fits = need_fit(judge, inp.need, views, long_term_weight)
     last = max(len(inp.candidates) - 1, 1)
     candidates = tuple(
         Candidate(
@@ -171,8 +173,12 @@ def _calls(run_dir: Path) -> Iterator[tuple[EpisodeKey, str, dict, dict]]:
                 yield (str(run_dir), domain, order), call.role, call.input, call.output
 
 
-def read_observations(run_dirs: Iterable[Path], judge: Judge) -> Observations:
-    """Every shortlist, decision and label of the runs, as observations."""
+def read_observations(
+    run_dirs: Iterable[Path], judge: Judge, long_term_weight: float
+) -> Observations:
+    """Every shortlist, decision and label of the runs, as observations, the shortlists'
+    fits read with the long-term need at ``long_term_weight`` (a given of the ranker being
+    fitted, not one of its estimates)."""
     rankings, decisions, labels = [], [], []
     unread = explanations = 0
     relief = judge.scale.disclosure_relief
@@ -183,7 +189,8 @@ def read_observations(run_dirs: Iterable[Path], judge: Judge) -> Observations:
                 unread += lexicon.CLAIM.read(out["text"]) is None
             elif role == "shortlist":
                 shortlist_in = ShortlistInput.model_validate(inp)
-                rankings.append(ranking(key, shortlist_in, Shortlist.model_validate(out), judge))
+                shortlist = Shortlist.model_validate(out)
+                rankings.append(ranking(key, shortlist_in, shortlist, judge, long_term_weight))
             elif role == "decide":
                 decisions.append(
                     decision(key, DecisionInput.model_validate(inp), out["option_id"], judge)

@@ -52,7 +52,7 @@ def fold_agents(plan: PilotPlan, out: Path, study: RunConfig) -> list[OfflinePar
     folds = plan.folds
     pilot_dirs = sorted({out / c.pilot_dir for c in plan.cells if (out / c.pilot_dir).is_dir()})
     judge = Judge.of(load_embedder(study.embedder), study.agents.scale)
-    observations = read_observations(pilot_dirs, judge)
+    observations = read_observations(pilot_dirs, judge, study.agents.ranker.long_term_weight)
     of_episode = _fold_of_episode(plan, out)
     runs = [str(d) for d in pilot_dirs]
     return [

@@ -22,9 +22,10 @@ from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.agent import RuleUpdater
 from recmarket.agents.rules.params import OfflineParams, PlatformParams, RankerParams
 from recmarket.agents.rules.platform import RuleExplainer
-from recmarket.agents.rules.user import RuleDecision, RuleReview
+from recmarket.agents.rules.user import RuleDecision, RuleReview, kind_noun
 from recmarket.agents.rules.user_params import DecisionParams, ProfileDecision, ReviewParams
 from recmarket.catalogue.policies import PAPER_POLICIES
+from recmarket.data.items import ItemEvidence, product_kind
 from recmarket.profiles import PROFILE_BY_NAME
 
 GEN = np.random.default_rng(0)
@@ -187,10 +188,16 @@ def test_a_personal_review_gives_the_persons_own_stars_as_far_as_the_item_is_the
     judge, domain
 ) -> None:
     """Personal experience: the hoped-for item itself gets the person's own rating of it;
-    an unrelated one their leniency (history's mean) mixed with its listing rating; stars
-    from 1 to 5. The rule before issue 51 gives no stars."""
+    an unrelated one of a kind the request names their leniency (history's mean) mixed
+    with its listing rating; one of a kind they did not want the stars of an item that
+    cannot do its job; stars from 1 to 5. The rule before issue 51 gives no stars."""
     item = domain.items[0]
-    other = next(i for i in domain.items if judge.closeness(item.title, i.title) == 0.0)
+    other = next(
+        i
+        for i in domain.items
+        if judge.closeness(item.title, i.title) == 0.0
+        and kind_noun(i.title) != kind_noun(item.title)
+    )
     history = tuple(
         PastInteraction(title=f"Old {k}", rating=r, review_title="", review_text="")
         for k, r in enumerate((2.0, 3.0, 2.0))
@@ -198,9 +205,9 @@ def test_a_personal_review_gives_the_persons_own_stars_as_far_as_the_item_is_the
     target = HeldOutTarget(title=item.title, rating=4.0, review_title="", review_text="")
     personal = RuleReview(judge, ReviewParams(experience="personal", star_noise=0.0))
 
-    def stars(bought, review=personal) -> int | None:
+    def stars(bought, review=personal, query: str = "q") -> int | None:
         inp = ReviewInput(
-            query_text="q",
+            query_text=query,
             profile=USER,
             target=target,
             item=bought.evidence,
@@ -210,8 +217,32 @@ def test_a_personal_review_gives_the_persons_own_stars_as_far_as_the_item_is_the
         return asyncio.run(review(inp, 3)).stars
 
     assert stars(item) == 4
+    assert stars(other) == int(np.floor(ReviewParams().wrong_kind_stars + 0.5))
     quality = other.evidence.average_rating or 7 / 3
-    assert stars(other) == int(np.floor(0.5 * 7 / 3 + 0.5 * quality + 0.5))
-    assert stars(item, RuleReview(judge, ReviewParams())) is None
+    asked = f"Need a {product_kind(other.title)}."
+    assert stars(other, query=asked) == int(np.floor(0.5 * 7 / 3 + 0.5 * quality + 0.5))
+    assert stars(item, RuleReview(judge, ReviewParams(experience="closeness"))) is None
     noisy = RuleReview(judge, ReviewParams(experience="personal", star_noise=3.0))
     assert all(1 <= stars(other, noisy) <= 5 for _ in range(3))
+
+
+def test_a_bought_item_is_wanted_when_of_the_hoped_for_kind_or_one_the_request_names() -> None:
+    """Kinds are compared by head noun, plural or not, and read from the request's words
+    without their punctuation; a title that names no kind shows nothing unwanted."""
+    from recmarket.agents.rules.user import wanted_kind
+
+    def wanted(bought: str, hoped: str, query: str) -> bool:
+        evidence = ItemEvidence(
+            title=bought, category="Office", description="", description_source="none", features=()
+        )
+        target = HeldOutTarget(title=hoped, rating=5, review_title="", review_text="")
+        inp = ReviewInput(
+            query_text=query, profile=USER, target=target, item=evidence, explanation=""
+        )
+        return wanted_kind(inp)
+
+    assert wanted("Uni-Ball Gel Pens, Black", "Pilot Ballpoint Pen - Blue", "q")
+    assert not wanted("Belkin Gel Mouse Pad, Black", "Pilot Ballpoint Pen - Blue", "Need pens.")
+    assert wanted("Belkin Gel Mouse Pad, Black", "Pilot Ballpoint Pen - Blue", "A mouse pad.")
+    assert wanted("2Cellos", "Pilot Ballpoint Pen - Blue", "Need a pen.")
+    assert wanted("Belkin Gel Mouse Pad, Black", "", "Need a pen.")

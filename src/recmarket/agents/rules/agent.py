@@ -188,6 +188,21 @@ class Judged:
     belief: float | None  # credibility applied, when the platform has records
 
 
+def need_fit(
+    judge: Judge, need: StructuredNeed, views: list[str], long_term_weight: float
+) -> np.ndarray:
+    """The noiseless fit of each view to the whole structured understanding (Appendix
+    C.4): the current need's, mixed with the long-term need's (its template words left
+    out) at ``long_term_weight``; where the request says nothing the history is the whole
+    need. The calibration reads fit this way too, so it fits the ranker that ranked."""
+    fits = judge.fit(need.current_need, views)
+    if w := long_term_weight:
+        if not need.current_need.strip():
+            w = 1.0
+        fits = (1 - w) * fits + w * judge.fit(need_words(need.long_term_need), views)
+    return fits
+
+
 @dataclass(frozen=True)
 class RuleRanker:
     """Values each candidate by its judged fit (the embedder's closeness of the need, the
@@ -209,12 +224,7 @@ class RuleRanker:
         the noiseless reading and the noise is added to the whole value."""
         p, n = self.params, len(inp.candidates)
         views = [visible_text(c.title, c.category) for c in inp.candidates]
-        fits = self.judge.fit(inp.need.current_need, views)
-        if w := p.long_term_weight:  # the whole structured understanding (Appendix C.4)
-            if not inp.need.current_need.strip():
-                w = 1.0  # a request that says nothing leaves the history as the whole need
-            kinds = self.judge.fit(need_words(inp.need.long_term_need), views)
-            fits = (1 - w) * fits + w * kinds
+        fits = need_fit(self.judge, inp.need, views, p.long_term_weight)
         noise = gen.normal(0, p.fit_noise, n) if p.noise == "normal" else np.zeros(n)
         fits = fits + noise
         extra = gen.gumbel(0, p.fit_noise, n) if p.noise == "gumbel" else np.zeros(n)

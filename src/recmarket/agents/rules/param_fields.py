@@ -12,6 +12,9 @@ from recmarket.profiles import PROFILE_NAMES
 REAL = "the real samples"
 LABELS = ("high", "mixed", "low")  # the updater's claim-reliability labels
 FIRST = "first principles"
+# Chosen on the fit half of the shared real slices' people (scripts/fit_user_model.py),
+# each by the validity measure its mechanism answers for (docs/people.md).
+PEOPLE = "fitted to real people"
 
 
 def param(default: Any, meaning: str, source: str, **bounds: Any) -> Any:

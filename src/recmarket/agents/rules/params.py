@@ -23,6 +23,7 @@ from pydantic import model_validator
 from recmarket.agents.rules.param_fields import (
     FIRST,
     LABELS,
+    PEOPLE,
     REAL,
     ParamTable,
     ordered,
@@ -128,8 +129,8 @@ class QueryParams(ParamTable):
         ge=0,
         le=1,
     )
-    wording: Annotated[Literal["title", "shopper"], ADDED_LATER] = param(
-        "title",
+    wording: Literal["title", "shopper"] = param(
+        "shopper",
         "what the request takes from the title (Appendix C.1: a plausible need, never a copy "
         "or a unique description): title, the kind in one or two of its words and title "
         "segments in paraphrase (the rule before issue 51); shopper, the kind's noun and only "
@@ -192,22 +193,20 @@ class NeedParams(ParamTable):
     """How the user agent reads a long-term need off the history (Appendix C.2: "inferred
     mainly from history")."""
 
-    weighting: Annotated[Literal["count", "recent-rated"], ADDED_LATER] = param(
-        "count",
+    weighting: Literal["count", "recent-rated"] = param(
+        "recent-rated",
         "which product kinds the long-term need names: count, those the history returns to "
         "most often, the oldest first among equals (the rule before issue 51); recent-rated, "
         "each purchase weighing its rating above one star (a 1-star purchase is no need to "
         "return to) halved every half_life purchases back, the newest first among equals",
         FIRST,
     )
-    kinds: Annotated[int, ADDED_LATER] = param(
-        2, "how many product kinds the long-term need names", FIRST, ge=1, le=8
-    )
-    half_life: Annotated[float, ADDED_LATER] = param(
-        4.0,
-        "purchases back at which a purchase weighs half (recent-rated): a fifth of the "
+    kinds: int = param(3, "how many product kinds the long-term need names", PEOPLE, ge=1, le=8)
+    half_life: float = param(
+        2.0,
+        "purchases back at which a purchase weighs half (recent-rated): a tenth of the "
         "20-interaction history window",
-        FIRST,
+        PEOPLE,
         gt=0,
     )
     store: Annotated[bool, ADDED_LATER] = param(
@@ -215,10 +214,10 @@ class NeedParams(ParamTable):
         "whether the need names the store the person returns to (recent-rated, where the "
         "data has stores): the one with the most weight, if it sold them two purchases or "
         "more (one purchase is no habit); its name counts as fit where a title carries it",
-        FIRST,
+        PEOPLE,
     )
-    price: Annotated[bool, ADDED_LATER] = param(
-        False,
+    price: bool = param(
+        True,
         "whether the need states the price level the person pays (where the data has "
         "prices): the weighted median of their purchases' prices; a reader that sees no "
         "prices (the offline ranker) never counts it as fit",
@@ -292,13 +291,13 @@ class RankerParams(ParamTable):
         "order does not matter to a careful reader)",
         FIRST,
     )
-    long_term_weight: Annotated[float, ADDED_LATER] = param(
-        0.0,
+    long_term_weight: float = param(
+        0.1,
         "weight of the long-term need in a candidate's judged fit, beside the current need's "
         "(Appendix C.4 ranks with the whole structured understanding; 0: the current need "
         "alone, the rule before issue 51); the need's own template words never count, and "
         "where the current need has no words the long-term one is the whole need",
-        FIRST,
+        PEOPLE,
         ge=0,
         le=1,
     )
@@ -356,7 +355,7 @@ class OfflineParams(ParamTable):
 
     scale: ScaleParams = ScaleParams()
     query: QueryParams = QueryParams()
-    need: Annotated[NeedParams, ADDED_LATER] = NeedParams()
+    need: NeedParams = NeedParams()
     platform: PlatformParams = PlatformParams()
     ranker: RankerParams = RankerParams()
     decision: DecisionParams = DecisionParams()

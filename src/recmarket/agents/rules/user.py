@@ -16,6 +16,7 @@ from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.text import short_title, use_phrase
 from recmarket.agents.rules.user_params import DecisionParams, ProfileDecision, ReviewParams
+from recmarket.data.items import TITLE_WORD, product_kind
 from recmarket.embedding.similarity import visible_text
 from recmarket.profiles import PROFILE_BY_INSTRUCTION
 from recmarket.streams import Draws, one_of
@@ -72,6 +73,25 @@ def product_choice(
     u = np.array([outside, *(utilities[i] for i in offers)])
     probs = np.exp(u - u.max())
     return offers, probs / probs.sum()
+
+
+def kind_noun(text: str) -> str:
+    """The head noun of a title's product kind (``product_kind``), with a plural's final
+    "s" left off, so that "Gel Pens" and "Ballpoint Pen" name one kind; empty where the
+    title names none."""
+    kind = product_kind(text).split()
+    return kind[-1].strip(".'-/").removesuffix("s") if kind else ""
+
+
+def wanted_kind(inp: ReviewInput) -> bool:
+    """Whether the bought item is of a kind the person wanted: the hoped-for item's, or
+    one their request names. An item whose title names no kind, or a hoped-for item whose
+    title names none, counts as wanted: nothing shows it is not."""
+    bought, hoped = kind_noun(inp.item.title), kind_noun(inp.target.title)
+    if not bought or not hoped or bought == hoped:
+        return True
+    words = (w.lower().strip(".'-/") for w in TITLE_WORD.findall(inp.query_text))
+    return bought in {w.removesuffix("s") for w in words}
 
 
 def draw_index(gen: np.random.Generator, probs: np.ndarray) -> int:
@@ -156,7 +176,10 @@ class RuleReview:
         """The personal experience in stars (1-5, not rounded): the person's own rating of
         the hoped-for item as far as the bought one is close to it; beyond that, their
         leniency (their history's mean rating) mixed with the item's known quality, each
-        standing in for the other where it is unknown; plus noise."""
+        standing in for the other where it is unknown, or, for an item of a kind they did
+        not want (``wanted_kind``), the stars of an item that cannot do its job; plus
+        noise. Leniency is how a person rates what they chose; it says nothing of what
+        they rate a wrong item, which without this would be rated as leniently."""
         p = self.params
         closeness = self.judge.closeness(inp.target.title, inp.item.title)
         known = [h.rating for h in inp.history or ()]
@@ -165,6 +188,8 @@ class RuleReview:
         leniency = inp.target.rating if leniency is None else leniency
         quality = leniency if quality is None else quality
         beyond = p.leniency_share * leniency + (1 - p.leniency_share) * quality
+        if not wanted_kind(inp):
+            beyond = p.wrong_kind_stars
         expected = closeness * inp.target.rating + (1 - closeness) * beyond
         return float(np.clip(expected + gen.normal(0, p.star_noise), 1.0, 5.0))
 

@@ -7,7 +7,13 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from recmarket.agents.rules.param_fields import FIRST, ParamTable, param, profiles_known
+from recmarket.agents.rules.param_fields import (
+    FIRST,
+    PEOPLE,
+    ParamTable,
+    param,
+    profiles_known,
+)
 from recmarket.hashing import ADDED_LATER
 
 
@@ -68,8 +74,8 @@ class ReviewParams(ParamTable):
     gap_sensitivity: Annotated[dict[str, float], AfterValidator(profiles_known)] = param(
         dict(DEFAULT_GAP_SENSITIVITY), "how strongly each profile feels a gap", "Table 4"
     )
-    experience: Annotated[Literal["closeness", "personal"], ADDED_LATER] = param(
-        "closeness",
+    experience: Literal["closeness", "personal"] = param(
+        "personal",
         "what the experience is made of: closeness, the bought item's closeness to the "
         "hoped-for one mixed with its listing rating, the same for everyone (the rule before "
         "issue 51); personal, the person's own rating of the hoped-for item as far as the "
@@ -85,10 +91,20 @@ class ReviewParams(ParamTable):
         ge=0,
         le=1,
     )
-    star_noise: Annotated[float, ADDED_LATER] = param(
-        0.5,
-        "sd of a personal experience in stars around its expectation (half a star: the "
-        "rounding a star rating makes)",
+    wrong_kind_stars: float = param(
+        1.5,
+        "what a person's leniency and the item's quality give way to when the bought item is "
+        "of a kind they did not want, neither the hoped-for item's nor one their request "
+        "names (personal): between Amazon's 1 star (I hate it) and 2 (I don't like it), as "
+        "an item that cannot do the job it was bought for",
         FIRST,
+        ge=1,
+        le=5,
+    )
+    star_noise: float = param(
+        0.1,
+        "sd of a personal experience in stars around its expectation (a tenth of a star: the "
+        "stars' own rounding already spreads them by about 0.3)",
+        PEOPLE,
         ge=0,
     )
