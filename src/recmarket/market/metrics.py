@@ -132,9 +132,10 @@ def target_best_fit(outcome: Outcome, domain: Domain, judge: Judge) -> bool:
 
 def item_worth(outcome: Outcome, domain: Domain, judge: Judge) -> dict[int, float] | None:
     """Each pooled item's worth to the user, what regret (``Outcome.regret``) is measured
-    in: the noiseless experience the offline review models, the item's closeness to the
-    held-out target mixed with its rating. Measured by the judge whichever backend answers;
-    None where the episode ended before the decision."""
+    in: the item's closeness to the held-out target mixed with its rating (the review's
+    ``closeness`` experience, noiseless), one scale for every person, so that regret
+    compares designs and not how lenient their users are. Measured by the judge whichever
+    backend answers; None where the episode ended before the decision."""
     if outcome.decision is None or not outcome.pool:
         return None
     items = domain.items
