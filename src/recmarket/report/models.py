@@ -120,13 +120,14 @@ def warnings(played: Played, card: AuditCard) -> list[str]:
 
 
 def models_section(cells: dict[str, dict[str, Cell]], audits: Path | None = None) -> str:
-    """The section's HTML, or "" when no cell used an LLM."""
+    """The section's body, or "" when no cell used an LLM; its heading is the report's
+    (``layout.CLOSING``), as every section's is."""
     played = models_played(cells)
     if not played:
         return ""
     audits = audits or default_audits()
     parts = [
-        "<h2>LLM models: audit cards beside their results</h2><p>Each model's audit "
+        "<p>Each model's audit "
         "(<code>recmarket llm audit</code>: controlled probes with a known right answer, "
         "pass rates with 95% Wilson intervals) beside the cells in which it answered a "
         "role. A probe fails when its whole interval lies below 80%; results resting on a "

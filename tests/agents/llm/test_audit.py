@@ -230,3 +230,4 @@ def test_a_card_made_when_the_endpoint_reported_another_model_is_not_shown_as_th
     page = models_section({"accountability": {"LocalRep": cell}}, tmp_path / "audits")
     assert "the card is another model" in page and "Not audited" in page
     assert "<td>dominance</td>" not in page
+    assert "<h2>" not in page  # the report heads the section, once
