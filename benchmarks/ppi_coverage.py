@@ -44,7 +44,8 @@ from pathlib import Path
 import numpy as np
 
 from recmarket.analysis.bootstrap import Metric, difference, level_of
-from recmarket.analysis.ppi import UnitParts, anytime, estimate, unit_parts
+from recmarket.analysis.ppi import UnitParts, estimate, unit_parts
+from recmarket.analysis.sequences import anytime
 from recmarket.report.pilot_data import PilotedCell, read_piloted
 from recmarket.report.ppi_table import one_play, outcomes
 from recmarket.run.pilot import PilotAsked, PilotSettings

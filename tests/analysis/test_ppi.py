@@ -7,7 +7,8 @@ import pytest
 from scipy import stats
 
 from recmarket.analysis.bootstrap import difference, level_of, mean_of
-from recmarket.analysis.ppi import UnitParts, anytime, estimate
+from recmarket.analysis.ppi import UnitParts, estimate
+from recmarket.analysis.sequences import anytime
 
 METRIC = mean_of(lambda r: r)
 

@@ -25,10 +25,10 @@ from recmarket.analysis.ppi import (
     Estimate,
     Folds,
     UnitParts,
-    anytime,
     estimate,
     unit_parts,
 )
+from recmarket.analysis.sequences import anytime
 from recmarket.analysis.shares import FAMILIES
 from recmarket.config import RunConfig
 from recmarket.report.html import table_html
