@@ -65,39 +65,49 @@ def rated_weights(history: tuple[PastInteraction, ...], p: NeedParams) -> list[f
     return [(h.rating - 1) / 4 * 0.5 ** ((n - 1 - i) / p.half_life) for i, h in enumerate(history)]
 
 
+@dataclass(frozen=True)
+class Tally:
+    """Weights summed by key over a history, with each key's count and its age (purchases
+    back) at its newest and at its oldest entry."""
+
+    score: dict[str, float]
+    count: dict[str, int]
+    newest: dict[str, int]
+    oldest: dict[str, int]
+
+
+def tally(keys: list[str | None], weights: list[float]) -> Tally:
+    """``keys`` and ``weights`` oldest first, one per history entry, tallied newest first
+    (so keys come in the order they were last bought); an entry without a key is skipped."""
+    t = Tally({}, {}, {}, {})
+    for age, (key, weight) in enumerate(zip(reversed(keys), reversed(weights), strict=True)):
+        if key is None:
+            continue
+        t.score[key] = t.score.get(key, 0.0) + weight
+        t.count[key] = t.count.get(key, 0) + 1
+        t.newest.setdefault(key, age)
+        t.oldest[key] = age
+    return t
+
+
 def returned_kinds(history: tuple[PastInteraction, ...], p: NeedParams) -> list[str]:
     """The product kinds the long-term need names (``NeedParams.weighting``)."""
-    score: dict[str, float] = {}
-    newest: dict[str, int] = {}
-    oldest: dict[str, int] = {}
-    weights = rated_weights(history, p)
-    for age, (h, weight) in enumerate(zip(reversed(history), reversed(weights), strict=True)):
-        kind = title_parts(h.title)[0]
-        score[kind] = score.get(kind, 0.0) + weight
-        newest.setdefault(kind, age)
-        oldest[kind] = age
+    t = tally([title_parts(h.title)[0] for h in history], rated_weights(history, p))
     if p.weighting == "count":  # the oldest first among equals, as Counter.most_common had it
-        order = sorted(score, key=lambda k: (-score[k], -oldest[k]))
+        order = sorted(t.score, key=lambda k: (-t.score[k], -t.oldest[k]))
     else:
-        liked = (k for k in score if score[k] > 0)
-        order = sorted(liked, key=lambda k: (-score[k], newest[k]))
+        liked = (k for k in t.score if t.score[k] > 0)
+        order = sorted(liked, key=lambda k: (-t.score[k], t.newest[k]))
     return order[: p.kinds]
 
 
 def returned_store(history: tuple[PastInteraction, ...], weights: list[float]) -> str | None:
     """The store with the most weight among those that sold the person two purchases or
     more (the newest first among equals); None where no store did."""
-    score: dict[str, float] = {}
-    count: dict[str, int] = {}
-    newest: dict[str, int] = {}
-    for age, (h, weight) in enumerate(zip(reversed(history), reversed(weights), strict=True)):
-        if h.store and h.store.strip():
-            store = " ".join(h.store.split())
-            score[store] = score.get(store, 0.0) + weight
-            count[store] = count.get(store, 0) + 1
-            newest.setdefault(store, age)
-    habits = [s for s in score if count[s] >= 2 and score[s] > 0]
-    return min(habits, key=lambda s: (-score[s], newest[s])) if habits else None
+    stores = [" ".join(h.store.split()) if h.store and h.store.strip() else None for h in history]
+    t = tally(stores, weights)
+    habits = [s for s in t.score if t.count[s] >= 2 and t.score[s] > 0]
+    return min(habits, key=lambda s: (-t.score[s], t.newest[s])) if habits else None
 
 
 def price_level(history: tuple[PastInteraction, ...], weights: list[float]) -> str | None:
