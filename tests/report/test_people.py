@@ -1,17 +1,21 @@
-"""The report finds the validity card of the user model that played its real-data cells:
-not validated until ``validate`` keeps one, then that card; another user model, or the
-demo, finds none; a damaged card is refused with its file and line."""
+"""The report finds the validity cards of the user model that played its real-data cells:
+not validated until ``validate`` keeps one, then that card, and one card for each protocol,
+found by the data's content; another user model, other bytes, or the demo, find none; a
+damaged card is refused with its file and line; one validate writes a folder at a time."""
 
 import asyncio
+import shutil
 from pathlib import Path
 
 import pytest
 
 from recmarket.config import RunConfig
+from recmarket.locks import DirectoryInUse
 from recmarket.report.data import Cell
 from recmarket.report.people import people_section
 from recmarket.validity.kept import CARD_CSV, read_kept, user_model_key
 from recmarket.validity.validate import validate_settings
+from tests.fixtures import lock_held_elsewhere
 from tests.validity.test_validity import tiny  # noqa: F401 (a fixture)
 
 
@@ -31,15 +35,46 @@ def test_a_real_data_cell_shows_the_card_of_its_own_user_model(
     rows = asyncio.run(
         validate_settings(cell.config, tiny, [], tmp_path / "out", cards=cards, seed=3)
     )
-    kept = read_kept(cell.config, tiny, cards)
-    assert kept is not None and [r.cells() for r in kept[1]] == [r.cells() for r in rows]
+    [(about, kept)] = read_kept(cell.config, tiny, cards)
+    assert [r.cells() for r in kept] == [r.cells() for r in rows] and about.seed == 3
     page = people_section({"accountability": {"LocalRep": cell}}, cards)
     assert "Not validated" not in page and "hr@1" in page and "centroid" in page
     other = _cell(tiny, {"ranker": {"long_term_weight": 0.5}})
-    assert read_kept(other.config, tiny, cards) is None  # another user model: its own card
+    assert read_kept(other.config, tiny, cards) == []  # another user model: its own card
     assert "Not validated" in people_section({"a": {"b": other}}, cards)
     assert people_section({"a": {"b": _cell(None)}}, cards) == ""  # the demo has no people
-    damaged = cards / user_model_key(cell.config, tiny) / CARD_CSV
+    damaged = cards / user_model_key(cell.config) / about.key() / CARD_CSV
     damaged.write_text(damaged.read_text().replace("0.", "x.", 1))
     with pytest.raises(ValueError, match=rf"{CARD_CSV} line \d+: could not convert"):
         read_kept(cell.config, tiny, cards)
+
+
+def test_a_card_is_kept_for_each_protocol_and_found_by_the_datas_content(
+    tiny: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A card made with another seed is kept beside the first, not over it; a copy of the
+    same files finds both (content, not path), and other bytes in them find none."""
+    cards, cell = tmp_path / "cards", _cell(tiny)
+    for seed in (3, 4):
+        asyncio.run(
+            validate_settings(cell.config, tiny, [], tmp_path / "out", cards=cards, seed=seed)
+        )
+    assert sorted(about.seed for about, _ in read_kept(cell.config, tiny, cards)) == [3, 4]
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny, copy)
+    assert len(read_kept(cell.config, copy, cards)) == 2
+    reviews = next(p for p in copy.iterdir() if not p.name.startswith("meta_"))
+    reviews.write_text(reviews.read_text().replace("5.0", "4.0", 1))
+    assert read_kept(cell.config, copy, cards) == []
+    assert "Not validated" in people_section({"a": {"b": _cell(copy)}}, cards)
+
+
+def test_one_validate_writes_an_out_folder_at_a_time(
+    tiny: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    with lock_held_elsewhere(out) as pid, pytest.raises(DirectoryInUse, match=f"pid {pid}"):
+        asyncio.run(validate_settings(_cell(tiny).config, tiny, [], out, cards=tmp_path / "c"))
+    assert not (out / "validity.csv").exists()

@@ -180,6 +180,26 @@ def test_a_run_on_ones_own_files_is_not_resumed_by_another_review_reader(
         RunStore.open(tmp_path / "run", own)
 
 
+def test_a_run_on_ones_own_files_is_not_resumed_over_other_bytes(tmp_path: Path) -> None:
+    """The run's identity holds the content of the files it reads, not their path: a meta
+    file edited between a kill and a resume is refused naming it, whatever its path; a file
+    touched or copied with the same bytes resumes (the stamp is the fast check only)."""
+    data = tmp_path / "data"
+    shutil.copytree(BUNDLED_DATA_DIR, data)
+    own = RunConfig(data=data, domains=("Video_Games",), episodes={"requests": 6})
+    run(own, tmp_path / "run").store.close()
+    meta = next(data.glob("meta_Video_Games.*"))
+    os.utime(meta, ns=(1, 1))  # another stamp, the same bytes: the same data
+    RunStore.open(tmp_path / "run", own).close()
+    reviews = next(data.glob("Video_Games.*"))
+    kept = reviews.read_bytes()
+    reviews.write_bytes(kept[:-1] + bytes([kept[-1] ^ 1]))
+    with pytest.raises(RunConflict, match=rf"{reviews.name} changed \(sha256 \w{{12}} -> "):
+        RunStore.open(tmp_path / "run", own)
+    reviews.write_bytes(kept)  # the bytes restored: the run resumes
+    RunStore.open(tmp_path / "run", own).close()
+
+
 def test_a_store_whose_lessons_column_had_its_older_name_is_read_and_resumed(
     tmp_path: Path,
 ) -> None:

@@ -72,16 +72,17 @@ def people_section(cells: dict[str, dict[str, Cell]], cards: Path | None = None)
             f"<p>{html.escape(', '.join(names[:8]))}{' ...' if len(names) > 8 else ''}</p>"
         )
         kept = read_kept(cfg, data, cards)
-        if kept is None:
+        if not kept:
             parts.append(
                 "<p><strong>Not validated</strong>: run <code>recmarket validate --data "
                 f"{html.escape(str(data))} --config FILE --out DIR</code> with these cells' "
-                "settings before reading their results as statements about people.</p>"
+                "settings before reading their results as statements about people (a card "
+                "made on other bytes of these files does not count).</p>"
             )
             continue
-        about, rows = kept
-        parts.append(
-            f"<p>{html.escape(about.made.strip('_'))} (people: {html.escape(about.half)})</p>"
-            + table_html(card_table(rows))
-        )
+        for about, rows in kept:
+            parts.append(
+                f"<p>{html.escape(about.made.strip('_'))} (people: {html.escape(about.half)})</p>"
+                + table_html(card_table(rows))
+            )
     return "\n".join(parts)

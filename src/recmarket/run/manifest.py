@@ -15,6 +15,8 @@ from typing import Any
 
 from recmarket import __version__
 from recmarket.config import RunConfig
+from recmarket.data.fingerprint import changed_files, digests, domains_read, read_digests
+from recmarket.data.sources import demo_users
 from recmarket.run.provenance import (
     changed_variants,
     checkout_dirty,
@@ -142,15 +144,24 @@ def _differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> 
     return diffs
 
 
+def files_read(config: RunConfig) -> tuple[Path, ...]:
+    """The user's data files a run of ``config`` reads (none for the bundled demo, which
+    recmarket's code digest covers, nor a demo:N market, whose generator the hash covers)."""
+    if config.data is None or demo_users(config.data) is not None:
+        return ()
+    return tuple(domains_read(config.data, config.domains))
+
+
 @dataclass(frozen=True)
 class RunIdentity:
     """A run as its manifest records it: the settings (and their hash, computed once), the
-    roles answered from outside recmarket (``Agents.identity``) and the outside variants'
-    code."""
+    roles answered from outside recmarket (``Agents.identity``), the outside variants'
+    code and the content of the data files it reads (``data.fingerprint``)."""
 
     config: RunConfig
     roles: dict[str, str]
     variants: dict[str, dict[str, str]]
+    data_files: tuple[Path, ...] = ()
     digest: str = field(init=False)
     # the hashes of the same settings in an older form, which a stored run may carry
     older: tuple[str, ...] = field(init=False)
@@ -166,7 +177,20 @@ class RunIdentity:
     @classmethod
     def of(cls, config: RunConfig, roles: dict[str, str] | None = None) -> RunIdentity:
         """The identity of a run of ``config`` with these outside roles, in this process."""
-        return cls(config, dict(roles or {}), outside_variants(config))
+        return cls(config, dict(roles or {}), outside_variants(config), files_read(config))
+
+    def data_changes(self, manifest: dict[str, str]) -> str:
+        """Which data files hold other bytes than when ``manifest`` was written, in words
+        naming each; empty when none does, or the store recorded none (made before data
+        was recorded, or over data that has no files of the user's)."""
+        if "data_files" not in manifest:
+            return ""
+        try:
+            recorded = read_digests(manifest["data_files"])
+        except ValueError as error:
+            return str(error)
+        where = Path(str(self.config.data or "."))
+        return changed_files(recorded, digests(self.data_files, recorded), where)
 
     def recorded_in(self, manifest: dict[str, str]) -> bool:
         """Whether ``manifest`` records exactly this run, of this store schema."""
@@ -175,6 +199,7 @@ class RunIdentity:
             and self.hashes_as(manifest)
             and stored_roles(manifest) == self.roles
             and stored_variants(manifest) == self.variants
+            and not self.data_changes(manifest)
         )
 
     def refuse_another(self, manifest: dict[str, str], out_dir: Path) -> None:
@@ -210,6 +235,12 @@ class RunIdentity:
                 f"({changes}); install the version the run was made with to resume it, or "
                 "choose another --out"
             )
+        elif changes := self.data_changes(manifest):
+            raise RunConflict(
+                f"{out_dir} holds episodes made from other data than the run reads now "
+                f"({changes}); restore the files the run was made from to resume it, or "
+                "choose another --out"
+            )
         if moved := code_changes(manifest):
             warnings.warn(f"{out_dir}: {moved}", CodeChanged, stacklevel=3)
 
@@ -230,5 +261,9 @@ class RunIdentity:
             "version": __version__,
             "git_commit": git_commit() or "",
             "code_digest": own_code_digest(),
+            "data_files": json.dumps(
+                {name: d.model_dump() for name, d in digests(self.data_files).items()},
+                sort_keys=True,
+            ),
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
         }

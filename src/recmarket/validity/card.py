@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from recmarket.files import replaced, write_text_whole
 from recmarket.validity.scoring import Key, Scored, chance_values
 
 COLUMNS = ("measure", "protocol", "scorer", "n_people", "n", "value", "low", "high", "chance")
@@ -226,12 +227,12 @@ def write_page(
         "its chance or below a baseline, the user model does not carry it.",
         "",
     ]
-    path.write_text("\n".join(lines), encoding="utf-8")
+    write_text_whole(path, "\n".join(lines))
 
 
 def write_csv(rows: Sequence[CardRow], path: Path) -> None:
-    """``validity.csv``: one row per measure, protocol and scorer."""
-    with path.open("w", newline="", encoding="utf-8") as f:
+    """``validity.csv``: one row per measure, protocol and scorer (written whole)."""
+    with replaced(path) as temporary, temporary.open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(COLUMNS)
         writer.writerows(r.cells() for r in rows)

@@ -1,7 +1,12 @@
-"""Where ``recmarket validate`` keeps a card for the report: one per data directory and
-user model (the offline parameters, the role backends, and the models that answer roles,
-as their audit cards are keyed), so a report of cells played on real data finds the card
-of the very user model that played them, as it finds a model's audit card."""
+"""Where ``recmarket validate`` keeps a card for the report: under the user model (the
+offline parameters, the role backends, and the models that answer roles, as their audit
+cards are keyed), one card for each data and protocol it was made on. The data is keyed by
+the content of the files the card read (``data.fingerprint``), not their path, and the
+protocol by every setting that changes the card (domains, negatives, seed, half), so a card
+made with another seed never replaces this one, and a report of cells played on real data
+finds the cards of the very user model and data that played them, as it finds a model's
+audit card. A card is written whole (then renamed into place) under the cards folder's
+writer lock, so two validates never leave half of one or lose one."""
 
 from __future__ import annotations
 
@@ -11,12 +16,15 @@ import json
 import math
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from recmarket.agents.llm.audit.card import settings_key
 from recmarket.agents.llm.config import OFFLINE
 from recmarket.config import RunConfig
+from recmarket.data.fingerprint import digests
 from recmarket.embedding.cache import default_cache_dir
+from recmarket.files import write_text_whole
+from recmarket.locks import BRIEF_WAIT, WriterLock
 from recmarket.validity.card import COLUMNS, CardRow, write_csv
 from recmarket.vocabulary import ROLES
 
@@ -26,13 +34,23 @@ MAX_ROWS = 1_000  # a card has about 60; a file beyond this was not written here
 
 
 class KeptCard(BaseModel):
-    """What a kept card says of itself: the data it was made on, and how."""
+    """What a kept card says of itself: the data it was made on (the directory as named,
+    and each file's SHA-256 by name), and how."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     data: str
+    files: dict[str, str] = Field(min_length=1)
+    domains: tuple[str, ...]
+    negatives: int
+    seed: int
     half: str
     made: str
+
+    def key(self) -> str:
+        """The card's folder: its data's content and every setting that changes it."""
+        decided = self.model_dump(mode="json", exclude={"data", "made"})
+        return hashlib.sha256(json.dumps(decided, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def default_cards() -> Path:
@@ -40,15 +58,14 @@ def default_cards() -> Path:
     return default_cache_dir() / "validity"
 
 
-def user_model_key(settings: RunConfig, data: Path) -> str:
-    """The data directory and what decides the user's answers, hashed."""
+def user_model_key(settings: RunConfig) -> str:
+    """What decides the user's answers, hashed."""
     models = {}
     if settings.llm is not None:
         for role in ROLES:
             if (name := settings.llm.model_for(role)) != OFFLINE:
                 models[role] = settings_key(settings.llm.models[name], settings.llm.repair_attempts)
     decided = {
-        "data": str(data.resolve()),
         "agents": settings.agents.model_dump(mode="json"),
         "roles": {role: str(value) for role, value in settings.roles.items()},
         "models": models,
@@ -57,39 +74,49 @@ def user_model_key(settings: RunConfig, data: Path) -> str:
     return hashlib.sha256(json.dumps(decided, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def keep_card(
-    rows: list[CardRow], about: KeptCard, settings: RunConfig, data: Path, cards: Path
-) -> Path:
-    """Write the card where ``report`` finds it; its directory."""
-    where = cards / user_model_key(settings, data)
-    where.mkdir(parents=True, exist_ok=True)
-    write_csv(rows, where / CARD_CSV)
-    (where / ABOUT).write_text(about.model_dump_json(indent=1) + "\n", encoding="utf-8")
+def keep_card(rows: list[CardRow], about: KeptCard, settings: RunConfig, cards: Path) -> Path:
+    """Write the card where ``report`` finds it, whole, under the cards' writer lock; its
+    directory."""
+    where = cards / user_model_key(settings) / about.key()
+    with WriterLock(cards, wait=BRIEF_WAIT):
+        where.mkdir(parents=True, exist_ok=True)
+        write_csv(rows, where / CARD_CSV)
+        write_text_whole(where / ABOUT, about.model_dump_json(indent=1) + "\n")
     return where
 
 
-def read_kept(
-    settings: RunConfig, data: Path, cards: Path
-) -> tuple[KeptCard, list[CardRow]] | None:
-    """The kept card of this data and user model, if one was made; a damaged one is
-    refused with its path."""
-    where = cards / user_model_key(settings, data)
-    if not (where / ABOUT).is_file() or not (where / CARD_CSV).is_file():
-        return None
-    about = KeptCard.model_validate_json((where / ABOUT).read_text(encoding="utf-8"))
-    with (where / CARD_CSV).open(newline="", encoding="utf-8") as f:
+def read_kept(settings: RunConfig, data: Path, cards: Path) -> list[tuple[KeptCard, list[CardRow]]]:
+    """The kept cards of this user model made on files that ``data`` holds now, byte for
+    byte (none where no card was made); a damaged one is refused with its path."""
+    found = []
+    for about_file in sorted((cards / user_model_key(settings)).glob(f"*/{ABOUT}")):
+        where = about_file.parent
+        if not (where / CARD_CSV).is_file():
+            continue
+        about = KeptCard.model_validate_json(about_file.read_text(encoding="utf-8"))
+        paths = [data / name for name in about.files]
+        if not all(p.is_file() for p in paths):
+            continue
+        if {name: d.sha256 for name, d in digests(paths).items()} != about.files:
+            continue  # made on other bytes: not a card of this data
+        found.append((about, _rows(where / CARD_CSV)))
+    return found
+
+
+def _rows(path: Path) -> list[CardRow]:
+    with path.open(newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)
         if tuple(reader.fieldnames or ()) != COLUMNS:
-            raise ValueError(f"{where / CARD_CSV}: columns {reader.fieldnames}, not {COLUMNS}")
+            raise ValueError(f"{path}: columns {reader.fieldnames}, not {COLUMNS}")
         rows = []
         for line, found in enumerate(reader, start=2):
             if line > MAX_ROWS:
-                raise ValueError(f"{where / CARD_CSV}: more than {MAX_ROWS} rows")
+                raise ValueError(f"{path}: more than {MAX_ROWS} rows")
             try:
                 rows.append(_row(found))
             except ValueError as error:
-                raise ValueError(f"{where / CARD_CSV} line {line}: {error}") from None
-    return about, rows
+                raise ValueError(f"{path} line {line}: {error}") from None
+    return rows
 
 
 def _row(found: dict[str, str]) -> CardRow:

@@ -14,9 +14,11 @@ from recmarket.agents.roles import Agents
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
 from recmarket.data.domain import load_domain
+from recmarket.data.fingerprint import digests
 from recmarket.data.raw import DataError
 from recmarket.embedding import Embedder, load_embedder
 from recmarket.embedding.similarity import similarity_for
+from recmarket.locks import WriterLock
 from recmarket.run.provenance import git_commit
 from recmarket.validity.card import CardRow, card_rows, write_csv, write_page
 from recmarket.validity.differences import differences
@@ -36,12 +38,32 @@ async def validate(
     seed: int = 42,
     half: str = "all",
     concurrency: int = 1,
-    keep: Callable[[list[CardRow], str], object] | None = None,
+    keep: Callable[[list[CardRow], KeptCard], object] | None = None,
 ) -> list[CardRow]:
     """Score every person of ``domains`` (all of ``data``'s where empty), or those of one
-    half (``heldout.HALVES``), and write ``out/validity.csv`` and ``out/validity.md``;
-    ``keep`` is given the card's rows and the line that says how it was made."""
+    half (``heldout.HALVES``), and write ``out/validity.csv`` and ``out/validity.md``,
+    holding ``out``'s writer lock (``DirectoryInUse`` while another process writes there);
+    ``keep`` is given the card's rows and what the card says of itself (``KeptCard``)."""
+    with WriterLock(out):
+        return await _validate(
+            data, domains, agents, embedder, out, negatives, seed, half, concurrency, keep
+        )
+
+
+async def _validate(
+    data: Path,
+    domains: Sequence[str],
+    agents: Agents,
+    embedder: Embedder,
+    out: Path,
+    negatives: int,
+    seed: int,
+    half: str,
+    concurrency: int,
+    keep: Callable[[list[CardRow], KeptCard], object] | None,
+) -> list[CardRow]:
     files = domain_files_of(data, domains)
+    read = digests(path for f in files for path in (f.reviews, f.meta))
     scored: list[Scored] = []
     for f in files:
         domain = load_domain(f)
@@ -69,7 +91,16 @@ async def validate(
     paired = [d.cells() for d in differences(scored, seed)]
     write_page(rows, out / "validity.md", made, paired)
     if keep is not None:
-        keep(rows, made)
+        about = KeptCard(
+            data=str(data),
+            files={name: d.sha256 for name, d in read.items()},
+            domains=tuple(f.name for f in files),
+            negatives=negatives,
+            seed=seed,
+            half=half,
+            made=made,
+        )
+        keep(rows, about)
     return rows
 
 
@@ -93,29 +124,28 @@ async def validate_settings(
     (cards, structured outputs, retries, limits, spend), every call kept in
     ``out/calls.sqlite``; ``replay`` serves them from there and sends none. The card is
     kept in ``cards`` (``kept.default_cards()`` unless told) for the report."""
-    embedder = load_embedder(settings.embedder)
-    agents = offline_agents(embedder, settings.agents, settings.roles)
-    kept_in = cards or default_cards()
-    half = protocol.get("half", "all")
+    with WriterLock(out):  # first: a second validate into ``out`` stops before any work
+        embedder = load_embedder(settings.embedder)
+        agents = offline_agents(embedder, settings.agents, settings.roles)
+        kept_in = cards or default_cards()
 
-    def keep(rows: list[CardRow], made: str) -> None:
-        keep_card(rows, KeptCard(data=str(data), half=half, made=made), settings, data, kept_in)
+        def keep(rows: list[CardRow], about: KeptCard) -> None:
+            keep_card(rows, about, settings, kept_in)
 
-    protocol["keep"] = keep
-    if settings.llm is None:
-        return await validate(data, domains, agents, embedder, out, **protocol)
-    out.mkdir(parents=True, exist_ok=True)
-    backend = LLMBackend(settings.llm, [out / CALLS_FILE], replay=replay, budget=budget)
-    try:
-        return await validate(
-            data,
-            domains,
-            backend.agents(agents),
-            embedder,
-            out,
-            concurrency=LLM_HELD_OUTS_AT_ONCE,
-            **protocol,
-        )
-    finally:
-        await backend.aclose()
-        backend.close()
+        protocol["keep"] = keep
+        if settings.llm is None:
+            return await validate(data, domains, agents, embedder, out, **protocol)
+        backend = LLMBackend(settings.llm, [out / CALLS_FILE], replay=replay, budget=budget)
+        try:
+            return await validate(
+                data,
+                domains,
+                backend.agents(agents),
+                embedder,
+                out,
+                concurrency=LLM_HELD_OUTS_AT_ONCE,
+                **protocol,
+            )
+        finally:
+            await backend.aclose()
+            backend.close()
