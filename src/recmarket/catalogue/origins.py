@@ -1,6 +1,6 @@
 """Where an outside variant's code comes from, as a run records it: its distribution,
-version and a digest of every file it ships (``plugin_digest``), and the digest of
-recmarket's own source (``source_digest``). The registry asks for an ``Origin`` of each
+version and a digest of every file it ships (``plugin_digest``), and the digest of every
+file of recmarket's own package (``source_digest``). The registry asks for an ``Origin`` of each
 variant a run's settings name; a resume that finds another is refused."""
 
 from __future__ import annotations
@@ -25,16 +25,28 @@ class Origin:
         return f"{self.distribution} {self.version} (source {self.digest[:12]})"
 
 
+def package_files(root: Path) -> list[Path]:
+    """Every file a package directory holds that its code may read (modules, prompt
+    templates, price tables, bundled data, model files), in path order; never a compiled
+    cache, which the interpreter writes beside the source."""
+    return sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file() and "__pycache__" not in p.relative_to(root).parts and p.suffix != ".pyc"
+    )
+
+
 def source_digest(module: str) -> str:
-    """SHA-256 over the .py files of ``module``'s top-level package (path and bytes, in path
-    order): an edit of any of them changes it, whatever the version says."""
+    """SHA-256 over every file of ``module``'s top-level package (``package_files``: path
+    and bytes, in path order): an edit of any file its code reads changes it, a prompt
+    template or a price table as much as a module, whatever the version says."""
     top = module.split(".")[0]
     spec = importlib.util.find_spec(top)
     digest = hashlib.sha256()
     if spec is None:
         return digest.hexdigest()
     roots = [Path(p) for p in spec.submodule_search_locations or ()]
-    files = [(f.relative_to(root), f) for root in roots for f in sorted(root.rglob("*.py"))]
+    files = [(f.relative_to(root), f) for root in roots for f in package_files(root)]
     if not roots and spec.origin:
         files = [(Path(Path(spec.origin).name), Path(spec.origin))]
     for name, file in files:
@@ -57,9 +69,8 @@ def plugin_digest(module: str, dist: importlib.metadata.Distribution | None) -> 
     spec = importlib.util.find_spec(top)
     roots = [Path(p) for p in (spec.submodule_search_locations or ())] if spec else []
     for root in roots:
-        for path in sorted(root.rglob("*")):
-            if path.is_file():
-                files.setdefault(path.resolve(), f"{top}/{path.relative_to(root).as_posix()}")
+        for path in package_files(root):
+            files.setdefault(path.resolve(), f"{top}/{path.relative_to(root).as_posix()}")
     if spec is not None and not roots and spec.origin:
         files.setdefault(Path(spec.origin).resolve(), Path(spec.origin).name)
     digest = hashlib.sha256()

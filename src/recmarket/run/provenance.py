@@ -7,7 +7,8 @@ the manifest records the distribution, its version and a digest of its source fi
 resume that finds any of them changed is refused, naming the package: episodes made by two
 versions of a plugin never share a store.
 
-recmarket's own code is recorded as a digest of its source files, with the commit of the
+recmarket's own code is recorded as a digest of every file of its package (what the code
+reads: prompt templates, price tables and bundled data as well as modules), with the commit of the
 checkout it runs from and whether that checkout was dirty; a resume by other code is warned
 of in one line (``manifest.code_changes``). The installed packages are recorded for the
 reader (as inspect_ai's ``EvalSpec.packages``): recmarket and what it requires,
@@ -27,7 +28,7 @@ from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from recmarket.catalogue.origins import source_digest
+from recmarket.catalogue.origins import package_files, source_digest
 from recmarket.catalogue.variants_used import variants_in
 from recmarket.config import RunConfig
 
@@ -134,10 +135,11 @@ def installed_from() -> Path | None:
 
 
 def same_code(package: Path, source: Path) -> bool:
-    """Whether two copies of the package hold the same Python files, byte for byte."""
+    """Whether two copies of the package hold the same files (``package_files``), byte for
+    byte."""
 
     def files(root: Path) -> dict[str, bytes]:
-        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.py"))}
+        return {str(p.relative_to(root)): p.read_bytes() for p in package_files(root)}
 
     return source.is_dir() and files(package) == files(source)
 
@@ -157,8 +159,9 @@ def checkout() -> Path | None:
 
 @functools.cache
 def own_code_digest() -> str:
-    """SHA-256 of recmarket's own source files, read once a process: what made a store's
-    episodes, whether or not a checkout holds it (compared on resume)."""
+    """SHA-256 of every file of recmarket's own package (modules, prompt templates, price
+    tables, bundled data), read once a process: what made a store's episodes, whether or
+    not a checkout holds it (compared on resume)."""
     return source_digest("recmarket")
 
 
