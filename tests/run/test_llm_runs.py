@@ -169,6 +169,27 @@ def test_the_api_key_never_reaches_disk_or_output(tmp_path: Path) -> None:
     assert KEY_ENV.encode() in manifest  # the variable's name is stored, never its value
 
 
+def test_credentials_in_the_base_url_are_sent_and_land_nowhere(tmp_path: Path) -> None:
+    """A key in the URL's user part or query goes with every request as it was written
+    (basic authentication, the query parameter) and into no file, key or line."""
+    secret = "sk-url-key-5be1"
+    with FakeLLM() as server:
+        flags = llm_flags(server, tmp_path / "shared.sqlite", tmp_path / "r", requests=6)
+        at = flags.index("--llm-base-url") + 1
+        host = server.base_url.removeprefix("http://")
+        flags[at] = f"http://gw:{secret}@{host}?api-key={secret}&region=eu"
+        result = CliRunner().invoke(app, flags)
+    assert result.exit_code == 0, result.output
+    assert set(server.sent_with) == {f"region=eu&api-key={secret} Basic"}
+    assert secret not in result.output
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+    stored = RunStore.read(tmp_path / "r").config().llm
+    assert stored is not None
+    assert [m.base_url.endswith("/v1?region=eu") for m in stored.models.values()] == [True]
+
+
 def config_file(tmp_path: Path, server: FakeLLM, requests: int, model_extra: str = "") -> Path:
     """A run config file with one model on the fake server for every role."""
     config = tmp_path / "llm.toml"

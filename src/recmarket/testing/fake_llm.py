@@ -120,6 +120,9 @@ class FakeLLM:
     lock: threading.Lock = field(default_factory=threading.Lock)
     prefixes: PrefixIndex = field(default_factory=PrefixIndex)
     seen: Counter[str] = field(default_factory=Counter)  # attempts of each distinct request
+    # Role calls by how they came authenticated: "QUERY AUTHORIZATION-SCHEME" (what a base
+    # URL's credentials became on the wire)
+    sent_with: Counter[str] = field(default_factory=Counter)
 
     def __enter__(self) -> FakeLLM:
         fake = self
@@ -181,6 +184,9 @@ class FakeLLM:
                     self.reply(status, json.dumps(made).encode())
                     return
                 content_type = "application/json"
+                scheme = self.headers.get("Authorization", "").partition(" ")[0]
+                with fake.lock:
+                    fake.sent_with[f"{self.path.partition('?')[2]} {scheme}"] += 1
                 if fake.api_key and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
                     status, headers = 401, dict[str, str]()
                     payload = {"error": {"message": "invalid api key", "type": "auth"}}

@@ -14,6 +14,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
+from recmarket.agents.llm.credentials import redact
+
 
 @dataclass(frozen=True)
 class ChatRequest:
@@ -64,6 +66,7 @@ class ProviderError(Exception):
         rate_limited: bool = False,
         overload: bool | None = None,
     ) -> None:
+        cause = redact(cause)  # a library's message may quote a URL with its credentials
         super().__init__(cause)
         self.cause = cause
         self.retryable = retryable

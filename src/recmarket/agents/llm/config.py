@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from recmarket.agents.llm import credentials
 from recmarket.agents.llm.formats import Structured, TextReplies
 from recmarket.catalogue.providers import ProviderName
 from recmarket.hashing import ADDED_LATER
@@ -56,7 +57,8 @@ class ModelConfig(BaseModel):
     """One chat model behind any OpenAI-compatible endpoint. The API key is never stored:
     only the name of the environment variable that holds it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # a refused value is not echoed: a base URL may hold a key
+    model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
 
     name: str = Field(description="model name as the endpoint knows it")
     provider: Annotated[ProviderName, ADDED_LATER] = Field(
@@ -70,7 +72,10 @@ class ModelConfig(BaseModel):
     @classmethod
     def _reachable_url(cls, url: str) -> str:
         """An endpoint is reached over HTTP: another scheme (``file://``) or no host could
-        only fail, and would be retried as if the endpoint were down."""
+        only fail, and would be retried as if the endpoint were down. Credentials written
+        into the URL are taken out first (``credentials.strip``): the settings, and so
+        the manifest, the call store and every message, hold the URL without them."""
+        url = credentials.strip(url)
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(

@@ -14,6 +14,7 @@ from typing import Any
 
 import openai
 
+from recmarket.agents.llm import credentials
 from recmarket.agents.llm.api import ChatRequest, ProviderError, Reply, trusted_tokens
 from recmarket.agents.llm.config import ModelConfig
 from recmarket.agents.llm.pace import CEILING
@@ -153,14 +154,17 @@ def sdk_client(
 ) -> openai.AsyncOpenAI:
     """The SDK's client for the model's endpoint, the key read from its variable now (a
     missing one is a ``ProviderError``), with no retries of its own (they are the
-    Retrying wrapper's), at most ``connections`` at once and replies of ``reply_bytes``."""
+    Retrying wrapper's), at most ``connections`` at once and replies of ``reply_bytes``;
+    credentials the base URL was given with go as it was given them (``credentials``)."""
     key = os.environ.get(cfg.api_key_env)
     if not key:
         cause = f"the API key variable {cfg.api_key_env} is not set"
         raise ProviderError(cause, retryable=False)
+    url, query = credentials.sending(cfg.base_url)
     return openai.AsyncOpenAI(
         api_key=key,
-        base_url=cfg.base_url,
+        base_url=url,
+        default_query=query or None,
         max_retries=0,
         timeout=timeout,
         http_client=bounded_client(connections, reply_bytes, cfg.base_url),
