@@ -54,8 +54,12 @@ def cells(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[RunConfig, lis
     return [pooled(name, played, tmp_path_factory) for name, played in ATTACKS.items()]
 
 
+def named(cells: list) -> list[tuple[str, RunConfig, list]]:
+    return [(f"cell-{i}", cfg, rows) for i, (cfg, rows) in enumerate(cells)]
+
+
 def by_attack(cells: list) -> dict[str, dict[str, Any]]:
-    return {row["attack"]: row for row in attack_table(cells)}
+    return {row["attack"]: row for row in attack_table(named(cells))}
 
 
 def test_every_attack_cell_is_paired_with_the_honest_cell_of_its_defence(cells: list) -> None:
@@ -63,7 +67,7 @@ def test_every_attack_cell_is_paired_with_the_honest_cell_of_its_defence(cells: 
     assert set(table) == {"null", "sybil", "whitewash"}  # the honest cell is the baseline
     assert {r["defence"] for r in table.values()} == {"shared window"}
     alone = [c for c in cells if attacker(c[0]) is not None]
-    listed = attack_table(alone)  # no honest twin: listed, never a guessed baseline
+    listed = attack_table(named(alone))  # no honest twin: listed, never a guessed baseline
     assert [r["attack"] for r in listed] == ["null", "sybil", "whitewash"]
     assert all(r["note"].startswith("no honest twin") and "gain_top1" not in r for r in listed)
     for row in table.values():  # one history per domain: a t-interval over the two seeds
@@ -142,8 +146,18 @@ def test_each_attacking_seat_of_a_cell_is_its_own_row(
     }
     cfg, rows = pooled("both", both, tmp_path_factory)
     assert attacker(cfg) == ("forge@P1+sybil@P4", "P1+P4", frozenset({"P1", "P4", "P7"}))
-    table = {r["attack"]: r for r in attack_table([cells[0], (cfg, rows)])}
+    table = {r["attack"]: r for r in attack_table(named([cells[0], (cfg, rows)]))}
     assert set(table) == {"forge@P1", "sybil@P4"}
     assert table["forge@P1"]["seat"] == "P1" and table["forge@P1"]["seats_owned"] == 1
     assert table["sybil@P4"]["seats_owned"] == 2
     assert table["forge@P1"]["forged_share"] > 0 and table["sybil@P4"]["forged_share"] == 0
+
+
+def test_two_cells_attacking_one_seat_are_told_apart_by_their_cell(cells: list) -> None:
+    honest = next(c for c in cells if attacker(c[0]) is None)
+    sybil = next(c for c in cells if (attacker(c[0]) or ("",))[0] == "sybil")
+    table = attack_table([("honest", *honest), ("sybil-a", *sybil), ("sybil-b", *sybil)])
+    assert [(r["cell"], r["attack"], r["seat"]) for r in table] == [
+        ("sybil-a", "sybil", table[0]["seat"]),
+        ("sybil-b", "sybil", table[0]["seat"]),
+    ]

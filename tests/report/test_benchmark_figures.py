@@ -52,7 +52,7 @@ def cells(tmp_path_factory: pytest.TempPathFactory) -> list[Cell]:
 def test_each_attack_row_is_split_by_its_twin_and_measured_against_the_baseline(
     cells: list[Cell],
 ) -> None:
-    table = benchmark_table([(c.config, c.rows) for c in cells])
+    table = benchmark_table([(c.name, c.config, c.rows) for c in cells])
     assert [(r["attack"], r["defence"]) for r in table] == [
         ("whitewash", "shared credibility"),
         ("whitewash", "shared window"),

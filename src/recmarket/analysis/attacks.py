@@ -178,27 +178,30 @@ def attacker_levels(cfg: RunConfig, rows: Sequence[Row]) -> dict[str, Any]:
 
 
 def attack_table(
-    cells: Sequence[tuple[RunConfig, Sequence[Row]]],
+    cells: Sequence[tuple[str, RunConfig, Sequence[Row]]],
 ) -> list[dict[str, Any]]:
     """One row per attacking seat of each attack cell (a cell with several attacking seats
-    gives each its own row, ``attack@seat``): attack, seat, defence, gains and losses with
+    gives each its own row, ``attack@seat``), named by the cell's label, so two cells that
+    attack one seat are told apart: attack, seat, defence, gains and losses with
     intervals, churn. An attack cell without an honest twin of the same defence is listed
     with its gains blank and a note saying so."""
     honest: dict[str, tuple[RunConfig, Sequence[Row]]] = {
-        honest_twin(cfg): (cfg, rows) for cfg, rows in cells if not cfg.market.attacks
+        honest_twin(cfg): (cfg, rows) for _, cfg, rows in cells if not cfg.market.attacks
     }
     table = []
-    for cfg, rows in cells:
+    for name, cfg, rows in cells:
         found = attackers(cfg)
         twin = honest.get(honest_twin(cfg))
         for attack, seat, owned in found:
             label = attack if len(found) == 1 else f"{attack}@{seat}"
-            head = {"attack": label, "seat": seat, "defence": defence(cfg)}
+            head = {"cell": name, "attack": label, "seat": seat, "defence": defence(cfg)}
             if twin is None:
                 table.append(head | {"note": "no honest twin (its settings with no attack)"})
             else:
                 table.append(head | _attack_row(twin, cfg, rows, seat, owned))
-    return sorted(table, key=lambda r: (r["attack"] != "null", r["attack"], r["defence"]))
+    return sorted(
+        table, key=lambda r: (r["attack"] != "null", r["attack"], r["defence"], r["cell"])
+    )
 
 
 def _attack_row(

@@ -45,7 +45,9 @@ from recmarket.experiments.units import coarsest, memory_unit
 from recmarket.market.build import seats
 
 Cell = tuple[RunConfig, Sequence[Row]]
+NamedCell = tuple[str, RunConfig, Sequence[Row]]  # a cell with its spec's label
 COLUMNS = (
+    "cell",
     "attack",
     "defence",
     "attacker_share",
@@ -118,19 +120,21 @@ def attacker_share(cfg: RunConfig) -> float:
     return round(len(owned) / len(every), 3)
 
 
-def benchmark_table(cells: Sequence[Cell]) -> list[dict[str, Any]]:
-    """One row per attack cell: attack, defence, attackers' share, the split gains, the
-    defence's honest-market losses and the tolerated share, each with its interval."""
-    index = _Index(cells)
-    attacked = [(cfg, rows, twin_key(cfg)) for cfg, rows in cells if cfg.market.attacks]
-    twins = {twin for _, _, twin in attacked}
+def benchmark_table(cells: Sequence[NamedCell]) -> list[dict[str, Any]]:
+    """One row per attack cell, named by its label (two cells of one attack and defence
+    are told apart): attack, defence, attackers' share, the split gains, the defence's
+    honest-market losses and the tolerated share, each with its interval."""
+    index = _Index([(cfg, rows) for _, cfg, rows in cells])
+    attacked = [(name, cfg, rows, twin_key(cfg)) for name, cfg, rows in cells if cfg.market.attacks]
+    twins = {twin for *_, twin in attacked}
     losses: dict[str, dict[str, Any]] = {}  # a defence's, the same for all its attack rows
     table = []
-    for cfg, rows, twin in attacked:
+    for name, cfg, rows, twin in attacked:
         if cell_key(cfg) in twins:  # a twin is a reference, not an attack
             continue
         found = attackers(cfg)
         row: dict[str, Any] = {
+            "cell": name,
             "attack": "+".join(sorted({attack for attack, _, _ in found})),
             "defence": defence(cfg),
             "attacker_share": attacker_share(cfg),
@@ -142,7 +146,7 @@ def benchmark_table(cells: Sequence[Cell]) -> list[dict[str, Any]]:
             losses[plain] = _losses(cfg, plain, index)
         table.append(row | _gains(cfg, rows, owned, twin, index) | losses[plain])
     tolerated_shares(table)
-    return sorted(table, key=lambda r: (r["attack"], r["defence"], r["attacker_share"]))
+    return sorted(table, key=lambda r: (r["attack"], r["defence"], r["attacker_share"], r["cell"]))
 
 
 class _Index:

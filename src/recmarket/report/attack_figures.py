@@ -4,6 +4,8 @@ with 95% intervals (``recmarket.analysis.attacks`` says how they are made)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -17,11 +19,17 @@ from recmarket.report.data import Cell, Figure, MissingCell
 def attacks(cells: list[Cell]) -> Figure:
     """Reputation under attack: each attacker's gain over the same seat playing honestly,
     under each defence, with 95% intervals."""
-    rows = attack_table([(c.config, c.rows) for c in cells])
+    rows = attack_table([(c.name, c.config, c.rows) for c in cells])
     paired = [r for r in rows if not r["note"]]  # the others have no honest twin
     if not paired:
         raise MissingCell("no attack cell with an honest cell of the same defence")
-    names = list(dict.fromkeys(r["attack"] for r in paired))
+    shared = Counter((r["attack"], r["defence"]) for r in paired)
+
+    def bar(row: dict) -> str:  # the attack, and its cell where two cells share both
+        attack = row["attack"]
+        return attack if shared[attack, row["defence"]] == 1 else f"{attack} ({row['cell']})"
+
+    names = list(dict.fromkeys(bar(r) for r in paired))
     defences = list(dict.fromkeys(r["defence"] for r in paired))
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=False)
     width = 0.8 / len(defences)
@@ -30,7 +38,7 @@ def attacks(cells: list[Cell]) -> Figure:
         (axes[1], "gain_purchase", "gain in purchase share"),
     ):
         for d, name in enumerate(defences):
-            found = {r["attack"]: r for r in paired if r["defence"] == name}
+            found = {bar(r): r for r in paired if r["defence"] == name}
             x = np.arange(len(names)) + d * width
             values = [found[a][measure] if a in found else np.nan for a in names]
             low = [

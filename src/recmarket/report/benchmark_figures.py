@@ -18,7 +18,7 @@ from recmarket.report.data import Cell, Figure, MissingCell
 
 
 def _table(cells: list[Cell]) -> list[dict[str, Any]]:
-    rows = benchmark_table([(c.config, c.rows) for c in cells])
+    rows = benchmark_table([(c.name, c.config, c.rows) for c in cells])
     if not any(r["gain_top1"] != "" for r in rows):
         raise MissingCell("no attack cell with an honest cell of the same defence")
     return rows
