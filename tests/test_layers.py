@@ -27,6 +27,7 @@ LAYERS = (
         "files",
         "tasks",
         "hashing",
+        "numbers_given",
     ),
     ("catalogue",),  # every kind of variant, its registry and entry points
     ("data", "embedding"),

@@ -12,7 +12,14 @@ import json
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    field_validator,
+    model_validator,
+)
 
 from recmarket.agents.llm.config import LLM_OPERATIONAL, OFFLINE, OPERATIONAL, LLMConfig
 from recmarket.agents.rules.params import OfflineParams
@@ -26,6 +33,7 @@ from recmarket.embedding.settings import EmbedderConfig
 from recmarket.hashing import ADDED_LATER, unset_later
 from recmarket.market.older_forms import older_markets
 from recmarket.market.settings import MarketConfig
+from recmarket.numbers_given import unnumbered
 from recmarket.vocabulary import RoleName
 
 DEFAULT_DOMAINS = ("Musical_Instruments", "Video_Games", "Sports_and_Outdoors")
@@ -81,6 +89,17 @@ class RunConfig(BaseModel):
         description="role -> a registered role backend's name (recmarket.roles entry points), "
         "or { backend = NAME, params = {...} }, answering that role instead of the offline model",
     )
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _numbers_written_as_numbers(cls, given: Any, read: ModelWrapValidatorHandler) -> Any:
+        """A setting read as a number was written as one (``numbers_given``): ``"3"``,
+        ``true`` or ``2.0`` for a count is refused, naming the setting, as a variant's
+        parameters are."""
+        made = read(given)
+        if isinstance(given, dict) and (found := unnumbered(given, made)):
+            raise found.refusal(cls.__name__)
+        return made
 
     @field_validator("data")
     @classmethod

@@ -86,6 +86,17 @@ def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def described(exc: ValidationError) -> str:
+    """A settings error as one line: each problem after the setting it is about (never
+    pydantic's dump of inputs and links)."""
+    parts = []
+    for e in exc.errors():
+        where = ".".join(str(p) for p in e["loc"])
+        message = e["msg"].removeprefix("Value error, ")
+        parts.append(f"{where}: {message}" if where else message)
+    return "; ".join(parts)
+
+
 def build_config(
     path: Path | None, overrides: dict[str, Any], flags: dict[tuple[str, ...], str]
 ) -> RunConfig:

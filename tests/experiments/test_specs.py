@@ -130,8 +130,11 @@ def test_a_copied_spec_file_is_accepted_and_a_bad_one_named(tmp_path: Path) -> N
         'name = "mine"\ndescription = "x"\nrequests = 24\n'
         '[[cells]]\nname = "a"\nsettings = { market = { rho = 3 } }\n'
     )
-    with pytest.raises(ConfigError, match="cell a"):
+    with pytest.raises(ConfigError, match="cell a") as refused:
         load_spec(str(path)).configs()
+    assert str(refused.value) == (
+        "experiment mine, cell a: market.rho: Input should be less than or equal to 1"
+    )  # one line naming spec, cell and field: no pydantic dump, no link
     with pytest.raises(ConfigError, match="unknown experiment 'nope'"):
         load_spec("nope")
     for depth, said in ((40, "nested more than 32 tables or arrays deep"), (3000, "too deeply")):

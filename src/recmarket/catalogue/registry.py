@@ -51,6 +51,7 @@ from pydantic import (
 from pydantic_core import core_schema
 
 from recmarket.catalogue.origins import Origin, module_of, plugin_digest
+from recmarket.numbers_given import unnumbered
 
 
 class Variant(Protocol):
@@ -259,15 +260,15 @@ class Registry(Generic[T]):
 
 
 def _unnumbered(given: Mapping[str, Any], params: BaseModel) -> str:
-    """What a variant's model let through that is no number (empty when nothing is): a value
-    that is not finite (NaN, inf: a run cannot store it, and it means nothing), or a boolean
-    where the field is a number (``true`` read as 1)."""
+    """What a variant's model let through that is no number of the field's kind (empty when
+    nothing is): a value that is not finite (NaN, inf: a run cannot store it, and it means
+    nothing), or a boolean, string or decimal the model read as a number or count
+    (``numbers_given``)."""
     for key, value in given.items():
         if bad := next(_non_finite(value), None):
             return f"params.{key}: {bad} is not a finite number"
-        if isinstance(value, bool) and not isinstance(getattr(params, key, value), bool):
-            return f"params.{key}: {str(value).lower()} is a boolean, not a number"
-    return ""
+    found = unnumbered(given, params, ("params",))
+    return "" if found is None else str(found)
 
 
 def _non_finite(value: Any) -> Iterator[float]:

@@ -24,7 +24,7 @@ from recmarket.agents.llm.ledger import BudgetExceeded, BudgetWithoutPrices
 from recmarket.calibration.pooling import CalibrationRefused
 from recmarket.catalogue.registry import PluginError
 from recmarket.config import RunConfig
-from recmarket.config_file import ConfigError
+from recmarket.config_file import ConfigError, described
 from recmarket.data.raw import DataError
 from recmarket.embedding import EmbedderUnavailable
 from recmarket.locks import DirectoryInUse
@@ -50,16 +50,6 @@ DataDir = Annotated[Path, typer.Option("--data", help=RunConfig.model_fields["da
 Strict = Annotated[bool, typer.Option("--strict", help="stop at the first malformed line")]
 
 
-def describe_validation_error(exc: ValidationError) -> str:
-    """A settings error as one line: each problem after the setting it is about."""
-    parts = []
-    for e in exc.errors():
-        where = ".".join(str(p) for p in e["loc"])
-        message = e["msg"].removeprefix("Value error, ")
-        parts.append(f"{where}: {message}" if where else message)
-    return "; ".join(parts)
-
-
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Known failures become one line on stderr and exit code 2; bugs keep their traceback."""
@@ -72,7 +62,7 @@ def user_errors() -> Iterator[None]:
         with warnings_in_one_line():
             yield
     except ValidationError as exc:
-        fail(describe_validation_error(exc))
+        fail(described(exc))
     except sqlite3.Error as exc:  # a store that named_errors does not guard: a bug
         fail(f"a SQLite store failed ({cause(exc)}); what was committed is kept")
     except EndpointFailure as exc:  # infrastructure: nothing unfinished was committed

@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from recmarket.config import RunConfig
-from recmarket.config_file import ConfigError, merge, refuse_deep
+from recmarket.config_file import ConfigError, described, merge, refuse_deep
 
 DEFAULT_SEEDS = 3  # replicates of every cell: verdicts rest on intervals over seeds
 # The experiments of the paper's own matrix (Appendix A.1), the rest being beyond it: what
@@ -194,7 +194,9 @@ class ExperimentSpec(BaseModel):
                         data = merge(data, {"market": {"entrants": entrants}})
                 out.append((cell.name, RunConfig.model_validate(data)))
             except ValidationError as exc:
-                raise ConfigError(f"experiment {self.name}, cell {cell.name}: {exc}") from None
+                raise ConfigError(
+                    f"experiment {self.name}, cell {cell.name}: {described(exc)}"
+                ) from None
         return out
 
 
@@ -231,8 +233,10 @@ def load_spec(name_or_path: str) -> ExperimentSpec:
         data = tomllib.loads(text)
         refuse_deep(data, where)
         spec = ExperimentSpec.model_validate(data)
-    except (tomllib.TOMLDecodeError, ValidationError) as exc:
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: {exc}") from None
+    except ValidationError as exc:
+        raise ConfigError(f"{where}: {described(exc)}") from None
     except RecursionError:  # the parser recurses once per level of arrays and tables
         raise ConfigError(f"{where}: nested too deeply to be an experiment") from None
     if spec.pilot is not None and path.is_file():  # its file where the spec's folder has it
