@@ -6,7 +6,7 @@ import pytest
 
 from recmarket.config import EpisodeConfig
 from recmarket.data.domain import domain_files, load_domain
-from recmarket.data.episodes import index_episodes, sample_requests
+from recmarket.data.episodes import index_episodes, repeated_targets, sample_requests
 from recmarket.data.raw import DataError
 from recmarket.profiles import PROFILE_NAMES
 from tests.data.test_domain import newest_first
@@ -97,3 +97,17 @@ def test_smaller_samples_are_subsets(population) -> None:
 def test_asking_for_more_requests_than_episodes_is_a_clear_error(population) -> None:
     with pytest.raises(DataError, match="100 eligible episodes, fewer than the 101 requests"):
         sample_requests(population, EpisodeConfig(requests=101), seed=0)
+
+
+def test_the_targets_earlier_reviews_leave_its_history_and_are_counted(
+    make_domain: Callable[..., Path],
+) -> None:
+    """A person who reviewed the target's item before (a re-purchase) does not carry the
+    answer in their history; the episode keeps the rest, and the count says how many."""
+    items = [ITEMS[0], ITEMS[1], ITEMS[5], ITEMS[2], ITEMS[3], ITEMS[5]]  # i05 twice
+    domain = load(make_domain, newest_first("u", items))
+    history, target = only_episode(domain)
+    assert target == ITEMS[5] and history == [ITEMS[0], ITEMS[1], ITEMS[2], ITEMS[3]]
+    assert repeated_targets(domain, index_episodes(domain, EpisodeConfig())) == 1
+    once = load(make_domain, newest_first("v", ITEMS[:6]))
+    assert repeated_targets(once, index_episodes(once, EpisodeConfig())) == 0

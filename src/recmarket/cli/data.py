@@ -14,7 +14,7 @@ from recmarket.cli.app import DataDir, Strict, data_app, err, out, user_errors
 from recmarket.config import EpisodeConfig
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import find_domains, load_domain
-from recmarket.data.episodes import index_episodes
+from recmarket.data.episodes import index_episodes, repeated_targets
 from recmarket.data.fetch import OFFICIAL_BASE_URL, fetch_category
 from recmarket.data.raw import DataError
 
@@ -25,7 +25,8 @@ def data_list(
     strict: Strict = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Local domains with item, user and eligible-episode counts."""
+    """Local domains with item, user and eligible-episode counts, and how many eligible
+    episodes' targets the person reviewed before (those reviews leave the history)."""
     rows = []
     with user_errors():
         found = find_domains(data)
@@ -36,6 +37,7 @@ def data_list(
             )
         for files in found:
             domain = load_domain(files, strict=strict)
+            index = index_episodes(domain, EpisodeConfig())
             rows.append(
                 {
                     "domain": files.name,
@@ -43,7 +45,9 @@ def data_list(
                     # titled from their other fields (data/items.py: Item.shown_title)
                     "untitled_items": sum(item.untitled for item in domain.items),
                     "users": domain.n_users,
-                    "eligible_episodes": len(index_episodes(domain, EpisodeConfig())),
+                    "eligible_episodes": len(index),
+                    # whose target the person reviewed before: taken out of the history
+                    "targets_reviewed_before": repeated_targets(domain, index),
                     "reviews": domain.report.reviews_read,
                     "reviews_without_meta": domain.report.reviews_without_meta,
                     "lines_skipped": domain.report.lines_skipped,

@@ -3,7 +3,11 @@
 Per domain, each user's interactions are ordered by time (ties by file line); users with at
 least ``min_interactions`` are kept; at most the ``max_interactions`` most recent are kept;
 the last of those rated at least ``target_min_rating`` is the held-out target, and the
-interactions before it are the observable history (interactions after it are dropped).
+interactions before it are the observable history (interactions after it are dropped),
+less every earlier review of the target's own item: a person who reviewed a product
+twice (a re-purchase, a variant under one parent item) would otherwise carry the answer
+in their history, for the need, the request and the ranker to read (``repeated_targets``
+counts such episodes, which ``recmarket data list`` shows).
 
 R requests are sampled per domain without replacement and dealt round-robin to the six
 profiles, then to the S simulated users of each, so both stay balanced within one; each
@@ -78,6 +82,14 @@ class EpisodeIndex:
     def __len__(self) -> int:
         return len(self.target)
 
+    def span(self, episode: int, item_index: np.ndarray) -> np.ndarray:
+        """The episode's rows, oldest first, the target last, without the earlier reviews
+        of the target's own item (``item_index``: each interaction's item)."""
+        target = self.order[self.target[episode]]
+        before = self.order[self.window_start[episode] : self.target[episode]]
+        kept = before[item_index[before] != item_index[target]]
+        return np.r_[kept, target]
+
 
 def index_episodes(domain: Domain, cfg: EpisodeConfig) -> EpisodeIndex:
     """Apply the episode rules to every user of the domain, vectorised."""
@@ -114,8 +126,24 @@ def sample_requests(domain: Domain, cfg: EpisodeConfig, seed: int) -> list[Reque
         )
     chosen = rng(seed, domain.name, Stream.EPISODE_SAMPLING).permutation(len(index))
     chosen = chosen[: cfg.requests]
-    spans = [index.order[index.window_start[e] : index.target[e] + 1] for e in chosen]
+    spans = [index.span(e, domain.item_index) for e in chosen]
     return schedule(read_episodes(domain, spans), cfg.users_per_profile)
+
+
+def repeated_targets(domain: Domain, index: EpisodeIndex) -> int:
+    """How many episodes' targets the person reviewed before, within the episode's window:
+    the earlier reviews that episode construction takes out of the history."""
+    if not len(index):
+        return 0
+    rows = domain.interactions
+    users = rows.user[index.order]
+    items = domain.item_index[index.order]
+    # each position's previous position holding the same person and item (-1: none)
+    by_pair = np.lexsort((np.arange(len(users)), items, users))
+    same = (users[by_pair][1:] == users[by_pair][:-1]) & (items[by_pair][1:] == items[by_pair][:-1])
+    previous = np.full(len(users), -1)
+    previous[by_pair[1:][same]] = by_pair[:-1][same]
+    return int(np.sum(previous[index.target] >= index.window_start))
 
 
 def read_episodes(domain: Domain, spans: list[np.ndarray]) -> list[Episode]:

@@ -38,8 +38,9 @@ from recmarket.run.provenance import (
 # or play again. 7: the offline model of issue 45 (Exaggeration's claim pulled toward a
 # perfect one, Mixed records below the prior, the oracle's records with a direction), and
 # the families that proposed the target (target_policies) and the Top-1 item (top1_item),
-# the accountability chain's links.
-SCHEMA_VERSION = 7
+# the accountability chain's links. 8: a history without the earlier reviews of its target's
+# own item (data.episodes), so the same settings give other episodes where people re-review.
+SCHEMA_VERSION = 8
 
 
 class RunConflict(RuntimeError):
