@@ -133,8 +133,8 @@ def test_batch_mode_at_a_provider_without_batch_jobs_is_refused_before_anything_
 
 
 def answer_folder(folder: Path, server: FakeLLM, stop: threading.Event) -> None:
-    """What ``vllm run-batch`` does with each job file: every line answered, written beside
-    it in the OpenAI Batch output format."""
+    """What ``vllm run-batch`` does with each job file (as ``FolderBatches.command`` runs
+    it): every line answered, written beside it in the OpenAI Batch output format, whole."""
     while not stop.is_set():
         for job in folder.glob("*.jsonl"):
             out = job.with_name(job.name.replace(".jsonl", ".out.jsonl"))
@@ -146,7 +146,9 @@ def answer_folder(folder: Path, server: FakeLLM, stop: threading.Event) -> None:
                 status, _, body = server.respond(task["body"])
                 response = {"status_code": status, "body": body}
                 lines.append(json.dumps({"custom_id": task["custom_id"], "response": response}))
-            out.write_text("\n".join(lines) + "\n")
+            part = out.with_name(out.name + ".part")  # written whole, then renamed
+            part.write_text("\n".join(lines) + "\n")
+            part.replace(out)
         time.sleep(0.05)
 
 

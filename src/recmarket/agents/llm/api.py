@@ -77,6 +77,11 @@ class ProviderError(Exception):
         self.overload = rate_limited if overload is None else overload
 
 
+class SendLive(Exception):
+    """A call that the earlier batch jobs a live run reads (``batches.BatchQueue`` with
+    ``reads_only``) do not answer: it is sent live."""
+
+
 class ChatAPI(Protocol):
     """A chat provider: one request, one reply (or a ProviderError)."""
 

@@ -5,6 +5,7 @@ limits."""
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -14,8 +15,8 @@ from recmarket.agents.llm.adaptive import LimitNotice
 from recmarket.agents.llm.api import ChatAPI, ProviderError
 from recmarket.agents.llm.attempts import AttemptLog
 from recmarket.agents.llm.batch_api import BatchAPI
-from recmarket.agents.llm.batch_jobs import FolderBatches
-from recmarket.agents.llm.batches import BatchQueue, BatchStore, Body
+from recmarket.agents.llm.batch_jobs import MAX_LINES, FolderBatches
+from recmarket.agents.llm.batches import BatchQueue, BatchStore, Body, EarlierJobs
 from recmarket.agents.llm.cache import CallCache
 from recmarket.agents.llm.client import ChatModel, WaitNotice
 from recmarket.agents.llm.config import OFFLINE, LLMConfig, ModelConfig, NoBatchAPI
@@ -71,7 +72,8 @@ def batch_api_for(config: LLMConfig, cfg: ModelConfig, api: ChatAPI) -> tuple[Ba
             "OpenAI-format requests, so its calls cannot go as batch jobs; use --llm-mode live"
         )
     if config.batch_dir is not None:
-        return FolderBatches(Path(config.batch_dir), cfg.name), body
+        most = cfg.max_reply_bytes * MAX_LINES  # the bound the batch API's downloads have
+        return FolderBatches(Path(config.batch_dir), cfg.name, most), body
     make = LLM_PROVIDERS.get(cfg.provider).batches
     if make is None:
         raise NoBatchAPI(
@@ -160,6 +162,42 @@ class LLMBackend:
                 model.batches = BatchQueue(
                     model.cfg, jobs, self.batch_store, body, self.config.batch_poll, self.on_wait
                 )
+        elif self.cache_paths and not self.replay:
+            self._read_earlier_jobs(self.cache_paths[0])
+
+    def _read_earlier_jobs(self, store: Path) -> None:
+        """A live run resumed where a batch run was killed: each model's jobs still open
+        are read (from the folder or batch API they went to) for the calls they hold, said
+        in one warning, and no call of theirs is bought again live."""
+        self.batch_store = BatchStore(store)
+        for model in self.models:
+            open_jobs = self.batch_store.open_jobs(model.cfg)
+            if not open_jobs:
+                continue
+            folders = {job.folder for job in open_jobs.values()}
+            folder = folders.pop()
+            settings = self.config.model_copy(
+                update={"batch_dir": None if folder is None else str(folder)}
+            )
+            jobs, body = batch_api_for(settings, model.cfg, model.api)
+            model.batches = BatchQueue(
+                model.cfg,
+                jobs,
+                self.batch_store,
+                body,
+                self.config.batch_poll,
+                self.on_wait,
+                reads_only=True,
+            )
+            warnings.warn(
+                EarlierJobs(
+                    f"model {model.cfg.name}: {len(open_jobs)} batch job(s) an earlier run "
+                    f"submitted hold {model.batches.open_calls} calls not yet stored; this "
+                    "live run reads their answers from them and buys none of those calls "
+                    "again"
+                ),
+                stacklevel=2,
+            )
 
     @property
     def models(self) -> list[ChatModel]:
@@ -182,7 +220,7 @@ class LLMBackend:
         for model in self.models:
             seconds = await model.check()
             await self._same_model(model)
-            if model.batches is not None:  # no live call to pace: look for the batch API
+            if model.batches is not None and not model.batches.reads_only:  # no live call
                 await self._batch_api(model)
                 form = await self.endpoints.reply_format(model)
                 checked.append(Checked(model.cfg, seconds, [], model.limit.current, form, None))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from openai.types.chat import ChatCompletion
@@ -43,7 +44,14 @@ class BatchState:
 
 class BatchAPI(Protocol):
     """A provider's batch jobs: submit a file, find a job by the token it was submitted
-    with, look at its state, read a result file's lines."""
+    with, look at its state, read a result file's lines. ``folder`` is the folder its jobs
+    are files in (None: the provider's own batch API), which the run's store records with
+    each job, so a resume knows where a job went."""
+
+    @property
+    def folder(self) -> Path | None:
+        """The folder its jobs are files in; None for a provider's batch API."""
+        ...
 
     async def submit(self, lines: bytes, token: str) -> str:
         """Upload the requests and start a job marked with ``token``; its id."""
@@ -58,8 +66,8 @@ class BatchAPI(Protocol):
         """The job's state now."""
         ...
 
-    async def lines(self, file_id: str) -> list[dict[str, Any]]:
-        """The JSON lines of a result file."""
+    async def lines(self, file_id: str) -> list[tuple[int, dict[str, Any]]]:
+        """A result file's answers with their line numbers (``batch_jobs.answer_lines``)."""
         ...
 
     async def aclose(self) -> None:

@@ -8,6 +8,7 @@ again may help, as a provider's live calls do.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +25,26 @@ FIND_PAGES = 1_000  # jobs looked at when finding one by its token (newest first
 TOKEN_FIELD = "recmarket_token"  # the job's metadata field that holds the token
 
 
-def _lines(text: str, where: str) -> list[dict[str, Any]]:
-    out = []
-    for number, line in enumerate(text.splitlines(), 1):
+def answer_lines(lines: Iterable[bytes], where: str, most: int) -> list[tuple[int, dict[str, Any]]]:
+    """A result file's answers with their line numbers, read line by line: ``ProviderError``
+    (no retry mends a file) naming the file and line for a line that is not UTF-8, not JSON
+    or holds no custom_id, for a custom_id that comes again, and for a file past ``most``
+    bytes, larger than a job's answers can be. Nothing is handed on from a file refused."""
+    found: list[tuple[int, dict[str, Any]]] = []
+    first: dict[str, int] = {}  # custom_id -> the line it came on
+    total = 0
+    for number, raw in enumerate(lines, 1):
+        total += len(raw)
+        if total > most:
+            raise ProviderError(
+                f"{where}: more than {most:,} bytes, more than the answers to a job of "
+                f"{MAX_LINES:,} calls can be",
+                retryable=False,
+            )
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ProviderError(f"{where}, line {number}: not UTF-8", retryable=False) from None
         if not line.strip():
             continue
         try:
@@ -35,14 +53,24 @@ def _lines(text: str, where: str) -> list[dict[str, Any]]:
             raise ProviderError(f"{where}, line {number}: not JSON", retryable=False) from None
         if not isinstance(entry, dict) or not isinstance(entry.get("custom_id"), str):
             raise ProviderError(f"{where}, line {number}: no custom_id", retryable=False)
-        out.append(entry)
-    return out
+        key = entry["custom_id"]
+        if key in first:
+            raise ProviderError(
+                f"{where}, line {number}: custom_id {key[:16]} again (first on line "
+                f"{first[key]}); a file that answers a call twice is not read",
+                retryable=False,
+            )
+        first[key] = number
+        found.append((number, entry))
+    return found
 
 
 class OpenAIBatches:
     """OpenAI's Batch API for one model's endpoint: the key read from its variable, as the
     live calls read it. A result file may hold MAX_LINES answers, each up to the model's
     ``max_reply_bytes``, so its downloads are bounded by their product."""
+
+    folder: Path | None = None  # the provider keeps the jobs
 
     def __init__(self, cfg: ModelConfig) -> None:
         self.cfg = cfg
@@ -94,13 +122,17 @@ class OpenAIBatches:
         said = "; ".join(str(getattr(e, "message", e)) for e in errors)[:200]
         return BatchState(job.status, job.output_file_id, job.error_file_id, said)
 
-    async def lines(self, file_id: str) -> list[dict[str, Any]]:
-        """A result file's lines."""
+    async def lines(self, file_id: str) -> list[tuple[int, dict[str, Any]]]:
+        """A result file's answers by line (``answer_lines``), its download bounded as the
+        client's is."""
         try:
             content = await self.client().files.content(file_id)
         except (openai.OpenAIError, ValueError) as exc:
             raise provider_error(exc) from exc
-        return _lines(content.text, f"batch file {file_id}")
+        most = self.cfg.max_reply_bytes * MAX_LINES
+        return answer_lines(
+            content.content.splitlines(keepends=True), f"batch file {file_id}", most
+        )
 
     async def aclose(self) -> None:
         """Close the SDK client, if one was made."""
@@ -112,11 +144,15 @@ class OpenAIBatches:
 class FolderBatches:
     """Jobs as files in a folder, for a local model served by ``vllm run-batch``: a job is
     ``TOKEN.jsonl``, in the OpenAI Batch format vLLM reads, and is done once
-    ``TOKEN.out.jsonl`` is there (``vllm run-batch -i TOKEN.jsonl -o TOKEN.out.jsonl
-    --model NAME``, or anything that writes the same lines). Nothing is sent anywhere."""
+    ``TOKEN.out.jsonl`` is there, written whole: answered into ``TOKEN.out.jsonl.part`` and
+    renamed into place (``command``). A file still growing is never read: it counts as
+    done only when it ends a line and its size held from one look to the next. It is read
+    line by line within ``most`` bytes, as the API path's downloads are. Nothing is sent
+    anywhere."""
 
-    def __init__(self, folder: Path, model: str) -> None:
-        self.folder, self.model = folder, model
+    def __init__(self, folder: Path, model: str, most: int) -> None:
+        self.folder, self.model, self.most = folder, model, most
+        self._sizes: dict[str, int] = {}  # the output's size at the last look, by job
 
     def _input(self, token: str) -> Path:
         return self.folder / f"{token}.jsonl"
@@ -137,21 +173,39 @@ class FolderBatches:
         return token if self._input(token).exists() else None
 
     async def state(self, batch_id: str) -> BatchState:
-        """Completed once the output file is there; in progress until then."""
-        done = self._output(batch_id).exists()
-        return (
-            BatchState("completed", str(self._output(batch_id)))
-            if done
-            else BatchState("in_progress")
-        )
+        """Completed once the output file is there, whole; in progress until then."""
+        output = self._output(batch_id)
+        try:
+            size = output.stat().st_size
+            with output.open("rb") as f:
+                f.seek(max(size - 1, 0))
+                ends_a_line = f.read(1) in (b"\n", b"")
+        except FileNotFoundError:
+            return BatchState("in_progress", said=f"answer it with: {self.command(batch_id)}")
+        settled = self._sizes.get(batch_id) == size
+        self._sizes[batch_id] = size
+        if not (settled and ends_a_line):
+            return BatchState("in_progress", said=f"{output} is still being written")
+        return BatchState("completed", str(output))
 
-    async def lines(self, file_id: str) -> list[dict[str, Any]]:
-        """The output file's lines."""
-        return _lines(Path(file_id).read_text(), file_id)
+    async def lines(self, file_id: str) -> list[tuple[int, dict[str, Any]]]:
+        """The output file's answers by line (``answer_lines``)."""
+        try:
+            with open(file_id, "rb") as f:
+                return answer_lines(f, file_id, self.most)
+        except OSError as exc:
+            raise ProviderError(
+                f"{file_id}: cannot be read ({exc.strerror})", retryable=False
+            ) from None
 
     async def aclose(self) -> None:
         """Nothing to close."""
 
-    def command(self, token: str, model: str) -> str:
-        """The vLLM command that answers the job."""
-        return f"vllm run-batch -i {self._input(token)} -o {self._output(token)} --model {model}"
+    def command(self, token: str) -> str:
+        """The vLLM command that answers the job, its answers renamed into place whole
+        (the progress line shows it while the run waits)."""
+        done = self._output(token)
+        return (
+            f"vllm run-batch -i {self._input(token)} -o {done}.part --model {self.model} "
+            f"&& mv {done}.part {done}"
+        )

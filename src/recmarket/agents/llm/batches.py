@@ -31,10 +31,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from recmarket.agents.llm.api import ChatRequest, ProviderError, Reply
+from recmarket.agents.llm.api import ChatRequest, ProviderError, Reply, SendLive
 from recmarket.agents.llm.batch_api import BatchAPI, BatchState, job_line, outcome
 from recmarket.agents.llm.batch_jobs import MAX_LINES
-from recmarket.agents.llm.config import ModelConfig
+from recmarket.agents.llm.config import ModelConfig, NoBatchAPI
 from recmarket.agents.llm.wrappers import VISIBLE_WAIT, EndpointFailure, WaitNotice
 from recmarket.sqlite_files import connect, named_errors
 
@@ -44,9 +44,31 @@ FIRST_LOOK = 0.5  # seconds before the first look at a job; each later look wait
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS llm_batches (
     token TEXT PRIMARY KEY, model TEXT NOT NULL, base_url TEXT NOT NULL, keys TEXT NOT NULL,
-    batch_id TEXT, state TEXT NOT NULL, planned TEXT NOT NULL)
+    batch_id TEXT, state TEXT NOT NULL, planned TEXT NOT NULL, folder TEXT NOT NULL DEFAULT '')
 """
+# The folder a job's file went to ('' for a provider's batch API), added to older stores.
+ADD_FOLDER = "ALTER TABLE llm_batches ADD COLUMN folder TEXT NOT NULL DEFAULT ''"
 Body = Callable[[ChatRequest], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class StoredJob:
+    """A job as the store keeps it: the provider's id (None: never submitted, as far as
+    the store knows), its calls' keys and the folder it went to (None: a batch API)."""
+
+    batch_id: str | None
+    keys: list[str]
+    folder: Path | None
+
+
+class EarlierJobs(UserWarning):
+    """A run resumed in live mode finds batch jobs an earlier run submitted: their answers
+    are read from them, and those calls are not bought again."""
+
+
+def where_jobs_go(folder: Path | None) -> str:
+    """A batch API's place in words, for a refusal that names the setting."""
+    return f"the folder {folder} (batch_dir)" if folder else "the provider's batch API"
 
 
 class BatchStore:
@@ -56,26 +78,29 @@ class BatchStore:
         self.path = path
         self.db = connect(path, timeout=30) if path else sqlite3.connect(":memory:")
         self._execute(SCHEMA)
+        columns = {row[1] for row in self._execute("PRAGMA table_info(llm_batches)")}
+        if "folder" not in columns:
+            self._execute(ADD_FOLDER)
 
     def _execute(self, sql: str, params: Any = ()) -> Any:
         with named_errors(self.path or "the batch store"):
             return self.db.execute(sql, params)
 
-    def open_jobs(self, cfg: ModelConfig) -> dict[str, tuple[str | None, list[str]]]:
-        """The model's jobs not yet read: token -> (its id or None, its calls' keys)."""
+    def open_jobs(self, cfg: ModelConfig) -> dict[str, StoredJob]:
+        """The model's jobs not yet read, by token."""
         rows = self._execute(
-            "SELECT token, batch_id, keys FROM llm_batches "
+            "SELECT token, batch_id, keys, folder FROM llm_batches "
             "WHERE model = ? AND base_url = ? AND state != 'read'",
             (cfg.name, cfg.base_url),
         ).fetchall()
-        return {token: (batch_id, json.loads(keys)) for token, batch_id, keys in rows}
+        return {t: StoredJob(b, json.loads(k), Path(f) if f else None) for t, b, k, f in rows}
 
-    def plan(self, token: str, cfg: ModelConfig, keys: list[str]) -> None:
-        """Keep a job before it is submitted."""
+    def plan(self, token: str, cfg: ModelConfig, keys: list[str], folder: Path | None) -> None:
+        """Keep a job before it is submitted, with where it goes."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
         self._execute(
-            "INSERT OR IGNORE INTO llm_batches VALUES (?, ?, ?, ?, NULL, 'planned', ?)",
-            (token, cfg.name, cfg.base_url, json.dumps(keys), now),
+            "INSERT OR IGNORE INTO llm_batches VALUES (?, ?, ?, ?, NULL, 'planned', ?, ?)",
+            (token, cfg.name, cfg.base_url, json.dumps(keys), now, str(folder or "")),
         )
 
     def submitted(self, token: str, batch_id: str) -> None:
@@ -110,6 +135,35 @@ class Job:
     status: str = ""
 
 
+def answers_of(
+    job: Job, files: list[tuple[str, list[tuple[int, dict[str, Any]]]]]
+) -> dict[str, dict[str, Any]]:
+    """A job's answers by call key, from its result files' lines; ``ProviderError`` naming
+    the file and line where a line answers no call of the job or a call answered already
+    (in the same file or the other), so nothing of a file that could poison the call store
+    is handed out."""
+    keys = set(job.keys)
+    found: dict[str, dict[str, Any]] = {}
+    where: dict[str, str] = {}
+    for file_id, lines in files:
+        for number, line in lines:
+            key = line["custom_id"]
+            if key not in keys:
+                raise ProviderError(
+                    f"{file_id}, line {number}: custom_id {key[:16]} is no call of batch "
+                    f"{job.batch_id}; a file that answers other calls is not read",
+                    retryable=False,
+                )
+            if key in found:
+                raise ProviderError(
+                    f"{file_id}, line {number}: custom_id {key[:16]} answered again (first "
+                    f"at {where[key]}); a file that answers a call twice is not read",
+                    retryable=False,
+                )
+            found[key], where[key] = line, f"{file_id}, line {number}"
+    return found
+
+
 class BatchQueue:
     """One model's calls in batch mode (see the module's docstring)."""
 
@@ -121,9 +175,13 @@ class BatchQueue:
         body: Body,
         poll: float,
         on_wait: WaitNotice | None = None,
+        reads_only: bool = False,
     ) -> None:
         self.cfg, self.api, self.store, self.body, self.poll = cfg, api, store, body, poll
         self.on_wait = on_wait
+        # Live mode reading the jobs an earlier run submitted: no job is submitted, and a
+        # call they do not answer is sent live (``SendLive``).
+        self.reads_only = reads_only
         self.requests: dict[str, ChatRequest] = {}
         self.waiting: dict[str, list[asyncio.Future[Reply]]] = {}
         self.pending: list[str] = []  # asked, in no job yet
@@ -132,8 +190,25 @@ class BatchQueue:
         self.job_of: dict[str, str] = {}  # key -> token of the open job that holds it
         self.tasks: set[asyncio.Task[None]] = set()
         self._timer: asyncio.TimerHandle | None = None
-        for token, (batch_id, keys) in store.open_jobs(cfg).items():
-            self._adopt(Job(token, batch_id, keys, set(keys)))
+        for token, stored in store.open_jobs(cfg).items():
+            if stored.folder != api.folder:
+                raise NoBatchAPI(
+                    f"model {cfg.name}: batch job {token[:12]} of an earlier run went to "
+                    f"{where_jobs_go(stored.folder)}, and this run's jobs go to "
+                    f"{where_jobs_go(api.folder)}; "
+                    + (
+                        f'set batch_dir = "{stored.folder}" in the [llm] table'
+                        if stored.folder
+                        else "leave batch_dir unset in the [llm] table"
+                    )
+                    + " to read its answers"
+                )
+            self._adopt(Job(token, stored.batch_id, stored.keys, set(stored.keys)))
+
+    @property
+    def open_calls(self) -> int:
+        """Calls of the jobs it follows that are not stored yet."""
+        return len(self.job_of)
 
     def _adopt(self, job: Job) -> None:
         self.jobs[job.token] = job
@@ -148,8 +223,7 @@ class BatchQueue:
         token = self.job_of.get(key)
         if token is None:
             if len(self.waiting[key]) == 1:
-                self.pending.append(key)
-                self._settle()
+                self._requeue(key)
         else:
             job = self.jobs[token]
             if job.lines is not None:
@@ -188,7 +262,7 @@ class BatchQueue:
             # find the job that failed it (``find``) and read the failure again.
             token = secrets.token_hex(16)
             job = Job(token, None, chunk, set(chunk))
-            self.store.plan(token, self.cfg, chunk)
+            self.store.plan(token, self.cfg, chunk, self.api.folder)
             self._adopt(job)
             self._start(self._follow(job), token)
 
@@ -198,7 +272,8 @@ class BatchQueue:
         try:
             if job.batch_id is None:
                 job.batch_id = await self._called(lambda: self.api.find(job.token))
-                if job.batch_id is None and not all(k in self.requests for k in job.keys):
+                unasked = not all(k in self.requests for k in job.keys)
+                if job.batch_id is None and (unasked or self.reads_only):
                     self._abandon(job)  # planned by a killed run, never submitted
                     return
                 if job.batch_id is None:
@@ -210,11 +285,8 @@ class BatchQueue:
             batch_id = job.batch_id
             state = await self._polled(batch_id, len(job.keys))
             job.status = state.status
-            job.lines = {}
-            for file_id in (state.output_file, state.error_file):
-                if file_id:
-                    read = await self._lines(file_id)
-                    job.lines.update((line["custom_id"], line) for line in read)
+            read = [(f, await self._lines(f)) for f in (state.output_file, state.error_file) if f]
+            job.lines = answers_of(job, read)
         except (ProviderError, EndpointFailure) as error:
             failure = error if isinstance(error, EndpointFailure) else self._failure(error)
             for key in job.keys:
@@ -232,8 +304,18 @@ class BatchQueue:
         for key in job.keys:
             self.job_of.pop(key, None)
             if key in self.waiting:
-                self.pending.append(key)
-        self._settle()
+                self._requeue(key)
+
+    def _requeue(self, key: str) -> None:
+        """Send ``key`` in the next job; live, when this queue only reads earlier jobs."""
+        if not self.reads_only:
+            self.pending.append(key)
+            self._settle()
+            return
+        self.requests.pop(key, None)
+        for future in self.waiting.pop(key, []):
+            if not future.done():
+                future.set_exception(SendLive(key))
 
     def _deliver(self, job: Job, key: str) -> None:
         """Hand ``key``'s answer to its waiting calls, or send it again in the next job."""
@@ -251,8 +333,7 @@ class BatchQueue:
                     future.set_exception(self._failure(ProviderError(cause, retryable=False)))
                 return
             self.waiting[key] = futures
-            self.pending.append(key)
-            self._settle()
+            self._requeue(key)
             return
         self.requests.pop(key, None)
         for future in futures:
@@ -274,8 +355,10 @@ class BatchQueue:
                 await asyncio.sleep(min(wait, self.cfg.retry_after_cap))
         raise AssertionError("unreachable: the last attempt raises")
 
-    async def _lines(self, file_id: str) -> list[dict[str, Any]]:
-        lines: list[dict[str, Any]] = await self._called(lambda: self.api.lines(file_id))
+    async def _lines(self, file_id: str) -> list[tuple[int, dict[str, Any]]]:
+        lines: list[tuple[int, dict[str, Any]]] = await self._called(
+            lambda: self.api.lines(file_id)
+        )
         return lines
 
     async def _polled(self, batch_id: str, size: int) -> BatchState:

@@ -19,7 +19,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from recmarket.agents.llm.adaptive import PROBE_FLOOR, PROBE_RISE, AdaptiveLimit
-from recmarket.agents.llm.api import ChatAPI, ChatRequest, Reply
+from recmarket.agents.llm.api import ChatAPI, ChatRequest, Reply, SendLive
 from recmarket.agents.llm.cache import CachedCall, CallCache, call_key
 from recmarket.agents.llm.config import ModelConfig
 from recmarket.agents.llm.formats import (
@@ -252,9 +252,12 @@ class ChatModel:
         start = time.monotonic()
         if self.batches is not None:  # one of the next batch job's calls, at its price
             queue = self.batches
-            reply = await Budgeted(partial(queue.answer, key), self.cfg, self.ledger.account)(
-                request
-            )
+            try:
+                reply = await Budgeted(partial(queue.answer, key), self.cfg, self.ledger.account)(
+                    request
+                )
+            except SendLive:  # live mode, and no earlier job holds the call
+                reply = await self._send(request)
         else:
             reply = await self._send(request)
         call = CachedCall(
