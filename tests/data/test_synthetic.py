@@ -54,10 +54,12 @@ def test_demo_domain_is_large_and_varied(demo) -> None:
 
 
 def test_targets_are_mostly_new_kinds_as_in_the_real_samples(demo) -> None:
-    """Most targets are of a kind the history does not hold yet, some repeat one (the real
-    samples: 7.7% and 6.7%, scripts/measure_data_realism.py)."""
+    """Most targets are of a kind the history does not hold yet, some repeat one. The real
+    samples: 7.7% and 6.7%; the demo 1.5-3.9% since a history leaves out earlier reviews
+    of the target's own item, which counted here before (scripts/measure_data_realism.py,
+    docs/data.md)."""
     episodes = [r.episode for r in sample_requests(demo, EpisodeConfig(requests=600), 0)]
-    assert 0.02 < profile(demo, episodes).target_kind_in_history < 0.3
+    assert 0.01 < profile(demo, episodes).target_kind_in_history < 0.3
 
 
 def test_demo_titles_are_about_as_distinctive_as_real_ones(demo, shared_data, tmp_path) -> None:
