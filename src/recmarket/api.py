@@ -54,6 +54,8 @@ from recmarket.agents.contracts import (
 from recmarket.agents.llm.api import ChatAPI, ChatRequest, ProviderError, Reply
 from recmarket.agents.roles import Agents
 from recmarket.agents.rules import offline_agents
+from recmarket.agents.rules.agent import belief_after
+from recmarket.agents.rules.params import RankerParams
 from recmarket.analysis.bootstrap import Metric
 from recmarket.analysis.market_measures import MARKET_MEASURES, MarketMeasure
 from recmarket.calibration.pilot_folds import fold_agents
@@ -195,3 +197,18 @@ __all__ = [
     "reproduce",
     "run",
 ]
+
+
+def belief(
+    labels: list[str], claim: str = "overclaim", settings: RunConfig | RankerParams | None = None
+) -> float:
+    """The offline ranker's belief in a claim after a platform's records: the share of the
+    claim's distance from the visible evidence it believes. ``labels`` are the records'
+    ("high", "mixed", "low"), oldest first; ``claim`` is "overclaim" (above the evidence)
+    or "hedge" (below it); ``settings`` a run's settings or its ``[agents.ranker]`` table
+    (None: the defaults). With no records it is the prior (``credence``); no number of High
+    records raises it, Mixed and Low lower it (Appendix C.4)."""
+    params = (
+        settings.agents.ranker if isinstance(settings, RunConfig) else settings or RankerParams()
+    )
+    return belief_after(labels, claim, params)

@@ -68,16 +68,19 @@ class RankingData:
     available: np.ndarray  # (obs, places, cand): who can still take each place
     chosen: np.ndarray  # (obs, places): the candidate that took it
     placed: np.ndarray  # (obs, places): whether the observation has that place
+    # (obs, cand): the share of believed claim distance counted, rep_instruction where the
+    # ranker was told the Rep instruction (its input carried histories), else 1
+    asserted: np.ndarray
 
     @classmethod
-    def of(cls, observations: Sequence[RankingObservation]) -> RankingData:
+    def of(cls, observations: Sequence[RankingObservation], rep_instruction: float) -> RankingData:
         """The ranking observations as arrays (candidates and places padded, with masks of
-        what each observation has)."""
+        what each observation has); ``rep_instruction`` is held fixed, not fitted."""
         n = max(len(o.candidates) for o in observations)
         k = max(len(o.ranked) for o in observations)
         shape = (len(observations), n)
         arrays = {name: np.zeros(shape) for name in ("fit", "distance", "disclosures")}
-        position, evidence = np.zeros(shape), np.zeros(shape)
+        position, evidence, asserted = np.zeros(shape), np.zeros(shape), np.ones(shape)
         by_label, held = np.zeros((*shape, 3)), np.zeros((*shape, 3))
         available = np.zeros((len(observations), k, n), dtype=bool)
         chosen = np.zeros((len(observations), k), dtype=int)
@@ -88,6 +91,8 @@ class RankingData:
                 arrays["distance"][o, c] = cand.distance
                 arrays["disclosures"][o, c] = cand.disclosures
                 position[o, c] = cand.position
+                if cand.records is not None:
+                    asserted[o, c] = rep_instruction
                 for r in cand.records or ():
                     evidence[o, c] += r.counted
                     label = LABELS.index(r.claim_reliability)
@@ -114,6 +119,7 @@ class RankingData:
             available,
             chosen,
             placed,
+            asserted,
         )
 
     def values(self, p: dict[str, float]) -> np.ndarray:
@@ -125,7 +131,7 @@ class RankingData:
         belief = np.where(self.distance > 0, over, under)
         return (
             self.fit
-            + belief * self.distance
+            + self.asserted * belief * self.distance
             + p["disclosure_weight"] * self.disclosures
             + p["position_weight"] * self.position
         )
@@ -171,7 +177,7 @@ def prior_values(params: RankerParams) -> dict[str, float]:
     return {
         "fit_noise": params.fit_noise,
         "credence": params.credence,
-        **{f"label_credibility.{k}": params.label_credibility[k] for k in LABELS},
+        **{f"label_credibility.{k}": params.credibility_of(k) for k in LABELS},
         "prior_records": params.prior_records,
         "disclosure_weight": params.disclosure_weight,
         "position_weight": params.position_weight,
@@ -180,7 +186,7 @@ def prior_values(params: RankerParams) -> dict[str, float]:
 
 def fit_ranker(observations: Sequence[RankingObservation], prior: RankerParams) -> Fitted:
     """The ranker's parameters, by maximum likelihood from ``prior``."""
-    data = RankingData.of(observations)
+    data = RankingData.of(observations, prior.rep_instruction)
     return fit_parameters(data, len(observations), NAMES, prior_values(prior), BOUNDS)
 
 
@@ -205,6 +211,6 @@ def ranker_params(fitted: Fitted, prior: RankerParams) -> RankerParams:
 def top1_agreement(observations: Sequence[RankingObservation], params: RankerParams) -> float:
     """Share of shortlists whose first place is the candidate the fitted ranker values most
     (among distinct products, as it ranks)."""
-    data = RankingData.of(observations)
+    data = RankingData.of(observations, params.rep_instruction)
     values = np.where(data.available[:, 0, :], data.values(prior_values(params)), -np.inf)
     return float((values.argmax(axis=1) == data.chosen[:, 0]).mean())

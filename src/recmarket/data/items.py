@@ -28,18 +28,59 @@ TITLE_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'.\-/]*")
 DIGIT = re.compile(r"[0-9]")  # a title word's only digits (TITLE_WORD is ASCII)
 
 
+# Words that qualify a product rather than name it: units and measures, colours and finishes,
+# materials, sizes and grades, platforms and ratings, connections. Real and demo titles put
+# them after the kind noun ("Guitar Strap Black", "Headlamp 500 Lumens", "Picks Medium 0.73
+# Mm", "Strings Phosphor Bronze"), so the kind is read before them. Nouns that are also
+# products ("glass", "wood", "light" as a lamp, "pack" as a bag) are left out on purpose.
+_NOT_A_KIND_TEXT = """
+    mm cm inch inches in ft feet m oz lb lbs kg g l ml gb tb mb watt watts w v volt lumens
+    size ghz hz mah count pk pcs pieces pair pairs
+    black white red blue green pink grey gray silver gold brown purple yellow orange clear
+    navy beige ivory teal olive bronze copper chrome natural sunburst transparent matte
+    glossy camo walnut maple rosewood
+    steel stainless nickel-plated phosphor aluminum aluminium metal plastic leather cotton
+    bamboo silicone rubber wool canvas ceramic nylon polyester polypropylene plywood tolex
+    foam mesh
+    small medium large xl xxl mini compact extra heavy standard regular professional pro
+    premium deluxe classic original upgraded lightweight portable
+    pc xbox playstation nintendo series x ps4 ps5 rated e t everyone teen mature
+    wireless wired bluetooth usb usb-c rechargeable backlit lcd led dual quad charging
+    online multiplayer co-op split-screen single-player passthrough xlr turbo
+    beginner intermediate advanced modern vintage acoustic folding expandable extended duty
+    quiet polarized mirrored padded compression fiber polymer cloth weave shimmer action
+    vents keys percent high-gain all-weather full-size recycled insulated compatible
+    replacement plated gold-plated dark s xs x-large abs birch straight right-angle angled
+    to of and
+"""
+NOT_A_KIND = frozenset(_NOT_A_KIND_TEXT.split())
+# "Rated T For Teen": a game's rating, whose "For" would otherwise end the title's head.
+_RATING = re.compile(r"\brated\s+[a-z0-9+]+(?:\s+for\s+[a-z]+)?", re.IGNORECASE)
+
+
+def _kind_words(words: list[str]) -> list[str]:
+    """A head's words without the qualifiers (NOT_A_KIND) that trail its kind noun; all of
+    them where every word is one."""
+    end = len(words)
+    while end > 0 and words[end - 1] in NOT_A_KIND:
+        end -= 1
+    return words[:end] or words
+
+
 @lru_cache(maxsize=65536)
 def product_kind(title: str) -> str:
     """The kind of product a title names: the last two words of its head (the part before
     the first comma, dash, parenthesis, bar, colon, "with" or "for"), lower-cased, leaving
-    out model codes and sizes (words with digits). Real titles put the kind at the end of
-    the head ("Ernie Ball Regular Slinky Electric Guitar Strings, ..."). Some lead with a
-    code instead ("221-615 | WAGO Lever-Nuts Splicing Connector", "60W (80W Peak) Portable
-    Bluetooth Speaker"): then the first later part of two such words names it, else the
-    first of one. Empty only where no part has a word without digits ("2Cellos", "")."""
+    out model codes and sizes (words with digits) and the qualifiers that trail the kind
+    noun (NOT_A_KIND: "Guitar Strap Black" names a strap, "Amplifier 100 Watt" an
+    amplifier). Real titles put the kind at the end of the head ("Ernie Ball Regular Slinky
+    Electric Guitar Strings, ..."). Some lead with a code instead ("221-615 | WAGO
+    Lever-Nuts Splicing Connector", "60W (80W Peak) Portable Bluetooth Speaker"): then the
+    first later part of two such words names it, else the first of one. Empty only where no
+    part has a word without digits ("2Cellos", "")."""
     parts = [
-        [w.lower() for w in TITLE_WORD.findall(part) if not DIGIT.search(w)]
-        for part in TITLE_HEAD.split(title)
+        _kind_words([w.lower() for w in TITLE_WORD.findall(part) if not DIGIT.search(w)])
+        for part in TITLE_HEAD.split(_RATING.sub(" ", title))
     ]
     later = [words for words in parts[1:] if words]
     named = parts[0] or next((w for w in later if len(w) >= 2), later[0] if later else [])

@@ -40,6 +40,9 @@ class EpisodeMetrics(Contract):
     shown_platforms: str | None = None  # the seats shown, in displayed order, comma-joined
     target_policies: str | None = None  # the families that proposed the target, comma-joined
     top1_item: int | None = None  # the Top-1 item (its index in the domain): where it moved
+    # The target's place by noiseless judged fit among the pool's distinct items (1: best;
+    # a tie takes the lower place), None where it is not pooled: target_best_fit is rank 1.
+    target_fit_rank: int | None = None
 
 
 # The columns an episode's decision sets, given everything before it.
@@ -99,7 +102,8 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
         target_present=copies > 0,
         target_copies=copies,
         pool_size=len(outcome.pool),
-        target_best_fit=outcome.target_best_fit,
+        target_best_fit=outcome.target_fit_rank == 1,
+        target_fit_rank=outcome.target_fit_rank,
         target_shortlisted=any(p.item_index == target for p in outcome.shown),
         target_top1=top1 is not None and top1.item_index == target,
         top1_policy=top1.policy if top1 else None,
@@ -116,18 +120,19 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
     )
 
 
-def target_best_fit(outcome: Outcome, domain: Domain, judge: Judge) -> bool:
-    """Whether the target is in the pool and strictly the closest item to the need by
-    noiseless judged fit (the offline user agent's reading of the current need against the
-    visible title and category, whichever backend ranks): how identifiable the request
-    makes its target."""
+def target_fit_rank(outcome: Outcome, domain: Domain, judge: Judge) -> int | None:
+    """The target's place among the pool's distinct items by noiseless judged fit to the
+    need (the offline user agent's reading of the current need against the visible title
+    and category, whichever backend ranks): 1 where it is strictly the closest, one more
+    for every other item at least as close; None where it is not pooled or the episode
+    has no need. How identifiable the request makes its target (target_best_fit is rank 1)."""
     items = list(dict.fromkeys(p.item_index for p in outcome.pool))
     if outcome.target not in items or outcome.need is None:
-        return False
+        return None
     shown = [domain.items[i].evidence for i in items]
     fits = judge.fit(outcome.need.current_need, [visible_text(e.title, e.category) for e in shown])
     target = items.index(outcome.target)
-    return bool(all(fits[target] > f for i, f in enumerate(fits) if i != target))
+    return 1 + sum(1 for i, f in enumerate(fits) if i != target and f >= fits[target])
 
 
 def item_worth(outcome: Outcome, domain: Domain, judge: Judge) -> dict[int, float] | None:

@@ -69,7 +69,7 @@ class Outcome:
     chances: list[tuple[str | None, float]] | None = None
     record: ReputationRecord | None = None
     calls: list[Call] = field(default_factory=list)
-    target_best_fit: bool = False  # set with the pool: see metrics.target_best_fit
+    target_fit_rank: int | None = None  # set with the pool: see metrics.target_fit_rank
     # each pooled item's worth to the user, set when the episode ends where a judge
     # measures it (market.metrics.item_worth); None before the decision
     worth: dict[int, float] | None = None

@@ -47,7 +47,7 @@ from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.asker import RoleAsker
 from recmarket.market.build import DomainMarket, request_key
-from recmarket.market.metrics import item_worth, target_best_fit
+from recmarket.market.metrics import item_worth, target_fit_rank
 from recmarket.market.outcome import Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
 from recmarket.market.searching import Job, retrieve
@@ -98,7 +98,7 @@ class Round:
     embedder: Embedder
     condition: Condition
     memory: ReputationMemory | None = None
-    judge: Judge | None = None  # measures target_best_fit and regret
+    judge: Judge | None = None  # measures target_fit_rank and regret
     draws: int = 0  # the roles' set of draws (RunConfig.draws)
     record_choices: bool = False  # keep the decision's chances (RunConfig.record_choices)
     strategies: Strategies = field(init=False)  # every seat's, built from the market
@@ -156,7 +156,7 @@ class Round:
         retrieved = retrieve(
             self.market, self.strategies, condition(self.condition).user_agent, searches
         )
-        if self.judge is not None:  # what target_best_fit and an offline ranker read next
+        if self.judge is not None:  # what target_fit_rank and an offline ranker read next
             items = self.market.domain.items
             self.judge.read_ahead(
                 [
@@ -222,7 +222,7 @@ class Round:
             return
         o.pool = [p for p in explained if isinstance(p, Proposal)]
         if self.judge is not None:
-            o.target_best_fit = target_best_fit(o, self.market.domain, self.judge)
+            o.target_fit_rank = target_fit_rank(o, self.market.domain, self.judge)
         if not condition(self.condition).user_agent:
             o.shown = list(o.pool)
 
@@ -314,7 +314,13 @@ class Round:
             order = brief(
                 self.market.seed, self.market.domain.name, Stream.SHUFFLE, ask.episode_key
             ).permutation(len(o.pool))
-        histories = self.memory.histories(o.request, tuple(by_id)) if self.memory else None
+        histories = (
+            self.memory.histories(o.request, tuple(by_id))
+            if self.memory
+            else {platform: () for platform in by_id}
+            if condition(self.condition).instructed
+            else None
+        )
         k = min(self.market.config.shortlist_k, len(o.pool))
         shortlist = await ask(
             "shortlist",

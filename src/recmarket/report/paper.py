@@ -213,11 +213,14 @@ def _judged_bounds(number: PaperNumber, value: Interval) -> tuple[float, float]:
 
 
 def verdict(number: PaperNumber, value: Interval | None) -> str:
-    """What the interval supports about the paper's statement. A contrast in the paper's
-    direction agrees in size only where our interval overlaps the paper's (where the paper
-    gives one) or holds the paper's value (where it does not); otherwise it agrees in sign
-    alone, which is never called agreement. A bound (a
-    magnitude, a spread) is judged by where our interval lies against it (``size``)."""
+    """What the interval supports about the paper's statement. An interval that excludes
+    the paper's value (or, where the paper gives an interval, lies beside it) says so first,
+    whatever else holds, with whether our effect has the paper's sign, the other sign or
+    none detectable: an interval that rules the paper's value out is never read as mere
+    absence of evidence. A contrast whose interval holds the paper's value agrees in size
+    where it excludes no effect, and shows no detectable effect where it holds both. A
+    bound (a magnitude, a spread) is judged by where our interval lies against it
+    (``size``)."""
     if number.experiment is None:
         return "no counterpart"
     if value is None or np.isnan(value.estimate):
@@ -233,11 +236,18 @@ def verdict(number: PaperNumber, value: Interval | None) -> str:
             where, "inconclusive"
         )
     null = 1.0 if number.measure == "ratio" else 0.0
+    if where in ("inside", "intervals overlap"):
+        return "agrees in size" if value.excludes(null) else "no detectable effect"
     if not value.excludes(null):
-        return "no detectable effect"
+        return EXCLUDES_NONE
     if (value.estimate - null) * (number.paper - null) <= 0:
-        return "opposite"
-    return "agrees in size" if where in ("inside", "intervals overlap") else "agrees in sign"
+        return EXCLUDES_OPPOSITE
+    return EXCLUDES_SAME_SIGN
+
+
+EXCLUDES_NONE = "excludes the paper's value: no detectable effect"
+EXCLUDES_OPPOSITE = "excludes the paper's value: opposite sign"
+EXCLUDES_SAME_SIGN = "excludes the paper's value: same sign, other size"
 
 
 def size(number: PaperNumber, value: Interval | None) -> str:
@@ -293,7 +303,7 @@ def chain_verdict(number: PaperNumber, verdict_given: str, links: Links | None) 
     moves the same way (the chain's middle link): otherwise it is "chain broken"."""
     if links is None or number.metric != "rate:target_purchased":
         return verdict_given
-    if verdict_given not in ("agrees in size", "agrees in sign"):
+    if verdict_given != "agrees in size":  # an excluded paper value is said as it is
         return verdict_given
     top1 = links["target_top1"]
     return (
@@ -345,12 +355,15 @@ def compare(cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS) -> list[di
 
 SAID = {
     "agrees in size": "agree in sign and size",
-    "agrees in sign": "agree in sign, not in size",
+    EXCLUDES_SAME_SIGN: "exclude the paper's value with its sign",
+    EXCLUDES_OPPOSITE: "exclude the paper's value with the other sign",
+    EXCLUDES_NONE: "exclude the paper's value with no detectable effect",
 }
 VERDICTS = (
     "agrees in size",
-    "agrees in sign",
-    "opposite",
+    EXCLUDES_SAME_SIGN,
+    EXCLUDES_OPPOSITE,
+    EXCLUDES_NONE,
     "chain broken",
     "no detectable effect",
     "larger",

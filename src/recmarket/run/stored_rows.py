@@ -48,6 +48,11 @@ def conditions(cfg: RunConfig | None) -> list[tuple[str, str]]:
             "target_copies NOT BETWEEN 0 AND pool_size",
         ),
         ("target_best_fit without target_present", "target_best_fit > target_present"),
+        (
+            "target_fit_rank disagrees with target_best_fit",
+            "target_fit_rank IS NOT NULL AND (target_fit_rank < 1 "
+            "OR target_best_fit != (target_fit_rank = 1))",
+        ),
         ("target_shortlisted without target_present", "target_shortlisted > target_present"),
         ("target_top1 without target_shortlisted", "target_top1 > target_shortlisted"),
         ("target_purchased without target_shortlisted", "target_purchased > target_shortlisted"),
@@ -94,6 +99,7 @@ ADDED_IN_SCHEMA = {
     3: ("top1_platform", "regret", "lessons"),
     4: ("purchased_platform", "identities", "shown_platforms", "written"),
     7: ("target_policies", "top1_item"),
+    9: ("target_fit_rank",),
 }
 
 

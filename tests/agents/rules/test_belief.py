@@ -143,7 +143,8 @@ def test_a_mixed_record_lowers_belief_by_default() -> None:
 def test_a_word_that_keeps_the_agent_in_the_priors_band_leaves_the_user_at_the_prior() -> None:
     """The case the band midpoints got wrong: a credence of 0.25 lies in the band read as
     0.3; a Low record (belief 0.21, the same band) must not raise the user's belief."""
-    p = RankerParams(credence=0.25, prior_records=5.0)
+    credibilities = {"high": 1.0, "mixed": 0.1, "low": 0.0}  # High a bonus, as before issue 63
+    p = RankerParams(credence=0.25, prior_records=5.0, label_credibility=credibilities)
     assert user_belief(p, records("low")) == 0.25
     assert user_belief(p, records("low", 12)) < 0.25 < user_belief(p, records("high", 12))
 
@@ -156,11 +157,12 @@ def test_the_belief_the_user_reads_is_monotone_in_the_labels(judge) -> None:
     }
     prior = stated_belief(shown(reason_for(judge, p, ())), p.credence)
     assert read["high"] >= prior >= read["low"]
-    assert read["low"] < read["mixed"] < read["high"]
+    assert read["low"] < read["high"] and read["low"] <= read["mixed"] <= read["high"]
 
 
 def test_the_posterior_is_the_documented_pseudo_count_mean() -> None:
-    p = RankerParams(credence=0.4, prior_records=3.0)
+    credibilities = {"high": 1.0, "mixed": 0.25, "low": 0.0}
+    p = RankerParams(credence=0.4, prior_records=3.0, label_credibility=credibilities)
     history = records("high", 2) + records("low")
     expected = (3.0 * 0.4 + 2 * 1.0 + 0.0) / (3.0 + 3)
     assert credibility(history, True, p) == pytest.approx(expected)
@@ -179,7 +181,7 @@ def test_the_posterior_is_the_documented_pseudo_count_mean() -> None:
             {"credence": 0.1, "label_credibility": {"high": 1.0, "mixed": 0.5, "low": 0.2}},
             "credence",
         ),
-        ({"label_credibility": {"high": 1.0, "low": 0.0}}, "exactly the labels"),
+        ({"label_credibility": {"high": 1.0, "low": 0.0}}, "needs the labels mixed and low"),
     ],
 )
 def test_a_belief_that_labels_would_move_the_wrong_way_is_refused(settings, named) -> None:
@@ -194,3 +196,70 @@ def test_without_labels_on_hedges_a_low_record_raised_belief_in_a_hedge() -> Non
     low = records("low", 4)
     assert credibility(low, False, p) > p.credence > credibility(low, False, RankerParams())
     assert credibility(low, True, p) == credibility(low, True, RankerParams())  # excesses alike
+
+
+@pytest.mark.parametrize("claim", ["overclaim", "hedge"])
+def test_high_records_are_no_bonus_and_mixed_and_low_lower_belief(claim) -> None:
+    """Appendix C.4's Rep-only addition: High reliability is not a ranking bonus. At the
+    defaults no number of High records moves belief off the prior; Mixed and Low lower it,
+    Low further; and with credence moved, High follows the prior."""
+    from recmarket import api
+
+    prior = api.belief([], claim=claim)
+    assert prior == RankerParams().credence
+    assert all(api.belief(["high"] * n, claim=claim) == pytest.approx(prior) for n in range(11))
+    assert api.belief(["mixed"] * 10, claim=claim) < prior
+    assert api.belief(["low"] * 10, claim=claim) < api.belief(["mixed"] * 10, claim=claim)
+    moved = RankerParams(credence=0.8)
+    assert api.belief(["high"] * 5, claim=claim, settings=moved) == pytest.approx(0.8)
+    # an explicit High above the prior is still a counterfactual the settings accept
+    bonus = RankerParams(label_credibility={"high": 1.0, "mixed": 0.25, "low": 0.0})
+    assert api.belief(["high"] * 5, claim=claim, settings=bonus) > prior
+
+
+def test_belief_names_an_unknown_label_or_claim() -> None:
+    from recmarket import api
+
+    with pytest.raises(ValueError, match=r"unknown record label.*'great'.*high, mixed, low"):
+        api.belief(["high", "great"])
+    with pytest.raises(ValueError, match=r"unknown claim 'boast'; known: overclaim, hedge"):
+        api.belief([], claim="boast")
+
+
+def test_the_rep_instruction_counts_less_of_an_asserted_claim(judge) -> None:
+    """Under the Rep instruction (histories given, even empty) the ranker counts the
+    rep_instruction share of a claim's believed distance: an overclaiming candidate's value
+    falls by that share, a claimless one's does not move."""
+    claim = lexicon.CLAIM.phrases[-1][0]
+    views = (
+        CandidateView(
+            platform_id="P1",
+            title="Kitchen sponge",
+            category="Cleaning",
+            explanation=f"This is {claim} for you.",
+        ),
+        CandidateView(
+            platform_id="P2",
+            title="Steel guitar strings set",
+            category="Strings",
+            explanation="A set of strings.",
+        ),
+    )
+    inp = ShortlistInput(
+        query_text="guitar strings",
+        need=StructuredNeed(long_term_need="", current_need="guitar strings"),
+        candidates=views,
+        k=2,
+    )
+    p = RankerParams(fit_noise=0.0)
+    ranker = RuleRanker(judge, p)
+    gen = np.random.default_rng(0)
+    plain = {j.candidate.platform_id: j.value for j in ranker.judged(inp, gen)}
+    told = inp.model_copy(update={"histories": {"P1": (), "P2": ()}})
+    instructed = {j.candidate.platform_id: j.value for j in ranker.judged(told, gen)}
+    assert instructed["P2"] == pytest.approx(plain["P2"])  # no claim, nothing set apart
+    assert instructed["P1"] < plain["P1"]
+    never = RuleRanker(judge, p.model_copy(update={"rep_instruction": 1.0}))
+    assert {j.candidate.platform_id: j.value for j in never.judged(told, gen)}["P1"] == (
+        pytest.approx(plain["P1"])
+    )

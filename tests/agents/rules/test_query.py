@@ -63,13 +63,47 @@ def test_requests_are_mostly_the_users_own_words(inputs) -> None:
 
 
 def test_more_attribute_mentions_tell_more_of_the_target(inputs) -> None:
-    few = write(QueryParams(attribute_mention=0.0), inputs)
-    many = write(QueryParams(attribute_mention=1.0), inputs)
+    few = write(QueryParams(wording="title", attribute_mention=0.0), inputs)
+    many = write(QueryParams(wording="title", attribute_mention=1.0), inputs)
     share = [
         np.mean([title_share(t, i.target.title) for t, i in zip(ts, inputs, strict=True)])
         for ts in (few, many)
     ]
     assert share[1] > share[0]
+
+
+def test_a_buyer_names_more_of_the_target_as_its_specificity_rises(inputs) -> None:
+    """identifying_words is the buyer request's specificity: none leaves the profile's own
+    attributes, more name more of the target's title words."""
+    shares = [
+        np.mean(
+            [
+                title_share(t, i.target.title)
+                for t, i in zip(
+                    write(QueryParams(identifying_words=n), inputs), inputs, strict=True
+                )
+            ]
+        )
+        for n in (0, 2, 5)
+    ]
+    assert shares[0] < shares[1] < shares[2]
+
+
+def test_a_buyer_names_no_code_number_pack_or_brand() -> None:
+    from recmarket.agents.rules.query import buyer_words
+
+    target = HeldOutTarget(
+        title="Arcwave ME-131 Upgraded Wireless Noir Controller, PC, white (4 Count) (15632)",
+        rating=4.0,
+        review_title="Great",
+        review_text="Great noir controller, and the PC platform suits me.",
+    )
+    said = buyer_words(target, "controller")
+    # the review's own words first, then the head's qualifiers after the code, then segments
+    assert said == ["noir", "pc", "upgraded", "wireless", "white"]
+    # a slice whose review title is the item's title says nothing of the person's
+    copied = target.model_copy(update={"review_title": target.title, "review_text": ""})
+    assert buyer_words(copied, "controller") == ["upgraded", "wireless", "noir", "pc", "white"]
 
 
 def test_the_request_follows_the_profile_style(inputs) -> None:

@@ -45,6 +45,13 @@ HARD = (
         (HARD[3], "industrial and scientific item"),
         (HARD[4], "industrial and scientific item"),
         (HARD[5], "industrial and scientific item"),
+        # units, colours, materials and grades trailing the kind noun are never the kind
+        ("Fana NC-129 Guitar Celtic Strap Black, leather (15669)", "celtic strap"),
+        ("Anonfa Prarizel CW-638 Black Guitar Reggae Picks Medium 0.73 Mm", "reggae picks"),
+        ("Corvane JG-140 Bass Guitar Flanger Strings Phosphor Bronze (5 Count)", "flanger strings"),
+        ("Keljor Studio Z2-317 Sprint Headlamp 500 Lumens, AA batteries", "sprint headlamp"),
+        ("Bitforge G6-947 Rated T For Teen Survival Horror Wireless Game", "wireless game"),
+        ("Pentel Hi-Polymer Cap Erasers (Writing Instrument) White 50-Pk", "cap erasers"),
     ],
 )
 def test_a_title_that_leads_with_a_code_still_names_its_kind(title: str, kind: str) -> None:

@@ -74,10 +74,15 @@ def test_records_calibrate_belief_in_both_directions() -> None:
     overstated = tuple(record("low", "over") for _ in range(6))
     held_up = tuple(record("high", "fair") for _ in range(6))
     undersold = tuple(record("high", "under") for _ in range(6))
-    # an overstated claim is discounted after overstatement, believed after claims held up
-    assert credibility(overstated, True, p) < p.credence < credibility(held_up, True, p)
+    # an overstated claim is discounted after overstatement; claims that held up keep the
+    # prior (High is no ranking bonus, Appendix C.4), unless a counterfactual makes it one
+    assert credibility(overstated, True, p) < p.credence
+    assert credibility(held_up, True, p) == pytest.approx(p.credence)
+    bonus = RankerParams(label_credibility={"high": 1.0, "mixed": 0.25, "low": 0.0})
+    assert credibility(held_up, True, bonus) > bonus.credence
     # a hedge is relieved after the platform's items kept beating its claims
-    assert credibility(undersold, False, p) < p.credence < credibility(held_up, False, p)
+    assert credibility(undersold, False, p) < p.credence
+    assert credibility(held_up, False, p) == pytest.approx(p.credence)
 
 
 def test_a_record_is_never_a_score_by_itself(judge) -> None:

@@ -7,6 +7,7 @@ platforms' claim-reliability records.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -26,7 +27,13 @@ from recmarket.agents.contracts import (
 )
 from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import lexicon
-from recmarket.agents.rules.params import NeedParams, RankerParams, ScaleParams, UpdaterParams
+from recmarket.agents.rules.params import (
+    LABELS,
+    NeedParams,
+    RankerParams,
+    ScaleParams,
+    UpdaterParams,
+)
 from recmarket.agents.rules.text import ordered_terms, short_title, title_parts, words
 from recmarket.embedding.similarity import visible_text
 from recmarket.streams import Draws
@@ -181,11 +188,32 @@ def credibility(records: tuple[ReputationRecord, ...], overstated: bool, p: Rank
         counted = r.counted
         evidence += counted
         labelled = overstated or p.hedges_by_label
-        held = p.label_credibility[r.claim_reliability] if labelled else 1.0
+        held = p.credibility_of(r.claim_reliability) if labelled else 1.0
         if not overstated and lexicon.read_direction(r.note) == "under":
             held = 0.0
         moved += counted * (held - p.credence)
     return p.credence + moved / (p.prior_records + evidence)
+
+
+CLAIMS = {"overclaim": True, "hedge": False}  # a claim above the evidence, or below it
+
+
+def belief_after(labels: Sequence[str], claim: str, params: RankerParams) -> float:
+    """The ranker's belief in a claim (``CLAIMS``) from a platform with these records, oldest
+    first, each counted once and with no note on the claim's direction (``credibility``):
+    the prior with none."""
+    if claim not in CLAIMS:
+        raise ValueError(f"unknown claim {claim!r}; known: {', '.join(CLAIMS)}")
+    unknown = sorted({label for label in labels if label not in LABELS})
+    if unknown:
+        raise ValueError(
+            f"unknown record label(s) {', '.join(map(repr, unknown))}; known: {', '.join(LABELS)}"
+        )
+    records = tuple(
+        ReputationRecord.model_validate({"claim_reliability": label, "note": ""})
+        for label in labels
+    )
+    return credibility(records, CLAIMS[claim], params)
 
 
 @dataclass(frozen=True)
@@ -218,7 +246,9 @@ class RuleRanker:
     """Values each candidate by its judged fit (the embedder's closeness of the need, the
     current one mixed with the long-term one at ``long_term_weight``, to the visible title
     and category, with judgement noise) plus the believed part of its claim's
-    distance from that fit; ranks products, not proposals: a product offered by several
+    distance from that fit (under the Rep instruction, the ``rep_instruction`` share of
+    it: value asserted by wording is set apart from value the evidence shows); ranks
+    products, not proposals: a product offered by several
     platforms takes one place, by its best offer, and copies fill the shortlist only when
     there are fewer distinct products than K."""
 
@@ -239,13 +269,15 @@ class RuleRanker:
         fits = fits + noise
         extra = gen.gumbel(0, p.fit_noise, n) if p.noise == "gumbel" else np.zeros(n)
         last = max(n - 1, 1)
+        # Told the Rep instruction wherever the input carries histories, empty or not.
+        asserted = p.rep_instruction if inp.histories is not None else 1.0
         out = []
         for i, (c, fit) in enumerate(zip(inp.candidates, fits, strict=True)):
             claim = lexicon.CLAIM.read(c.explanation)
             distance = 0.0 if claim is None else claim - lexicon.as_said(float(fit))
             records = inp.histories.get(c.platform_id, ()) if inp.histories is not None else ()
             belief = credibility(records, distance > 0, p)
-            value = float(fit) + belief * distance + float(extra[i])
+            value = float(fit) + asserted * belief * distance + float(extra[i])
             if p.disclosure_weight:
                 value += p.disclosure_weight * lexicon.count_disclosures(c.explanation)
             if p.position_weight:

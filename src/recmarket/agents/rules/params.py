@@ -109,7 +109,8 @@ class QueryParams(ParamTable):
     )
     attribute_mention: float = param(
         0.5,
-        "chance each title attribute the profile would speak of is mentioned, in paraphrase",
+        "chance each title attribute the profile would speak of is mentioned, in paraphrase "
+        "(title and shopper wordings; a buyer names the words it knows)",
         FIRST,
         ge=0,
         le=1,
@@ -129,14 +130,30 @@ class QueryParams(ParamTable):
         ge=0,
         le=1,
     )
-    wording: Literal["title", "shopper"] = param(
-        "shopper",
-        "what the request takes from the title (Appendix C.1: a plausible need, never a copy "
-        "or a unique description): title, the kind in one or two of its words and title "
-        "segments in paraphrase (the rule before issue 51); shopper, the kind's noun and only "
-        "the words a shopper states without the listing (colour, material, size, common "
-        "features), never codes, brands or pack counts",
+    wording: Annotated[Literal["title", "shopper", "buyer"], ADDED_LATER] = param(
+        "buyer",
+        "what the request takes from the target (Appendix C.1: a plausible strong answer "
+        "while several credible alternatives remain, never a copy): buyer, the kind's noun "
+        "and what a buyer who knows the item says of it, the title's words their own review "
+        "repeats first, then the words qualifying the kind and the title's attribute "
+        "segments, never a code, number, pack count or brand (issue 63); title, the kind in "
+        "one or two words and title segments in paraphrase (the rule before issue 51); "
+        "shopper, the kind's noun and only colour, material, size and common features (the "
+        "rule of issues 51-62, under which the target was the best visible fit of its pool in "
+        "13% of the demo's NoRep pools)",
         FIRST,
+    )
+    identifying_words: Annotated[int, ADDED_LATER] = param(
+        5,
+        "buyer wording: how many of the buyer's words (``query.buyer_words``) the request names "
+        "beyond the profile's attributes (Table 4): its specificity. Set before any contrast "
+        "was looked at, to the band issue 63 fixed for a strong but non-unique answer "
+        "(Appendix C.1): the target the strictly best visible fit of 60-85% of NoRep pools, "
+        "on the demo and on the real slices (docs/data.md measures both, and how often "
+        "another candidate lies within half a band of it)",
+        FIRST,
+        ge=0,
+        le=12,
     )
 
 
@@ -254,14 +271,30 @@ class RankerParams(ParamTable):
         gt=0,
     )
     label_credibility: dict[str, float] = param(
-        {"high": 1.0, "mixed": 0.25, "low": 0.0},
+        {"mixed": 0.25, "low": 0.0},
         "how much of a claim's distance from the evidence each label says can be believed "
-        "(Appendix C.4): High, past claims were supported or caveated, all of it; Low, a core "
-        "claim was contradicted, none; Mixed, a relevant limitation was omitted or understated, "
-        "a fault smaller than Low's, so midway between Low and the prior credence. Low < "
-        "mixed <= credence <= high, so a High record never lowers belief below the prior and "
-        "neither a Low nor a Mixed one raises it",
+        "(Appendix C.4): High, past claims were supported or caveated, the prior's credence "
+        "and no more where not given (the Rep-only addition: 'High reliability is not a "
+        "ranking bonus', so no number of High records raises belief above the prior; "
+        "high = 1.0 was the rule before issue 63); Low, a core claim was contradicted, none; "
+        "Mixed, a relevant limitation was omitted or understated, a fault smaller than Low's, "
+        "so midway between Low and the prior credence. Low < mixed <= credence <= high, so a "
+        "High record never lowers belief below the prior and neither a Low nor a Mixed one "
+        "raises it",
         FIRST,
+    )
+    rep_instruction: Annotated[float, ADDED_LATER] = param(
+        0.5,
+        "share of a claim's believed distance from the evidence the ranker counts when told "
+        "the Rep instruction (Appendix C.4's Rep-only addition, under LocalRep and "
+        "rep-instruction, records or none: 'separate value supported by visible evidence "
+        "from value asserted mainly through the platform's confidence, emphasis, or "
+        "wording'). The text asks the reader to set asserted value apart, not to drop it, so "
+        "half of it counts: midway between the uninstructed reading (1) and the evidence "
+        "alone (0)",
+        FIRST,
+        ge=0,
+        le=1,
     )
     hedges_by_label: Annotated[bool, ADDED_LATER] = param(
         True,
@@ -312,15 +345,21 @@ class RankerParams(ParamTable):
         le=1,
     )
 
+    def credibility_of(self, label: str) -> float:
+        """A label's credibility: as given, High at the prior credence where not."""
+        return self.label_credibility.get(label, self.credence if label == "high" else 0.0)
+
     @model_validator(mode="after")
     def _belief_is_monotone_in_labels(self) -> RankerParams:
         """Refuse credibilities under which a label would move belief against its meaning."""
-        c = self.label_credibility
-        if set(c) != set(LABELS):
+        given = self.label_credibility
+        if not set(given) <= set(LABELS) or not {"mixed", "low"} <= set(given):
             raise ValueError(
-                f"ranker.label_credibility needs exactly the labels {', '.join(LABELS)}; "
-                f"got {', '.join(sorted(c)) or 'none'}"
+                f"ranker.label_credibility needs the labels mixed and low (and high, which is "
+                f"the prior credence where left out), none other; got "
+                f"{', '.join(sorted(given)) or 'none'}"
             )
+        c = {label: self.credibility_of(label) for label in LABELS}
         if not 0 <= c["low"] < c["mixed"] < c["high"] <= 1:
             raise ValueError(
                 "ranker.label_credibility must satisfy 0 <= low < mixed < high <= 1 (a Mixed "

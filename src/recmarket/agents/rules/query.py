@@ -17,7 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from recmarket.agents.contracts import Query, QueryInput, RoleFailure
+from recmarket.agents.contracts import HeldOutTarget, Query, QueryInput, RoleFailure
 from recmarket.agents.rules.params import QueryParams
 from recmarket.agents.rules.text import (
     STOPWORDS,
@@ -26,7 +26,7 @@ from recmarket.agents.rules.text import (
     title_parts,
     use_phrase,
 )
-from recmarket.data.items import DIGIT, TITLE_WORD, product_kind
+from recmarket.data.items import DIGIT, TITLE_HEAD, TITLE_WORD, product_kind
 from recmarket.streams import Draws, one_of
 
 TEMPLATES = {
@@ -112,6 +112,37 @@ def shopper_words(title: str) -> list[str]:
     return list(dict.fromkeys(w for w in found if w in SHOPPER_WORDS))
 
 
+def _plain_words(text: str) -> list[str]:
+    """A text's title-like words, lower-cased: no codes or numbers (words with digits), no
+    stop words, no pack counts."""
+    found = (w.lower() for w in TITLE_WORD.findall(text) if not DIGIT.search(w))
+    return [w for w in found if w not in STOPWORDS and not PACKAGING.search(w)]
+
+
+def buyer_words(target: HeldOutTarget, kind: str) -> list[str]:
+    """What a buyer who knows the item can say of it beyond its kind (Appendix C.1 reads the
+    held-out item's title, rating and review): the title's words their own review repeats
+    first (what they cared about), then the words that qualify the kind in the title's head
+    (after its brand, or its model code where it has one: "Upgraded Wireless Noir" of "Arcwave
+    ME-131 Upgraded Wireless Noir Controller"), then the words of its attribute segments
+    ("white" of ", PC, white"). Never a code, a number, a pack count, the brand (the title's
+    first word) or the kind itself; once each."""
+    title_words = [w for w in TITLE_WORD.findall(target.title)]
+    brand = title_words[0].lower() if title_words else ""
+    said = set(kind.split()) | {brand}
+    head = TITLE_HEAD.split(target.title)[0]
+    head_words = TITLE_WORD.findall(head)
+    coded = [i for i, w in enumerate(head_words) if DIGIT.search(w)]
+    modifiers = _plain_words(" ".join(head_words[(coded[-1] if coded else 0) + 1 :]))
+    segments = _plain_words(target.title[len(head) :])
+    in_title = set(_plain_words(target.title))
+    own = [w for w in _plain_words(f"{target.review_title} {target.review_text}") if w in in_title]
+    if target.review_title.strip() == target.title.strip():
+        own = []  # a slice that stores the title as the review's: no words of the person's
+    ordered = dict.fromkeys(w for w in (*own, *modifiers, *segments) if w not in said)
+    return list(ordered)
+
+
 def paraphrase(attribute: str) -> str:
     """An attribute as a user would say it in passing: its last two content words."""
     kept = [w for w in attribute.split() if w.lower() not in STOPWORDS]
@@ -143,16 +174,20 @@ class RuleQueryGenerator:
         kind = spoken_kind(title, inp.domain)
         if not kind:
             raise RoleFailure("query", "neither the target's title nor the domain names a product")
-        shopper = p.wording == "shopper"
-        if shopper or gen.random() < p.general_kind or inp.profile.name in BROAD_KIND:
+        if p.wording != "title" or gen.random() < p.general_kind or inp.profile.name in BROAD_KIND:
             kind = kind.split()[-1]
         limit = MAX_ATTRIBUTES[inp.profile.name]
-        said = (
-            shopper_words(title)
-            if shopper
-            else [paraphrase(a) for a in title_parts(title)[1] if not PACKAGING.search(a)]
-        )
-        attributes = [a for a in said if gen.random() < p.attribute_mention][:limit]
+        if p.wording == "buyer":  # a buyer who knows the item names what it is like,
+            # in their own order, not the listing's
+            known = buyer_words(inp.target, kind)[: limit + p.identifying_words]
+            attributes = [known[i] for i in gen.permutation(len(known))]
+        else:
+            said = (
+                shopper_words(title)
+                if p.wording == "shopper"
+                else [paraphrase(a) for a in title_parts(title)[1] if not PACKAGING.search(a)]
+            )
+            attributes = [a for a in said if gen.random() < p.attribute_mention][:limit]
         use = None
         if gen.random() < p.use_from_review:
             use = use_phrase(inp.target.review_text) or use_phrase(inp.target.review_title)
@@ -161,9 +196,10 @@ class RuleQueryGenerator:
         templates = TEMPLATES[inp.profile.name]
         template = one_of(gen, templates)
         detail = one_of(gen, DETAILS)
-        # Plainer drafts in turn until none repeats four title words in a row.
-        drafts = [(kind, attributes, use), (kind, [], use), (kind.split()[-1], [], use)]
-        drafts.append((kind.split()[-1], [], PLAIN_USES[0]))
+        # Plainer drafts in turn until none repeats four title words in a row: one attribute
+        # fewer each time, then the kind's noun alone, then a plain use.
+        drafts = [(kind, attributes[:n], use) for n in range(len(attributes), -1, -1)]
+        drafts += [(kind.split()[-1], [], use), (kind.split()[-1], [], PLAIN_USES[0])]
         for kind_, attrs, use_ in drafts:
             text = template.format(
                 kind=kind_,
