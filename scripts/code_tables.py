@@ -82,7 +82,11 @@ RECOVERY = Path(__file__).resolve().parents[1] / "docs" / "specs" / "calibration
 def _truth(known: dict) -> dict[str, float]:
     """The known parameters by the names the calibration gives its estimates."""
     agents = known["agents"]
-    ranker = {k: v for k, v in agents["ranker"].items() if k not in ("noise", "label_credibility")}
+    ranker = {
+        k: v
+        for k, v in agents["ranker"].items()
+        if k not in ("noise", "label_credibility", "rep_instruction")
+    }
     truth = {f"ranker.{k}": float(v) for k, v in ranker.items()}
     truth |= {
         f"ranker.label_credibility.{k}": v for k, v in agents["ranker"]["label_credibility"].items()
@@ -99,6 +103,7 @@ def calibration_recovery() -> str:
     import tempfile
     import tomllib
 
+    from recmarket.agents.rules.params import OfflineParams, RankerParams
     from recmarket.calibration.calibrate import calibrate
     from recmarket.config import RunConfig
     from recmarket.run.runner import run
@@ -108,7 +113,11 @@ def calibration_recovery() -> str:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "recovery"  # the held-out fifth is a hash of this name and the keys
         run(RunConfig.model_validate(known), out, keep_calls=True).store.close()
-        found = calibrate([out])
+        given = RunConfig.model_validate(known).agents
+        # the Rep instruction's share is held fixed by the fit: at the run's own value
+        ranker = RankerParams(rep_instruction=given.ranker.rep_instruction)
+        prior = OfflineParams(scale=given.scale, ranker=ranker)
+        found = calibrate([out], prior)
     assert found.ranker is not None  # a LocalRep run has shortlists
     fits = {"ranker": found.ranker} | {f"decision.{p}": f for p, f in found.decisions.items()}
     estimates = {f"{where}.{e.name}": e for where, fit in fits.items() for e in fit.estimates}

@@ -13,16 +13,17 @@ from recmarket.hashing import ADDED_LATER, unset_later
 # Every hash here changed on purpose when the offline model's defaults changed: once for
 # issue 45 (Exaggeration's claim rule, the Mixed label's credibility), once for issue 51 (the
 # simulated user fitted to real people: the need from recent liked purchases, the ranker's
-# long-term weight, the shopper's request, the personal review). A run stored under an
-# earlier model must not be resumed by this one.
+# long-term weight, the shopper's request, the personal review), once for issue 63 (the
+# buyer's request, High records at the prior, the Rep instruction's share). A run stored
+# under an earlier model must not be resumed by this one.
 STORED = {
-    "cd9fc251cb907590d9e73dceb8f440be77ef736ca1307cd5c4f091d20946545d": {},
-    "c220604dc4aa42433fae41fa03c043ddd9b1ec368038241301c79c79e5b80411": {
+    "054f1646c10b768d55bcebd7e3502493d6c2129d8f1d95804737a3446433e82c": {},
+    "87b064672625bca9affba5560c5e4f47cd116e373fa7fca6cfeb69cf16b47f47": {
         "agents": {"ranker": {"noise": "gumbel"}},
         "condition": "no-rep",
     },
     # An LLM run as hashed since llm.text_replies.
-    "67e84413a773f3060eb367bd385a2986371a4f60dd10809b2365bb7b1ef459e9": {
+    "7a828ae30b2fff4a53e9c740f14efb6bde91978ee5c1a267a5dcc4d586c80c02": {
         "llm": {
             "models": {"m": {"name": "x", "base_url": "http://127.0.0.1:1/v1", "timeout": 3}},
             "roles": {"default": "m"},
@@ -34,22 +35,22 @@ STORED = {
 # settings in the current form.
 OLDER_FORMS = [
     (
-        "b6f2142da36a16870d96dbfb21e48de769b0ffd69248f0d63eb56c8f884b5720",
+        "3d76320cd619d803ccea98f41bf34dd8cf78dc031cb0e105bcf27f47586e5732",
         {"reputation_mechanism": "beta"},
         {"reputation": {"mechanism": "beta"}},
     ),
     (
-        "cede646e7fbdb8d9ef16d8a8bbf1754b81faa021e20ae40ac328bfe964a2302e",
+        "7f1324779ec749a99eba1399ae14f55c03f9821a8c6b978fae043a483782ba65",
         {"reputation_mechanism": "decay", "reputation_decay": 0.5},
         {"reputation": {"mechanism": "decay", "params": {"rate": 0.5}}},
     ),
     (
-        "0e57324a8d4203544cbf39716307acf2ea6b5a0371f67054d28be5503fe8ce5b",
+        "3f3a3bc570655104e0c888f7b6cebbae7c5cdfa543b9ba093b4b93879b8be954",
         {"platform_strategy": "adaptive", "learning_rule": "exp3"},
         {"platform_strategy": "adaptive", "learning": {"rule": "exp3"}},
     ),
     (  # both forms in one run: the current reputation, the older learning rule
-        "d1848dae28f5c6acf53c4d1abbd367c422406bdb04044c1572faf889bd15bde1",
+        "7236c1d8a1603aef3c7868a447b57da96aedb388759d76f01d56cdf5d9c01f4c",
         {
             "reputation": {"mechanism": "beta", "params": {"newcomer_low": 2}},
             "learning_rule": "exp3",
@@ -62,7 +63,7 @@ OLDER_FORMS = [
         },
     ),
     (
-        "727eada0f5d0536a401a5c0e67507699144207f341340f38426a28b36586629f",
+        "71bda9822d8481747f30f670ddfd1a9c3af1b16ee8bdf97f78643a5bc163bd74",
         {
             "reputation_mechanism": "decay",
             "reputation_decay": 0.8,
@@ -76,12 +77,12 @@ OLDER_FORMS = [
         },
     ),
     (  # attacks, before they had one name
-        "8f82e3bebbb06e0ac15a411e8d8f1d00591dad6ab3829e73eb0e7326ef43efc6",
+        "ec0029f753aebf631b99ffdbf72afc79bf4d6bc3fce7a8f0bba130063c5ef237",
         {"behaviours": {"P4": {"behaviour": "whitewash", "params": {"below": 0.2}}}},
         {"attacks": {"P4": {"attack": "whitewash", "params": {"below": 0.2}}}},
     ),
     (  # an older attack and an older mechanism in one run
-        "4fa85a00e511742dbea52da249ffde8f1220d4a85a76ff903200fa20cd26acab",
+        "f33ce5e1945e59d5cb9c79cbecc355605fdecc8647f27cc3393d200b16b4dda5",
         {
             "behaviours": {"P4": {"behaviour": "sybil"}},
             "reputation_mechanism": "decay",
@@ -132,7 +133,7 @@ def test_a_setting_given_in_both_forms_is_refused() -> None:
 
 
 def test_an_llm_run_stored_before_the_array_of_sentences_hashes_apart() -> None:
-    llm = STORED["67e84413a773f3060eb367bd385a2986371a4f60dd10809b2365bb7b1ef459e9"]
+    llm = STORED["7a828ae30b2fff4a53e9c740f14efb6bde91978ee5c1a267a5dcc4d586c80c02"]
     for text_replies in ("sentences", "text"):
         settings = {"llm": {**llm["llm"], "text_replies": text_replies}}
         assert RunConfig.model_validate(settings).digest() != BEFORE_TEXT_REPLIES

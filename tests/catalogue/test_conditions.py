@@ -7,13 +7,16 @@ from recmarket.config import RunConfig
 
 
 def test_each_condition_is_the_combination_the_paper_describes() -> None:
-    features = {c.name: (c.user_agent, c.reputation) for c in CONDITIONS}
+    features = {c.name: (c.user_agent, c.reputation, c.instructed) for c in CONDITIONS}
     assert features == {
-        "platform-centric": (False, False),
-        "no-rep": (True, False),
-        "local-rep": (True, True),
+        "platform-centric": (False, False, False),
+        "no-rep": (True, False, False),
+        "local-rep": (True, True, True),
+        # Appendix C.4's Rep-only addition without records: LocalRep's effect split
+        "rep-instruction": (True, False, True),
     }
-    assert [c.label for c in CONDITIONS] == ["Platform-Centric", "NoRep", "LocalRep"]
+    labels = ["Platform-Centric", "NoRep", "LocalRep", "RepInstruction"]
+    assert [c.label for c in CONDITIONS] == labels
     for name in CONDITIONS.names():  # every registered name is one settings accept
         assert RunConfig(condition=name).condition == name
 

@@ -22,7 +22,7 @@ TABLE_1 = {
     "market-expansion": 4,
     "shortlist-capacity": 3,
     "homogeneous-signaling": 3,
-    "accountability": 6,
+    "accountability": 9,  # NoRep, the Rep instruction alone, LocalRep: 3 markets
     "catalog-assignment": 4,
     "model-sensitivity": 8,
     "reputation-scope": 4,
@@ -31,7 +31,7 @@ TABLE_1 = {
 BEYOND_THE_PAPER = {
     "strategic-adaptation": 4,
     "platform-entry": 4,
-    "accountability-long": 3,
+    "accountability-long": 4,
     "label-counterfactual": 4,
 }
 # Specs that name their own seeds: expanded cells, seeds included (7 attack cells x 5

@@ -62,8 +62,9 @@ def test_an_oracle_low_never_raises_belief_in_a_hedged_claim() -> None:
     """The oracle once raised belief in Strict's cautious claims with every record, Low
     included (0.5 to 0.8): a Low says the platform's presentation was not to be trusted, in
     either direction; a High whose note says the wanted item was undersold believes no hedge
-    either; only a fair High raises it."""
-    p = RankerParams()
+    either; only a fair High raises it (where High is a bonus at all: before issue 63; at the
+    defaults now it holds the prior)."""
+    p = RankerParams(label_credibility={"high": 1.0, "mixed": 0.25, "low": 0.0})
     for n in (1, 3, 10):
         for record, moves in ((ORACLE_LOW, -1), (ORACLE_UNDER, -1), (ORACLE_FAIR, 1)):
             belief = credibility((record,) * n, False, p)

@@ -74,15 +74,26 @@ def iv(estimate: float, low: float, high: float, **extra) -> Interval:
 
 
 def test_a_verdict_needs_an_interval_that_excludes_no_change() -> None:
-    assert verdict(number("difference", -13.0), iv(-2.0, -3.0, -1.0)) == "agrees in sign"
+    """An interval that excludes the paper's value says so first, whatever else holds: one
+    that rules the paper's value out is never read as mere absence of evidence (issue 63)."""
+    same, opposite, none = (
+        "excludes the paper's value: same sign, other size",
+        "excludes the paper's value: opposite sign",
+        "excludes the paper's value: no detectable effect",
+    )
+    assert verdict(number("difference", -13.0), iv(-2.0, -3.0, -1.0)) == same
     assert verdict(number("difference", -13.0), iv(-11.0, -14.0, -8.0)) == "agrees in size"
-    assert verdict(number("difference", -13.0), iv(4.0, 1.0, 7.0)) == "opposite"
-    # the point estimate points the paper's way, but the interval allows either sign
-    assert verdict(number("difference", -13.0), iv(-2.0, -4.0, 0.5)) == "no detectable effect"
-    assert verdict(number("difference", 5.0), iv(0.0, 0.0, 0.0)) == "no detectable effect"
-    assert verdict(number("ratio", 4.5), iv(1.2, 1.1, 1.3)) == "agrees in sign"
-    assert verdict(number("ratio", 0.5), iv(1.2, 1.05, 1.3)) == "opposite"
-    assert verdict(number("ratio", 0.5), iv(0.9, 0.7, 1.1)) == "no detectable effect"
+    assert verdict(number("difference", -13.0), iv(4.0, 1.0, 7.0)) == opposite
+    # the point estimate points the paper's way, the interval allows either sign, and it
+    # rules the paper's -13 out: the headline row at --scale 0.1 read this way
+    assert verdict(number("difference", -13.0), iv(-2.0, -4.0, 0.5)) == none
+    # only an interval that holds both no change and the paper's value shows nothing
+    assert verdict(number("difference", -3.0), iv(-1.0, -4.0, 0.5)) == "no detectable effect"
+    assert verdict(number("difference", 5.0), iv(0.0, 0.0, 0.0)) == none
+    assert verdict(number("ratio", 4.5), iv(1.2, 1.1, 1.3)) == same
+    assert verdict(number("ratio", 0.5), iv(1.2, 1.05, 1.3)) == opposite
+    assert verdict(number("ratio", 0.5), iv(0.9, 0.7, 1.1)) == none
+    assert verdict(number("ratio", 0.8), iv(0.9, 0.7, 1.1)) == "no detectable effect"
     assert verdict(number("level", 20.0), iv(31.0, 30.0, 32.0)) == "level"
     assert verdict(number("level", 20.0), None) == "not run"
     assert verdict(PaperNumber(section="x", what="y", paper=1, measure="level"), iv(3, 2, 4)) == (
@@ -134,7 +145,8 @@ def test_where_the_paper_gives_an_interval_size_means_the_two_overlap() -> None:
     assert size(r1, iv(0.9, 0.1, 1.7)) == "intervals overlap"
     assert verdict(r1, iv(0.9, 0.1, 1.7)) == "agrees in size"
     assert size(number("difference", 2.84), iv(0.9, 0.1, 1.7)) == "ours below"
-    assert verdict(r1, iv(0.1, 0.05, 0.15)) == "agrees in sign"  # below 0.17: apart
+    apart = "excludes the paper's value: same sign, other size"
+    assert verdict(r1, iv(0.1, 0.05, 0.15)) == apart  # below 0.17: apart
     assert size(r1, iv(7.0, 6.0, 8.0)) == "ours above"
     with pytest.raises(ValueError, match="name its source line"):
         number("difference", 2.84, paper_interval=(0.17, 5.55))
@@ -163,12 +175,14 @@ def test_a_purchase_agreement_needs_the_targets_top1_to_move_the_same_way() -> N
     purchase = number("difference", 5.8, metric="rate:target_purchased")
     flat = {"target_top1": iv(0.1, -1.0, 1.2)}
     up = {"target_top1": iv(2.0, 0.4, 3.6)}
-    assert chain_verdict(purchase, "agrees in sign", flat) == "chain broken"
+    apart = "excludes the paper's value: same sign, other size"
+    assert chain_verdict(purchase, "agrees in size", flat) == "chain broken"
     assert chain_verdict(purchase, "agrees in size", up) == "agrees in size"
     assert chain_verdict(purchase, "no detectable effect", flat) == "no detectable effect"
-    assert chain_verdict(purchase, "agrees in sign", None) == "agrees in sign"  # not LocalRep
+    assert chain_verdict(purchase, apart, flat) == apart  # an excluded value is said as it is
+    assert chain_verdict(purchase, "agrees in size", None) == "agrees in size"  # not LocalRep
     top1 = number("difference", -37.6, metric="top1_share:exaggeration")
-    assert chain_verdict(top1, "agrees in sign", flat) == "agrees in sign"
+    assert chain_verdict(top1, "agrees in size", flat) == "agrees in size"
 
 
 def test_the_method_names_the_bootstrap_or_the_t_interval_with_its_df() -> None:
@@ -196,16 +210,21 @@ def test_numbers_say_what_produces_each_contrast() -> None:
 
 def test_the_summary_counts_verdicts_by_kind() -> None:
     rows = [
-        {"kind": "emergent", "verdict": "agrees in sign", "seeds": 3},
+        {
+            "kind": "emergent",
+            "verdict": "excludes the paper's value: same sign, other size",
+            "seeds": 3,
+        },
         {"kind": "emergent", "verdict": "no detectable effect", "seeds": 3},
-        {"kind": "emergent", "verdict": "opposite", "seeds": 3},
+        {"kind": "emergent", "verdict": "excludes the paper's value: opposite sign", "seeds": 3},
         {"kind": "protocol", "verdict": "agrees in size", "seeds": 3},
         {"kind": "", "verdict": "level", "seeds": 3},
         {"kind": "design", "verdict": "not run", "seeds": ""},
     ]
     assert summary(rows) == (
-        "paper comparison (3 seeds): emergent: 1 agree in sign, not in size, 1 opposite, "
-        "1 no detectable effect; protocol: 1 agree in sign and size"
+        "paper comparison (3 seeds): emergent: 1 exclude the paper's value with its sign, "
+        "1 exclude the paper's value with the other sign, 1 no detectable effect; protocol: "
+        "1 agree in sign and size"
     )
 
 

@@ -134,8 +134,11 @@ def pool_of(
 ) -> list[dict[str, Any]]:
     """Each platform's candidate, in the order they explained: its policy, claim, the rank
     it was seen at, its records, and whether it is the target and the one bought (one copy
-    of an item is the one bought)."""
+    of an item is the one bought). The calls hold no item ids (the roles never see them), so
+    a candidate is the target when its title is the target's and the row says the target was
+    in the pool: another listing under the target's title is not taken for it."""
     pool, bought = [], shown.bought
+    target = target if row.get("target_present", True) else ""
     for c in calls:
         if c.role != "explain":
             continue
