@@ -11,9 +11,12 @@ from recmarket.report.summary import backend_name, cautions, data_name, run_summ
 MADE = Made("0123456789abcdef", True, "2026-12-02T10:00:00+00:00", "0.1.0")
 
 
-def cell(condition: str, *, rounds: int, scale: float | None, labelled: int = 0) -> Cell:
-    """A one-domain cell of 12 users, each playing ``rounds`` episodes; the first
-    ``labelled`` episodes of each user leave a record for P1."""
+def cell(
+    condition: str, *, rounds: int, scale: float | None, labelled: int = 0, cut: str = ""
+) -> Cell:
+    """A one-domain cell of 12 users, each playing ``rounds`` episodes (of ``rounds`` /
+    ``scale`` at full scale); the first ``labelled`` episodes of each user leave a record for
+    P1."""
     rows = [
         {
             "replicate": 42,
@@ -29,17 +32,22 @@ def cell(condition: str, *, rounds: int, scale: float | None, labelled: int = 0)
         for r in range(rounds)
     ]
     config = RunConfig(condition=condition)
-    return Cell("e", condition, "accountability", Path("x"), rows, config, (42,), scale, (MADE,))
+    full = rounds / scale if scale else None
+    return Cell(
+        "e", condition, "accountability", Path("x"), rows, config, (42,), scale, (MADE,), full, cut
+    )
 
 
 def test_a_small_run_says_how_few_rounds_its_users_played() -> None:
-    small = [cell("no-rep", rounds=5, scale=0.05), cell("local-rep", rounds=5, scale=0.05)]
+    cut = "cut to 0.05 of each cell's episodes at every seed"
+    small = [cell("no-rep", rounds=5, scale=0.05), cell("local-rep", rounds=5, scale=0.05, cut=cut)]
     said = " ".join(cautions(small, []))
     assert "At --scale 0.05, a user with their own memory (LocalRep) plays about 5 rounds" in said
-    assert "not the 100 of full scale" in said
+    assert "of the 100 it plays at full scale" in said
+    assert f"the scale {cut} (e)" in said
     longer = [*small, cell("local-rep", rounds=10, scale=0.05)]
-    assert "plays about 5 to 10 rounds a cell (2 such cells), not the 100 to 200" in " ".join(
-        cautions(longer, [])
+    assert "plays about 5 to 10 rounds a cell of the 100/200 it plays at full scale (2 such" in (
+        " ".join(cautions(longer, []))
     )
     assert "no history passed the window W = 10 records" in said
     full = [cell("local-rep", rounds=100, scale=1.0, labelled=30)]

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError, described, merge, refuse_deep
+from recmarket.experiments.schedule import Schedule
 
 DEFAULT_SEEDS = 3  # replicates of every cell: verdicts rest on intervals over seeds
 # The experiments of the paper's own matrix (Appendix A.1), the rest being beyond it: what
@@ -172,32 +173,50 @@ class ExperimentSpec(BaseModel):
         self, scale: float = 1.0, overrides: dict[str, Any] | None = None
     ) -> list[tuple[str, RunConfig]]:
         """(cell name, validated RunConfig) for every expanded cell, its schedule scaled by
-        ``scale``: the episodes, and the rounds after which entrants join, so that an entrant
-        enters at the same point of a scaled run."""
+        ``scale`` as ``Schedule`` says (breadth first where users remember), and the rounds
+        after which entrants join with it, so that an entrant enters at the same point of a
+        scaled run."""
+        full = [(cell, self._config(cell, overrides or {}, {})) for cell in self.expanded()]
+        schedule = self.schedule(scale, [c for _, c in full])
+        kept = self.seeds[: schedule.seeds]
         out = []
-        for cell in self.expanded():
-            full = cell.requests or self.requests
-            requests = max(12, round(full * scale))
-            data = merge(merge(self.base, cell.settings), overrides or {})
-            data = merge(data, {"episodes": {"requests": requests}})
-            if self.domains is not None:
-                data.setdefault("domains", list(self.domains))
-            try:
-                if requests != full:  # entrants read on the full schedule, then scaled
-                    unscaled = RunConfig.model_validate(
-                        merge(data, {"episodes": {"requests": full}})
-                    ).market.entrants
-                    if unscaled:
-                        entrants = [
-                            f"{e.plays}@{round(e.after_rounds * requests / full)}" for e in unscaled
+        for cell, cfg in full:
+            if kept != self.seeds and cell.settings.get("seed") not in kept:
+                continue  # a seed the scale cut
+            requests = schedule.requests(cfg)
+            cut: dict[str, Any] = {}
+            if requests != cfg.episodes.requests:  # entrants read on the full schedule
+                episodes = {"requests": requests, "users_per_profile": schedule.users_of(cfg)}
+                cut = {"episodes": episodes}
+                if cfg.market.entrants:
+                    ratio = requests / cfg.episodes.requests
+                    cut["market"] = {
+                        "entrants": [
+                            f"{e.plays}@{round(e.after_rounds * ratio)}"
+                            for e in cfg.market.entrants
                         ]
-                        data = merge(data, {"market": {"entrants": entrants}})
-                out.append((cell.name, RunConfig.model_validate(data)))
-            except ValidationError as exc:
-                raise ConfigError(
-                    f"experiment {self.name}, cell {cell.name}: {described(exc)}"
-                ) from None
+                    }
+            out.append((cell.name, self._config(cell, overrides or {}, cut)))
         return out
+
+    def schedule(self, scale: float, full: list[RunConfig] | None = None) -> Schedule:
+        """How ``scale`` cuts this spec (``full``: its cells' configs at full scale)."""
+        if full is None:
+            full = [self._config(cell, {}, {}) for cell in self.expanded()]
+        return Schedule.of(full, max(1, len(self.seeds)), scale)
+
+    def _config(self, cell: CellSpec, overrides: dict[str, Any], cut: dict[str, Any]) -> RunConfig:
+        data = merge(merge(self.base, cell.settings), overrides)
+        data = merge(data, {"episodes": {"requests": cell.requests or self.requests}})
+        data = merge(data, cut)
+        if self.domains is not None:
+            data.setdefault("domains", list(self.domains))
+        try:
+            return RunConfig.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(
+                f"experiment {self.name}, cell {cell.name}: {described(exc)}"
+            ) from None
 
 
 def _builtin_dir() -> Any:

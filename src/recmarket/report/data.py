@@ -107,6 +107,8 @@ class Cell:
     seeds: tuple[int, ...] = ()  # the replicates pooled here
     scale: float | None = None  # --scale it ran at (None: not recorded by an older plan)
     made: tuple[Made, ...] = ()  # each replicate's store's provenance
+    full_rounds: float | None = None  # rounds a user plays at full scale (None: not recorded)
+    cut: str = ""  # what the scale cut ("": not recorded)
 
     @property
     def macro(self) -> dict[str, Any]:
@@ -226,6 +228,8 @@ def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
                 rows,
                 cfg,
                 scale=entry.scale,
+                full_rounds=entry.full_rounds,
+                cut=entry.cut,
                 made=(made,),
             )
             settings = cfg.model_copy(update={"seed": 0}).digest()

@@ -192,17 +192,18 @@ def _history_cautions(cells: list[Cell]) -> list[str]:
     scales = {c.scale for c in per_user if c.scale}
     if per_user and len(scales) == 1 and (scale := scales.pop()) < 1:
         played = sorted(_rounds_per_user(c) for c in per_user)
-        fewest, most = played[0], played[-1]
-        span = f"{fewest:g}" if fewest == most else f"{fewest:g} to {most:g}"
-        full = (
-            f"{fewest / scale:.0f}"
-            if fewest == most
-            else f"{fewest / scale:.0f} to {most / scale:.0f}"
-        )
+        full = sorted({c.full_rounds for c in per_user if c.full_rounds})
+        span = f"{played[0]:g}" if played[0] == played[-1] else f"{played[0]:g} to {played[-1]:g}"
+        of = f" of the {'/'.join(f'{r:g}' for r in full)} it plays at full scale" if full else ""
+        by_cut: dict[str, set[str]] = {}
+        for c in per_user:
+            if c.cut:
+                by_cut.setdefault(c.cut, set()).add(c.experiment)
+        cuts = [f"{cut} ({', '.join(sorted(names))})" for cut, names in sorted(by_cut.items())]
         said.append(
             f"At --scale {scale:g}, a user with their own memory (LocalRep) plays about "
-            f"{span} rounds a cell ({len(per_user)} such cells), not the {full} of full "
-            f"scale: records have {1 / scale:.0f} times fewer rounds to build up in."
+            f"{span} rounds a cell{of} ({len(per_user)} such cells)"
+            + (f"; the scale {'; '.join(cuts)}." if cuts else ".")
         )
     if kept:
         counts = [int(n) for c in kept for n in records_per_history(c.rows, c.config)]

@@ -16,6 +16,7 @@ from recmarket.config import RunConfig
 from recmarket.experiments.spec import DEFAULT_SEEDS, every_names, load_spec
 from recmarket.files import sweep_temporaries, write_text_whole
 from recmarket.locks import BRIEF_WAIT, WriterLock
+from recmarket.profiles import PROFILE_NAMES
 from recmarket.run.store import STORE_NAME
 
 PLAN = "plan.json"
@@ -32,6 +33,8 @@ class PlannedCell:
     digest: str
     figure: str = ""  # the spec's figure (plans written before it was stored have none)
     scale: float | None = None  # --scale it ran at (None: a plan written before it was stored)
+    full_rounds: float | None = None  # rounds a user plays at full scale (None: not stored)
+    cut: str = ""  # what the scale cut (experiments.schedule), "" where not stored
 
 
 class PlanError(ValueError):
@@ -82,12 +85,17 @@ def plan(
     cells, configs = [], {}
     for name in names or every_names():
         spec = load_spec(name).replicated(seeds, first)
-        for cell, cfg in spec.configs(
-            scale, overrides if spec.seeds else {**overrides, "seed": first}
-        ):
+        given = overrides if spec.seeds else {**overrides, "seed": first}
+        full = dict(spec.configs(1.0, given))
+        cut = spec.schedule(scale).said()
+        for cell, cfg in spec.configs(scale, given):
             digest = cfg.digest()
             run_dir = cell_dir(out, cfg.condition, (digest, *cfg.older_digests()))
-            cells.append(PlannedCell(spec.name, cell, str(run_dir), digest, spec.figure, scale))
+            episodes = full[cell].episodes
+            rounds = episodes.requests / (episodes.users_per_profile * len(PROFILE_NAMES))
+            cells.append(
+                PlannedCell(spec.name, cell, str(run_dir), digest, spec.figure, scale, rounds, cut)
+            )
             configs[str(out / run_dir)] = cfg
     return cells, configs
 

@@ -1,0 +1,116 @@
+"""How a spec's schedule shrinks under ``--scale``: breadth first, a user's rounds last.
+
+A cell plays, in each domain, seeds x 6 profiles x S simulated users a profile x the rounds
+each user plays. Where users remember (LocalRep with each user's or each profile's own
+records), a user's rounds are what lets records build up: cut by rounds to a tenth, each
+user of the accountability cells played 5 of its 50 rounds and its histories held a median
+of 0-1 records per platform (issue 63), so no mechanism that reads records could act.
+
+Such a spec is therefore cut in breadth first, to one seed and then to one simulated user a
+profile, and only then in rounds. A user keeps at least half its rounds, and at least
+``RECORD_ROUNDS`` x N x W / 2 of them (capped at its full count): N x W / 2 rounds are the
+fewest in which each of N platforms could gather half the window W, were every round a
+purchase spread evenly; the quarter more stands for rounds without a purchase and uneven
+attention (at the defaults, 30 rounds left the accountability cells' median history at 4-4.5
+records and 38 at 5-6: a diagnostic of the schedule, measured before any contrast was read).
+
+A spec with a cell whose memory spans a whole domain (one history shared by everyone,
+adaptive platforms) keeps its seeds: they are the only independent replicates of such a
+memory, and one seed would leave its cells no interval. It is cut in episodes, as are specs
+without memory, whose episodes are exchangeable, so that rounds and breadth tell the same.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from recmarket.config import RunConfig
+from recmarket.experiments.units import memory_unit
+from recmarket.profiles import PROFILE_NAMES
+
+RECORD_ROUNDS = 1.25  # rounds kept, in units of N x W / 2 (see the module's docstring)
+MIN_REQUESTS = 12  # one episode a profile and user, twice, in a domain at any scale
+OWN_MEMORY = ("user", "profile")
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """How one spec's cells are cut at a scale: the seeds kept (the first ones) and, where
+    users remember, the simulated users a profile and each user's rounds."""
+
+    scale: float
+    breadth_first: bool  # users remember on their own: users and seeds cut before rounds
+    spec_seeds: int  # replicates at full scale
+    floor_rounds: float  # a remembering user's fewest rounds (breadth-first specs)
+    seeds: int  # replicates kept
+    users: int | None  # simulated users a profile kept (None: each cell's own)
+
+    @classmethod
+    def of(cls, full: Sequence[RunConfig], spec_seeds: int, scale: float) -> Schedule:
+        """The schedule of a spec whose cells at full scale are ``full``.
+
+        Breadth is cut to the user-rounds the scale pays for once each user keeps its
+        rounds: simulated users a profile first, seeds last, as seeds are the replicates an
+        interval rests on."""
+        units = {memory_unit(c) for c in full}
+        breadth_first = scale < 1 and bool(units & set(OWN_MEMORY)) and "domain" not in units
+        floor = max(
+            (
+                RECORD_ROUNDS
+                * (c.market.n_platforms + len(c.market.entrants))
+                * c.market.memory_window
+                / 2
+                for c in full
+            ),
+            default=0.0,
+        )
+        plain = cls(scale, breadth_first, spec_seeds, floor, spec_seeds, None)
+        if not breadth_first:
+            return plain
+        breadth = min(
+            max(1, math.floor(round(plain._paid(c) / plain._kept_rounds(c), 6))) for c in full
+        )
+        seeds = min(spec_seeds, breadth)
+        users = max(1, min(min(c.episodes.users_per_profile for c in full), breadth // seeds))
+        return cls(scale, breadth_first, spec_seeds, floor, seeds, users)
+
+    def _rounds(self, config: RunConfig) -> float:
+        return config.episodes.requests / (len(PROFILE_NAMES) * config.episodes.users_per_profile)
+
+    def _paid(self, config: RunConfig) -> float:
+        """User-rounds a profile the scale pays for in one domain, over every seed."""
+        return (
+            self.scale
+            * self.spec_seeds
+            * config.episodes.users_per_profile
+            * (self._rounds(config))
+        )
+
+    def _kept_rounds(self, config: RunConfig) -> float:
+        rounds = self._rounds(config)
+        return min(rounds, max(self._paid(config), rounds / 2, self.floor_rounds))
+
+    def users_of(self, config: RunConfig) -> int:
+        """The simulated users a profile that ``config`` (at full scale) keeps."""
+        return self.users or config.episodes.users_per_profile
+
+    def requests(self, config: RunConfig) -> int:
+        """The episodes per domain that ``config`` (at full scale) keeps."""
+        if not self.breadth_first:
+            return max(MIN_REQUESTS, round(config.episodes.requests * self.scale))
+        rounds = math.ceil(round(self._kept_rounds(config), 6))
+        return max(MIN_REQUESTS, rounds * len(PROFILE_NAMES) * self.users_of(config))
+
+    def said(self) -> str:
+        """What the scale cut, in a phrase."""
+        if self.scale >= 1:
+            return "nothing cut"
+        if self.breadth_first:
+            return (
+                f"cut to {self.seeds} of {self.spec_seeds} seeds and {self.users} simulated "
+                "user(s) a profile before rounds: users remember, so each keeps at least half "
+                "its rounds"
+            )
+        return f"cut to {self.scale:g} of each cell's episodes at every seed"
