@@ -43,6 +43,9 @@ class EpisodeMetrics(Contract):
     # The target's place by noiseless judged fit among the pool's distinct items (1: best;
     # a tie takes the lower place), None where it is not pooled: target_best_fit is rank 1.
     target_fit_rank: int | None = None
+    # The beliefs (market.belief_grid.POINTS) at which the target would be the noiseless
+    # Top-1, a hexadecimal bit mask; None where the episode ended before its pool.
+    target_top1_grid: str | None = None
 
 
 # The columns an episode's decision sets, given everything before it.
@@ -104,6 +107,7 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
         pool_size=len(outcome.pool),
         target_best_fit=outcome.target_fit_rank == 1,
         target_fit_rank=outcome.target_fit_rank,
+        target_top1_grid=outcome.target_top1_mask,
         target_shortlisted=any(p.item_index == target for p in outcome.shown),
         target_top1=top1 is not None and top1.item_index == target,
         top1_policy=top1.policy if top1 else None,

@@ -70,6 +70,7 @@ class Outcome:
     record: ReputationRecord | None = None
     calls: list[Call] = field(default_factory=list)
     target_fit_rank: int | None = None  # set with the pool: see metrics.target_fit_rank
+    target_top1_mask: str | None = None  # set with the pool: see market.belief_grid
     # each pooled item's worth to the user, set when the episode ends where a judge
     # measures it (market.metrics.item_worth); None before the decision
     worth: dict[int, float] | None = None

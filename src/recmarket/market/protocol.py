@@ -46,6 +46,7 @@ from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.asker import RoleAsker
+from recmarket.market.belief_grid import target_top1_mask
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.metrics import item_worth, target_fit_rank
 from recmarket.market.outcome import Outcome, Proposal
@@ -223,6 +224,7 @@ class Round:
         o.pool = [p for p in explained if isinstance(p, Proposal)]
         if self.judge is not None:
             o.target_fit_rank = target_fit_rank(o, self.market.domain, self.judge)
+            o.target_top1_mask = target_top1_mask(o, self.market.domain, self.judge)
         if not condition(self.condition).user_agent:
             o.shown = list(o.pool)
 

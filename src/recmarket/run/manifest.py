@@ -40,7 +40,8 @@ from recmarket.run.provenance import (
 # the families that proposed the target (target_policies) and the Top-1 item (top1_item),
 # the accountability chain's links. 8: a history without the earlier reviews of its target's
 # own item (data.episodes), so the same settings give other episodes where people re-review.
-# 9: the target's place by judged fit in its pool (target_fit_rank), the request's buyer
+# 9: the target's place by judged fit in its pool (target_fit_rank) and the beliefs at which
+# it would be the Top-1 (target_top1_grid, market.belief_grid), the request's buyer
 # wording, product kinds read before their trailing qualifiers, High records at the prior and
 # the Rep instruction read by the offline ranker (issue 63).
 SCHEMA_VERSION = 9

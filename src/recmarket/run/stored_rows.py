@@ -99,7 +99,7 @@ ADDED_IN_SCHEMA = {
     3: ("top1_platform", "regret", "lessons"),
     4: ("purchased_platform", "identities", "shown_platforms", "written"),
     7: ("target_policies", "top1_item"),
-    9: ("target_fit_rank",),
+    9: ("target_fit_rank", "target_top1_grid"),
 }
 
 
