@@ -4,7 +4,8 @@ moved Top-1s, and where the chain breaks."""
 import pytest
 
 from recmarket.analysis.bootstrap import Interval
-from recmarket.analysis.chain import COLUMNS, breaks, chain, chain_row
+from recmarket.analysis.chain import COLUMNS, Ceiling, breaks, ceiling, chain, chain_row
+from recmarket.market.belief_grid import POINTS
 
 DOMAINS = ("A", "B")
 
@@ -86,3 +87,33 @@ def test_a_chain_row_has_every_column_whichever_links_it_has() -> None:
         assert {column, f"{column}_low", f"{column}_high"} <= set(row)
     assert row["exaggeration_top1"] == "" and row["target_top1"] == pytest.approx(12.5)
     assert row["chain"] == breaks(links) and "bootstrap" in row["interval_method"]
+    assert row["ceiling_low"] == row["ceiling_high"] == ""  # no grid stored
+    assert row["instruction_target_top1"] == row["records_target_purchased"] == ""
+
+
+def test_the_ceiling_is_the_range_of_target_top1_over_the_belief_grid() -> None:
+    """Half the pools rank the target first at every belief, a quarter only at the grid's
+    first point: the shares span 50 to 75%, and a contrast that breaks says so; where every
+    belief gives the same share, it cannot express an effect instead."""
+    base, treated = arms(moved_to_target=0)
+    every = format((1 << len(POINTS)) - 1, "x")
+    for i, r in enumerate(base):
+        r["target_top1_grid"] = every if i % 48 < 24 else "1" if i % 48 < 36 else "0"
+    found = ceiling(base)
+    assert found == Ceiling(50.0, 75.0) and found.expressible
+    links = chain(base, treated, "user", draws=1_000)
+    assert breaks(links, found) == breaks(links)
+    narrow = Ceiling(50.0, 51.5)
+    assert breaks(links, narrow).startswith(
+        "cannot express: over every belief the ranker's rule ranks the target first in "
+        "50.0-51.5% of the base arm's pools (breaks at"
+    )
+    up = arms(moved_to_target=18)
+    held = chain(*up, "user", draws=1_000)
+    assert breaks(held, narrow) == "holds"  # a chain that holds is said to
+    row = chain_row("x", links, found, {"instruction": held, "records": links})
+    assert (row["ceiling_low"], row["ceiling_high"]) == (50.0, 75.0)
+    assert row["instruction_target_top1"] == pytest.approx(100 * 18 / 48)
+    assert row["records_target_top1"] == pytest.approx(0.0)
+    assert ceiling([{**r, "target_top1_grid": None} for r in base]) == Ceiling(0.0, 0.0)
+    assert ceiling([{k: v for k, v in r.items() if k != "target_top1_grid"} for r in base]) is None

@@ -8,6 +8,7 @@ import pytest
 from recmarket.analysis.bootstrap import Interval
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.report.data import Cell
+from recmarket.report.chain_table import Chain
 from recmarket.report.paper import (
     PaperNumber,
     cell_with,
@@ -173,8 +174,8 @@ def test_the_papers_own_intervals_are_typed_with_their_source_lines() -> None:
 
 def test_a_purchase_agreement_needs_the_targets_top1_to_move_the_same_way() -> None:
     purchase = number("difference", 5.8, metric="rate:target_purchased")
-    flat = {"target_top1": iv(0.1, -1.0, 1.2)}
-    up = {"target_top1": iv(2.0, 0.4, 3.6)}
+    flat = Chain({"target_top1": iv(0.1, -1.0, 1.2)}, None)
+    up = Chain({"target_top1": iv(2.0, 0.4, 3.6)}, None)
     apart = "excludes the paper's value: same sign, other size"
     assert chain_verdict(purchase, "agrees in size", flat) == "chain broken"
     assert chain_verdict(purchase, "agrees in size", up) == "agrees in size"

@@ -14,12 +14,21 @@ decomposed into the links between its arms:
 The arms share their episodes (records act after retrieval), so every link is paired and
 resampled over the same units as the contrast itself (``recmarket.analysis.bootstrap``).
 ``breaks`` names the first link whose interval does not show the move the chain needs.
+
+A chain can only move the target's Top-1 as far as belief in claims can: ``ceiling`` reads,
+from the base arm's episodes, the range of target Top-1 the ranker's rule reaches over every
+point of a grid of beliefs per family (``market.belief_grid``). Where that range is under
+``EXPRESSIBLE`` points, no reputation design could move the target in those pools, and the
+chain "cannot express" the effect rather than breaking.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from recmarket.analysis.bootstrap import (
     DRAWS,
@@ -33,6 +42,7 @@ from recmarket.analysis.bootstrap import (
     ratio,
 )
 from recmarket.analysis.shares import FAMILIES, share_of, top1_share
+from recmarket.market.belief_grid import mask_bits
 
 STAGES = ("target_shortlisted", "target_top1", "target_purchased")
 MOVES = ("moved_to_target", "moved_from_target")
@@ -42,6 +52,36 @@ LINKS = (
     ("target_top1", 1, "target Top-1"),
     ("target_purchased", 1, "target purchase"),
 )
+
+
+EXPRESSIBLE = 2.0  # points of target Top-1 the beliefs must span for a chain to be read
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """The lowest and highest target Top-1 (percent) the ranker's rule reaches on a base
+    arm's pools over the belief grid: the most any reputation design could move it there."""
+
+    low: float
+    high: float
+
+    @property
+    def expressible(self) -> bool:
+        """Whether beliefs move the target's Top-1 by at least ``EXPRESSIBLE`` points."""
+        return self.high - self.low >= EXPRESSIBLE
+
+
+def ceiling(rows: Sequence[Row]) -> Ceiling | None:
+    """The base arm's ceiling, each grid point's share the mean over domains of the share
+    of episodes whose target it ranks first (None where the rows store no belief grid:
+    a store older than schema 9)."""
+    if not rows or any("target_top1_grid" not in r for r in rows):
+        return None
+    by_domain: dict[str, list[np.ndarray]] = {}
+    for r in rows:
+        by_domain.setdefault(r["domain"], []).append(mask_bits(r["target_top1_grid"]))
+    shares = np.mean([np.mean(masks, axis=0) for masks in by_domain.values()], axis=0) * 100
+    return Ceiling(round(float(shares.min()), 2), round(float(shares.max()), 2))
 
 
 def proposers(row: Row) -> list[str]:
@@ -117,9 +157,21 @@ def said(value: Interval) -> str:
     return f"{value.estimate:+.2f} [{value.low:+.2f}, {value.high:+.2f}]"
 
 
-def breaks(links: dict[str, Interval]) -> str:
+def breaks(links: dict[str, Interval], limit: Ceiling | None = None) -> str:
     """Where the chain breaks, in words: the first link whose interval does not exclude
-    zero in the direction the chain needs; "holds" when every link measured does."""
+    zero in the direction the chain needs; "holds" when every link measured does; "cannot
+    express" where it would break and the base arm's ``limit`` says no belief could move
+    the target's Top-1."""
+    found = _first_break(links)
+    if found != "holds" and limit is not None and not limit.expressible:
+        return (
+            f"cannot express: over every belief the ranker's rule ranks the target first in "
+            f"{limit.low:.1f}-{limit.high:.1f}% of the base arm's pools ({found})"
+        )
+    return found
+
+
+def _first_break(links: dict[str, Interval]) -> str:
     for column, sign, words in LINKS:
         value = links.get(column)
         if value is None:
@@ -141,15 +193,32 @@ COLUMNS = (
 )
 
 
-def chain_row(name: str, links: dict[str, Interval]) -> dict[str, Any]:
+# The links a LocalRep contrast splits into the Rep instruction's part (the instruction cell
+# minus the base) and the records' (LocalRep minus the instruction cell).
+SPLIT = ("exaggeration_top1", "target_top1", "target_purchased")
+PARTS = ("instruction", "records")
+
+
+def chain_row(
+    name: str,
+    links: dict[str, Interval],
+    limit: Ceiling | None = None,
+    split: dict[str, dict[str, Interval]] | None = None,
+) -> dict[str, Any]:
     """The contrast's links as one table row: each estimate with its low and high ends
-    (empty for a link the contrast has not), then where the chain breaks and how the
-    intervals were made."""
+    (empty for a link the contrast has not), the ceiling, the instruction's and the
+    records' parts of the split links (``split``: part -> links, empty without an
+    instruction cell), then where the chain breaks and how the intervals were made."""
     row: dict[str, Any] = {"contrast": name}
-    for column in COLUMNS:
-        value = links.get(column)
+    columns = [(c, links.get(c)) for c in COLUMNS]
+    columns += [
+        (f"{part}_{c}", (split or {}).get(part, {}).get(c)) for part in PARTS for c in SPLIT
+    ]
+    for column, value in columns:
         for suffix, number in (("", "estimate"), ("_low", "low"), ("_high", "high")):
             row[column + suffix] = "" if value is None else round(getattr(value, number), 2)
-    row["chain"] = breaks(links)
+    row["ceiling_low"] = "" if limit is None else limit.low
+    row["ceiling_high"] = "" if limit is None else limit.high
+    row["chain"] = breaks(links, limit)
     row["interval_method"] = links["target_purchased"].method
     return row

@@ -44,7 +44,7 @@ from recmarket.analysis.shares import (
 )
 from recmarket.config import RunConfig
 from recmarket.experiments.units import coarsest, memory_unit
-from recmarket.report.chain_table import Links, chain_columns, localrep_links
+from recmarket.report.chain_table import Chain, chain_columns, localrep_links
 from recmarket.report.data import Cell
 
 NUMBERS = Path(__file__).with_name("paper_numbers.toml")
@@ -298,14 +298,14 @@ def _ratio(number: PaperNumber, value: Interval | None) -> str:
     return _shown(value.estimate / number.paper)
 
 
-def chain_verdict(number: PaperNumber, verdict_given: str, links: Links | None) -> str:
+def chain_verdict(number: PaperNumber, verdict_given: str, found: Chain | None) -> str:
     """A LocalRep target-purchase verdict counts as agreement only where the target's Top-1
     moves the same way (the chain's middle link): otherwise it is "chain broken"."""
-    if links is None or number.metric != "rate:target_purchased":
+    if found is None or number.metric != "rate:target_purchased":
         return verdict_given
     if verdict_given != "agrees in size":  # an excluded paper value is said as it is
         return verdict_given
-    top1 = links["target_top1"]
+    top1 = found.links["target_top1"]
     return (
         verdict_given
         if top1.low * number.paper > 0 and top1.high * number.paper > 0
@@ -320,7 +320,7 @@ def compare(cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS) -> list[di
     interval supports and, for a LocalRep contrast, the chain's links (target shortlisted,
     Top-1, the moved Top-1s that went to the target) and where it breaks."""
     rows = []
-    chains: dict[tuple[int, int], Links | None] = {}
+    chains: dict[tuple[int, int], Chain | None] = {}
     for number in paper_numbers():
         arms = arms_of(number, cells)
         value = measured_on(number, arms, draws=draws)
