@@ -6,7 +6,7 @@ from pathlib import Path
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.config import RunConfig
 from recmarket.report.data import Cell, Made
-from recmarket.report.summary import backend_name, cautions, data_name, run_summary
+from recmarket.report.summary import backend_name, cautions, data_name, headlines, run_summary
 
 MADE = Made("0123456789abcdef", True, "2026-12-02T10:00:00+00:00", "0.1.0")
 
@@ -89,3 +89,45 @@ def test_what_ran_names_data_backend_and_provenance() -> None:
     assert said.startswith("LLM model smollm2 (explain)") and "offline rules for query" in said
     html = summary.html()
     assert html.startswith('<section id="summary">') and "What this run cannot show" in html
+
+
+def test_what_it_found_says_the_three_headlines_with_numbers_and_intervals() -> None:
+    def row(what: str, ours: str, low: str, high: str, paper: str, **more: str) -> dict:
+        return {"what": what, "ours": ours, "low": low, "high": high, "paper": paper} | more
+
+    comparison = [
+        row("Target Present, Platform-Centric (roughly one fifth)", "19.5", "18", "21", "20"),
+        row("Target Present, user agent NoRep (nearly nine tenths)", "88.25", "87", "89.5", "90"),
+        row("Exaggeration Top-1 share, NoRep, equal market (73-78%)", "60", "58", "62", "75.5"),
+        row("Exaggeration Top-1 share, LocalRep, equal market (36-41%)", "50", "48", "52", "38.5"),
+        row(
+            "Exaggeration Top-1 share, LocalRep minus NoRep, equal market",
+            "-10",
+            "-12",
+            "-8",
+            "-37.62",
+            verdict="excludes the paper's value: same sign, other size",
+        ),
+        row(
+            "Target Purchase, LocalRep minus NoRep, equal market",
+            "0.4",
+            "-0.6",
+            "1.5",
+            "5.8",
+            verdict="excludes the paper's value: no detectable effect",
+            chain="breaks at target Top-1: no detectable move, +0.10 [-1.00, +1.20]",
+        ),
+    ]
+    said = headlines(comparison)
+    assert said == [
+        "Access: the target reached the pool in 88.2% [87.0, 89.5] of NoRep episodes against "
+        "19.5% [18.0, 21.0] under Platform-Centric (the paper: 90% and 20%).",
+        "Attention: Exaggeration's Top-1 share in the equal market was 60.0% [58.0, 62.0] under "
+        "NoRep and 50.0% [48.0, 52.0] under LocalRep, a change of -10.0 [-12.0, -8.0] points "
+        "(the paper: -37.62; excludes the paper's value: same sign, other size).",
+        "Accountability: LocalRep moved target purchase in the equal market by +0.4 [-0.6, +1.5] "
+        "points (the paper: +5.8; excludes the paper's value: no detectable effect); its chain "
+        "breaks at target Top-1: no detectable move, +0.10 [-1.00, +1.20].",
+    ]
+    assert headlines(comparison[2:]) == said[1:]  # only what was measured
+    assert headlines([{**r, "ours": ""} for r in comparison]) == []

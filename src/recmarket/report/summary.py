@@ -134,9 +134,65 @@ def run_summary(
     return RunSummary(tuple(ran), tuple(_found(comparison)), tuple(cautions(unique, comparison)))
 
 
+# The paper numbers the three headline findings are read from, by their ``what``.
+HEADLINES = {
+    "present_pc": "Target Present, Platform-Centric",
+    "present_nr": "Target Present, user agent NoRep",
+    "exag_nr": "Exaggeration Top-1 share, NoRep, equal market",
+    "exag_lr": "Exaggeration Top-1 share, LocalRep, equal market",
+    "exag_move": "Exaggeration Top-1 share, LocalRep minus NoRep, equal market",
+    "purchase_move": "Target Purchase, LocalRep minus NoRep, equal market",
+}
+
+
+def _value(row: dict[str, Any], sign: str = "") -> str:
+    """A measured number with its interval: 41.2% [38.0, 44.1]."""
+    unit = "" if sign else "%"
+    ours, low, high = (float(row[k]) for k in ("ours", "low", "high"))
+    return f"{ours:{sign}.1f}{unit} [{low:{sign}.1f}, {high:{sign}.1f}]"
+
+
+def headlines(comparison: list[dict[str, Any]]) -> list[str]:
+    """The three headline findings, one sentence each with its number and 95% interval,
+    where this run measured them: the user agent's access gain, Exaggeration's Top-1 share
+    under NoRep and LocalRep, and LocalRep's move in target purchase with its chain."""
+    found = {
+        key: row
+        for key, what in HEADLINES.items()
+        for row in comparison
+        if row["what"].startswith(what) and row["ours"] != "" and row["low"] != ""
+    }
+    said = []
+    if {"present_pc", "present_nr"} <= set(found):
+        pc, nr = found["present_pc"], found["present_nr"]
+        said.append(
+            f"Access: the target reached the pool in {_value(nr)} of NoRep episodes against "
+            f"{_value(pc)} under Platform-Centric (the paper: {nr['paper']}% and "
+            f"{pc['paper']}%)."
+        )
+    if {"exag_nr", "exag_lr", "exag_move"} <= set(found):
+        move = found["exag_move"]
+        said.append(
+            f"Attention: Exaggeration's Top-1 share in the equal market was "
+            f"{_value(found['exag_nr'])} under NoRep and {_value(found['exag_lr'])} under "
+            f"LocalRep, a change of {_value(move, '+')} points (the paper: {move['paper']}; "
+            f"{move['verdict']})."
+        )
+    if "purchase_move" in found:
+        move = found["purchase_move"]
+        chain = f"; its chain {move['chain']}" if move.get("chain") else ""
+        said.append(
+            f"Accountability: LocalRep moved target purchase in the equal market by "
+            f"{_value(move, '+')} points (the paper: +{move['paper'].lstrip('+')}; "
+            f"{move['verdict']}){chain}."
+        )
+    return said
+
+
 def _found(comparison: list[dict[str, Any]]) -> list[str]:
     measured = [r for r in comparison if r["verdict"] not in ("not run", "no counterpart")]
     return [
+        *headlines(comparison),
         f"{len(measured)} of the paper's {len(comparison)} reported numbers were measured "
         "here (the rest need experiments this run did not include, or have no offline "
         "counterpart).",
