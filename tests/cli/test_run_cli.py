@@ -39,6 +39,11 @@ def test_json_output_has_the_documented_shape(tmp_path: Path) -> None:
     assert m["episodes"] == 24
     assert abs(sum(m["top1_share_by_policy"].values()) - 1) < 1e-9
     assert data["domains"]["Sports_and_Outdoors"]["episodes"] == 24
+    ranks = data["target_fit_rank"]  # episodes by the target's place by fit, "none": not pooled
+    assert sum(ranks.values()) == 24
+    assert ranks.get("1", 0) / 24 == m["target_best_fit"]
+    present = 24 - ranks.get("none", 0)
+    assert present / 24 == m["target_present"]
 
 
 def test_json_output_of_a_dynamic_market_has_its_blocks(tmp_path: Path) -> None:

@@ -187,7 +187,8 @@ def _as_json(
     rows: list[dict[str, Any]],
     warning: str | None,
 ) -> dict[str, Any]:
-    """What ``--json`` prints: the run's directory and settings, its funnel, failures,
+    """What ``--json`` prints: the run's directory and settings, its funnel, the episodes
+    at each place of the target by judged fit in its pool ("none": not pooled), failures,
     dynamics, and the money its models cost."""
     ledger = (
         [{"role": r, "model": m, **vars(u)} for (r, m), u in sorted(result.ledger.rows.items())]
@@ -198,6 +199,7 @@ def _as_json(
         "run_dir": str(target),
         "config": json.loads(cfg.model_dump_json()),
         **funnel(rows),
+        "target_fit_rank": _fit_ranks(rows),
         "failures": _failures(rows),
         "warning": warning,
         **dynamics(cfg, rows),
@@ -205,6 +207,13 @@ def _as_json(
         "spent_total": result.spent,
         "notes": list(result.notes),
     }
+
+
+def _fit_ranks(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Episodes by the target's place by judged fit in its pool, best first."""
+    ranks = Counter(r.get("target_fit_rank") for r in rows)
+    ordered = sorted((k for k in ranks if k is not None), key=int)
+    return {str(k): ranks[k] for k in ordered} | ({"none": ranks[None]} if None in ranks else {})
 
 
 def _print_funnel(
