@@ -71,15 +71,32 @@ CHAIN = (
     ("target_purchased", "target purchased"),
     ("moved_to_target", "moved Top-1s now the target %"),
     ("moved_from_target", "moved Top-1s once the target %"),
+    ("instruction_target_top1", "target Top-1: the instruction's part"),
+    ("records_target_top1", "target Top-1: the records' part"),
+    ("instruction_target_purchased", "target purchased: the instruction's part"),
+    ("records_target_purchased", "target purchased: the records' part"),
 )
 
 
+def _ceiling(row: Row) -> str:
+    """The range of target Top-1 over every belief (%), where the run stored its grid."""
+    if not row.get("ceiling_low"):
+        return ""
+    return f"{float(row['ceiling_low']):.1f}-{float(row['ceiling_high']):.1f}"
+
+
 def _chain(rows: list[Row], keep: Callable[[str], bool]) -> str:
-    header = ["contrast", *(words for _, words in CHAIN), "chain"]
+    header = [
+        "contrast",
+        *(words for _, words in CHAIN),
+        "target Top-1 over every belief %",
+        "chain",
+    ]
     lines = [
         [
             r["contrast"],
             *(_interval(r, c, f"{c}_low", f"{c}_high") for c, _ in CHAIN),
+            _ceiling(r),
             r["chain"],
         ]
         for r in rows
@@ -89,6 +106,7 @@ def _chain(rows: list[Row], keep: Callable[[str], bool]) -> str:
 
 
 STEPS = "offline-model-steps:"
+REQUEST_STEPS = "request-record-steps:"
 
 
 # The experiments whose LocalRep contrasts the docs list (the design frontier's and the
@@ -106,6 +124,13 @@ def model_steps(rows: list[Row]) -> str:
     """The equal market's LocalRep contrast under the model before issue 45, with each of
     its three changes alone, and with all three."""
     return _chain(rows, lambda contrast: contrast.startswith(STEPS))
+
+
+def request_record_steps(rows: list[Row]) -> str:
+    """The equal market's LocalRep contrast under the model before issue 63, with each of
+    its three changes (the request, High at the prior, the instruction) alone, and with
+    all three."""
+    return _chain(rows, lambda contrast: contrast.startswith(REQUEST_STEPS))
 
 
 def _num(value: str, digits: int, scale: float = 1.0, sign: bool = False) -> str:
@@ -314,6 +339,7 @@ TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {
     "paper-summary": ("paper_comparison", paper_summary),
     "accountability-chain": ("accountability_chain", accountability_chain),
     "model-steps": ("accountability_chain", model_steps),
+    "request-record-steps": ("accountability_chain", request_record_steps),
     "long-histories": ("accountability_chain", long_histories),
     "label-counterfactual": ("fig07_label_counterfactual", label_counterfactual),
     "frontier": ("frontier", frontier),

@@ -7,8 +7,8 @@ import pytest
 
 from recmarket.analysis.bootstrap import Interval
 from recmarket.experiments.spec import builtin_names, load_spec
-from recmarket.report.data import Cell
 from recmarket.report.chain_table import Chain
+from recmarket.report.data import Cell
 from recmarket.report.paper import (
     PaperNumber,
     cell_with,

@@ -18,11 +18,11 @@ the grid's middle belief. Where the pool does not hold the target, no point rank
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 
 from recmarket.agents.judgement import Judge
-from recmarket.agents.rules import lexicon
 from recmarket.catalogue.policies import PAPER_POLICIES
 from recmarket.data.domain import Domain
 from recmarket.embedding.similarity import visible_text
@@ -33,9 +33,14 @@ GRID = (0.0, 0.25, 0.5, 0.75, 1.0)  # beliefs per family: none, a quarter ... al
 # family's fastest: point k is bit k of an episode's mask.
 POINTS = np.array(list(itertools.product(GRID, repeat=len(PAPER_POLICIES))))[:, ::-1]
 MIDDLE = GRID[len(GRID) // 2]
+# How far an explanation's claim lies from a judged fit (the offline ranker's reading,
+# agents.rules.lexicon.claim_distance, handed in by the run: the market knows no backend).
+ClaimDistance = Callable[[str, float], float]
 
 
-def target_top1_mask(outcome: Outcome, domain: Domain, judge: Judge) -> str | None:
+def target_top1_mask(
+    outcome: Outcome, domain: Domain, judge: Judge, claim_distance: ClaimDistance
+) -> str | None:
     """The grid points at which the target is the pool's Top-1, as a hexadecimal bit mask
     (bit k: ``POINTS[k]``); "0" where the target is not pooled, None where the episode has
     no need to judge the pool by."""
@@ -45,12 +50,8 @@ def target_top1_mask(outcome: Outcome, domain: Domain, judge: Judge) -> str | No
         return "0"
     views = [domain.items[p.item_index].evidence for p in outcome.pool]
     fits = judge.fit(outcome.need.current_need, [visible_text(v.title, v.category) for v in views])
-    claims = [lexicon.CLAIM.read(p.explanation) for p in outcome.pool]
     distance = np.array(
-        [
-            0.0 if c is None else c - lexicon.as_said(float(f))
-            for c, f in zip(claims, fits, strict=True)
-        ]
+        [claim_distance(p.explanation, float(f)) for p, f in zip(outcome.pool, fits, strict=True)]
     )
     beliefs = np.column_stack(
         [

@@ -46,7 +46,7 @@ from recmarket.data.episodes import Interaction, Request
 from recmarket.embedding import Embedder
 from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.asker import RoleAsker
-from recmarket.market.belief_grid import target_top1_mask
+from recmarket.market.belief_grid import ClaimDistance, target_top1_mask
 from recmarket.market.build import DomainMarket, request_key
 from recmarket.market.metrics import item_worth, target_fit_rank
 from recmarket.market.outcome import Outcome, Proposal
@@ -102,6 +102,7 @@ class Round:
     judge: Judge | None = None  # measures target_fit_rank and regret
     draws: int = 0  # the roles' set of draws (RunConfig.draws)
     record_choices: bool = False  # keep the decision's chances (RunConfig.record_choices)
+    claim_distance: ClaimDistance | None = None  # with the judge, the target_top1_grid
     strategies: Strategies = field(init=False)  # every seat's, built from the market
     fan_out: FanOut = field(init=False)  # how a stage's calls are awaited together
 
@@ -224,7 +225,10 @@ class Round:
         o.pool = [p for p in explained if isinstance(p, Proposal)]
         if self.judge is not None:
             o.target_fit_rank = target_fit_rank(o, self.market.domain, self.judge)
-            o.target_top1_mask = target_top1_mask(o, self.market.domain, self.judge)
+            if self.claim_distance is not None:
+                o.target_top1_mask = target_top1_mask(
+                    o, self.market.domain, self.judge, self.claim_distance
+                )
         if not condition(self.condition).user_agent:
             o.shown = list(o.pool)
 

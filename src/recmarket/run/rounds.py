@@ -16,6 +16,7 @@ import numpy as np
 
 from recmarket.agents.judgement import Judge
 from recmarket.agents.roles import Agents
+from recmarket.agents.rules.lexicon import claim_distance
 from recmarket.catalogue.conditions import condition
 from recmarket.config import RunConfig
 from recmarket.data.domain import Domain
@@ -107,6 +108,7 @@ def cell_round(
         Judge.of(embedder, cfg.agents.scale),
         cfg.draws,
         cfg.record_choices,
+        claim_distance,
     )
 
 

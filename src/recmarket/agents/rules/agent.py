@@ -273,8 +273,7 @@ class RuleRanker:
         asserted = p.rep_instruction if inp.histories is not None else 1.0
         out = []
         for i, (c, fit) in enumerate(zip(inp.candidates, fits, strict=True)):
-            claim = lexicon.CLAIM.read(c.explanation)
-            distance = 0.0 if claim is None else claim - lexicon.as_said(float(fit))
+            distance = lexicon.claim_distance(c.explanation, float(fit))
             records = inp.histories.get(c.platform_id, ()) if inp.histories is not None else ()
             belief = credibility(records, distance > 0, p)
             value = float(fit) + asserted * belief * distance + float(extra[i])

@@ -42,6 +42,13 @@ def as_said(level: float) -> float:
     return BAND_MIDPOINTS[band(level)]
 
 
+def claim_distance(explanation: str, fit: float) -> float:
+    """How far an explanation's claimed level lies from a judged fit, as words carry it
+    (0 where it claims no level): what a belief in the claim weighs."""
+    claim = CLAIM.read(explanation)
+    return 0.0 if claim is None else claim - as_said(fit)
+
+
 READS_KEPT = 8192  # texts whose reading a scale remembers: an explanation is read thrice
 
 
