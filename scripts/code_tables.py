@@ -167,7 +167,22 @@ def _llm_tables() -> ModuleType:
     return llm_tables
 
 
+def belief_after_records() -> str:
+    """The offline ranker's belief in an overclaim after 0-10 records of one label
+    (``recmarket.api.belief``, the defaults)."""
+    from recmarket.api import belief
+
+    counts = (0, 1, 2, 3, 5, 10)
+    header = "| records | " + " | ".join(str(n) for n in counts) + " |"
+    lines = [header, "|" + "---|" * (len(counts) + 1)]
+    for label in ("high", "mixed", "low"):
+        values = " | ".join(f"{belief([label] * n):.3f}" for n in counts)
+        lines.append(f"| {label} | {values} |")
+    return "\n".join(lines) + "\n"
+
+
 MODEL_TABLES: dict[str, Callable[[], str]] = {
+    "belief-after-records": belief_after_records,
     "llm-structured-outputs": lambda: _llm_tables().structured_outputs(),
     "llm-audit": lambda: _llm_tables().audit(),
     "llm-calibration-check": lambda: _llm_tables().calibration_check(),
