@@ -321,9 +321,13 @@ def test_a_cell_missing_some_of_its_seeds_is_not_compared_and_the_report_is_writ
     no longer holds its twin arm's episodes, so the paper comparison says its contrasts were
     not run rather than stopping the report (issue 45, item 8)."""
     out = tmp_path / "r"
-    done = CliRunner().invoke(
-        app, ["reproduce", "accountability", "--scale", "0.02", "--out", str(out)]
+    spec = tmp_path / "accountability.toml"  # the built-in's equal cells, small and unscaled
+    spec.write_text(  # (a scaled LocalRep spec keeps one seed: its users keep their rounds)
+        'name = "accountability"\ndescription = "small"\nrequests = 48\n'
+        '[[cells]]\nname = "equal"\nsettings = { market = { composition = "equal" } }\n'
+        '[axes]\ncondition = ["no-rep", "local-rep"]\n'
     )
+    done = CliRunner().invoke(app, ["reproduce", str(spec), "--out", str(out)])
     assert done.exit_code == 0, done.output
     plan = json.loads((out / "plan.json").read_text())
     seeded = next(e for e in plan if e["cell"] == "equal/condition=local-rep/seed=43")
