@@ -24,7 +24,7 @@ def test_a_plan_prices_each_unique_cell_once_and_lists_it_under_each_experiment(
     cells = estimate_plan(
         ["market-opening", "accountability"], tmp_path, tmp_path / "cache", 0.02, PRICED, seeds=1
     )
-    assert len(cells) == 3 + 6
+    assert len(cells) == 3 + 9  # accountability: three conditions (the instruction alone too)
     shared = [c for c in cells if c.run_dir == cells[1].run_dir]  # the equal NoRep market
     assert len(shared) == 2 and shared[0].cost == shared[1].cost > 0
     assert {c.experiment for c in shared} == {"market-opening", "accountability"}
