@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from recmarket.agents.rules.params import OfflineParams, RankerParams
 from recmarket.calibration.calibrate import calibrate
 from recmarket.cli import app
 from recmarket.config import RunConfig
@@ -97,7 +98,9 @@ def test_the_check_predicts_a_cell_of_the_same_agents_and_flags_other_agents(
     other = offline_cell(tmp_path / "other", 40.0)
     # offline cells, whose agents are known, through the check's own function: the command
     # takes model runs only
-    rows = check_predictions(calibrate([simulated[0]]).params, [same, other], replicates=8)
+    # the fit holds the Rep instruction's share fixed: at the simulated run's value
+    prior = OfflineParams(ranker=RankerParams(rep_instruction=RANKER["rep_instruction"]))
+    rows = check_predictions(calibrate([simulated[0]], prior).params, [same, other], replicates=8)
     inside = [r.inside for r in rows if r.cell.startswith("same")]
     assert len(inside) == 12 and sum(inside) >= 9, rows  # a few miss by chance
     assert [
