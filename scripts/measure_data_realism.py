@@ -5,8 +5,10 @@ which ``scripts/docs_tables.py`` writes into docs/data.md.
 python scripts/measure_data_realism.py [--samples ../shared/data/amazon23] [--data DIR]
 
 The first holds measures of whole domains, with ``target best fit``: the share of NoRep pools
-in which the target is strictly the best judged fit (a NoRep run of REQUESTS requests per
-domain, offline agents at their defaults). The second compares how distinctive titles are
+in which the target is strictly the best judged fit, and ``rival within half a band``: the
+share in which another pooled item's judged fit lies within HALF_BAND of the target's (a
+credible alternative, Appendix C.1), both from a NoRep run of REQUESTS requests per domain,
+offline agents at their defaults. The second compares how distinctive titles are
 (distinct title words per item, near-duplicate title pairs per 1,000 items), which depend
 on catalog size: each demo domain is sub-sampled to the item count of each real slice. The
 third puts the NoRep funnel's levels side by side (the gap a reader comparing levels with
@@ -51,7 +53,9 @@ COLUMNS = (
     "kinds with one item",
     "target kind in history",
     "target best fit",
+    "rival within half a band",
 )
+HALF_BAND = 0.1  # half of one of the level scale's five bands (agents.rules.lexicon)
 REQUESTS = 600  # per domain at most (the real slices hold fewer eligible requests)
 SEEDS = (1, 2, 3, 4, 5)
 LEVEL_REQUESTS = 362  # the Office slice's eligible requests; Fashion holds 105
@@ -70,7 +74,7 @@ def row(label: str, directory: Path, name: str) -> str:
     eligible = len(index_episodes(domain, EpisodeConfig()))
     episodes = [r.episode for r in sample_requests(domain, EpisodeConfig(requests=eligible), 0)]
     p = profile(domain, episodes)
-    best_fit = target_best_fit(directory, name, min(REQUESTS, eligible))
+    best_fit, rival = target_standing(directory, name, min(REQUESTS, eligible))
     cells = (
         f"{p.items:,}",
         f"{p.title_words_median:.0f} ({p.title_words_iqr[0]:.0f}-{p.title_words_iqr[1]:.0f})",
@@ -81,18 +85,21 @@ def row(label: str, directory: Path, name: str) -> str:
         f"{p.kinds_with_one_item:.0%}",
         f"{p.target_kind_in_history:.1%}",
         f"{best_fit:.1%}",
+        f"{rival:.1%}",
     )
     return f"| {label} | " + " | ".join(cells) + " |"
 
 
-def target_best_fit(directory: Path, name: str, requests: int) -> float:
-    """Share of NoRep pools whose target is strictly the best judged fit (default seed)."""
-    default_seed = RunConfig.model_fields["seed"].default
-    return float(norep_funnel(directory, name, requests, default_seed)["target_best_fit"])
+def target_standing(directory: Path, name: str, requests: int) -> tuple[float, float]:
+    """Shares of NoRep pools (default seed) whose target is strictly the best judged fit,
+    and in which another item's fit lies within HALF_BAND of the target's."""
+    rows = norep_rows(directory, name, requests, RunConfig.model_fields["seed"].default)
+    rival = [r["target_fit_gap"] is not None and r["target_fit_gap"] <= HALF_BAND for r in rows]
+    return float(funnel(rows)["macro"]["target_best_fit"]), float(np.mean(rival))
 
 
-def norep_funnel(directory: Path, name: str, requests: int, seed: int) -> dict[str, float]:
-    """The macro funnel of a NoRep run of one domain."""
+def norep_rows(directory: Path, name: str, requests: int, seed: int) -> list[dict]:
+    """The episodes of a NoRep run of one domain."""
     cfg = RunConfig.model_validate(
         {
             "data": str(directory),
@@ -106,14 +113,14 @@ def norep_funnel(directory: Path, name: str, requests: int, seed: int) -> dict[s
         result = run(cfg, Path(out))
         rows = result.store.episodes()
         result.store.close()
-    return funnel(rows)["macro"]
+    return rows
 
 
 def level_row(label: str, directory: Path, name: str) -> str:
     """A domain's NoRep levels: mean over seeds and a 95% t-interval over them (df 4)."""
     domain = load_domain(domain_files(directory, name))
     requests = min(LEVEL_REQUESTS, len(index_episodes(domain, EpisodeConfig())))
-    runs = [norep_funnel(directory, name, requests, seed) for seed in SEEDS]
+    runs = [funnel(norep_rows(directory, name, requests, seed))["macro"] for seed in SEEDS]
     cells = []
     for _, key in LEVELS:
         values = 100 * np.array([float(r[key]) for r in runs])

@@ -17,7 +17,7 @@ from recmarket.run.records import CALLS_KEPT
 from recmarket.run.replay import ReplayMismatch, calls_of
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
-from recmarket.run.stored_rows import check_rows
+from recmarket.run.stored_rows import ADDED_IN_SCHEMA, check_rows
 from recmarket.sqlite_files import StoreError
 
 CFG = RunConfig(domains=("Musical_Instruments",), episodes=EpisodeConfig(requests=24))
@@ -79,11 +79,13 @@ def test_rerunning_a_finished_run_changes_nothing(finished: Path) -> None:
     assert RunStore.read(finished).episodes() == before
 
 
-@pytest.mark.parametrize("schema", ["2", "5"])
+@pytest.mark.parametrize("schema", ["2", "5", "8"])
 def test_a_store_of_an_earlier_engine_is_read_but_not_resumed(tmp_path: Path, schema) -> None:
-    """A store of schema 2-5 holds episodes of the engine before schema 6, which drew them
-    otherwise: it stays readable (rows, kept calls), and resuming it or playing its
-    episodes again is refused with one line naming both versions and how to finish it."""
+    """A store of an earlier schema holds episodes of an engine that drew or read them
+    otherwise (2-5: before schema 6; 8: before the buyer's request, High at the prior and
+    the Rep instruction of schema 9, whose settings mostly hash as before): it stays
+    readable (rows, kept calls), and resuming it or playing its episodes again is refused
+    with one line naming both versions and how to finish it."""
     out = tmp_path / "old"
     run(CFG, out).store.close()
     with sqlite3.connect(out / "run.sqlite") as db:
@@ -92,12 +94,16 @@ def test_a_store_of_an_earlier_engine_is_read_but_not_resumed(tmp_path: Path, sc
         if schema == "2":  # no regret, purchased_platform, ... columns
             for column in ("regret", "purchased_platform", "shown_platforms", "written"):
                 db.execute(f"ALTER TABLE episodes DROP COLUMN {column}")
+        if schema == "8":  # no target_fit_rank, target_fit_gap, target_top1_grid columns
+            for column in ADDED_IN_SCHEMA[9]:
+                db.execute(f"ALTER TABLE episodes DROP COLUMN {column}")
         db.execute("UPDATE manifest SET value = ? WHERE key = 'schema'", (schema,))
         db.execute("UPDATE manifest SET value = '0.9.0' WHERE key = 'version'")
         db.execute("UPDATE manifest SET value = '1879300abc' WHERE key = 'git_commit'")
     with pytest.warns(store_module.EarlierEngine, match=f"store schema {schema}"):
         before = RunStore.read(out).episodes()
-    assert len(before) == 12 and ("regret" in before[0]) == (schema == "5")
+    assert len(before) == 12 and ("regret" in before[0]) == (schema != "2")
+    assert "target_fit_gap" not in before[0] or schema != "8"
     with pytest.raises(RunConflict) as refused:
         run(CFG, out)
     message = str(refused.value)

@@ -3,7 +3,7 @@
 LocalRep can only raise target Top-1 by moving belief in the families' claims: a record acts
 through the share of a claim's distance from the evidence the ranker believes (the offline
 ranker's rule, ``agents.rules.agent.RuleRanker``). So for every pool the market measures,
-with the noiseless judged fit ``target_fit_rank`` reads, whether the target is the Top-1 at
+with the noiseless judged fit ``target_fit`` reads, whether the target is the Top-1 at
 each point of a grid of beliefs, one belief per paper family:
 
     value = judged fit + belief[family] x (claim - fit as words carry it).

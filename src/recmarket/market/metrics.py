@@ -10,7 +10,7 @@ from recmarket.agents.contracts import Contract, Decision
 from recmarket.agents.judgement import Judge
 from recmarket.data.domain import Domain
 from recmarket.embedding.similarity import visible_text
-from recmarket.market.outcome import Outcome
+from recmarket.market.outcome import Outcome, TargetFit
 from recmarket.vocabulary import RoleName
 
 
@@ -43,6 +43,10 @@ class EpisodeMetrics(Contract):
     # The target's place by noiseless judged fit among the pool's distinct items (1: best;
     # a tie takes the lower place), None where it is not pooled: target_best_fit is rank 1.
     target_fit_rank: int | None = None
+    # How far the judged fit of the pooled item closest to the target's lies from it (level
+    # scale, noiseless): a rival within half a band is a credible alternative (C.1); None
+    # where the target is not pooled or is the pool's only item.
+    target_fit_gap: float | None = None
     # The beliefs (market.belief_grid.POINTS) at which the target would be the noiseless
     # Top-1, a hexadecimal bit mask; None where the episode ended before its pool.
     target_top1_grid: str | None = None
@@ -105,8 +109,9 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
         target_present=copies > 0,
         target_copies=copies,
         pool_size=len(outcome.pool),
-        target_best_fit=outcome.target_fit_rank == 1,
-        target_fit_rank=outcome.target_fit_rank,
+        target_best_fit=outcome.target_fit is not None and outcome.target_fit.rank == 1,
+        target_fit_rank=outcome.target_fit.rank if outcome.target_fit else None,
+        target_fit_gap=outcome.target_fit.gap if outcome.target_fit else None,
         target_top1_grid=outcome.target_top1_mask,
         target_shortlisted=any(p.item_index == target for p in outcome.shown),
         target_top1=top1 is not None and top1.item_index == target,
@@ -124,19 +129,23 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
     )
 
 
-def target_fit_rank(outcome: Outcome, domain: Domain, judge: Judge) -> int | None:
-    """The target's place among the pool's distinct items by noiseless judged fit to the
+def target_fit(outcome: Outcome, domain: Domain, judge: Judge) -> TargetFit | None:
+    """How the target stands among the pool's distinct items by noiseless judged fit to the
     need (the offline user agent's reading of the current need against the visible title
-    and category, whichever backend ranks): 1 where it is strictly the closest, one more
-    for every other item at least as close; None where it is not pooled or the episode
-    has no need. How identifiable the request makes its target (target_best_fit is rank 1)."""
+    and category, whichever backend ranks): how identifiable the request makes its target
+    (target_best_fit is rank 1) and how close its nearest rival comes. None where it is not
+    pooled or the episode has no need."""
     items = list(dict.fromkeys(p.item_index for p in outcome.pool))
     if outcome.target not in items or outcome.need is None:
         return None
     shown = [domain.items[i].evidence for i in items]
     fits = judge.fit(outcome.need.current_need, [visible_text(e.title, e.category) for e in shown])
     target = items.index(outcome.target)
-    return 1 + sum(1 for i, f in enumerate(fits) if i != target and f >= fits[target])
+    others = [float(f) for i, f in enumerate(fits) if i != target]
+    return TargetFit(
+        rank=1 + sum(1 for f in others if f >= fits[target]),
+        gap=min((abs(f - float(fits[target])) for f in others), default=None),
+    )
 
 
 def item_worth(outcome: Outcome, domain: Domain, judge: Judge) -> dict[int, float] | None:

@@ -49,6 +49,14 @@ class Proposal:
         return self.identity or self.platform_id
 
 
+@dataclass(frozen=True)
+class TargetFit:
+    """The target's standing in its pool by noiseless judged fit (market.metrics.target_fit)."""
+
+    rank: int  # 1: strictly the best fit; one more for every other item at least as close
+    gap: float | None  # distance to the nearest other item's fit; None: the only item
+
+
 @dataclass
 class Outcome:
     """Everything one episode produced, filled stage by stage, for metrics and the store.
@@ -69,7 +77,7 @@ class Outcome:
     chances: list[tuple[str | None, float]] | None = None
     record: ReputationRecord | None = None
     calls: list[Call] = field(default_factory=list)
-    target_fit_rank: int | None = None  # set with the pool: see metrics.target_fit_rank
+    target_fit: TargetFit | None = None  # set with the pool: see metrics.target_fit
     target_top1_mask: str | None = None  # set with the pool: see market.belief_grid
     # each pooled item's worth to the user, set when the episode ends where a judge
     # measures it (market.metrics.item_worth); None before the decision

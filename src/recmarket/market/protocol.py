@@ -48,7 +48,7 @@ from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.asker import RoleAsker
 from recmarket.market.belief_grid import ClaimDistance, target_top1_mask
 from recmarket.market.build import DomainMarket, request_key
-from recmarket.market.metrics import item_worth, target_fit_rank
+from recmarket.market.metrics import item_worth, target_fit
 from recmarket.market.outcome import Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
 from recmarket.market.searching import Job, retrieve
@@ -99,7 +99,7 @@ class Round:
     embedder: Embedder
     condition: Condition
     memory: ReputationMemory | None = None
-    judge: Judge | None = None  # measures target_fit_rank and regret
+    judge: Judge | None = None  # measures target_fit and regret
     draws: int = 0  # the roles' set of draws (RunConfig.draws)
     record_choices: bool = False  # keep the decision's chances (RunConfig.record_choices)
     claim_distance: ClaimDistance | None = None  # with the judge, the target_top1_grid
@@ -158,7 +158,7 @@ class Round:
         retrieved = retrieve(
             self.market, self.strategies, condition(self.condition).user_agent, searches
         )
-        if self.judge is not None:  # what target_fit_rank and an offline ranker read next
+        if self.judge is not None:  # what target_fit and an offline ranker read next
             items = self.market.domain.items
             self.judge.read_ahead(
                 [
@@ -224,7 +224,7 @@ class Round:
             return
         o.pool = [p for p in explained if isinstance(p, Proposal)]
         if self.judge is not None:
-            o.target_fit_rank = target_fit_rank(o, self.market.domain, self.judge)
+            o.target_fit = target_fit(o, self.market.domain, self.judge)
             if self.claim_distance is not None:
                 o.target_top1_mask = target_top1_mask(
                     o, self.market.domain, self.judge, self.claim_distance

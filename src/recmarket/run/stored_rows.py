@@ -53,6 +53,7 @@ def conditions(cfg: RunConfig | None) -> list[tuple[str, str]]:
             "target_fit_rank IS NOT NULL AND (target_fit_rank < 1 "
             "OR target_best_fit != (target_fit_rank = 1))",
         ),
+        ("target_fit_gap negative", "target_fit_gap < 0"),
         ("target_shortlisted without target_present", "target_shortlisted > target_present"),
         ("target_top1 without target_shortlisted", "target_top1 > target_shortlisted"),
         ("target_purchased without target_shortlisted", "target_purchased > target_shortlisted"),
@@ -99,7 +100,7 @@ ADDED_IN_SCHEMA = {
     3: ("top1_platform", "regret", "lessons"),
     4: ("purchased_platform", "identities", "shown_platforms", "written"),
     7: ("target_policies", "top1_item"),
-    9: ("target_fit_rank", "target_top1_grid"),
+    9: ("target_fit_rank", "target_fit_gap", "target_top1_grid"),
 }
 
 
