@@ -183,6 +183,15 @@ def test_no_rep_shortlists_omit_histories_and_the_rep_addition() -> None:
         assert name not in no_rep.lower().split() and policy(name).implementation_id not in text
 
 
+def test_the_rep_instruction_alone_is_the_rep_card_with_every_history_empty() -> None:
+    """rep-instruction (issue 63): the model reads LocalRep's addition and an empty profile
+    for every platform, so the instruction's effect is measured apart from the records'."""
+    instructed = render("shortlist", shortlist_input(histories={"P1": (), "P2": ()}))
+    text = instructed[1]["content"]
+    assert "claim-calibration" in text and "history_reputation_profile" in text
+    assert '{"P1": [], "P2": []}' in text
+
+
 def test_beta_and_decay_shortlists_summarise_the_evidence_and_window_ones_do_not() -> None:
     low = ReputationRecord(claim_reliability="low", note="overstated")
     half = WeightedRecord(claim_reliability="low", note="overstated", weight=0.5)
