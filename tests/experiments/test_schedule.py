@@ -1,6 +1,7 @@
 """What --scale cuts: breadth before rounds where users remember, episodes elsewhere."""
 
-from recmarket.experiments.spec import ExperimentSpec, load_spec
+from recmarket.experiments.schedule import TWIN
+from recmarket.experiments.spec import ExperimentSpec
 
 
 def spec(conditions: list[str], scope: str = "local", requests: int = 600) -> ExperimentSpec:
@@ -41,15 +42,45 @@ def test_a_shared_memory_keeps_its_seeds_and_is_cut_in_episodes() -> None:
         cells = spec(conditions, scope).configs(0.1)
         assert len(cells) == 3 * len(conditions)
         assert {(c.episodes.users_per_profile, c.episodes.requests) for _, c in cells} == {(2, 60)}
+        assert not spec(conditions, scope).schedule(0.1).breadth_first
 
 
-def test_the_accountability_spec_at_a_tenth() -> None:
-    given = load_spec("accountability").replicated(3, 42)
-    schedule = given.schedule(0.1)
-    assert schedule.breadth_first and schedule.seeds == 1 and schedule.users == 1
-    assert "1 of 3 seeds" in schedule.said()
-    cells = given.configs(0.1)
-    assert len(cells) == 9
-    full = sum(c.episodes.requests for _, c in given.configs(1.0))
-    cut = sum(c.episodes.requests for _, c in cells)
-    assert 0.1 <= cut / full <= 0.12  # what a tenth costs, a user's rounds kept
+def test_a_shared_memory_beside_users_own_each_gets_its_cut() -> None:
+    """Users who remember keep their rounds beside a shared memory (issue 63: one had left
+    them 5 of 50), the shared memory keeps its seeds, and every contrast stays paired."""
+    mixed = ExperimentSpec.model_validate(
+        {
+            "name": "t",
+            "description": "t",
+            "requests": 600,
+            "axes": {
+                "scope": [
+                    {"name": "none", "settings": {"condition": "no-rep"}},
+                    {"name": "local", "settings": {"condition": "local-rep"}},
+                    {
+                        "name": "shared",
+                        "settings": {"condition": "local-rep", "reputation_scope": "shared"},
+                    },
+                ]
+            },
+            "seeds": [1, 2, 3],
+        }
+    )
+    schedule = mixed.schedule(0.1)
+    assert schedule.breadth_first and schedule.seeds == 1 and schedule.spec_seeds == 3
+    cells = dict(mixed.configs(0.1))
+    # the remembering users: one seed, one user a profile, 38 rounds (1.25 x 6 x 10 / 2)
+    local = [c for n, c in cells.items() if n.startswith("scope=local/")]
+    assert [c.seed for c in local] == [1]
+    assert (local[0].episodes.users_per_profile, local[0].episodes.requests) == (1, 228)
+    # the shared memory keeps its seeds, cut in episodes
+    shared = [c for n, c in cells.items() if n.startswith("scope=shared/")]
+    assert [c.seed for c in shared] == [1, 2, 3]
+    assert {(c.episodes.users_per_profile, c.episodes.requests) for c in shared} == {(2, 60)}
+    # the memoryless cell is played on both, each copy paired with its partners' requests
+    twin = cells[f"scope=none/seed=1/{TWIN}"]
+    assert twin.episodes == local[0].episodes
+    plain = [c for n, c in cells.items() if n.startswith("scope=none/") and TWIN not in n]
+    assert [c.seed for c in plain] == [1, 2, 3]
+    assert all(c.episodes == shared[0].episodes for c in plain)
+    assert "every seed" in schedule.said()

@@ -56,8 +56,13 @@ def test_an_offline_plan_is_priced_by_planning_alone(
 
     monkeypatch.setattr("recmarket.run.estimate.estimate", played)
     cells = estimate_plan(["design-frontier"], tmp_path, tmp_path / "cache", 0.05)
-    assert len(cells) == 216 and all(c.calls == c.cost == 0 for c in cells)
-    assert sum(c.episodes for c in cells) == 216 * 30 * 3
+    # of its 72 cells a seed, 8 without memory, 8 x 4 with a user's own and 8 x 4 with a
+    # shared memory: those whose users remember keep one of 3 seeds and one user a profile,
+    # who plays 38 rounds (1.25 x 6 platforms x W 10 / 2, experiments/schedule.py), those
+    # that share a memory keep every seed, cut in episodes, and those without memory are
+    # played on both (experiments/schedule.py)
+    assert len(cells) == 40 + 40 * 3 and all(c.calls == c.cost == 0 for c in cells)
+    assert sum(c.episodes for c in cells) == 40 * 38 * 6 * 3 + 40 * 3 * 30 * 3
 
 
 def test_a_deepseek_run_is_estimated_at_peak_and_off_peak_with_its_cache_hits(

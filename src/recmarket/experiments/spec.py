@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError, described, merge, refuse_deep
-from recmarket.experiments.schedule import Schedule
+from recmarket.experiments.schedule import ROUNDS, TWIN, Schedule
 
 DEFAULT_SEEDS = 3  # replicates of every cell: verdicts rest on intervals over seeds
 # The experiments of the paper's own matrix (Appendix A.1), the rest being beyond it: what
@@ -173,31 +173,37 @@ class ExperimentSpec(BaseModel):
         self, scale: float = 1.0, overrides: dict[str, Any] | None = None
     ) -> list[tuple[str, RunConfig]]:
         """(cell name, validated RunConfig) for every expanded cell, its schedule scaled by
-        ``scale`` as ``Schedule`` says (breadth first where users remember), and the rounds
-        after which entrants join with it, so that an entrant enters at the same point of a
-        scaled run."""
+        ``scale`` as ``Schedule`` says (breadth first where users remember; a cell without
+        memory beside both kinds of memory is played on both schedules, its copy among
+        the users who remember named with ``TWIN``)."""
         full = [(cell, self._config(cell, overrides or {}, {})) for cell in self.expanded()]
         schedule = self.schedule(scale, [c for _, c in full])
-        kept = self.seeds[: schedule.seeds]
         out = []
         for cell, cfg in full:
-            if kept != self.seeds and cell.settings.get("seed") not in kept:
-                continue  # a seed the scale cut
-            requests = schedule.requests(cfg)
-            cut: dict[str, Any] = {}
-            if requests != cfg.episodes.requests:  # entrants read on the full schedule
-                episodes = {"requests": requests, "users_per_profile": schedule.users_of(cfg)}
-                cut = {"episodes": episodes}
-                if cfg.market.entrants:
-                    ratio = requests / cfg.episodes.requests
-                    cut["market"] = {
-                        "entrants": [
-                            f"{e.plays}@{round(e.after_rounds * ratio)}"
-                            for e in cfg.market.entrants
-                        ]
-                    }
-            out.append((cell.name, self._config(cell, overrides or {}, cut)))
+            cuts = schedule.cuts(cfg)
+            for cut in cuts:
+                kept = self.seeds[: schedule.seeds_of(cut)]
+                if kept != self.seeds and cell.settings.get("seed") not in kept:
+                    continue  # a seed the scale cut
+                name = f"{cell.name}/{TWIN}" if cut == ROUNDS and len(cuts) > 1 else cell.name
+                cut_settings = self._cut(schedule, cfg, cut)
+                out.append((name, self._config(cell, overrides or {}, cut_settings)))
         return out
+
+    @staticmethod
+    def _cut(schedule: Schedule, cfg: RunConfig, cut: str) -> dict[str, Any]:
+        """The settings that cut ``cfg`` (at full scale) to ``schedule``; entrants join after
+        the same share of the rounds, so that an entrant enters at the same point of a
+        scaled run."""
+        requests = schedule.requests(cfg, cut)
+        if requests == cfg.episodes.requests:
+            return {}
+        episodes = {"requests": requests, "users_per_profile": schedule.users_of(cfg, cut)}
+        if not cfg.market.entrants:
+            return {"episodes": episodes}
+        ratio = requests / cfg.episodes.requests
+        entrants = [f"{e.plays}@{round(e.after_rounds * ratio)}" for e in cfg.market.entrants]
+        return {"episodes": episodes, "market": {"entrants": entrants}}
 
     def schedule(self, scale: float, full: list[RunConfig] | None = None) -> Schedule:
         """How ``scale`` cuts this spec (``full``: its cells' configs at full scale)."""

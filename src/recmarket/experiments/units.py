@@ -22,6 +22,9 @@ CLUSTERS: dict[str, Callable[[Mapping[str, Any]], Hashable]] = {
 }
 
 
+OWN_MEMORY = ("user", "profile")  # memories a single user's episodes build
+
+
 def coarsest(levels: Sequence[str]) -> str:
     """The unit every arm's dependence is nested in."""
     order = list(CLUSTERS)
@@ -37,3 +40,12 @@ def memory_unit(config: RunConfig) -> str:
     if not condition(config.condition).reputation:
         return "request"
     return SCOPES.get(config.reputation_scope).unit
+
+
+def own_memory(config: RunConfig) -> bool:
+    """Whether a user's records are their own (or their profile's): what only a user's
+    rounds build up, whether or not the platforms also learn from every stream."""
+    return (
+        condition(config.condition).reputation
+        and SCOPES.get(config.reputation_scope).unit in OWN_MEMORY
+    )

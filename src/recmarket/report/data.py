@@ -274,8 +274,9 @@ def _labelled(pooled: list[tuple[str, Cell]], notes: list[str]) -> dict[str, Cel
 
 
 def pooled_label(cell: str) -> str:
-    """A cell's label with its seed pooled: its plan name less the ``seed=N`` part."""
-    return re.sub(r"/?seed=\d+$", "", cell) or cell
+    """A cell's label with its seed pooled: its plan name less the ``seed=N`` part (last,
+    or before a scaled twin's schedule)."""
+    return "/".join(p for p in cell.split("/") if not re.fullmatch(r"seed=\d+", p)) or cell
 
 
 def _pooled(members: list[tuple[str, Cell]]) -> tuple[str, Cell]:

@@ -11,6 +11,7 @@ table reports both, whatever they say.
 
 from __future__ import annotations
 
+import itertools
 import tomllib
 from collections import Counter
 from collections.abc import Callable
@@ -151,28 +152,46 @@ def _setting(config: RunConfig, path: str) -> Any:
     return value
 
 
-def cell_with(members: dict[str, Cell], settings: dict[str, Any]) -> Cell | None:
-    """The experiment's cell with these settings (None when the run has none, or several)."""
-    found = [
+def cells_with(members: dict[str, Cell], settings: dict[str, Any]) -> list[Cell]:
+    """The experiment's cells with these settings."""
+    return [
         c
         for c in members.values()
         if all(_setting(c.config, path) == value for path, value in settings.items())
     ]
+
+
+def cell_with(members: dict[str, Cell], settings: dict[str, Any]) -> Cell | None:
+    """The experiment's cell with these settings (None when the run has none, or several)."""
+    found = cells_with(members, settings)
     return found[0] if len(found) == 1 else None
 
 
 def arms_of(number: PaperNumber, cells: dict[str, dict[str, Cell]]) -> list[Cell] | None:
     """The cells a number is measured on, in order (base first), or None where any was not
-    run (or the number has no counterpart)."""
+    run (or the number has no counterpart). Arms hold the same requests: below full scale a
+    cell without memory may be played twice, once beside users who remember on fewer seeds
+    (experiments/schedule.py), and each arm takes the copy its partners were played with,
+    the one with more seeds (then episodes) where either would do."""
     members = cells.get(number.experiment or "", {})
     if number.measure == "spread":
         wanted = list(number.cells)
     else:
         wanted = [w for w in (number.base, number.cell) if w is not None]
-    arms = [cell_with(members, w) for w in wanted]
-    if number.metric is None or not arms or any(a is None for a in arms):
+    if number.metric is None or not wanted:
         return None
-    return [a for a in arms if a is not None]
+    paired = [
+        list(arms)
+        for arms in itertools.product(*(cells_with(members, w) for w in wanted))
+        if all(a.config.episodes == arms[0].config.episodes for a in arms)
+    ]
+
+    def breadth(arms: list[Cell]) -> tuple[int, int]:
+        return min(len(a.seeds) for a in arms), min(len(a.rows) for a in arms)
+
+    most = max(map(breadth, paired), default=None)
+    found = [arms for arms in paired if breadth(arms) == most]
+    return found[0] if len(found) == 1 else None
 
 
 def measured(

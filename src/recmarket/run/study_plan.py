@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from recmarket.config import RunConfig
+from recmarket.experiments.schedule import TWIN
 from recmarket.experiments.spec import DEFAULT_SEEDS, every_names, load_spec
 from recmarket.files import sweep_temporaries, write_text_whole
 from recmarket.locks import BRIEF_WAIT, WriterLock
@@ -91,7 +92,7 @@ def plan(
         for cell, cfg in spec.configs(scale, given):
             digest = cfg.digest()
             run_dir = cell_dir(out, cfg.condition, (digest, *cfg.older_digests()))
-            episodes = full[cell].episodes
+            episodes = full[cell.removesuffix(f"/{TWIN}")].episodes  # a twin's full cell
             rounds = episodes.requests / (episodes.users_per_profile * len(PROFILE_NAMES))
             cells.append(
                 PlannedCell(spec.name, cell, str(run_dir), digest, spec.figure, scale, rounds, cut)
