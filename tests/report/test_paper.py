@@ -8,9 +8,10 @@ import pytest
 from recmarket.analysis.bootstrap import Interval
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.report.chain_table import Chain
-from recmarket.report.data import Cell
+from recmarket.report.data import Cell, pooled_label
 from recmarket.report.paper import (
     PaperNumber,
+    arms_of,
     cell_with,
     chain_verdict,
     interval_method,
@@ -19,6 +20,7 @@ from recmarket.report.paper import (
     paper_numbers,
     size,
     summary,
+    unpaired,
     verdict,
 )
 from tests.fixtures import episode_row
@@ -238,3 +240,35 @@ def test_a_number_whose_cells_were_not_run_is_not_measured() -> None:
         metric="rate:target_present",
     )
     assert measured(n, {"e": {}}) is None
+
+
+def test_below_full_scale_each_arm_takes_the_copy_its_partners_were_played_with() -> None:
+    """A scaled run plays the scopes' NoRep twice (experiments/schedule.py): a contrast
+    with Local-12 takes the copy beside its users, a level the copy with every seed, and
+    the spread across a user's own and a shared memory pairs nothing."""
+
+    def seeds(cfgs: list) -> tuple[int, ...]:
+        return tuple(c.seed for c in cfgs)
+
+    spec = load_spec("reputation-scope").replicated(3, 42)
+    pooled: dict[str, list] = {}
+    for name, cfg in spec.configs(0.1):
+        pooled.setdefault(pooled_label(name), []).append(cfg)
+    members = {
+        label: Cell("reputation-scope", label, "", Path("."), [], cfgs[0], seeds(cfgs))
+        for label, cfgs in pooled.items()
+    }
+    cells = {"e": members}
+    local = {"condition": "local-rep", "reputation_scope": "local"}
+    norep = {"condition": "no-rep"}
+    contrast = number("difference", 1.0, cell=local, base=norep, metric="rate:target_purchased")
+    arms = arms_of(contrast, cells)
+    assert arms is not None and [len(a.seeds) for a in arms] == [1, 1]
+    assert arms[0].config.episodes == arms[1].config.episodes
+    level = number("level", 1.0, cell=norep, metric="rate:target_purchased")
+    found = arms_of(level, cells)
+    assert found is not None and len(found[0].seeds) == 3
+    scopes = [{"condition": "local-rep", "reputation_scope": s} for s in ("shared", "local")]
+    spread = number("spread", 1.0, cells=scopes, metric="rate:target_purchased")
+    assert arms_of(spread, cells) is None and unpaired(spread, cells)
+    assert not unpaired(contrast, cells)

@@ -6,6 +6,7 @@ from pathlib import Path
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.config import RunConfig
 from recmarket.report.data import Cell, Made
+from recmarket.report.paper import NOT_PAIRED
 from recmarket.report.summary import backend_name, cautions, data_name, headlines, run_summary
 
 MADE = Made("0123456789abcdef", True, "2026-12-02T10:00:00+00:00", "0.1.0")
@@ -69,6 +70,16 @@ def test_the_power_caution_counts_the_flat_contrasts_at_this_scale() -> None:
     assert not any(
         "times as wide" in s for s in cautions([cell("no-rep", rounds=2, scale=1.0)], rows)
     )
+
+
+def test_numbers_a_scaled_run_cut_apart_are_counted_and_not_measured() -> None:
+    rows = [
+        {"kind": "emergent", "ours": "", "verdict": NOT_PAIRED},
+        {"kind": "emergent", "ours": "2", "verdict": "agrees in sign"},
+    ]
+    said = cautions([cell("no-rep", rounds=2, scale=0.1)], rows)
+    assert any(s.startswith("1 of the paper's numbers compare a user's own") for s in said)
+    assert not any("own memory with one a domain" in s for s in cautions([], rows[1:]))
 
 
 def test_what_ran_names_data_backend_and_provenance() -> None:

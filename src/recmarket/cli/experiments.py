@@ -351,13 +351,13 @@ def write_report(
     """Build the report (its sections in ``workers`` processes); print its summary, the
     ``cells`` table of a reproduce, the paper comparison for what was run, and the path."""
     from recmarket.report.build import build_report
-    from recmarket.report.paper import summary
+    from recmarket.report.paper import NOT_MEASURED, summary
 
     built = build_report(out_dirs, target, workers)
     print_summary(built.summary)
     if cells is not None:
         out.print(cells)
-    measured = [r for r in built.comparison if r["verdict"] not in ("not run", "no counterpart")]
+    measured = [r for r in built.comparison if r["verdict"] not in NOT_MEASURED]
     if measured:
         table = Table(
             title="The paper's numbers beside this run's (macro; pp, % or ratio; 95% interval "

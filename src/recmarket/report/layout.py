@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from recmarket.report.paper import NOT_PAIRED
+
 
 @dataclass(frozen=True)
 class Section:
@@ -142,7 +144,7 @@ def caption(stem: str, comparison: list[dict[str, Any]], shown: int = 6) -> str:
     rows = [
         (i, r)
         for i, r in enumerate(comparison)
-        if cited_stem(r["section"]) == stem and r["verdict"] not in ("not run",)
+        if cited_stem(r["section"]) == stem and r["verdict"] not in ("not run", NOT_PAIRED)
     ]
     if not rows:
         return ""

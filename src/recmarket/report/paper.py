@@ -167,6 +167,13 @@ def cell_with(members: dict[str, Cell], settings: dict[str, Any]) -> Cell | None
     return found[0] if len(found) == 1 else None
 
 
+def _wanted(number: PaperNumber) -> list[dict[str, Any]]:
+    """The settings of each cell a number is measured on, base first."""
+    if number.measure == "spread":
+        return list(number.cells)
+    return [w for w in (number.base, number.cell) if w is not None]
+
+
 def arms_of(number: PaperNumber, cells: dict[str, dict[str, Cell]]) -> list[Cell] | None:
     """The cells a number is measured on, in order (base first), or None where any was not
     run (or the number has no counterpart). Arms hold the same requests: below full scale a
@@ -174,10 +181,7 @@ def arms_of(number: PaperNumber, cells: dict[str, dict[str, Cell]]) -> list[Cell
     (experiments/schedule.py), and each arm takes the copy its partners were played with,
     the one with more seeds (then episodes) where either would do."""
     members = cells.get(number.experiment or "", {})
-    if number.measure == "spread":
-        wanted = list(number.cells)
-    else:
-        wanted = [w for w in (number.base, number.cell) if w is not None]
+    wanted = _wanted(number)
     if number.metric is None or not wanted:
         return None
     paired = [
@@ -192,6 +196,19 @@ def arms_of(number: PaperNumber, cells: dict[str, dict[str, Cell]]) -> list[Cell
     most = max(map(breadth, paired), default=None)
     found = [arms for arms in paired if breadth(arms) == most]
     return found[0] if len(found) == 1 else None
+
+
+def unpaired(number: PaperNumber, cells: dict[str, dict[str, Cell]]) -> bool:
+    """Whether every arm of the number was run, but on other requests than the rest (a
+    scaled run cuts a user's own memory and a domain's apart), so none pairs."""
+    members = cells.get(number.experiment or "", {})
+    wanted = _wanted(number)
+    return (
+        number.metric is not None
+        and bool(wanted)
+        and all(cells_with(members, w) for w in wanted)
+        and arms_of(number, cells) is None
+    )
 
 
 def measured(
@@ -264,6 +281,8 @@ def verdict(number: PaperNumber, value: Interval | None) -> str:
     return EXCLUDES_SAME_SIGN
 
 
+NOT_PAIRED = "not paired: its arms were cut to other requests (a scaled run)"
+NOT_MEASURED = ("not run", "no counterpart", NOT_PAIRED)  # verdicts of no measurement
 EXCLUDES_NONE = "excludes the paper's value: no detectable effect"
 EXCLUDES_OPPOSITE = "excludes the paper's value: opposite sign"
 EXCLUDES_SAME_SIGN = "excludes the paper's value: same sign, other size"
@@ -344,6 +363,7 @@ def compare(cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS) -> list[di
         arms = arms_of(number, cells)
         value = measured_on(number, arms, draws=draws)
         links = localrep_links(arms, chains, draws=draws) if arms and value else None
+        judged = NOT_PAIRED if arms is None and unpaired(number, cells) else verdict(number, value)
         rows.append(
             {
                 "section": number.section,
@@ -359,7 +379,7 @@ def compare(cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS) -> list[di
                 "high": _shown(value.high if value else None),
                 "ratio": _ratio(number, value),
                 "size": size(number, value),
-                "verdict": chain_verdict(number, verdict(number, value), links),
+                "verdict": chain_verdict(number, judged, links),
                 "seeds": value.seeds if value else "",
                 "design": value.design if value else "",
                 "df": "" if value is None or value.df is None else value.df,

@@ -22,6 +22,7 @@ from recmarket.catalogue.scopes import SCOPES
 from recmarket.config import RunConfig
 from recmarket.data.sources import demo_users
 from recmarket.report.data import Cell
+from recmarket.report.paper import NOT_MEASURED, NOT_PAIRED
 from recmarket.report.paper import summary as comparison_line
 from recmarket.vocabulary import ROLES
 
@@ -190,7 +191,7 @@ def headlines(comparison: list[dict[str, Any]]) -> list[str]:
 
 
 def _found(comparison: list[dict[str, Any]]) -> list[str]:
-    measured = [r for r in comparison if r["verdict"] not in ("not run", "no counterpart")]
+    measured = [r for r in comparison if r["verdict"] not in NOT_MEASURED]
     return [
         *headlines(comparison),
         f"{len(measured)} of the paper's {len(comparison)} reported numbers were measured "
@@ -203,6 +204,13 @@ def _found(comparison: list[dict[str, Any]]) -> list[str]:
 def cautions(cells: list[Cell], comparison: list[dict[str, Any]]) -> list[str]:
     """What this run cannot show, each said from its own settings and measurements."""
     said = [*_history_cautions(cells), *_power_cautions(cells, comparison)]
+    apart = sum(1 for r in comparison if r["verdict"] == NOT_PAIRED)
+    if apart:
+        said.append(
+            f"{apart} of the paper's numbers compare a user's own memory with one a domain "
+            "shares, which a scaled run plays on other requests (docs/scaling.md), so they "
+            "are not measured; --scale 1 measures them."
+        )
     offline = [c for c in cells if not c.config.uses_llm]
     if offline:
         design = sum(1 for r in comparison if r["kind"] == "design" and r["ours"] != "")
