@@ -1,7 +1,7 @@
 """What --scale cuts: breadth before rounds where users remember, episodes elsewhere."""
 
 from recmarket.experiments.schedule import TWIN
-from recmarket.experiments.spec import ExperimentSpec
+from recmarket.experiments.spec import ExperimentSpec, load_spec
 
 
 def spec(conditions: list[str], scope: str = "local", requests: int = 600) -> ExperimentSpec:
@@ -84,3 +84,26 @@ def test_a_shared_memory_beside_users_own_each_gets_its_cut() -> None:
     assert [c.seed for c in plain] == [1, 2, 3]
     assert all(c.episodes == shared[0].episodes for c in plain)
     assert "every seed" in schedule.said()
+
+
+def test_a_memory_a_profile_shares_keeps_two_users_a_profile() -> None:
+    """With one user a profile, a profile's memory would be that user's own: the scopes'
+    Style-6 would be Local-12 under another name."""
+    for scope, users in (("style", 2), ("local", 1)):
+        cells = spec(["no-rep", "local-rep"], scope).configs(0.1)
+        assert {c.episodes.users_per_profile for _, c in cells} == {users}
+    scopes = load_spec("reputation-scope").replicated(3, 42).configs(0.1)
+    style = [c for name, c in scopes if name.startswith("Style-6")]
+    assert [c.episodes.users_per_profile for c in style] == [2]
+
+
+def test_the_accountability_spec_at_a_tenth() -> None:
+    given = load_spec("accountability").replicated(3, 42)
+    schedule = given.schedule(0.1)
+    assert schedule.breadth_first and schedule.seeds == 1 and schedule.users == 1
+    assert "1 of 3 seeds" in schedule.said()
+    cells = given.configs(0.1)
+    assert len(cells) == 9
+    full = sum(c.episodes.requests for _, c in given.configs(1.0))
+    cut = sum(c.episodes.requests for _, c in cells)
+    assert 0.1 <= cut / full <= 0.12  # what a tenth costs, a user's rounds kept

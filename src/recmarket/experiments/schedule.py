@@ -7,7 +7,8 @@ user of the accountability cells played 5 of its 50 rounds and its histories hel
 of 0-1 records per platform (issue 63), so no mechanism that reads records could act.
 
 Such a spec is therefore cut in breadth first, to one seed and then to one simulated user a
-profile, and only then in rounds. A user keeps at least half its rounds, and at least
+profile (two where a profile shares one memory, which one user alone would make a user's
+own), and only then in rounds. A user keeps at least half its rounds, and at least
 ``RECORD_ROUNDS`` x N x W / 2 of them (capped at its full count): N x W / 2 rounds are the
 fewest in which each of N platforms could gather half the window W, were every round a
 purchase spread evenly; the quarter more stands for rounds without a purchase and uneven
@@ -83,7 +84,11 @@ class Schedule:
             max(1, math.floor(round(plain._paid(c) / plain._kept_rounds(c), 6))) for c in full
         )
         seeds = min(spec_seeds, breadth)
-        users = max(1, min(min(c.episodes.users_per_profile for c in full), breadth // seeds))
+        fewest = min(c.episodes.users_per_profile for c in full)
+        # a profile's memory (Style-6) is one user's when a profile keeps one user, and the
+        # scope experiment would set one design against itself: keep two where there were
+        shared_by_profile = any(memory_unit(c) == "profile" for c in full)
+        users = max(min(fewest, 2 if shared_by_profile else 1), min(fewest, breadth // seeds))
         return cls(scale, breadth_first, spec_seeds, floor, seeds, users, shared)
 
     def _rounds(self, config: RunConfig) -> float:
