@@ -22,6 +22,7 @@ from recmarket.analysis.contrasts import is_target_purchase, rate
 from recmarket.analysis.dynamics import entrant_top1_share, proposal_share, round_blocks
 from recmarket.analysis.shares import top1_share
 from recmarket.catalogue.policies import PAPER_POLICIES
+from recmarket.config import RunConfig
 from recmarket.experiments.units import coarsest, memory_unit
 from recmarket.report.data import Cell, Figure, find
 from recmarket.report.drawing import ARMS, colour, level
@@ -149,12 +150,23 @@ def entry(cells: list[Cell]) -> Figure:
     return fig, rows
 
 
+def _norep_beside(cells: list[Cell], treated: Cell) -> Cell:
+    """The NoRep cell played on ``treated``'s requests."""
+
+    def beside(config: RunConfig) -> bool:
+        return config.condition == "no-rep" and config.episodes == treated.config.episodes
+
+    return find(cells, f"condition no-rep on the requests of {treated.name}", beside)
+
+
 def long_histories(cells: list[Cell]) -> Figure:
     """Accountability over long histories: LocalRep minus NoRep in Exaggeration's Top-1 share
     and in target purchase, per memory scope, with 95% intervals over seeds and memory
     sets."""
-    base = find(cells, "condition no-rep", lambda c: c.condition == "no-rep")
     treated = [c for c in cells if c.config.condition == "local-rep"]
+    # below full scale NoRep is played on each memory's schedule (experiments/schedule.py):
+    # each arm is measured against the copy that shares its requests
+    bases = {id(c): _norep_beside(cells, c) for c in treated}
     fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.2))
     rows = []
     measures = (
@@ -163,6 +175,7 @@ def long_histories(cells: list[Cell]) -> Figure:
     )
     for ax, (measure, metric) in zip(axes, measures, strict=True):
         for i, cell in enumerate(treated):
+            base = bases[id(cell)]
             unit = coarsest([memory_unit(base.config), memory_unit(cell.config)])
             iv = interval([base.rows, cell.rows], metric, difference, unit)
             error = [[iv.estimate - iv.low], [iv.high - iv.estimate]]
