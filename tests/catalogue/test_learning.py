@@ -107,6 +107,7 @@ GREEDY = LearningRule("greedy", lambda arms, params: Greedy(arms))
 """
 
 
+@pytest.mark.slow  # end to end; keeps the default selection under 4 minutes
 def test_a_rule_based_strategy_from_a_package_plays_by_name(tmp_path: Path) -> None:
     """Declared under the entry-point group's older name, which is still read."""
     (tmp_path / "greedy_plugin.py").write_text(GREEDY)

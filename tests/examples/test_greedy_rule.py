@@ -5,10 +5,13 @@ then keep to the best mean so far; the manifest names the package with its param
 import json
 from pathlib import Path
 
+import pytest
+
 from recmarket.run.store import RunStore
 from tests.plugins import ran_example
 
 
+@pytest.mark.slow  # end to end; keeps the default selection under 4 minutes
 def test_the_example_run_tries_each_arm_once_then_plays_the_best_mean(tmp_path: Path) -> None:
     _, out = ran_example("greedy-learning-rule", tmp_path, requests=24)
     with RunStore.read(out) as store:

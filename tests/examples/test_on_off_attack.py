@@ -5,10 +5,13 @@ period ends, and the manifest names the package."""
 import json
 from pathlib import Path
 
+import pytest
+
 from recmarket.run.store import RunStore
 from tests.plugins import ran_example, stored_variants
 
 
+@pytest.mark.slow  # end to end; keeps the default selection under 4 minutes
 def test_the_example_seat_turns_between_its_two_presentations_on_schedule(
     tmp_path: Path,
 ) -> None:

@@ -105,6 +105,7 @@ def test_sections_drawn_in_workers_equal_those_drawn_here(report: Path, tmp_path
         ).read_bytes()
 
 
+@pytest.mark.slow  # end to end; keeps the default selection under 4 minutes
 def test_a_report_that_cannot_be_written_whole_keeps_every_earlier_file_and_names_the_one(
     report: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -43,6 +43,7 @@ def branch(parent: Path, out: Path, *flags: str) -> str:
     return " ".join(done.output.split())
 
 
+@pytest.mark.slow  # end to end; keeps the default selection under 4 minutes
 def test_a_branch_that_changes_nothing_is_its_parent_record_for_record(
     parent: Path, tmp_path: Path
 ) -> None:
@@ -164,6 +165,7 @@ def test_a_parent_another_process_writes_is_refused(parent: Path, tmp_path: Path
     assert f"is being written by another recmarket process (pid {writer.pid})" in said
 
 
+@pytest.mark.slow  # end to end; keeps the default selection under 4 minutes
 def test_an_existing_directory_must_hold_the_same_branch(parent: Path, tmp_path: Path) -> None:
     out = tmp_path / "b"
     branch(parent, out, "--set", "condition=no-rep")

@@ -20,6 +20,7 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KEY_ENV, "sk-test")
 
 
+@pytest.mark.slow  # end to end; keeps the default selection under 4 minutes
 def test_a_trickling_endpoint_stops_the_run_within_the_deadline(tmp_path: Path) -> None:
     with FakeLLM(trickle=0.05) as server:  # a 300-byte reply takes 15 s, 0.05 s a read
         config = config_file(tmp_path, server, 6, model_extra="timeout = 0.5\nmax_retries = 1")

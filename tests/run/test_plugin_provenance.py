@@ -283,6 +283,7 @@ HYPE = Hype("hype")
 """
 
 
+@pytest.mark.slow  # end to end; keeps the default selection under 4 minutes
 def test_an_attack_written_against_its_older_names_still_plays_with_a_warning(
     tmp_path: Path,
 ) -> None:
