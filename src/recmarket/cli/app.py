@@ -23,6 +23,7 @@ from recmarket.agents.llm.config import NoBatchAPI
 from recmarket.agents.llm.ledger import BudgetExceeded, BudgetWithoutPrices
 from recmarket.calibration.pooling import CalibrationRefused
 from recmarket.catalogue.registry import PluginError
+from recmarket.cli.workflow import WorkflowGroup
 from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError, described
 from recmarket.data.raw import DataError
@@ -32,12 +33,19 @@ from recmarket.market.protocol import ProtocolError
 from recmarket.run.manifest import RunConflict
 from recmarket.sqlite_files import StoreError, cause
 
-app = typer.Typer(no_args_is_help=True, add_completion=False)
+# Plain help, every text as written (cli/workflow.py says why): rich_markup_mode=None.
+app = typer.Typer(
+    no_args_is_help=True, add_completion=False, cls=WorkflowGroup, rich_markup_mode=None
+)
 data_app = typer.Typer(
-    help="Amazon Reviews'23 files: list local domains, fetch official ones.", no_args_is_help=True
+    help="Amazon Reviews'23 files: list local domains, fetch official ones.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 app.add_typer(data_app, name="data")
-llm_app = typer.Typer(help="Check the configured LLM endpoints.", no_args_is_help=True)
+llm_app = typer.Typer(
+    help="Check the configured LLM endpoints.", no_args_is_help=True, rich_markup_mode=None
+)
 app.add_typer(llm_app, name="llm")
 # Wide tables stay readable when output goes to a file or a pipe.
 # Markup off: paths, ids, titles and spec names come from users and data, and a "[/x]" in
@@ -142,7 +150,10 @@ def version_callback(value: bool) -> None:
 @app.callback()
 def main(
     version: Annotated[
-        bool, typer.Option("--version", callback=version_callback, is_eager=True)
+        bool,
+        typer.Option(
+            "--version", callback=version_callback, is_eager=True, help="print the version and stop"
+        ),
     ] = False,
 ) -> None:
     """Simulate agentic recommendation markets (user agents, competing platforms,

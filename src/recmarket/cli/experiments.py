@@ -30,7 +30,9 @@ if TYPE_CHECKING:  # planning and playing reach the LLM client: imported when a 
     from recmarket.run.pilot import PilotAsked
 
 experiments_app = typer.Typer(
-    help="The named experiments of the paper's Table 1.", no_args_is_help=True
+    help="The named experiments of the paper's Table 1.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 app.add_typer(experiments_app, name="experiments")
 

@@ -23,8 +23,9 @@ import typer
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from recmarket.agents.llm.config import LLMConfig, ModelConfig
+from recmarket.agents.llm.config import BASE_URL_ENV, OPENAI_URL, LLMConfig, ModelConfig
 from recmarket.catalogue.mechanisms import DecayParams
+from recmarket.catalogue.registry import NameIn, one_name
 from recmarket.cli.app import fail
 from recmarket.config import RunConfig
 from recmarket.config_file import build_config
@@ -81,7 +82,7 @@ MARKET = (
     SettingFlag(
         "--learning-rule",
         ("market", "learning", "rule"),
-        "adaptive platforms' learning rule: thompson, exp3, or an installed one;",
+        "adaptive platforms' learning rule:",
     ),
     SettingFlag("--reward", ("market", "reward")),
     SettingFlag("--reward-top1-weight", ("market", "reward_top1_weight")),
@@ -139,6 +140,15 @@ def _cli_type(annotation: Any) -> tuple[Any, str]:
     return annotation, ""
 
 
+def _registered(info: FieldInfo) -> str:
+    """The names a field that names one registered variant takes (built-in and installed),
+    listed; empty for any other field (a composition names several, in its own form)."""
+    named = next((m for m in info.metadata if isinstance(m, NameIn)), None)
+    if named is None or named.names is not one_name:
+        return ""
+    return ", ".join(named.registry.names())
+
+
 def _default(info: FieldInfo) -> str:
     value = info.default
     if isinstance(value, tuple):
@@ -159,8 +169,17 @@ def option(flag: SettingFlag) -> inspect.Parameter:
     settings model, whose one-line error names the flag (one validation, one message)."""
     info = field_of(flag.path, flag.within)
     kind, choices = _cli_type(info.annotation)
-    words = [flag.help, info.description or "", f"one of {choices}" if choices else ""]
-    limits = "; ".join(x for x in (_bounds(info), f"default: {_default(info)}") if x)
+    choices = choices or _registered(info)
+    words = [flag.help, info.description or ""]
+    limits = "; ".join(
+        x
+        for x in (
+            f"one of {choices}" if choices else "",
+            _bounds(info),
+            f"default: {_default(info)}",
+        )
+        if x
+    )
     help_text = " ".join(w for w in words if w) + f" ({limits})"
     annotation = Annotated[kind | None, typer.Option(flag.flag, help=help_text)]  # type: ignore[valid-type]
     return inspect.Parameter(
@@ -228,7 +247,7 @@ LlmBaseUrl = Annotated[
     str | None,
     typer.Option(
         "--llm-base-url",
-        help=f"OpenAI-compatible base URL (default: {_MODEL['base_url'].default})",
+        help=f"OpenAI-compatible base URL (default: ${BASE_URL_ENV} where set, else {OPENAI_URL})",
     ),
 ]
 LlmKeyEnv = Annotated[
