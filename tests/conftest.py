@@ -21,6 +21,13 @@ def session_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
 
 
 @pytest.fixture(autouse=True)
+def no_endpoint_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model with no base URL goes where $OPENAI_BASE_URL says, as the OpenAI SDK's do: a
+    tester's own setting must not move the tests' models (a test that reads it sets it)."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def own_cache_dir(
     tmp_path_factory: pytest.TempPathFactory, session_cache_dir: Path
 ) -> Iterator[Path]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
@@ -53,6 +54,11 @@ class NoBatchAPI(ValueError):
     anything is sent."""
 
 
+OPENAI_URL = "https://api.openai.com/v1"
+# Where the OpenAI SDK, and so every user of it, looks for an endpoint no setting names.
+BASE_URL_ENV = "OPENAI_BASE_URL"
+
+
 class ModelConfig(BaseModel):
     """One chat model behind any OpenAI-compatible endpoint. The API key is never stored:
     only the name of the environment variable that holds it."""
@@ -66,7 +72,12 @@ class ModelConfig(BaseModel):
         description="what sends the requests: openai (any OpenAI-compatible endpoint), or an "
         "installed provider (recmarket.providers entry points)",
     )
-    base_url: str = Field("https://api.openai.com/v1", description="OpenAI-compatible base URL")
+    base_url: str = Field(
+        default_factory=lambda: os.environ.get(BASE_URL_ENV) or OPENAI_URL,
+        description=f"OpenAI-compatible base URL (unset: ${BASE_URL_ENV}, else {OPENAI_URL}, "
+        "as the OpenAI SDK reads it)",
+        validate_default=True,  # a URL from the environment is checked as a written one is
+    )
 
     @field_validator("base_url")
     @classmethod
