@@ -16,12 +16,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from recmarket.agents.llm.cards import render
-from recmarket.agents.llm.config import BATCH, FLEX, OFFLINE
+from recmarket.agents.llm.config import BATCH, FLEX, OFFLINE, ModelConfig
 from recmarket.agents.llm.ledger import Usage
 from recmarket.agents.llm.prefixes import PrefixIndex, prompt_text
-from recmarket.agents.llm.prices import Prices, prices_for, provider_at
+from recmarket.agents.llm.prices import Prices, hosts_pricing, prices_for, provider_at
 from recmarket.agents.llm.prompts import Message
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
@@ -232,9 +233,22 @@ def price_sources(cfg: RunConfig) -> list[str]:
     for name in sorted(cfg.llm.used()):
         spec = cfg.llm.models[name]
         prices = prices_for(spec)
-        said = prices.source if prices is not None else "no prices (counted as $0)"
-        found.append(f"{spec.name}: {said}")
+        found.append(f"{spec.name}: {prices.source if prices else _unpriced(spec)}")
     return found
+
+
+def _unpriced(spec: ModelConfig) -> str:
+    """Why a model has no price, and where the table would price it: a hosted model's name
+    sent to another endpoint (most often OpenAI's, where no --llm-base-url was given)."""
+    host = urlsplit(spec.base_url).hostname
+    said = f"no prices at {host} (counted as $0)"
+    elsewhere = hosts_pricing(spec.name)
+    if elsewhere:
+        said += (
+            f"; the price table prices {spec.name} at {', '.join(elsewhere)}: give "
+            f"--llm-base-url https://{elsewhere[0]}/v1 (or its base_url) to run it there"
+        )
+    return said + "; or set its input and output prices"
 
 
 @dataclass(frozen=True)

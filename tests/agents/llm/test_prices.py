@@ -8,7 +8,9 @@ import pytest
 from recmarket.agents.llm.backend import require_prices
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.agents.llm.ledger import BudgetWithoutPrices, worst_case
-from recmarket.agents.llm.prices import price, prices_for, table, worst_price
+from recmarket.agents.llm.prices import hosts_pricing, price, prices_for, table, worst_price
+from recmarket.config import RunConfig
+from recmarket.run.estimate import price_sources
 
 DEEPSEEK = ModelConfig(name="deepseek-chat", base_url="https://api.deepseek.com")
 PEAK = datetime(2026, 12, 1, 2, 30, tzinfo=UTC)  # 02:30 UTC: in 01:00-04:00
@@ -37,6 +39,16 @@ def test_the_budget_reserves_the_most_a_call_can_cost_at_any_hour() -> None:
 def test_the_same_name_served_elsewhere_is_not_priced_from_the_table() -> None:
     local = DEEPSEEK.model_copy(update={"base_url": "http://127.0.0.1:8000/v1"})
     assert prices_for(local) is None and price(local, 1000, 1000) == 0.0
+
+
+def test_a_model_priced_only_elsewhere_says_where_to_send_it() -> None:
+    at_openai = ModelConfig(name="deepseek-chat")  # no base URL given
+    assert prices_for(at_openai) is None
+    said = price_sources(RunConfig(llm=LLMConfig(models={"m": at_openai}, roles={"default": "m"})))
+    assert len(said) == 1 and "no prices at api.openai.com" in said[0]
+    assert "--llm-base-url https://api.deepseek.com/v1" in said[0]
+    assert hosts_pricing("deepseek-v4-flash") == ["api.deepseek.com"]  # an alias too
+    assert hosts_pricing("my-local-model") == []
 
 
 def test_prices_in_the_config_win_over_the_table_at_every_hour() -> None:

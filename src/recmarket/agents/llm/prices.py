@@ -143,6 +143,17 @@ def provider_at(cfg: ModelConfig) -> tuple[str, Provider] | None:
     return next(((n, p) for n, p in table().items() if host in p.hosts), None)
 
 
+def hosts_pricing(name: str) -> list[str]:
+    """The endpoints at which the table prices a model of this name (or alias): where a
+    model priced nowhere else is likely meant to be sent."""
+    return [
+        host
+        for provider in table().values()
+        if any(name == n or name in m.aliases for n, m in provider.models.items())
+        for host in provider.hosts
+    ]
+
+
 def prices_for(cfg: ModelConfig) -> Prices | None:
     """The model's prices: its config's, where it gives any; else the table's for its name
     at its provider's own endpoint; else None (unpriced)."""
