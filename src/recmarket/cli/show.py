@@ -4,11 +4,11 @@ table)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -21,6 +21,30 @@ from recmarket.run.store import RunStore
 
 if TYPE_CHECKING:  # export builds the frame; --help and show never load pandas
     import pandas as pd
+
+
+# What a terminal would act on rather than print: escape sequences (CSI, OSC, and two-byte
+# ones), the other C0 controls but tab and newline, DEL and the C1 controls. Data and model
+# replies are text from outside; a title holding "\x1b]0;...\x07" or "\x1b[2J" must not
+# retitle or clear the reader's terminal.
+_TERMINAL_CONTROL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, clearing
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
+    r"|\x1b[@-_]?"  # any other escape
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
+
+
+def printable(value: Any) -> Any:
+    """A value read from a store with every terminal control taken out of its texts, in
+    lists and dicts too (what ``show`` prints)."""
+    if isinstance(value, str):
+        return _TERMINAL_CONTROL.sub("", value)
+    if isinstance(value, dict):
+        return {k: printable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [printable(v) for v in value]
+    return value
 
 
 def _find_episode(store: RunStore, episode: str | None) -> dict[str, Any]:
@@ -43,10 +67,10 @@ def _print_attempts(tried: list[Attempt]) -> None:
         out.print("attempts: none stored (a run made before attempts were kept)", style="dim")
     for a in tried:
         verdict = "used" if a.error is None else f"refused: {a.error}"
-        out.print(f"attempt {a.attempt + 1} ({verdict}):", style="bold")
-        out.print(escape(a.reply) if a.reply else "(empty reply)", highlight=False)
+        out.print(printable(f"attempt {a.attempt + 1} ({verdict}):"), style="bold")
+        out.print(printable(a.reply) if a.reply else "(empty reply)", highlight=False)
         if a.reask:
-            out.print(f"re-asked: {escape(a.reask)}", style="yellow", highlight=False)
+            out.print(f"re-asked: {printable(a.reask)}", style="yellow", highlight=False)
 
 
 @app.command("show")
@@ -83,7 +107,7 @@ def show(
         }
         typer.echo(json.dumps(document, indent=1, default=str))
         return
-    _print_story(row, episode_story(row, calls))
+    _print_story(printable(row), printable(episode_story(row, calls)))
     for call, key in zip(calls, keys, strict=True):
         tried = attempts[key]
         if call.output is None or len(tried) > 1:  # failed or repaired: what the model wrote
