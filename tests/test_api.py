@@ -3,6 +3,8 @@
 import dataclasses
 import inspect
 
+import pytest
+
 import recmarket.api as api
 
 
@@ -40,3 +42,11 @@ def test_the_api_runs_a_cell_with_a_role_of_ones_own(tmp_path) -> None:
     assert len(result.store.episodes()) == 6
     assert result.store.manifest()["roles"] == '{"shortlist": "tests.test_api.FirstK"}'
     result.store.close()
+
+
+def test_a_misspelt_option_is_refused_before_anything_plays(tmp_path) -> None:
+    with pytest.raises(TypeError, match="budgt"):
+        api.reproduce(["market-opening"], tmp_path / "r", scale=0.01, budgt=5.0)
+    assert not (tmp_path / "r").exists()
+    with pytest.raises(ValueError, match="budget -1"):
+        api.reproduce(["market-opening"], tmp_path / "r", scale=0.01, budget=-1)

@@ -25,6 +25,7 @@ outside ones come from.
 """
 
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,9 @@ from recmarket.catalogue.strategies import (
 )
 from recmarket.config import RunConfig
 from recmarket.embedding import load_embedder
-from recmarket.experiments.spec import ExperimentSpec, load_spec
+from recmarket.experiments.spec import DEFAULT_SEEDS, ExperimentSpec, load_spec
+from recmarket.run.pilot import PilotAsked
+from recmarket.run.play_options import PlayOptions
 from recmarket.run.reproduce import reproduce as _reproduce
 from recmarket.run.runner import RunResult, run
 from recmarket.run.store import RunStore
@@ -119,12 +122,39 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def reproduce(names: list[str], out: Path, **options: Any) -> list[PlannedCell]:
-    """Run experiments as ``recmarket reproduce`` does (``run.reproduce.reproduce``, whose
-    options it takes), with the calibration a pilot that calibrates its surrogate
-    (``[pilot] calibrate_folds``) needs handed in."""
-    options.setdefault("calibrate", fold_agents)
-    return _reproduce(names, out, **options)
+def reproduce(
+    names: list[str],
+    out: Path,
+    *,
+    scale: float = 1.0,
+    seeds: int = DEFAULT_SEEDS,
+    overrides: dict[str, Any] | None = None,
+    workers: int = 1,
+    pilot: PilotAsked | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    on_wait: Callable[[str], None] | None = None,
+    cache_dir: Path | None = None,
+    llm_cache: Path | None = None,
+    replay: bool = False,
+    budget: float | None = None,
+) -> list[PlannedCell]:
+    """Run experiments as ``recmarket reproduce`` does (``run.reproduce.reproduce``), with
+    the calibration a pilot that calibrates its surrogate (``[pilot] calibrate_folds``)
+    needs handed in. Every option is named here, so a misspelt one is refused at once;
+    ``cache_dir``, ``llm_cache``, ``replay`` and ``budget`` become one ``PlayOptions``."""
+    return _reproduce(
+        names,
+        out,
+        scale=scale,
+        seeds=seeds,
+        overrides=overrides,
+        workers=workers,
+        pilot=pilot,
+        progress=progress,
+        on_wait=on_wait,
+        calibrate=fold_agents,
+        options=PlayOptions(cache_dir=cache_dir, llm_cache=llm_cache, replay=replay, budget=budget),
+    )
 
 
 __all__ = [

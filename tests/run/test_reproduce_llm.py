@@ -11,6 +11,7 @@ import pytest
 
 from recmarket.agents.llm.wrappers import EndpointFailure
 from recmarket.run import reproduce as reproducing
+from recmarket.run.play_options import PlayOptions
 from recmarket.run.reproduce import reproduce
 from recmarket.run.runner import run
 from recmarket.run.study_plan import plan
@@ -29,7 +30,12 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_llm_cells_make_the_same_records_as_cell_by_cell(tmp_path: Path) -> None:
     with FakeLLM() as server:
         spec = experiment(tmp_path, server)
-        reproduce([str(spec)], tmp_path / "r", seeds=1, llm_cache=tmp_path / "together.sqlite")
+        reproduce(
+            [str(spec)],
+            tmp_path / "r",
+            seeds=1,
+            options=PlayOptions(llm_cache=tmp_path / "together.sqlite"),
+        )
         _, configs = plan([str(spec)], tmp_path / "r", seeds=1)
         for number, (run_dir, cfg) in enumerate(configs.items()):
             alone = tmp_path / f"alone-{number}"

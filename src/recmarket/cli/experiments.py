@@ -224,6 +224,7 @@ def reproduce(
                 bar.update(task, description=escape(line))  # the bar reads markup
 
             from recmarket.calibration.pilot_folds import fold_agents
+            from recmarket.run.play_options import PlayOptions
             from recmarket.run.reproduce import reproduce as run_experiments
 
             cells = run_experiments(
@@ -233,9 +234,7 @@ def reproduce(
                 overrides=overrides,
                 progress=progress,
                 on_wait=on_wait,
-                replay=replay,
-                budget=budget,
-                llm_cache=llm_cache,
+                options=PlayOptions(replay=replay, budget=budget, llm_cache=llm_cache),
                 workers=workers or os.cpu_count() or 1,
                 seeds=seeds,
                 pilot=asked,

@@ -33,6 +33,7 @@ from recmarket.run.pilot import (
 from recmarket.run.pilot_cost import pilot_plays
 from recmarket.run.pilot_folds import FoldCalibrator, cross_fitted, require_calibrator
 from recmarket.run.pilot_units import UnitChoice
+from recmarket.run.play_options import DEFAULT_PLAY, PlayOptions
 from recmarket.run.runner import play_cell
 from recmarket.run.study_plan import PlannedCell, plan, write_plan
 from recmarket.run.threads import pinned_native_threads
@@ -69,7 +70,7 @@ def reproduce(
     phases: Phases | None = None,
     pilot: PilotAsked | None = None,
     calibrate: FoldCalibrator | None = None,
-    **run_options: Any,
+    options: PlayOptions = DEFAULT_PLAY,
 ) -> list[PlannedCell]:
     """Run every unique cell: the offline ones in ``workers`` processes, the LLM ones here.
 
@@ -82,7 +83,8 @@ def reproduce(
     the time went (see run/phases.py). A ``pilot`` adds the surrogate's replays to the
     offline cells and plays the pilot backend's cells on their chosen units only; without
     one, the pilot a spec's ``[pilot]`` table names. A pilot that calibrates the surrogate
-    (``calibrate_folds``) needs ``calibrate`` (run/pilot_folds.py).
+    (``calibrate_folds``) needs ``calibrate`` (run/pilot_folds.py). ``options``: how the
+    cells play (caches, replay, budget), apart from what decides their episodes.
     """
     cells, configs = plan(names, out, scale, overrides, seeds)
     pilot = pilot or spec_pilot(names)
@@ -99,7 +101,7 @@ def reproduce(
         if cfg.llm is not None:
             from recmarket.agents.llm.backend import require_prices  # the client: openai
 
-            require_prices(cfg.llm, run_options.get("budget"))
+            require_prices(cfg.llm, options.budget)
     out.mkdir(parents=True, exist_ok=True)
     write_plan(out, cells)
     if pilot is not None:
@@ -129,7 +131,7 @@ def reproduce(
         run_cells(
             cells,
             ProcessExecutor(workers) if workers > 1 else LocalExecutor(),
-            cache_dir=run_options.get("cache_dir"),
+            cache_dir=options.cache_dir,
             progress=lambda n, _total: report("done", "offline cells", n),
             phases=phases,
         )
@@ -140,8 +142,7 @@ def reproduce(
             play_offline(offline)
         if answered:
             with pinned_native_threads(), spaced_collections():
-                options = {**run_options, "spend": spend}
-                asyncio.run(_answer_cells(answered, options, report, units))
+                asyncio.run(_answer_cells(answered, options, spend, report, units))
         if pilot is not None and calibrate is not None and recorded.folds:
             play_offline(cross_fitted(recorded, configs, out, calibrate))
     finally:
@@ -159,7 +160,8 @@ CELLS_AT_ONCE = 16
 
 async def _answer_cells(
     cells: dict[str, RunConfig],
-    options: dict[str, Any],
+    options: PlayOptions,
+    spend: Path,
     report: Callable[[str, str, Any], None],
     units: Mapping[str, UnitChoice | None] | None = None,
 ) -> None:
@@ -181,7 +183,11 @@ async def _answer_cells(
                 progress=lambda _domain, done, _total: report("done", run_dir, done),
                 on_wait=lambda notice: report("wait", run_dir, notice),
                 units=units.get(run_dir),
-                **options,
+                cache_dir=options.cache_dir,
+                llm_cache=options.llm_cache,
+                replay=options.replay,
+                budget=options.budget,
+                spend=spend,
             )
             result.store.close()
 
