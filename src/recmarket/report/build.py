@@ -173,12 +173,14 @@ def build_report(out_dirs: list[Path], target: Path, workers: int = 1) -> BuiltR
     """Write figures (PNG, PDF), tables (CSV, Markdown) and report.html under ``target``,
     the sections computed in ``workers`` processes. One report is written into ``target``
     at a time (a second waits under its writer lock), and every file is replaced whole; a
-    file that cannot be written stops the report with ``ReportIncomplete`` naming it."""
+    file that cannot be written stops the report with ``ReportIncomplete`` naming it. The
+    runs are read first, so a refused directory leaves nothing behind."""
+    cells = load_cells(out_dirs)
     target.mkdir(parents=True, exist_ok=True)
     with WriterLock(target, wait=BRIEF_WAIT):
         sweep_temporaries(target)  # a killed report's
         try:
-            return _build_report(out_dirs, target, workers)
+            return _build_report(out_dirs, cells, target, workers)
         except OSError as exc:
             raise ReportIncomplete(
                 f"{exc}; the report in {target} is incomplete (each file in it is whole, "
@@ -187,9 +189,11 @@ def build_report(out_dirs: list[Path], target: Path, workers: int = 1) -> BuiltR
             ) from exc
 
 
-def _build_report(out_dirs: list[Path], target: Path, workers: int) -> BuiltReport:
+def _build_report(
+    out_dirs: list[Path], cells: dict[str, dict[str, Cell]], target: Path, workers: int
+) -> BuiltReport:
     global _cells
-    _cells = cells = load_cells(out_dirs)
+    _cells = cells
     figures, tables = target / "figures", target / "tables"
     figures.mkdir(parents=True, exist_ok=True)
     tables.mkdir(parents=True, exist_ok=True)

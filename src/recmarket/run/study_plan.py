@@ -42,19 +42,30 @@ class PlanError(ValueError):
     """plan.json is missing or malformed; the message names the file."""
 
 
+# The experiment a single run's directory reads as: ``recmarket run`` makes no plan.
+ONE_RUN = "run"
+
+
 def read_plan(out: Path) -> list[PlannedCell]:
     """The cells a reproduce directory holds. Run directories are read relative to ``out``
     (a plan written with absolute paths by an older version is read by their last two
-    parts, ``cells/NAME``), so a copied or moved directory reads only its own stores."""
+    parts, ``cells/NAME``), so a copied or moved directory reads only its own stores. The
+    directory of a single run (``recmarket run --out``) holds one cell, itself, of the
+    experiment ``run``, named by the directory."""
     path = out / PLAN
+    if not path.is_file() and (out / STORE_NAME).is_file():
+        return [PlannedCell(ONE_RUN, out.resolve().name, ".", "", scale=1.0)]  # nothing cut
     if not path.is_file():
-        raise PlanError(f"{out}: no {PLAN} (make it with recmarket reproduce)")
+        raise PlanError(
+            f"{out}: no {PLAN} and no {STORE_NAME} (give a directory that recmarket "
+            "reproduce or recmarket run wrote)"
+        )
     try:
         entries = json.loads(path.read_text(encoding="utf-8"))
         cells = [PlannedCell(**entry) for entry in entries]
     except (ValueError, TypeError) as exc:
         raise PlanError(f"{path}: not a reproduce plan ({exc})") from None
-    return [replace(c, run_dir=str(Path(*Path(c.run_dir).parts[-2:]))) for c in cells]
+    return [replace(c, run_dir=str(Path(*Path(c.run_dir).parts[-2:]) or ".")) for c in cells]
 
 
 def write_plan(out: Path, cells: list[PlannedCell]) -> None:
