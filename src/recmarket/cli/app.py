@@ -136,7 +136,7 @@ def progress_bar(transient: bool = False) -> Progress:
 def fail(message: str, code: int = 2) -> NoReturn:
     """One line on stderr and an exit code: 2 for bad input, 3 for a budget reached, 4 for
     an endpoint failure, 130 for a signal."""
-    err.print(Text("error: ", style="red") + Text(message), highlight=False)
+    err.print(Text("error: ", style="red") + Text(message), highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
