@@ -44,6 +44,11 @@ def test_json_output_has_the_documented_shape(tmp_path: Path) -> None:
     assert ranks.get("1", 0) / 24 == m["target_best_fit"]
     present = 24 - ranks.get("none", 0)
     assert present / 24 == m["target_present"]
+    measured = data["measures"]  # every registered market measure, with its interval
+    assert measured["target_purchase"]["estimate"] == pytest.approx(m["target_purchased"], abs=1e-4)
+    for name in ("hhi_top1", "exposure_gini", "exaggeration_top1"):
+        low, value, high = (measured[name][k] for k in ("low", "estimate", "high"))
+        assert low <= value <= high
 
 
 def test_json_output_of_a_dynamic_market_has_its_blocks(tmp_path: Path) -> None:

@@ -1,8 +1,10 @@
 """The example measure package (examples/top1-conversion-measure), installed the way pip
 installs it: after a reproduce of its spec, the frontier and the report's cells table carry
-its column with an interval, and the report's measures table names its distribution."""
+its column with an interval, and the report's measures table names its distribution; a
+single run's --json carries it beside the built-in measures."""
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -28,3 +30,24 @@ def test_the_example_measure_is_a_column_of_the_frontier_and_the_report(tmp_path
     assert measures["top1_conversion"]["distribution"] == "recmarket-top1-conversion"
     assert len(measures["top1_conversion"]["digest"]) == 64
     assert measures["hhi_top1"]["distribution"] == "recmarket"
+
+
+def test_the_example_measure_is_in_run_json(tmp_path: Path) -> None:
+    paths = installed_example("top1-conversion-measure", tmp_path / "site")
+    config = EXAMPLES / "top1-conversion-measure" / "run.toml"
+    printed = recmarket(
+        "run",
+        "--config",
+        str(config),
+        "--requests",
+        "12",
+        "--out",
+        str(tmp_path / "r"),
+        "--json",
+        paths=paths,
+    )
+    measures = json.loads(printed)["measures"]
+    assert {"top1_conversion", "target_purchase", "hhi_top1"} <= set(measures)
+    mine = measures["top1_conversion"]
+    assert 0.0 <= mine["low"] <= mine["estimate"] <= mine["high"] <= 1.0
+    assert "bootstrap" in measures["interval"]

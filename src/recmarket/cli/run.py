@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
@@ -188,7 +189,8 @@ def _as_json(
     warning: str | None,
 ) -> dict[str, Any]:
     """What ``--json`` prints: the run's directory and settings, its funnel, the episodes
-    at each place of the target by judged fit in its pool ("none": not pooled), failures,
+    at each place of the target by judged fit in its pool ("none": not pooled), every
+    registered market measure with its interval (an installed one's too), failures,
     dynamics, and the money its models cost."""
     ledger = (
         [{"role": r, "model": m, **vars(u)} for (r, m), u in sorted(result.ledger.rows.items())]
@@ -200,6 +202,7 @@ def _as_json(
         "config": json.loads(cfg.model_dump_json()),
         **funnel(rows),
         "target_fit_rank": _fit_ranks(rows),
+        "measures": _measures(cfg, rows),
         "failures": _failures(rows),
         "warning": warning,
         **dynamics(cfg, rows),
@@ -207,6 +210,26 @@ def _as_json(
         "spent_total": result.spent,
         "notes": list(result.notes),
     }
+
+
+PARTS = (("estimate", ""), ("low", "_low"), ("high", "_high"))  # a measure's cells.csv columns
+
+
+def _measures(cfg: RunConfig, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each registered market measure of the run ({name: {estimate, low, high}}, as the
+    report's cells.csv has them) and how the intervals were made."""
+    from recmarket.analysis.market_measures import MARKET_MEASURES, market_measures
+
+    found = market_measures(cfg, rows)
+
+    def number(key: str) -> Any:  # JSON has no NaN: a measure nothing defined is null
+        value = found[key]
+        return None if isinstance(value, float) and math.isnan(value) else value
+
+    measures: dict[str, Any] = {
+        m.name: {part: number(f"{m.name}{end}") for part, end in PARTS} for m in MARKET_MEASURES
+    }
+    return measures | {"interval": found["measures_interval"]}
 
 
 def _fit_ranks(rows: list[dict[str, Any]]) -> dict[str, int]:
