@@ -20,7 +20,7 @@ from recmarket.locks import BRIEF_WAIT, WriterLock
 from recmarket.report.cell_tables import access_rows, cell_rows, identical_notes, record_rows
 from recmarket.report.chain_table import chain_html, chain_rows
 from recmarket.report.data import Cell, MissingCell, load_cells
-from recmarket.report.explorer import EXPLORER_PER_DOMAIN, explorer, policy_colours
+from recmarket.report.explorer import explorer, policy_colours
 from recmarket.report.figures import FIGURES
 from recmarket.report.html import figure_html, page, table_html
 from recmarket.report.layout import (
@@ -274,13 +274,11 @@ def _build_report(
             body.append(
                 f'<section id="{anchor}"><h2>{html.escape(title)}</h2>{closing[anchor]}</section>'
             )
-    note = (
-        f"Role calls are embedded for the first {EXPLORER_PER_DOMAIN} episodes of each "
-        "domain in every run; `recmarket show RUN_DIR --episode ID` opens any episode."
-    )
     path = target / "report.html"
     first = summary.html() + nav(contents)
-    write_text_whole(path, page(first, "\n".join(body), episodes, note, policy_colours()))
+    write_text_whole(
+        path, page(first, "\n".join(body), episodes.episodes, episodes.note(), policy_colours())
+    )
     return BuiltReport(path, comparison, notes, summary)
 
 

@@ -2,7 +2,7 @@
 // with textContent, never as markup. Filters narrow one another: each offers only the
 // values the other filters leave, and a filter that empties the list says which to clear.
 "use strict";
-const episodes = JSON.parse(document.getElementById("episodes").textContent);
+let episodes = [];  // unpacked from the page's gzipped payload (unpack, below)
 const colours = JSON.parse(document.getElementById("policy-colours").textContent);
 const keys = ["experiment", "cell", "domain", "outcome"];
 const wanted = Object.fromEntries(new URLSearchParams(location.hash.slice(1)));
@@ -107,8 +107,8 @@ function why() {
   const freeing = set.filter(k => episodes.some(e => matches(e, k)));
   const said = set.map(k => k + " " + JSON.stringify(chosen(k))).join(", ");
   const clear = freeing.length ? " Clear the " + freeing.join(" or the ") + " filter to list some." : "";
-  return "No embedded episode has " + said + ". The report embeds only the first episodes of "
-    + "each domain in every run." + clear;
+  return "No embedded episode has " + said + ". The report embeds only some episodes of "
+    + "each run (see above)." + clear;
 }
 function render() {
   refill();
@@ -131,8 +131,18 @@ for (const key of keys) {
   select.appendChild(option);
   select.addEventListener("change", render);
 }
-render();
-if (wanted.open) {  // deep link: open the n-th listed episode (1-based)
-  const pick = episodes.filter(e => matches(e, null))[Number(wanted.open) - 1];
-  if (pick) show(pick);
+async function unpack() {
+  // the episodes, gzipped JSON in base64: the page stays small enough to send
+  const packed = document.getElementById("episodes").textContent.trim();
+  const bytes = Uint8Array.from(atob(packed), c => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return JSON.parse(await new Response(stream).text());
 }
+unpack().then(list => {
+  episodes = list;
+  render();
+  if (wanted.open) {  // deep link: open the n-th listed episode (1-based)
+    const pick = episodes.filter(e => matches(e, null))[Number(wanted.open) - 1];
+    if (pick) show(pick);
+  }
+});

@@ -6,6 +6,7 @@ like ``<script>alert(1)</script>`` stays inert text."""
 from __future__ import annotations
 
 import base64
+import gzip
 import html
 import json
 import re
@@ -45,7 +46,7 @@ __BODY__
 <label>outcome <select id="f-outcome"></select></label> <span id="count"></span></div>
 <p id="empty" class="warning"></p>
 <div id="browser"><ol id="list"></ol><div id="detail"></div></div></section>
-<script type="application/json" id="episodes">__EPISODES__</script>
+<script type="application/gzip+base64" id="episodes">__EPISODES__</script>
 <script type="application/json" id="policy-colours">__COLOURS__</script>
 <script>
 __SCRIPT__
@@ -98,6 +99,12 @@ def _inert(data: Any) -> str:
     return json.dumps(data).replace("<", "\\u003c")
 
 
+def _packed(data: Any) -> str:
+    """JSON gzipped and in base64 for a script element (no "<" can occur in it); the page
+    unpacks it with the browser's DecompressionStream."""
+    return base64.b64encode(gzip.compress(json.dumps(data).encode(), mtime=0)).decode()
+
+
 def page(
     summary: str,
     body: str,
@@ -105,14 +112,14 @@ def page(
     note: str,
     colours: dict[str, str],
 ) -> str:
-    """The page: ``summary`` and ``body`` are HTML; the episodes and the policies' colours
-    go in as inert JSON. Every placeholder is filled in one pass, so a text that happens to
-    contain one is never filled in turn."""
+    """The page: ``summary`` and ``body`` are HTML; the episodes go in gzipped, the
+    policies' colours as inert JSON. Every placeholder is filled in one pass, so a text
+    that happens to contain one is never filled in turn."""
     values = {
         "SUMMARY": summary,
         "BODY": body,
         "EXPLORER_NOTE": html.escape(note),
-        "EPISODES": _inert(episodes),
+        "EPISODES": _packed(episodes),
         "COLOURS": _inert(colours),
         "SCRIPT": SCRIPT.read_text(encoding="utf-8"),
     }
