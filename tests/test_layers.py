@@ -28,6 +28,7 @@ LAYERS = (
         "tasks",
         "hashing",
         "numbers_given",
+        "deprecation",
     ),
     ("catalogue",),  # every kind of variant, its registry and entry points
     ("data", "embedding"),

@@ -24,7 +24,6 @@ NameIn(REGISTRY)]``, which is how a run finds every variant it uses and records 
 outside ones come from.
 """
 
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -77,6 +76,7 @@ from recmarket.catalogue.strategies import (
     StrategyKind,
 )
 from recmarket.config import RunConfig
+from recmarket.deprecation import warn_older
 from recmarket.embedding import load_embedder
 from recmarket.experiments.spec import DEFAULT_SEEDS, ExperimentSpec, load_spec
 from recmarket.run.pilot import PilotAsked
@@ -113,11 +113,7 @@ def __getattr__(name: str) -> Any:
     """An older name of the API still answers, with a ``DeprecationWarning`` naming the
     current one, so a plugin written against it loads."""
     if name in RENAMED:
-        warnings.warn(
-            f"recmarket.api.{name} is now recmarket.api.{RENAMED[name]}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warn_older(f"recmarket.api.{name} is now recmarket.api.{RENAMED[name]}")
         return globals()[RENAMED[name]]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import math
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points, packages_distributions
@@ -51,6 +50,7 @@ from pydantic import (
 from pydantic_core import core_schema
 
 from recmarket.catalogue.origins import Origin, module_of, plugin_digest
+from recmarket.deprecation import warn_older
 from recmarket.numbers_given import unnumbered
 
 
@@ -224,11 +224,9 @@ class Registry(Generic[T]):
         found = [p for group in (self.group, *self.aliases) for p in entry_points(group=group)]
         for point in sorted(found, key=lambda p: p.name):
             if point.group != self.group:
-                warnings.warn(
+                warn_older(
                     f"entry point {point.name!r} ({point.value}) is declared in the group "
-                    f"{point.group!r}, the older name of {self.group!r}; declare it there",
-                    DeprecationWarning,
-                    stacklevel=2,
+                    f"{point.group!r}, the older name of {self.group!r}; declare it there"
                 )
             try:
                 self.register(self._usable(point))
