@@ -105,10 +105,11 @@ def test_configurations_hash_as_they_did_when_their_runs_were_stored(digest, set
 
 
 @pytest.mark.parametrize(("stored", "older", "current"), OLDER_FORMS)
-def test_an_older_form_is_read_into_the_current_one_and_its_stored_hash_still_names_it(
+def test_an_older_form_is_read_into_the_current_one_and_migrate_knows_its_stored_hash(
     stored: str, older: dict, current: dict
 ) -> None:
-    with pytest.warns(DeprecationWarning, match="older form of a setting; write market"):
+    said = r"older form of a setting; write market.*recmarket migrate.*read until recmarket 0\.2"
+    with pytest.warns(DeprecationWarning, match=said):
         read = RunConfig.model_validate({"market": older})
     now = RunConfig.model_validate({"market": current})
     assert read == now and read.digest() == now.digest()  # one setting, one identity

@@ -162,8 +162,9 @@ class RunConfig(BaseModel):
 
     def older_digests(self) -> tuple[str, ...]:
         """The hashes these same settings had when written in an older form of the
-        market's settings (``market.older_forms``), which stored runs and
-        reproduce directories may carry."""
+        market's settings (``market.older_forms``), which runs stored before it may carry:
+        what ``recmarket migrate`` (``run/migrate.py``) recognises and rewrites. A lookup
+        finds a run by its current hash alone."""
         dumped = json.loads(self.model_dump_json(exclude=self._left_out()))
         return tuple(
             self._hashed(json.dumps({**dumped, "market": market}, **JSON_AS_PYDANTIC))

@@ -9,6 +9,7 @@ from recmarket.cli import (  # noqa: F401 - importing registers the commands
     experiments,
     llm,
     market,
+    migrate,
     pilot,
     run,
     show,

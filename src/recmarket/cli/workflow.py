@@ -16,7 +16,16 @@ from typer.core import TyperGroup
 # Each section's commands in workflow order; a command missing here is listed under "Other"
 # (tests/cli/test_workflow.py keeps every registered command in a section).
 SECTIONS: dict[str, tuple[str, ...]] = {
-    "Play a market": ("run", "estimate", "show", "export", "branch", "build", "access-check"),
+    "Play a market": (
+        "run",
+        "estimate",
+        "show",
+        "export",
+        "branch",
+        "build",
+        "access-check",
+        "migrate",
+    ),
     "Study (the paper's experiments)": (
         "experiments",
         "reproduce",

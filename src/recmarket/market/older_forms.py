@@ -10,17 +10,18 @@ new form (``read_older``), so one setting has one field.
 
 Runs stored under an older form recorded the hash of that form, and a reproduce named their
 directories by it. ``older_markets`` gives the market settings as each older form wrote the
-same settings, so a run's identity knows those hashes too (``RunConfig.older_digests``): a
-stored run resumes and a reproduce finds its cells whichever form made them.
+same settings (``RunConfig.older_digests``), so that ``recmarket migrate`` can tell such a
+run and rewrite it once in the current form; a lookup finds a run by its current hash alone.
+The older forms are read until ``deprecation.REMOVED_IN``.
 """
 
 from __future__ import annotations
 
 import itertools
-import warnings
 from typing import Any
 
 from recmarket.catalogue.mechanisms import mechanism
+from recmarket.deprecation import warn_older
 
 # The older fields and their defaults (a field at its default was left out of the hash).
 MECHANISM, DECAY, RULE = "reputation_mechanism", "reputation_decay", "learning_rule"
@@ -85,11 +86,9 @@ def _attacks_from(behaviours: Any) -> Any:
 
 
 def _warn(older: str, newer: str) -> None:
-    warnings.warn(
-        f"market.{older} is the older form of a setting; write {newer} (read the same way: "
-        "runs stored under the older form resume)",
-        DeprecationWarning,
-        stacklevel=2,
+    warn_older(
+        f"market.{older} is the older form of a setting; write {newer} (`recmarket migrate "
+        "DIR` rewrites settings files and stored runs once)"
     )
 
 

@@ -168,16 +168,14 @@ class RunIdentity:
     variants: dict[str, dict[str, str]]
     data_files: tuple[Path, ...] = ()
     digest: str = field(init=False)
-    # the hashes of the same settings in an older form, which a stored run may carry
-    older: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "digest", self.config.digest())
-        object.__setattr__(self, "older", self.config.older_digests())
 
     def hashes_as(self, manifest: dict[str, str]) -> bool:
-        """Whether a manifest's settings hash is these settings', in any form."""
-        return manifest.get("config_hash") in (self.digest, *self.older)
+        """Whether a manifest's settings hash is these settings' (a run stored under an
+        older form of its settings is found once ``recmarket migrate`` has rewritten it)."""
+        return manifest.get("config_hash") == self.digest
 
     @classmethod
     def of(cls, config: RunConfig, roles: dict[str, str] | None = None) -> RunIdentity:
@@ -215,6 +213,11 @@ class RunIdentity:
         elif not self.hashes_as(manifest):
             old = json.loads(stored_config(manifest).model_dump_json())
             diffs = _differences(old, json.loads(self.config.model_dump_json()))
+            if not diffs and manifest.get("config_hash") in self.config.older_digests():
+                raise RunConflict(
+                    f"{out_dir} holds a run of these settings stored under an older form of "
+                    f"them; run `recmarket migrate {out_dir}` once, then resume it"
+                )
             if not diffs:  # the same settings, hashed with another reader or generator
                 raise RunConflict(
                     f"{out_dir} holds a run of these settings whose data another version of "

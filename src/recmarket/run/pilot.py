@@ -271,10 +271,10 @@ def plan_pilot(
     for c in cells:
         study = studied[c.run_dir]
         own = pilot_config(study, pilot, path)
-        pilot_dir = str(cell_dir(Path(), own.condition, (own.digest(),)))
+        pilot_dir = str(cell_dir(own.condition, own.digest()))
         replay_dirs = []
         for cfg in replay_configs(study, pilot.pilot.surrogate_replays, pilot.pilot.exact_choices):
-            run_dir = str(cell_dir(Path(), cfg.condition, (cfg.digest(),)))
+            run_dir = str(cell_dir(cfg.condition, cfg.digest()))
             replays[str(out / run_dir)] = cfg
             replay_dirs.append(run_dir)
         unit = units[c.experiment]

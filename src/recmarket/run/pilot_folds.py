@@ -47,7 +47,7 @@ def fold_configs(
             for draws in range(plan.replays):
                 update = {"agents": params, "draws": draws, "record_choices": plan.exact_choices}
                 cfg = study.model_copy(update=update)
-                run_dir = str(cell_dir(Path(), cfg.condition, (cfg.digest(),)))
+                run_dir = str(cell_dir(cfg.condition, cfg.digest()))
                 to_play[str(out / run_dir)] = cfg
                 plays.append(run_dir)
             dirs.append(tuple(plays))

@@ -102,7 +102,7 @@ def plan(
         cut = spec.schedule(scale).said()
         for cell, cfg in spec.configs(scale, given):
             digest = cfg.digest()
-            run_dir = cell_dir(out, cfg.condition, (digest, *cfg.older_digests()))
+            run_dir = cell_dir(cfg.condition, digest)
             episodes = full[cell.removesuffix(f"/{TWIN}")].episodes  # a twin's full cell
             rounds = episodes.requests / (episodes.users_per_profile * len(PROFILE_NAMES))
             cells.append(
@@ -112,12 +112,8 @@ def plan(
     return cells, configs
 
 
-def cell_dir(out: Path, condition: str, digests: tuple[str, ...]) -> Path:
-    """A cell's run directory under ``out``, named by its settings' hash (the first of
-    ``digests``); where a reproduce made it under an older form of the same settings (a
-    later digest), that directory, so the cell resumes rather than runs again."""
-    for older in digests[1:]:
-        made = Path("cells") / f"{condition}-{older[:12]}"
-        if (out / made / STORE_NAME).is_file():
-            return made
-    return Path("cells") / f"{condition}-{digests[0][:12]}"
+def cell_dir(condition: str, digest: str) -> Path:
+    """A cell's run directory, relative to its reproduce directory, named by its settings'
+    hash (a cell a reproduce made under an older form of its settings is found here once
+    ``recmarket migrate`` has renamed it)."""
+    return Path("cells") / f"{condition}-{digest[:12]}"
