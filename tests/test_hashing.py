@@ -6,7 +6,7 @@ import pytest
 from pydantic import BaseModel
 
 from recmarket.config import RunConfig
-from recmarket.hashing import ADDED_LATER, unset_later
+from recmarket.hashing import ADDED_LATER, OPERATIONAL, left_out
 
 # Hashes of run configurations as stored before the marks replaced a hand-kept list: a
 # stored run directory resumes only while its configuration hashes to the same value.
@@ -142,10 +142,10 @@ def test_an_llm_run_stored_before_the_array_of_sentences_hashes_apart() -> None:
 
 def test_a_marked_setting_counts_in_the_hash_only_when_set() -> None:
     default = RunConfig()
-    assert unset_later(default)["market"]["entrants"] is True
-    assert "seed" not in unset_later(default)  # unmarked settings always count
+    assert left_out(default)["market"]["entrants"] is True
+    assert "seed" not in left_out(default)  # unmarked settings always count
     changed = RunConfig.model_validate({"market": {"learning_period": 24}})
-    assert "learning_period" not in unset_later(changed)["market"]
+    assert "learning_period" not in left_out(changed)["market"]
     assert changed.digest() != default.digest()
 
 
@@ -157,5 +157,27 @@ def test_marks_are_found_in_models_within_models() -> None:
     class Outer(BaseModel):
         inner: Inner = Inner()
 
-    assert unset_later(Outer()) == {"inner": {"later": True}}
-    assert unset_later(Outer(inner=Inner(later=5))) == {}
+    assert left_out(Outer()) == {"inner": {"later": True}}
+    assert left_out(Outer(inner=Inner(later=5))) == {}
+
+
+def test_an_operational_setting_is_always_left_out_in_models_and_tables_of_them() -> None:
+    class Model(BaseModel):
+        limit: Annotated[int, OPERATIONAL] = 8
+        temperature: float = 0.0
+
+    class Table(BaseModel):
+        models: dict[str, Model] = {}
+        batch_poll: Annotated[float, OPERATIONAL] = 30.0
+
+    held = Table(models={"a": Model(limit=2), "b": Model(temperature=0.5)})
+    assert left_out(held) == {
+        "models": {"a": {"limit": True}, "b": {"limit": True}},
+        "batch_poll": True,
+    }
+    fast = RunConfig.model_validate(
+        {"llm": {"models": {"m": {"name": "x", "concurrency": 2, "timeout": 9.0}}, "mode": "batch"}}
+    )
+    slow = RunConfig.model_validate({"llm": {"models": {"m": {"name": "x"}}}})
+    warmer = RunConfig.model_validate({"llm": {"models": {"m": {"name": "x", "temperature": 0.7}}}})
+    assert fast.digest() == slow.digest() != warmer.digest()  # how calls are made, not what

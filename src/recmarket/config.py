@@ -21,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 
-from recmarket.agents.llm.config import LLM_OPERATIONAL, OFFLINE, OPERATIONAL, LLMConfig
+from recmarket.agents.llm.config import OFFLINE, LLMConfig
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.catalogue.conditions import ConditionName, condition
 from recmarket.catalogue.roles import RoleBackendName, RoleSetting, chosen_backend, role_setting
@@ -30,7 +30,7 @@ from recmarket.data.domain import READER_VERSION
 from recmarket.data.settings import EpisodeConfig
 from recmarket.data.sources import demo_users, generator_digest
 from recmarket.embedding.settings import EmbedderConfig
-from recmarket.hashing import ADDED_LATER, unset_later
+from recmarket.hashing import ADDED_LATER, left_out
 from recmarket.market.older_forms import older_markets
 from recmarket.market.settings import MarketConfig
 from recmarket.numbers_given import unnumbered
@@ -172,17 +172,7 @@ class RunConfig(BaseModel):
         )
 
     def _left_out(self) -> dict[str, Any]:
-        exclude = unset_later(self)
-        if self.llm is not None:
-            assert "llm" not in exclude  # no LLM setting is marked: nothing to merge
-            exclude["llm"] = {
-                "models": {
-                    name: set(OPERATIONAL) | set(unset_later(model))
-                    for name, model in self.llm.models.items()
-                },
-                **dict.fromkeys(LLM_OPERATIONAL, True),
-            }
-        return exclude
+        return left_out(self)
 
     def _hashed(self, identity: str) -> str:
         if demo_users(self.data) is not None:  # the market is the generator's output

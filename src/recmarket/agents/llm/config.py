@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from recmarket.agents.llm import credentials
 from recmarket.agents.llm.formats import Structured, TextReplies
 from recmarket.catalogue.providers import ProviderName
-from recmarket.hashing import ADDED_LATER
+from recmarket.hashing import ADDED_LATER, OPERATIONAL
 from recmarket.vocabulary import ROLES, RoleName
 
 DEFAULT_MAX_REPLY_BYTES = 1_000_000  # a reply body larger than this is refused
@@ -23,25 +23,6 @@ GROUPS = {
 }
 OFFLINE = "offline"
 MIN_ROUND = 4  # calls a round of failures counts at least (failure_limit)
-# Settings that change how calls are made, not what they answer: left out of the run hash.
-OPERATIONAL = (
-    "concurrency",
-    "adaptive_concurrency",
-    "timeout",
-    "max_retries",
-    "retry_after_cap",
-    "max_failures_in_a_row",
-    "max_reply_bytes",
-    "input_price",
-    "output_price",
-    "cached_input_price",
-    "service_tier",
-    "flex_fallback",
-    "flex_wait",
-    "tier_prices",
-)
-# The same for the [llm] table itself: live or batched, the answers are the same.
-LLM_OPERATIONAL = ("mode", "batch_poll", "batch_dir")
 FLEX = "flex"
 # The tier a flex call falls back to and the tier its price is read under otherwise.
 STANDARD = "default"
@@ -61,7 +42,8 @@ BASE_URL_ENV = "OPENAI_BASE_URL"
 
 class ModelConfig(BaseModel):
     """One chat model behind any OpenAI-compatible endpoint. The API key is never stored:
-    only the name of the environment variable that holds it."""
+    only the name of the environment variable that holds it. Fields marked OPERATIONAL
+    change how calls are made, not what they answer, and stay out of a run's hash."""
 
     # a refused value is not echoed: a base URL may hold a key
     model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
@@ -103,13 +85,13 @@ class ModelConfig(BaseModel):
         description="pass each call's sample index as `seed` "
         "(reproducible sampling where the endpoint supports it)",
     )
-    concurrency: int = Field(
+    concurrency: Annotated[int, OPERATIONAL] = Field(
         64,
         ge=1,
         description="most calls in flight per endpoint; the adaptive limit starts from what "
         "the endpoint check measures and stays at or under this",
     )
-    adaptive_concurrency: bool = Field(
+    adaptive_concurrency: Annotated[bool, OPERATIONAL] = Field(
         True, description="adapt the limit to the endpoint (false: always `concurrency`)"
     )
     structured: Structured = Field(
@@ -117,55 +99,61 @@ class ModelConfig(BaseModel):
         description="send each JSON role's reply schema: auto (probe the endpoint once, "
         "fall back), json_schema, json_object (JSON mode with the schema) or off",
     )
-    timeout: float | None = Field(
+    timeout: Annotated[float | None, OPERATIONAL] = Field(
         None,
         gt=0,
         description="seconds an attempt of a call may take, from connecting to its last "
         "byte; default: sized to the endpoint's pace, which the check measures, and to the "
         "call (30 s at least, 900 s at most)",
     )
-    max_retries: int = Field(6, ge=0, description="retries on 429, 5xx, timeouts, disconnects")
-    retry_after_cap: float = Field(
+    max_retries: Annotated[int, OPERATIONAL] = Field(
+        6, ge=0, description="retries on 429, 5xx, timeouts, disconnects"
+    )
+    retry_after_cap: Annotated[float, OPERATIONAL] = Field(
         120.0, gt=0, description="longest wait a Retry-After header may impose, in seconds"
     )
-    max_failures_in_a_row: int | None = Field(
+    max_failures_in_a_row: Annotated[int | None, OPERATIONAL] = Field(
         None,
         ge=1,
         description="failed retries in a row across all calls (429s aside) that stop the "
         "run; default twice the current concurrency limit, and at least 8 (two rounds of "
         "every call in flight failing again after its pause)",
     )
-    max_reply_bytes: int = Field(
+    max_reply_bytes: Annotated[int, OPERATIONAL] = Field(
         DEFAULT_MAX_REPLY_BYTES, ge=1024, description="larger reply bodies are rejected"
     )
-    input_price: float = Field(0.0, ge=0, description="USD per million prompt tokens")
-    output_price: float = Field(0.0, ge=0, description="USD per million completion tokens")
-    cached_input_price: float | None = Field(
+    input_price: Annotated[float, OPERATIONAL] = Field(
+        0.0, ge=0, description="USD per million prompt tokens"
+    )
+    output_price: Annotated[float, OPERATIONAL] = Field(
+        0.0, ge=0, description="USD per million completion tokens"
+    )
+    cached_input_price: Annotated[float | None, OPERATIONAL] = Field(
         None,
         ge=0,
         description="USD per million prompt tokens the provider serves from its prompt cache "
         "(default: the input price)",
     )
 
-    service_tier: str | None = Field(
+    service_tier: Annotated[str | None, OPERATIONAL] = Field(
         None,
         min_length=1,
         description="the provider's service tier each role call asks for (auto, default, "
         "flex, priority, or any name the provider takes); unset: none is sent. Infrastructure, "
         "like the endpoint: not in the run's identity",
     )
-    flex_fallback: bool = Field(
+    flex_fallback: Annotated[bool, OPERATIONAL] = Field(
         False,
         description="send a call on the default tier once the flex tier has been busy "
         "(429 or 498) for flex_wait seconds; false: stop the run there, resumable",
     )
-    flex_wait: float = Field(
+    flex_wait: Annotated[float, OPERATIONAL] = Field(
         900.0,
         gt=0,
         description="seconds a flex call may keep meeting busy answers (each retried with "
         "backoff) before it falls back or stops",
     )
-    tier_prices: dict[str, float] = Field(
+    tier_prices: Annotated[dict[str, float], OPERATIONAL] = Field(
         default_factory=dict,
         description="for a model priced in its config: price multiplier per service tier "
         "or 'batch' (e.g. {flex = 0.5, batch = 0.5}); tiers not named cost the input and "
@@ -211,16 +199,16 @@ class LLMConfig(BaseModel):
         "sentences (an array of one to three) or text (plain text, no schema)",
     )
 
-    mode: Mode = Field(
+    mode: Annotated[Mode, OPERATIONAL] = Field(
         "live",
         description="live: every call sent as it comes; batch: the calls that wait on no "
         "other pending call (a stage across a cell's independent episodes) sent as one "
         "batch job (OpenAI Batch API), at the provider's batch price",
     )
-    batch_poll: float = Field(
+    batch_poll: Annotated[float, OPERATIONAL] = Field(
         30.0, gt=0, description="longest wait between two looks at a submitted batch job"
     )
-    batch_dir: str | None = Field(
+    batch_dir: Annotated[str | None, OPERATIONAL] = Field(
         None,
         description="batch mode for a local model: write each job to this folder in the "
         "OpenAI Batch format and wait for `vllm run-batch` to write its answers beside it, "

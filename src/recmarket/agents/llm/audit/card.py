@@ -18,9 +18,10 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from recmarket import __version__
-from recmarket.agents.llm.config import OPERATIONAL, ModelConfig
+from recmarket.agents.llm.config import ModelConfig
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.files import write_text_whole
+from recmarket.hashing import OPERATIONAL, marked
 
 REQUIRED = 0.8  # the pass rate a sound model should reach on every probe
 Z95 = 1.959964
@@ -104,7 +105,7 @@ class AuditCard(BaseModel):
 def settings_key(cfg: ModelConfig, repair_attempts: int) -> str:
     """What decides the model's answers (its operational settings aside, as in a run's
     hash) and the re-asks it gets, hashed: an audit is found again for the same model."""
-    decided = cfg.model_dump(exclude={*OPERATIONAL, "api_key_env"})
+    decided = cfg.model_dump(exclude={*marked(ModelConfig, OPERATIONAL), "api_key_env"})
     text = json.dumps([decided, repair_attempts], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
