@@ -27,3 +27,21 @@ def test_the_docs_site_builds_strictly(tmp_path: Path) -> None:
     api = (tmp_path / "site" / "api" / "index.html").read_text()
     # docstrings rendered, not just names
     assert "recmarket.catalogue.policies.PresentationPolicy" in api
+
+
+def test_the_architecture_page_names_every_package_and_command() -> None:
+    import typer.main
+
+    from recmarket.cli import app
+
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    package = ROOT / "src" / "recmarket"
+    parts = [
+        f"{p.name}/" if p.is_dir() else p.name
+        for p in package.iterdir()
+        if not p.name.startswith("_") and (p.suffix == ".py" or (p / "__init__.py").is_file())
+    ]
+    assert [p for p in parts if f"  {p}" not in page] == []
+    cli = page.split("  cli/", 1)[1].split("\n  api.py", 1)[0]
+    commands = typer.main.get_group(app).commands
+    assert [c for c in commands if c not in cli] == []
