@@ -6,8 +6,9 @@ import html
 import math
 import multiprocessing
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from recmarket.locks import BRIEF_WAIT, WriterLock
 from recmarket.report.cell_tables import access_rows, cell_rows, identical_notes, record_rows
 from recmarket.report.chain_table import chain_html, chain_rows
 from recmarket.report.data import Cell, MissingCell, load_cells
-from recmarket.report.explorer import explorer, policy_colours
+from recmarket.report.explorer import Explored, explorer, policy_colours
 from recmarket.report.figures import FIGURES
 from recmarket.report.html import figure_html, page, table_html
 from recmarket.report.layout import (
@@ -203,34 +204,34 @@ def _build_report(
         for kind, figures_of_kind in FIGURES.items()
         for stem, draw in (figures_of_kind if by_figure[kind] else ())
     ]
-    rest = [(_on_cells, (section,)) for section in SECTIONS]
+    rest = [(_on_cells, (compute,)) for compute in Sections.computers()]
     try:
         results = _sections(rest + figure_tasks, workers)
     finally:
         _cells = {}
-    access, comparison, records, notes, every, episodes, models, chains, oracles, people = results[
-        : len(rest)
-    ]
+    done = Sections(*results[: len(rest)])
     drawn_figures: list[DrawnFigure] = results[len(rest) :]
-    parts: dict[str, str] = {d.stem: _figure_html(d, figures, comparison) for d in drawn_figures}
-    write_table(access, tables / "access_check")
-    if access:
+    parts: dict[str, str] = {
+        d.stem: _figure_html(d, figures, done.comparison) for d in drawn_figures
+    }
+    write_table(done.access, tables / "access_check")
+    if done.access:
         parts["access_check"] = (
             '<figure id="access_check"><h3>Appendix A.2: the analytic chance that the target '
             "is present beside the empirical forced-inclusion rate of each opening cell.</h3>"
-            + caption("access_check", comparison)
-            + table_html(access)
+            + caption("access_check", done.comparison)
+            + table_html(done.access)
             + "</figure>"
         )
-    write_table(chains, tables / "accountability_chain")
-    if chains:
-        parts["accountability_chain"] = chain_html(chains)
-    write_table(oracles, tables / "oracle_contrasts")
-    if oracles:
-        parts["oracle_contrasts"] = oracle_html(oracles)
-    write_table(comparison, tables / "paper_comparison")
-    write_table(records, tables / "records_per_history")
-    write_table(every, tables / "cells")
+    write_table(done.chains, tables / "accountability_chain")
+    if done.chains:
+        parts["accountability_chain"] = chain_html(done.chains)
+    write_table(done.oracles, tables / "oracle_contrasts")
+    if done.oracles:
+        parts["oracle_contrasts"] = oracle_html(done.oracles)
+    write_table(done.comparison, tables / "paper_comparison")
+    write_table(done.records, tables / "records_per_history")
+    write_table(done.cells, tables / "cells")
     measures = measure_rows()
     write_table(measures, tables / "measures")
     piloted, pilot_notes = read_piloted(out_dirs)
@@ -238,20 +239,20 @@ def _build_report(
     write_table(ppi, tables / "ppi")
     drawn = set(parts) - {d.stem for d in drawn_figures if d.missing}
     closing = {
-        "comparison": comparison_html(comparison, drawn),
-        "records": records_html(records, notes),
-        "models": models,
-        "people": people,
+        "comparison": comparison_html(done.comparison, drawn),
+        "records": records_html(done.records, done.notes),
+        "models": done.models,
+        "people": done.people,
         "ppi": ppi_html(ppi, pilot_notes),
         "cells": "<p>Macro over domains.</p>"
-        + table_html(every)
+        + table_html(done.cells)
         + "<p>The market measures in this table, and where their code comes from.</p>"
         + table_html(measures),
     }
-    summary = run_summary(cells, comparison, len(out_dirs))
+    summary = run_summary(cells, done.comparison, len(out_dirs))
     titles = {d.stem: d.title for d in drawn_figures} | {
         "access_check": "Appendix A.2 table.",
-        "accountability_chain": "The accountability chain of every LocalRep contrast.",
+        "accountability_chain": "The accountability chain of done.cells LocalRep contrast.",
         "oracle_contrasts": "The oracle beside each mechanism, paired.",
     }
     contents = [Entry("summary", "Summary")]
@@ -277,9 +278,12 @@ def _build_report(
     path = target / "report.html"
     first = summary.html() + nav(contents)
     write_text_whole(
-        path, page(first, "\n".join(body), episodes.episodes, episodes.note(), policy_colours())
+        path,
+        page(
+            first, "\n".join(body), done.episodes.episodes, done.episodes.note(), policy_colours()
+        ),
     )
-    return BuiltReport(path, comparison, notes, summary)
+    return BuiltReport(path, done.comparison, done.notes, summary)
 
 
 def comparison_html(comparison: list[dict[str, Any]], drawn: set[str]) -> str:
@@ -337,16 +341,26 @@ COMPARISON_NOTE = (
 )
 
 
-# The sections besides the figures, in the order build_report unpacks them.
-SECTIONS = (
-    access_rows,
-    compare,
-    record_rows,
-    identical_notes,
-    cell_rows,
-    explorer,
-    models_section,
-    chain_rows,
-    oracle_rows,
-    people_section,
-)
+Rows = list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Sections:
+    """The report's sections besides the figures, each computed from the cells alone, in a
+    worker of its own beside the figures, by the function its field names."""
+
+    access: Rows = field(metadata={"compute": access_rows})
+    comparison: Rows = field(metadata={"compute": compare})
+    records: Rows = field(metadata={"compute": record_rows})
+    notes: list[str] = field(metadata={"compute": identical_notes})
+    cells: Rows = field(metadata={"compute": cell_rows})
+    episodes: Explored = field(metadata={"compute": explorer})
+    models: str = field(metadata={"compute": models_section})
+    chains: Rows = field(metadata={"compute": chain_rows})
+    oracles: Rows = field(metadata={"compute": oracle_rows})
+    people: str = field(metadata={"compute": people_section})
+
+    @staticmethod
+    def computers() -> list[Callable[[dict[str, dict[str, Cell]]], Any]]:
+        """Each section's function, in the order of the fields its results fill."""
+        return [f.metadata["compute"] for f in fields(Sections)]
