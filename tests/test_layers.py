@@ -29,6 +29,7 @@ LAYERS = (
         "hashing",
         "numbers_given",
         "deprecation",
+        "resampling",
     ),
     ("catalogue",),  # every kind of variant, its registry and entry points
     ("data", "embedding"),

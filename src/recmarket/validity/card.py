@@ -15,6 +15,7 @@ import numpy as np
 from scipy import stats
 
 from recmarket.files import replaced, write_text_whole
+from recmarket.resampling import person_interval
 from recmarket.validity.scoring import Key, Scored, chance_values
 
 COLUMNS = ("measure", "protocol", "scorer", "n_people", "n", "value", "low", "high", "chance")
@@ -93,15 +94,14 @@ def correlation_rows(scored: Sequence[Scored], seed: int) -> list[CardRow]:
         people = [np.array(v) for v in per[key].values()]
         value = spearman(np.concatenate(people))
         low = high = float("nan")
-        if np.isfinite(value) and len(people) >= 2:
-            gen = np.random.default_rng(seed)
-            drawn = [
-                spearman(
-                    np.concatenate([people[i] for i in gen.integers(len(people), size=len(people))])
-                )
-                for _ in range(RESAMPLES)
-            ]
-            low, high = (float(x) for x in np.nanpercentile(drawn, [2.5, 97.5]))
+        if np.isfinite(value):
+            low, high = person_interval(
+                people,
+                lambda drawn: spearman(np.concatenate(drawn)),
+                seed=seed,
+                draws=RESAMPLES,
+                level=LEVEL,
+            )
         n = sum(len(v) for v in people)
         rows.append(CardRow(*key, len(people), n, value, low, high, float("nan")))
     return rows

@@ -4,12 +4,14 @@ baseline where two separate intervals overlapping would say nothing."""
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from recmarket.resampling import person_interval
 from recmarket.validity.card import FINISH, LEVEL, RESAMPLES, USER_ROLES, spearman
 from recmarket.validity.scoring import Scored
 
@@ -75,6 +77,12 @@ def _paired(scored: Sequence[Scored]) -> dict[Pairing, dict[str, list[list[float
     return found
 
 
+def _reordered(
+    statistic: Callable[[Sequence[Person], str], float], measure: str, people: Sequence[Person]
+) -> float:
+    return statistic(people, measure)
+
+
 def differences(scored: Sequence[Scored], seed: int) -> list[Difference]:
     """Every user role's measure less every baseline's the held-outs have, each with a
     percentile bootstrap interval over people (``RESAMPLES`` draws, seeded)."""
@@ -87,13 +95,13 @@ def differences(scored: Sequence[Scored], seed: int) -> list[Difference]:
         )
         value = statistic(people, measure)
         low = high = float("nan")
-        if np.isfinite(value) and len(people) >= 2:
-            gen = np.random.default_rng(seed)
-            drawn = [
-                statistic([people[i] for i in gen.integers(len(people), size=len(people))], measure)
-                for _ in range(RESAMPLES)
-            ]
-            tail = 100 * (1 - LEVEL) / 2
-            low, high = (float(x) for x in np.nanpercentile(drawn, [tail, 100 - tail]))
+        if np.isfinite(value):
+            low, high = person_interval(
+                people,
+                functools.partial(_reordered, statistic, measure),
+                seed=seed,
+                draws=RESAMPLES,
+                level=LEVEL,
+            )
         rows.append(Difference(measure, protocol, scorer, baseline, len(people), value, low, high))
     return rows
