@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from recmarket.config import RunConfig
+from recmarket.run.play_options import PlayOptions
 from recmarket.run.reproduce import reproduce
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
@@ -106,8 +107,9 @@ def main() -> None:
                 scale=args.scale,
                 overrides=settings,
                 seeds=1,
-                llm_cache=root / "together.sqlite",
-                cache_dir=root / "embeddings",
+                options=PlayOptions(
+                    llm_cache=root / "together.sqlite", cache_dir=root / "embeddings"
+                ),
             )
             wall = time.perf_counter() - start
             calls = calls_served(url)
@@ -129,8 +131,9 @@ def main() -> None:
                 run(
                     pointed_at(cfg, alone_url),
                     alone,
-                    llm_cache=root / f"alone-{number}.sqlite",
-                    cache_dir=root / "embeddings",
+                    PlayOptions(
+                        llm_cache=root / f"alone-{number}.sqlite", cache_dir=root / "embeddings"
+                    ),
                 ).store.close()
                 if records(alone) != records(Path(run_dir)):
                     raise SystemExit(f"{run_dir}: records differ from the cell played alone")

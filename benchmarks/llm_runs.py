@@ -31,6 +31,7 @@ from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.agents.llm.formats import AUTO_ORDER
 from recmarket.agents.llm.prefixes import prompt_text, repeated_prefix_share
 from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.run.play_options import PlayOptions
 from recmarket.run.runner import run
 
 KEY_ENV = "RECMARKET_BENCH_KEY"
@@ -96,7 +97,7 @@ def main() -> None:
             root = Path(tmp)
             lr = cell(url, "local-rep", args.requests, args.concurrency)
             start = time.perf_counter()
-            run(lr, root / "lr", llm_cache=root / "alone.sqlite").store.close()
+            run(lr, root / "lr", PlayOptions(llm_cache=root / "alone.sqlite")).store.close()
             wall = time.perf_counter() - start
             one_cell = calls_served(url)
             bound = critical_path(root / "lr", args.latency)
@@ -108,8 +109,8 @@ def main() -> None:
             )
 
             nr = cell(url, "no-rep", args.requests, args.concurrency)
-            run(nr, root / "nr", llm_cache=root / "shared.sqlite").store.close()
-            run(lr, root / "lr2", llm_cache=root / "shared.sqlite").store.close()
+            run(nr, root / "nr", PlayOptions(llm_cache=root / "shared.sqlite")).store.close()
+            run(lr, root / "lr2", PlayOptions(llm_cache=root / "shared.sqlite")).store.close()
             both = calls_served(url) - one_cell
             print(
                 f"(b) no-rep + local-rep on the same requests: {both:,} calls vs twice one "
@@ -120,7 +121,9 @@ def main() -> None:
             before = calls_served(url)
             start = time.perf_counter()
             run(
-                lr, root / "replayed", llm_cache=root / "lr" / "run.sqlite", replay=True
+                lr,
+                root / "replayed",
+                PlayOptions(llm_cache=root / "lr" / "run.sqlite", replay=True),
             ).store.close()
             replay = time.perf_counter() - start
             assert calls_served(url) == before, "replay used the network"

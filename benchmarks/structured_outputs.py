@@ -31,6 +31,7 @@ from recmarket.agents.llm.attempts import first_replies_valid
 from recmarket.agents.llm.config import LLMConfig, ModelConfig
 from recmarket.agents.llm.local import LocalServer
 from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.run.play_options import PlayOptions
 from recmarket.run.runner import run
 from recmarket.vocabulary import ROLES
 
@@ -107,7 +108,7 @@ def main() -> None:
             result = run(
                 cell(server.base_url, structured, args.requests),
                 out,
-                llm_cache=Path(tmp) / f"{structured}-calls.sqlite",
+                PlayOptions(llm_cache=Path(tmp) / f"{structured}-calls.sqlite"),
             )
             failed = sum(1 for e in result.store.episodes() if e["failed_role"])
             result.store.close()

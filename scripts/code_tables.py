@@ -106,13 +106,14 @@ def calibration_recovery() -> str:
     from recmarket.agents.rules.params import OfflineParams, RankerParams
     from recmarket.calibration.calibrate import calibrate
     from recmarket.config import RunConfig
+    from recmarket.run.play_options import PlayOptions
     from recmarket.run.runner import run
 
     known = tomllib.loads(RECOVERY.read_text())
     truth = _truth(known)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "recovery"  # the held-out fifth is a hash of this name and the keys
-        run(RunConfig.model_validate(known), out, keep_calls=True).store.close()
+        run(RunConfig.model_validate(known), out, PlayOptions(keep_calls=True)).store.close()
         given = RunConfig.model_validate(known).agents
         # the Rep instruction's share is held fixed by the fit: at the run's own value
         ranker = RankerParams(rep_instruction=given.ranker.rep_instruction)

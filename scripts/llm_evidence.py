@@ -119,6 +119,7 @@ def make() -> None:
     its answers in fresh evidence stores (so no answer the code no longer asks for lingers;
     git keeps the old ones)."""
     from recmarket.agents.llm.local import LocalServer
+    from recmarket.run.play_options import PlayOptions
     from recmarket.run.runner import run
 
     os.environ.setdefault(KEY_ENV, "local")
@@ -127,7 +128,7 @@ def make() -> None:
     with tempfile.TemporaryDirectory() as tmp, LocalServer(port=PORT) as server:
         print(f"serving {server.alias} at {server.base_url}", flush=True)
         for name, config in CELLS.items():
-            result = run(config(server.alias), Path(tmp) / name, llm_cache=CALLS)
+            result = run(config(server.alias), Path(tmp) / name, PlayOptions(llm_cache=CALLS))
             failed = sum(1 for e in result.store.episodes() if e["failed_role"])
             result.store.close()
             print(f"{name}: {failed} failed episodes", flush=True)
@@ -165,6 +166,7 @@ def replayed() -> dict[str, Path]:
     """Each cell run again from the stored answers (no call sent), in a directory that
     lives as long as the process."""
     from recmarket.agents.llm.client import ReplayMiss
+    from recmarket.run.play_options import PlayOptions
     from recmarket.run.runner import run
 
     os.environ.setdefault(KEY_ENV, "local")
@@ -175,7 +177,7 @@ def replayed() -> dict[str, Path]:
     runs = {}
     for name, config in CELLS.items():
         try:
-            result = run(config(stored), scratch / name, llm_cache=cache, replay=True)
+            result = run(config(stored), scratch / name, PlayOptions(llm_cache=cache, replay=True))
         except ReplayMiss as exc:
             raise NotStored(f"{name}: {exc}; ask the model again: {MAKE}") from None
         result.store.close()

@@ -139,6 +139,7 @@ def fake_llm_pilot(server: Any, out: Path, cache: Path, requests: int) -> None:
     """A run with every role answered by the loopback fake (key in RECMARKET_TEST_KEY)."""
     from recmarket.agents.llm.config import LLMConfig, ModelConfig
     from recmarket.config import EpisodeConfig, RunConfig
+    from recmarket.run.play_options import PlayOptions
     from recmarket.run.runner import run
 
     model = ModelConfig(name="fake", base_url=server.base_url, api_key_env="RECMARKET_TEST_KEY")
@@ -147,4 +148,4 @@ def fake_llm_pilot(server: Any, out: Path, cache: Path, requests: int) -> None:
         episodes=EpisodeConfig(requests=requests),
         llm=LLMConfig(models={"m": model}, roles={"default": "m"}),
     )
-    run(cfg, out, llm_cache=cache).store.close()
+    run(cfg, out, PlayOptions(llm_cache=cache)).store.close()

@@ -10,6 +10,7 @@ from recmarket.agents.judgement import Judge
 from recmarket.calibration.observations import Observations, read_observations
 from recmarket.config import RunConfig
 from recmarket.embedding import load_embedder
+from recmarket.run.play_options import PlayOptions
 from recmarket.run.runner import run
 
 KNOWN = tomllib.loads(
@@ -27,7 +28,7 @@ def simulate(out: Path, condition: str = "local-rep", requests: int = 600) -> Ru
     cfg = RunConfig.model_validate(
         {**KNOWN, "condition": condition, "episodes": {"requests": requests}}
     )
-    run(cfg, out, keep_calls=True).store.close()  # calibration reads every call
+    run(cfg, out, PlayOptions(keep_calls=True)).store.close()  # calibration reads every call
     return cfg
 
 

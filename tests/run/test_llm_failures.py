@@ -17,6 +17,7 @@ from recmarket.analysis.failures import failure_warning
 from recmarket.cli import app
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.run.manifest import RunConflict
+from recmarket.run.play_options import PlayOptions
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 from recmarket.testing.fake_llm import FakeLLM, FaultPlan
@@ -42,7 +43,7 @@ def cell(server: FakeLLM, repair_attempts: int, requests: int = 4, **model) -> R
 def play(tmp_path: Path, server: FakeLLM, repair_attempts: int, **model) -> Path:
     out = tmp_path / "run"
     config = cell(server, repair_attempts, **model)
-    run(config, out, llm_cache=tmp_path / "shared.sqlite").store.close()
+    run(config, out, PlayOptions(llm_cache=tmp_path / "shared.sqlite")).store.close()
     return out
 
 
@@ -130,7 +131,9 @@ def test_explanations_come_as_sentences_under_a_schema_and_as_text_without(
     structured outputs off) no schema is sent and the text is read as it always was."""
     with FakeLLM(formats=("json_schema",)) as server:
         config = explain_cell(server, setting, text_replies)
-        run(config, tmp_path / "run", llm_cache=tmp_path / "shared.sqlite").store.close()
+        run(
+            config, tmp_path / "run", PlayOptions(llm_cache=tmp_path / "shared.sqlite")
+        ).store.close()
     assert set(server.formats_seen) == {sent}
     with RunStore.read(tmp_path / "run") as store:
         texts = {c.output["text"] for _, _, c in store.all_calls() if c.role == "explain"}
@@ -144,6 +147,6 @@ def test_a_run_asked_for_plain_text_is_not_resumed_asking_for_sentences(tmp_path
     holds explanations asked for both ways."""
     with FakeLLM(formats=("json_schema",)) as server:
         text = explain_cell(server, "json_schema", "text")
-        run(text, tmp_path / "run", llm_cache=tmp_path / "shared.sqlite").store.close()
+        run(text, tmp_path / "run", PlayOptions(llm_cache=tmp_path / "shared.sqlite")).store.close()
         with pytest.raises(RunConflict, match="text_replies"):
             run(explain_cell(server, "json_schema"), tmp_path / "run")

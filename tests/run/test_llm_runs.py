@@ -21,6 +21,7 @@ from recmarket.catalogue.payloads import PAYLOAD_FAMILIES
 from recmarket.catalogue.policies import POLICIES, policy
 from recmarket.cli import app
 from recmarket.config import EpisodeConfig, MarketConfig, RunConfig
+from recmarket.run.play_options import PlayOptions
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 from recmarket.testing.fake_llm import TRANSIENT_FAULTS, FakeLLM, FaultPlan
@@ -68,7 +69,7 @@ def test_all_conditions_complete_under_twenty_percent_faults(
         result = run(
             cell(server, condition, requests=36),
             tmp_path / "r",
-            llm_cache=tmp_path / "shared.sqlite",
+            PlayOptions(llm_cache=tmp_path / "shared.sqlite"),
         )
     rows = result.store.episodes()
     assert len(rows) == 36  # nothing lost
@@ -92,7 +93,9 @@ def test_unrepaired_content_faults_are_counted_as_role_failures(tmp_path: Path) 
         cfg = cell(server, "no-rep").model_copy(
             update={"llm": llm(server).model_copy(update={"repair_attempts": 0})}
         )
-        rows = run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite").store.episodes()
+        rows = run(
+            cfg, tmp_path / "r", PlayOptions(llm_cache=tmp_path / "s.sqlite")
+        ).store.episodes()
     failures = Counter(r["failed_role"] for r in rows)
     assert failures["shortlist"] > 0 and len(rows) == 24
     failed = [r for r in rows if r["failed_role"]]
@@ -104,7 +107,7 @@ def test_mixed_runs_send_only_the_configured_roles(tmp_path: Path) -> None:
         run(
             cell(server, "local-rep", roles={"evaluation": "m"}),
             tmp_path / "r",
-            llm_cache=tmp_path / "s.sqlite",
+            PlayOptions(llm_cache=tmp_path / "s.sqlite"),
         )
     assert set(server.requests) <= {"shortlist", "decide", "update"}
     assert server.requests["shortlist"] == 24
@@ -115,7 +118,7 @@ def test_an_adaptive_llm_platform_is_prompted_with_the_policy_it_chose(tmp_path:
     adaptive = MarketConfig(platform_strategy="adaptive", learning_period=4)
     with FakeLLM() as server:
         cfg = cell(server, "no-rep", roles={"explain": "m"}).model_copy(update={"market": adaptive})
-        store = run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite").store
+        store = run(cfg, tmp_path / "r", PlayOptions(llm_cache=tmp_path / "s.sqlite")).store
     chosen: Counter[str] = Counter()
     for row in store.episodes():
         lessons = json.loads(row["lessons"])
@@ -132,16 +135,18 @@ def test_an_adaptive_llm_platform_is_prompted_with_the_policy_it_chose(tmp_path:
         policy.name for text in prompts for policy in POLICIES if policy.guidance in text
     )
     assert sent == chosen and len(chosen) >= 2
-    replayed = run(cfg, tmp_path / "replay", llm_cache=tmp_path / "s.sqlite", replay=True).store
+    replayed = run(
+        cfg, tmp_path / "replay", PlayOptions(llm_cache=tmp_path / "s.sqlite", replay=True)
+    ).store
     assert replayed.episodes() == store.episodes()
 
 
 def test_cells_sharing_requests_share_stage_one_and_two(tmp_path: Path) -> None:
     shared = tmp_path / "shared.sqlite"
     with FakeLLM() as server:
-        run(cell(server, "no-rep"), tmp_path / "a", llm_cache=shared)
+        run(cell(server, "no-rep"), tmp_path / "a", PlayOptions(llm_cache=shared))
         first = Counter(server.requests)
-        run(cell(server, "local-rep"), tmp_path / "b", llm_cache=shared)
+        run(cell(server, "local-rep"), tmp_path / "b", PlayOptions(llm_cache=shared))
     second = server.requests - first
     assert second["query"] == second["need"] == second["explain"] == 0
     assert second["shortlist"] == 24
@@ -235,7 +240,11 @@ def test_a_missing_key_stops_the_run_and_the_fixed_rerun_carries_on(
 def test_a_refused_key_stops_before_any_episode_and_names_the_cause(tmp_path: Path) -> None:
     with FakeLLM(api_key="another-key") as server:
         with pytest.raises(EndpointFailure, match="key was refused") as stop:
-            run(cell(server, "no-rep", requests=12), tmp_path / "r", llm_cache=tmp_path / "s")
+            run(
+                cell(server, "no-rep", requests=12),
+                tmp_path / "r",
+                PlayOptions(llm_cache=tmp_path / "s"),
+            )
         assert server.base_url in str(stop.value) and "fake-model" in str(stop.value)
         assert server.total == 0  # the check failed; no role call was sent
     assert stored_episodes(tmp_path / "r") == 0
@@ -249,13 +258,15 @@ def test_an_outage_mid_run_stops_it_without_failed_episodes_and_the_rerun_finish
     with FakeLLM(down_after=60) as server:
         cfg = cell(server, "local-rep", requests=24, max_retries=1, timeout=0.3)
         with pytest.raises(EndpointFailure, match="HTTP 503"):
-            run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite")
+            run(cfg, tmp_path / "r", PlayOptions(llm_cache=tmp_path / "s.sqlite"))
         store = RunStore.read(tmp_path / "r")
         kept = store.episodes()
         store.close()
         assert len(kept) < 24 and not any(r["failed_role"] for r in kept)
         server.down_after = None  # the endpoint recovers
-        rows = run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite").store.episodes()
+        rows = run(
+            cfg, tmp_path / "r", PlayOptions(llm_cache=tmp_path / "s.sqlite")
+        ).store.episodes()
     assert len(rows) == 24 and not any(r["failed_role"] for r in rows)
 
 
@@ -522,7 +533,7 @@ def test_malformed_replies_stop_the_run_with_one_line_saying_what_they_were(
     with FakeLLM(raw_reply=raw) as server:
         cfg = cell(server, "no-rep", requests=6, max_retries=1)
         with pytest.raises(EndpointFailure, match="malformed replies") as stopped:
-            run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite")
+            run(cfg, tmp_path / "r", PlayOptions(llm_cache=tmp_path / "s.sqlite"))
         assert 2 <= server.total <= 12  # the first calls (six in flight), retried once
     assert described in str(stopped.value)
     assert stored_episodes(tmp_path / "r") == 0
@@ -532,7 +543,7 @@ def test_claimed_token_counts_are_bounded_by_the_request(tmp_path: Path) -> None
     huge = completion_body({"prompt_tokens": 10**12, "completion_tokens": 10**12})
     with FakeLLM(raw_reply=huge) as server:
         cfg = cell(server, "no-rep", requests=6, max_tokens=300)
-        result = run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite")
+        result = run(cfg, tmp_path / "r", PlayOptions(llm_cache=tmp_path / "s.sqlite"))
     for usage in result.ledger.rows.values():
         assert usage.completion_tokens <= 300 * usage.calls
         assert usage.prompt_tokens < 10**9
@@ -544,7 +555,7 @@ def test_replies_without_usage_are_charged_by_estimate_and_the_ledger_says_so(
     silent = completion_body({"prompt_tokens": -3, "total_tokens": 1})  # negative, missing
     with FakeLLM(raw_reply=silent) as server:
         cfg = cell(server, "no-rep", requests=6, input_price=1.0, output_price=1.0)
-        result = run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite")
+        result = run(cfg, tmp_path / "r", PlayOptions(llm_cache=tmp_path / "s.sqlite"))
     assert result.ledger is not None
     sent = [u for u in result.ledger.rows.values() if u.calls > u.cached]
     assert sent and all(u.estimated == u.calls - u.cached for u in sent)
@@ -572,7 +583,7 @@ def test_attacks_play_on_the_llm_path_with_their_names_and_payloads(tmp_path: Pa
         cfg = cell(server, "local-rep", requests=16).model_copy(
             update={"market": market, "reputation_scope": "shared"}
         )
-        store = run(cfg, tmp_path / "r", llm_cache=tmp_path / "s.sqlite").store
+        store = run(cfg, tmp_path / "r", PlayOptions(llm_cache=tmp_path / "s.sqlite")).store
     with sqlite3.connect(tmp_path / "r" / "run.sqlite") as db:
         calls = [
             (role, json.loads(m)[-1]["content"])
@@ -595,14 +606,16 @@ def test_a_store_made_with_one_model_is_not_served_to_another_under_its_name(
     first = [{"id": "fake-model", "object": "model", "owned_by": "me", "created": 1}]
     with FakeLLM(listed=first) as server:
         shared = tmp_path / "calls.sqlite"
-        run(cell(server, "no-rep", requests=6), tmp_path / "a", llm_cache=shared).store.close()
+        run(
+            cell(server, "no-rep", requests=6), tmp_path / "a", PlayOptions(llm_cache=shared)
+        ).store.close()
         with sqlite3.connect(shared) as db:
             reports = db.execute("SELECT model, report FROM llm_models").fetchall()
         assert reports == [("fake-model", '{"created": 1}')]
         server.listed = [{**first[0], "created": 2}]
         sent = sum(server.requests.values())
         with pytest.raises(EndpointFailure, match="it now reports the model as") as stopped:
-            run(cell(server, "no-rep", requests=12), tmp_path / "b", llm_cache=shared)
+            run(cell(server, "no-rep", requests=12), tmp_path / "b", PlayOptions(llm_cache=shared))
         assert sum(server.requests.values()) == sent  # refused before any role call
     said = str(stopped.value)
     assert '{"created": 2}' in said and 'when it reported {"created": 1}' in said

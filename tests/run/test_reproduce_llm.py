@@ -39,7 +39,9 @@ def test_llm_cells_make_the_same_records_as_cell_by_cell(tmp_path: Path) -> None
         _, configs = plan([str(spec)], tmp_path / "r", seeds=1)
         for number, (run_dir, cfg) in enumerate(configs.items()):
             alone = tmp_path / f"alone-{number}"
-            run(cfg, alone, llm_cache=tmp_path / f"alone-{number}.sqlite").store.close()
+            run(
+                cfg, alone, PlayOptions(llm_cache=tmp_path / f"alone-{number}.sqlite")
+            ).store.close()
             assert records(alone) == records(Path(run_dir)), run_dir
     assert len(configs) == 2
 
@@ -57,7 +59,7 @@ def test_llm_cells_play_at_once_and_share_the_endpoints(
     started: list[object] = []
     everyone = asyncio.Event()
 
-    async def play_cell(cfg, out_dir, *, endpoints, **options):
+    async def play_cell(cfg, out_dir, options, *, endpoints, **wiring):
         started.append(endpoints)
         if len(started) == 2:
             everyone.set()
@@ -75,7 +77,7 @@ def test_a_failing_cell_stops_the_others_and_its_error_is_raised_as_it_is(
 ) -> None:
     stopped: list[str] = []
 
-    async def play_cell(cfg, out_dir, **options):
+    async def play_cell(cfg, out_dir, options, **wiring):
         if cfg.condition == "no-rep":
             await asyncio.sleep(0.05)
             raise EndpointFailure("endpoint http://x/v1, model m: gone")
@@ -98,7 +100,7 @@ def test_at_most_cells_at_once_play_together_the_longest_first(
     started: list[int] = []
     most = 0
 
-    async def play_cell(cfg, out_dir, **options):
+    async def play_cell(cfg, out_dir, options, **wiring):
         nonlocal most
         playing.append(cfg.episodes.requests)
         started.append(cfg.episodes.requests)

@@ -36,6 +36,7 @@ from recmarket.config_file import build_config, merge
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.run.cost_plan import BATCH_HOURS
 from recmarket.run.estimate import RoleEstimate, cell_estimate, price_sources
+from recmarket.run.play_options import PlayOptions
 from recmarket.run.rounds import batchable
 from recmarket.run.runner import RunResult
 from recmarket.run.runner import run as run_cell
@@ -168,10 +169,12 @@ def played(cfg: RunConfig, target: Path, params: dict[str, Any]) -> RunResult:
                 return run_cell(
                     cfg,
                     target,
+                    PlayOptions(
+                        replay=params["replay"],
+                        budget=params["budget"],
+                        llm_cache=params["llm_cache"],
+                    ),
                     progress=progress,
-                    replay=params["replay"],
-                    budget=params["budget"],
-                    llm_cache=params["llm_cache"],
                     on_wait=on_wait,
                     on_limit=on_limit,
                 )

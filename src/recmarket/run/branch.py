@@ -25,7 +25,6 @@ from recmarket.locks import writer_elsewhere
 from recmarket.run.episode_rows import COLUMNS, EpisodeRows, episode_rows
 from recmarket.run.manifest import RunConflict, stored_roles
 from recmarket.run.replay import replayed
-from recmarket.run.runner import RunResult, run
 from recmarket.run.store import STORE_NAME, RunStore
 
 
@@ -81,14 +80,6 @@ def _bodies(parent: RunStore, kept: list[dict[str, Any]]) -> dict[tuple[str, int
 # Settings that choose a run's requests (the sample, its users and their order): a branch
 # plays its parent's requests, or its contrast with the parent is not paired.
 REQUEST_SETTINGS = ("seed", "data", "domains", "episodes")
-
-
-def branch(
-    parent_dir: Path, out_dir: Path, from_round: int, changes: dict[str, Any], **options: Any
-) -> RunResult:
-    """Play ``parent_dir``'s requests into ``out_dir`` with ``changes`` from round
-    ``from_round`` (1-based) on; a rerun resumes the branch. ``options`` go to ``run``."""
-    return run(prepared(parent_dir, out_dir, from_round, changes), out_dir, **options)
 
 
 def prepared(

@@ -12,12 +12,16 @@ from pathlib import Path
 @dataclass(frozen=True, kw_only=True)
 class PlayOptions:
     """Options of play that stay out of a run's identity: where calls and caches are kept,
-    whether calls may reach the network, and what they may spend."""
+    whether calls may reach the network, what they may spend, and which calls a store
+    keeps."""
 
     cache_dir: Path | None = None  # embeddings and prepared domains (default: the user's)
     llm_cache: Path | None = None  # the shared LLM call store (default: in cache_dir)
     replay: bool = False  # serve every LLM call from the stores; never use the network
     budget: float | None = None  # USD the LLM calls may spend, counted across reruns
+    # every offline episode's role calls kept, not only the first of each domain's (a run
+    # whose calls will all be read, as calibration reads them)
+    keep_calls: bool = False
 
     def __post_init__(self) -> None:
         if self.budget is not None and not self.budget >= 0:

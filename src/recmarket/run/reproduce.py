@@ -179,14 +179,11 @@ async def _answer_cells(
             result = await play_cell(
                 cfg,
                 Path(run_dir),
+                options,
                 endpoints=endpoints,
                 progress=lambda _domain, done, _total: report("done", run_dir, done),
                 on_wait=lambda notice: report("wait", run_dir, notice),
                 units=units.get(run_dir),
-                cache_dir=options.cache_dir,
-                llm_cache=options.llm_cache,
-                replay=options.replay,
-                budget=options.budget,
                 spend=spend,
             )
             result.store.close()

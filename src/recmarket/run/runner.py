@@ -13,7 +13,6 @@ import itertools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from recmarket.agents.llm.adaptive import LimitNotice
 from recmarket.agents.llm.client import WaitNotice
@@ -32,6 +31,7 @@ from recmarket.market.protocol import Round
 from recmarket.run.collector import spaced_collections
 from recmarket.run.loaded import embedder_for
 from recmarket.run.pilot_units import UnitChoice
+from recmarket.run.play_options import DEFAULT_PLAY, PlayOptions
 from recmarket.run.records import (
     WRITE_BATCH,
     BatchedWrites,
@@ -194,11 +194,30 @@ async def play_concurrently(
     await gather_or_cancel(*preparing, *(finish_stream(s) for s in lanes))
 
 
-def run(cfg: RunConfig, out_dir: Path, **options: Any) -> RunResult:
+def run(
+    cfg: RunConfig,
+    out_dir: Path,
+    options: PlayOptions = DEFAULT_PLAY,
+    *,
+    agents: Agents | None = None,
+    progress: Progress | None = None,
+    on_wait: WaitNotice | None = None,
+    on_limit: LimitNotice | None = None,
+) -> RunResult:
     """Run (or resume) a cell into ``out_dir``: ``play_cell`` in an event loop of its own,
     with the native thread pools pinned."""
     with pinned_native_threads(), spaced_collections():
-        return asyncio.run(play_cell(cfg, out_dir, **options))
+        return asyncio.run(
+            play_cell(
+                cfg,
+                out_dir,
+                options,
+                agents=agents,
+                progress=progress,
+                on_wait=on_wait,
+                on_limit=on_limit,
+            )
+        )
 
 
 def own_roles(cfg: RunConfig, agents: Agents) -> dict[str, str]:
@@ -217,30 +236,27 @@ def own_roles(cfg: RunConfig, agents: Agents) -> dict[str, str]:
 async def play_cell(
     cfg: RunConfig,
     out_dir: Path,
+    options: PlayOptions = DEFAULT_PLAY,
     *,
     agents: Agents | None = None,
-    cache_dir: Path | None = None,
     progress: Progress | None = None,
-    replay: bool = False,
-    budget: float | None = None,
-    llm_cache: Path | None = None,
     spend: Path | None = None,
     on_wait: WaitNotice | None = None,
     on_limit: LimitNotice | None = None,
     endpoints: Endpoints | None = None,
-    keep_calls: bool = False,
     units: UnitChoice | None = None,
 ) -> RunResult:
     """Run (or resume) a cell into ``out_dir`` (only the episodes of ``units``, for a pilot).
 
     With an ``[llm]`` configuration the configured roles are answered by models; every call
-    is stored in the run's file and, unless ``llm_cache`` is None-and-disabled, in the shared
-    call cache, so reruns, resumed runs and cells sharing requests make no repeated calls.
+    is stored in the run's file and in the shared call cache (``options.llm_cache``, by
+    default in the cache directory), so reruns, resumed runs and cells sharing requests make
+    no repeated calls; ``options`` say how the cell plays (caches, replay, budget).
     Money spent is counted in the run's store, or in ``spend`` when several cells share
     one budget (its owner clears stale reservations before the cells start); ``on_wait``
     hears of every long wait for an endpoint, ``on_limit`` of every move of an endpoint's
     adaptive concurrency limit. Cells played at once in one loop share their endpoints'
-    limits through ``endpoints`` (see agents/llm/endpoints.py). ``keep_calls`` stores every
+    limits through ``endpoints`` (see agents/llm/endpoints.py). ``options.keep_calls`` stores every
     offline episode's role calls, not only the first of each domain's (for a run whose calls
     will all be read, as calibration reads them: reading them otherwise plays the run again).
     """
@@ -253,7 +269,7 @@ async def play_cell(
     embedder = embedder_for(cfg.embedder)
     agents = agents or offline_agents(embedder, cfg.agents, cfg.roles)
     store = RunStore.open(out_dir, cfg, roles=own_roles(cfg, agents))
-    cache = cache_dir or default_cache_dir()
+    cache = options.cache_dir or default_cache_dir()
     backend = None
     notes: tuple[str, ...] = ()
     if cfg.uses_llm:
@@ -263,13 +279,13 @@ async def play_cell(
             notes = (LIVE_CHAINS,)
         from recmarket.agents.llm.backend import LLMBackend  # the openai client: LLM runs only
 
-        shared = llm_cache if llm_cache is not None else cache / "llm-calls.sqlite"
+        shared = options.llm_cache or cache / "llm-calls.sqlite"
         backend = LLMBackend(
             cfg.llm,
             [store.path, shared],
             spend or store.path,
-            replay=replay,
-            budget=budget,
+            replay=options.replay,
+            budget=options.budget,
             on_wait=on_wait,
             on_limit=on_limit,
             endpoints=endpoints,
@@ -291,7 +307,7 @@ async def play_cell(
                 progress(name, count, total)
 
         await play_domain(
-            cfg, store, prepared, agents, embedder, tick, backend is None, keep_calls, units
+            cfg, store, prepared, agents, embedder, tick, backend is None, options.keep_calls, units
         )
 
     async def play_all() -> None:

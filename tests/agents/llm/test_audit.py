@@ -22,6 +22,7 @@ from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import domain_files, load_domain
 from recmarket.report.data import Cell
 from recmarket.report.models import models_section
+from recmarket.run.play_options import PlayOptions
 from recmarket.run.runner import run
 from recmarket.testing.fake_llm import FakeLLM
 from recmarket.testing.fake_provider import FakeChatAPI
@@ -188,7 +189,7 @@ def played_cell(server: FakeLLM, tmp_path: Path) -> tuple[LLMConfig, Cell]:
         episodes=EpisodeConfig(requests=2),
         llm=llm,
     )
-    result = run(run_config, tmp_path / "run", llm_cache=tmp_path / "calls.sqlite")
+    result = run(run_config, tmp_path / "run", PlayOptions(llm_cache=tmp_path / "calls.sqlite"))
     rows = result.store.episodes()
     result.store.close()
     return llm, Cell("accountability", "LocalRep", "fig", tmp_path / "run", rows, run_config)

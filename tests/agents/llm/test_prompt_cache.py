@@ -14,6 +14,7 @@ from recmarket.agents.llm.openai_api import cached_tokens
 from recmarket.agents.llm.prefixes import PrefixIndex, common_prefix, repeated_prefix_share
 from recmarket.agents.llm.prices import price
 from recmarket.config import EpisodeConfig, RunConfig
+from recmarket.run.play_options import PlayOptions
 from recmarket.run.runner import run
 from recmarket.testing.fake_llm import FakeLLM
 
@@ -91,7 +92,7 @@ def test_a_run_records_and_prices_provider_cache_hits(
             episodes=EpisodeConfig(requests=12),
             llm=LLMConfig(models={"m": model}, roles={"default": "m"}),
         )
-        result = run(cfg, tmp_path / "r", llm_cache=tmp_path / "calls.sqlite")
+        result = run(cfg, tmp_path / "r", PlayOptions(llm_cache=tmp_path / "calls.sqlite"))
     usage = result.ledger.rows[("explain", "fake")]
     assert 0 < usage.provider_cached_tokens < usage.prompt_tokens
     uncached = (usage.prompt_tokens + usage.completion_tokens) / 1e6
