@@ -19,20 +19,15 @@ nothing.
 
 from __future__ import annotations
 
-import json
 import os
-import warnings
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from recmarket.config import RunConfig
-from recmarket.files import write_text_whole
 from recmarket.locks import WriterLock
-from recmarket.market.older_forms import read_older
 from recmarket.run.manifest import stored_config
-from recmarket.run.store import STORE_NAME
-from recmarket.run.study_plan import PLAN, PlannedCell, read_plan
-from recmarket.sqlite_files import connect, named_errors
+from recmarket.run.store import STORE_NAME, RunStore
+from recmarket.run.study_plan import PLAN, PlannedCell, cell_dir, read_plan, write_plan
 
 
 @dataclass
@@ -75,60 +70,47 @@ def migrate_runs(root: Path) -> Migrated:
 def _migrate_run(run_dir: Path) -> tuple[str, RunConfig] | str | None:
     """The run's older hash and settings once its manifest is rewritten; None where it is in
     the current form already; a reason where it is left as it is."""
-    with WriterLock(run_dir), named_errors(run_dir / STORE_NAME):
-        db = connect(run_dir / STORE_NAME)
-        try:
-            manifest = dict(db.execute("SELECT key, value FROM manifest"))
-            if "config" not in manifest:
-                return "no settings in its manifest (not a finished store)"
-            cfg = stored_config(manifest)
-            older = manifest.get("config_hash", "")
-            if older == cfg.digest():
-                return None
-            market = json.loads(manifest["config"]).get("market")
-            with warnings.catch_warnings():  # the older form is what is being rewritten
-                warnings.simplefilter("ignore", DeprecationWarning)
-                current_form = read_older(market) is market
-            if current_form or older not in cfg.older_digests():
-                return (
-                    "its settings hash otherwise than this version hashes them, and not "
-                    "because of an older form (another review reader or demo generator made "
-                    "its data): left as it is"
-                )
-            now = {"config": cfg.model_dump_json(), "config_hash": cfg.digest()}
-            db.execute("BEGIN IMMEDIATE")  # both or neither
-            try:
-                db.executemany(
-                    "UPDATE manifest SET value = ? WHERE key = ?",
-                    [(value, key) for key, value in now.items()],
-                )
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-            return older, cfg
-        finally:
-            db.close()
+    with WriterLock(run_dir), RunStore(run_dir / STORE_NAME) as store:
+        manifest = store.manifest()
+        if "config" not in manifest:
+            return "no settings in its manifest (not a finished store)"
+        cfg = stored_config(manifest)
+        older = manifest.get("config_hash", "")
+        if older == cfg.digest():
+            return None
+        if older not in cfg.older_digests():
+            return (
+                "its settings hash otherwise than this version hashes them, and not because "
+                "of an older form (another review reader or demo generator made its data): "
+                "left as it is"
+            )
+        now = {"config": cfg.model_dump_json(), "config_hash": cfg.digest()}
+        with store.transaction() as db:  # both or neither
+            db.executemany(
+                "UPDATE manifest SET value = ? WHERE key = ?",
+                [(value, key) for key, value in now.items()],
+            )
+        return older, cfg
 
 
 def _current_name(run_dir: Path, cfg: RunConfig, older: str) -> Path | None:
-    """Where a reproduce's cell directory named by the older hash goes (``cells/CONDITION-
-    HASH``); None for any other directory, or where that name is taken."""
-    if run_dir.parent.name != "cells" or run_dir.name != f"{cfg.condition}-{older[:12]}":
+    """Where a reproduce's cell directory named by the older hash goes (``cell_dir``); None
+    for any other directory, or where that name is taken."""
+    out = run_dir.parent.parent
+    if run_dir != out / cell_dir(cfg.condition, older):
         return None
-    renamed = run_dir.with_name(f"{cfg.condition}-{cfg.digest()[:12]}")
+    renamed = out / cell_dir(cfg.condition, cfg.digest())
     return None if renamed.exists() else renamed
 
 
 def _follow(out: Path, moved: dict[Path, Path]) -> bool:
     """Point the plan in ``out`` at its cells' new directories; whether it changed."""
-    with WriterLock(out):
-        cells = read_plan(out)
-        followed = [_moved(out, cell, moved) for cell in cells]
-        if followed == cells:
-            return False
-        write_text_whole(out / PLAN, json.dumps([asdict(c) for c in followed], indent=1))
-        return True
+    cells = read_plan(out)
+    followed = [_moved(out, cell, moved) for cell in cells]
+    if followed == cells:
+        return False
+    write_plan(out, followed)  # under the directory's writer lock, replaced whole
+    return True
 
 
 def _moved(out: Path, cell: PlannedCell, moved: dict[Path, Path]) -> PlannedCell:
