@@ -143,13 +143,18 @@ def provider_at(cfg: ModelConfig) -> tuple[str, Provider] | None:
     return next(((n, p) for n, p in table().items() if host in p.hosts), None)
 
 
+def _listed(provider: Provider, name: str) -> TableModel | None:
+    """The provider's entry for a model of this name or alias (None: it lists none)."""
+    return next((m for n, m in provider.models.items() if name == n or name in m.aliases), None)
+
+
 def hosts_pricing(name: str) -> list[str]:
     """The endpoints at which the table prices a model of this name (or alias): where a
     model priced nowhere else is likely meant to be sent."""
     return [
         host
         for provider in table().values()
-        if any(name == n or name in m.aliases for n, m in provider.models.items())
+        if _listed(provider, name) is not None
         for host in provider.hosts
     ]
 
@@ -173,11 +178,8 @@ def prices_for(cfg: ModelConfig) -> Prices | None:
         )
     host = urlsplit(cfg.base_url).hostname
     for provider in table().values():
-        if host not in provider.hosts:
-            continue
-        for name, model in provider.models.items():
-            if cfg.name == name or cfg.name in model.aliases:
-                return provider.prices(model)
+        if host in provider.hosts and (model := _listed(provider, cfg.name)) is not None:
+            return provider.prices(model)
     return None
 
 
