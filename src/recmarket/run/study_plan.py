@@ -65,7 +65,7 @@ def read_plan(out: Path) -> list[PlannedCell]:
         cells = [PlannedCell(**entry) for entry in entries]
     except (ValueError, TypeError) as exc:
         raise PlanError(f"{path}: not a reproduce plan ({exc})") from None
-    return [replace(c, run_dir=str(Path(*Path(c.run_dir).parts[-2:]) or ".")) for c in cells]
+    return [replace(c, run_dir=str(Path(*Path(c.run_dir).parts[-2:]))) for c in cells]
 
 
 def write_plan(out: Path, cells: list[PlannedCell]) -> None:
