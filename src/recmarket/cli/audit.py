@@ -12,14 +12,8 @@ from rich.table import Table
 
 from recmarket.agents.llm.audit.card import AuditCard, default_audits
 from recmarket.cli.app import llm_app, out, user_errors
-from recmarket.cli.options import (
-    Backend,
-    ConfigPath,
-    LlmBaseUrl,
-    LlmKeyEnv,
-    LlmModel,
-    configured_llm,
-)
+from recmarket.cli.llm_options import Backend, LlmBaseUrl, LlmKeyEnv, LlmModel, configured_llm
+from recmarket.cli.options import ConfigPath
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import domain_files, load_domain
 

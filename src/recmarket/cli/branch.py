@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from recmarket.cli.app import app, fail, out, user_errors
-from recmarket.cli.options import Budget, LlmCache, Replay
+from recmarket.cli.llm_options import Budget, LlmCache, Replay
 
 
 @app.command("branch")

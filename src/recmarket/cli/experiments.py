@@ -15,7 +15,7 @@ from rich.text import Text
 
 from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, fail, out, progress_bar, user_errors
-from recmarket.cli.options import Budget, LlmCache, LLMChoice, Replay, with_llm
+from recmarket.cli.llm_options import Budget, LlmCache, LLMChoice, Replay, with_llm
 from recmarket.cli.pilot_flags import PilotFlag, PilotSeed, PilotShare, pilot_asked
 from recmarket.cli.plan_tables import BatchHours, Deadline, PlanFlag, print_plans
 from recmarket.config_file import merge, read_config_file

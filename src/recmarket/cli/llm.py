@@ -21,7 +21,8 @@ from recmarket.embedding.cache import default_cache_dir
 
 if TYPE_CHECKING:  # the backend brings the openai client: imported when a command runs
     from recmarket.agents.llm.backend import Checked
-from recmarket.cli.options import ConfigPath, LlmBaseUrl, LlmKeyEnv, LlmModel, configured_llm
+from recmarket.cli.llm_options import LlmBaseUrl, LlmKeyEnv, LlmModel, configured_llm
+from recmarket.cli.options import ConfigPath
 
 SERVE_KEY_ENV = "RECMARKET_SERVE_KEY"  # the key variable of serve's own speed check
 

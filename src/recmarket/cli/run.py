@@ -18,17 +18,8 @@ from recmarket.analysis.dynamics import entrant_top1_by_block, policy_mix_by_blo
 from recmarket.analysis.failures import failure_warning
 from recmarket.analysis.funnel import funnel
 from recmarket.cli.app import app, err, fail, out, progress_bar, user_errors
-from recmarket.cli.options import (
-    FLAG_OF_PATH,
-    RUN,
-    Budget,
-    ConfigPath,
-    LlmCache,
-    LLMChoice,
-    Replay,
-    with_llm,
-    with_settings,
-)
+from recmarket.cli.llm_options import Budget, LlmCache, LLMChoice, Replay, with_llm
+from recmarket.cli.options import FLAG_OF_PATH, RUN, ConfigPath, with_settings
 from recmarket.cli.plan_tables import BatchHours, Deadline, PlanFlag, print_run_plan
 from recmarket.cli.tables import funnel_table, ledger_table
 from recmarket.config import RunConfig

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from recmarket.cli.app import DataDir, app, fail, out, user_errors
-from recmarket.cli.options import Budget, Replay
+from recmarket.cli.llm_options import Budget, Replay
 from recmarket.cli.run import estimate_table
 from recmarket.config import RunConfig
 from recmarket.data import BUNDLED_DATA_DIR
