@@ -11,7 +11,7 @@ import pytest
 from recmarket.report.build import heading
 from recmarket.report.figures import FIGURES
 from recmarket.report.layout import CITED, PAPER_SECTIONS, caption, cited_stem, section_of
-from recmarket.report.paper import paper_numbers
+from recmarket.report.paper_arms import paper_numbers
 from recmarket.report.ticks import display_names, overlaps, untangle
 
 STEMS = [stem for figures in FIGURES.values() for stem, _ in figures]

@@ -10,19 +10,15 @@ from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.report.chain_table import Chain
 from recmarket.report.data import Cell, pooled_label
 from recmarket.report.paper import (
-    PaperNumber,
-    arms_of,
-    cell_with,
     chain_verdict,
     interval_method,
     measured,
     metric_value,
-    paper_numbers,
     size,
     summary,
-    unpaired,
     verdict,
 )
+from recmarket.report.paper_arms import PaperNumber, arms_of, cell_with, paper_numbers, unpaired
 from tests.fixtures import episode_row
 
 
