@@ -47,7 +47,7 @@ FIRST_RUN_ROWS = (
     "target present",
     "target shortlisted",
     "target top-1",
-    "target purchased",
+    "target purchase",
     "top-1 share: exaggeration",
 )
 

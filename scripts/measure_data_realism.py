@@ -64,8 +64,8 @@ LEVELS = (
     ("target best fit", "target_best_fit"),
     ("target shortlisted", "target_shortlisted"),
     ("target top-1", "target_top1"),
-    ("target purchased", "target_purchased"),
-    ("any purchase", "purchase_rate"),
+    ("target purchased", "target_purchase"),
+    ("any purchase", "any_purchase"),
 )
 
 

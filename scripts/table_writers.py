@@ -305,9 +305,9 @@ def platform_entry(rows: list[Row]) -> str:
 
 
 REAL_SLICE_ROWS = (
-    ("target present", "present", None),
-    ("target shortlisted", "shortlisted", None),
-    ("target top-1", "top1", None),
+    ("target present", "target_present", None),
+    ("target shortlisted", "target_shortlisted", None),
+    ("target top-1", "target_top1", None),
     ("target purchased", "target_purchase", "target_purchase"),
     ("any purchase", "any_purchase", None),
     ("Exaggeration Top-1 share", "exaggeration_top1", "exaggeration_top1"),

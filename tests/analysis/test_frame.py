@@ -9,7 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from recmarket.analysis import calls_frame, episodes_frame
-from recmarket.analysis.market_measures import MARKET_MEASURES, market_measures, share_of
+from recmarket.analysis.market_measures import MARKET_MEASURES, market_measures, shown_at
+from recmarket.analysis.shares import share_of
 from recmarket.catalogue.measures import MarketMeasure
 from recmarket.cli import app
 from recmarket.config import EpisodeConfig, RunConfig
@@ -70,8 +71,9 @@ def test_the_episodes_export_gives_every_registered_measure_as_the_report_comput
         ("top1_platform", "purchased_platform"),
         "decided episodes whose user bought the candidate ranked first",
         lambda cfg: share_of(
-            lambda r: r["purchased_platform"] == r["top1_platform"],
             lambda r: r.get("top1_platform") is not None,
+            lambda r: r["purchased_platform"] == r["top1_platform"],
+            scale=1.0,
         ),
     )
     monkeypatch.setitem(MARKET_MEASURES._items, "bought_first", bought_first)
@@ -81,8 +83,8 @@ def test_the_episodes_export_gives_every_registered_measure_as_the_report_comput
     store = run(cfg, tmp_path / "run").store
     cell = market_measures(cfg, store.episodes(), draws=10)
     frame = episodes_frame([tmp_path / "run"])
-    for measure in MARKET_MEASURES:
+    for measure in shown_at("cells"):
         summed = np.sum([json.loads(p) for p in frame[f"measure.{measure.name}"]], axis=0)
-        value = float(measure.metric(cfg).finish(summed))
+        value = float(measure.make(cfg).finish(summed))
         assert round(value, 4) == pytest.approx(cell[measure.name], nan_ok=True), measure.name
     assert "measure.bought_first" in frame.columns

@@ -104,7 +104,7 @@ def test_the_check_predicts_a_cell_of_the_same_agents_and_flags_other_agents(
     inside = [r.inside for r in rows if r.cell.startswith("same")]
     assert len(inside) == 12 and sum(inside) >= 9, rows  # a few miss by chance
     assert [
-        r.inside for r in rows if r.cell.startswith("other") and r.metric == "purchase_rate"
+        r.inside for r in rows if r.cell.startswith("other") and r.metric == "any_purchase"
     ] == [False]
 
 

@@ -69,7 +69,7 @@ def test_table_output_and_show(tmp_path: Path) -> None:
     out = tmp_path / "r"
     result = invoke(*BASE, "--out", str(out))
     assert result.exit_code == 0, result.output
-    assert "target purchased" in result.stdout and "macro" in result.stdout
+    assert "target purchase" in result.stdout and "macro" in result.stdout
     shown = invoke("show", str(out), "--episode", "Sports_and_Outdoors:3")
     assert shown.exit_code == 0, shown.output
     lines = shown.stdout.splitlines()

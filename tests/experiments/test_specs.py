@@ -291,7 +291,7 @@ def test_replications_over_seeds_are_pooled_by_the_report(tmp_path: Path) -> Non
     per_seed = [
         np.mean([r["target_purchased"] for r in norep.rows if r["replicate"] == s]) for s in (1, 2)
     ]
-    assert norep.macro["target_purchased"] == pytest.approx(np.mean(per_seed))
+    assert norep.macro["target_purchase"] == pytest.approx(np.mean(per_seed))
     difference = contrast(norep.rows, localrep.rows, lambda r: r["target_purchased"], draws=500)
     assert difference.design == "cluster-user x 2 seeds"  # seeds, then users within each
     table = pd.read_csv(tmp_path / "r" / "report" / "tables" / "cells.csv")

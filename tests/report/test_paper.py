@@ -1,11 +1,13 @@
 """The paper comparison: every number is measurable from the built-in experiments, and the
 verdicts follow the stated rules. (What the numbers are is not asserted anywhere.)"""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from recmarket.analysis.bootstrap import Interval
+from recmarket.analysis.market_measures import MARKET_MEASURES
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.report.chain_table import Chain
 from recmarket.report.data import Cell, pooled_label
@@ -38,7 +40,7 @@ def test_every_number_singles_out_built_in_cells_by_settings_and_names_a_metric(
         for settings in (n.cell, n.base, *n.cells):
             if settings is not None:
                 assert cell_with(members, settings) is not None, (n.what, settings)
-        assert n.metric
+        assert n.measure
 
 
 def cell(rows: list[dict]) -> Cell:
@@ -55,17 +57,40 @@ def test_metrics_are_macro_means_or_pooled_shares_as_the_paper_states() -> None:
         episode_row("A", purchased_policy="strict", rep_label="high"),
     ]
     c = cell(rows)
-    assert metric_value(c, "same_item_wins:exaggeration") == pytest.approx((50 + 100) / 2)
-    assert metric_value(c, "label_share:strict:high") == pytest.approx(100 * 2 / 3)
+    exaggeration = {"policy": "exaggeration"}
+    assert metric_value(c, "same_item_win", exaggeration) == pytest.approx((50 + 100) / 2)
+    high = {"policy": "strict", "label": "high"}
+    assert metric_value(c, "label_share", high) == pytest.approx(100 * 2 / 3)
     # rounds 1-50 hold A's first and last rows (1 of 2) and all of B's (1 of 3)
-    assert metric_value(c, "block_top1:exaggeration:1-50") == pytest.approx((50 + 100 / 3) / 2)
+    block = exaggeration | {"first": 1, "last": 50}
+    assert metric_value(c, "top1_in_rounds", block) == pytest.approx((50 + 100 / 3) / 2)
     with pytest.raises(ValueError, match="unknown"):
-        metric_value(c, "nonsense:x")
+        metric_value(c, "nonsense")
+    with pytest.raises(ValueError, match="last comes before first"):
+        metric_value(c, "top1_in_rounds", exaggeration | {"first": 5, "last": 2})
 
 
-def number(measure: str, paper: float, **extra) -> PaperNumber:
+def test_a_paper_number_names_a_measure_shown_at_paper_with_its_parameters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with pytest.raises(ValueError, match="labl"):
+        number("level", 1.0, measure="label_share", params={"policy": "strict", "labl": "x"})
+    with pytest.raises(ValueError, match="unknown market measure"):
+        number("level", 1.0, measure="no_such_measure")
+    funnel_only = replace(
+        MARKET_MEASURES.get("pool_size"), name="pools", shown=frozenset({"funnel"})
+    )
+    monkeypatch.setitem(MARKET_MEASURES._items, "pools", funnel_only)
+    with pytest.raises(ValueError, match="not shown at paper"):
+        number("level", 1.0, measure="pools")
+    assert number("level", 1.0, measure="target_top1").params == {}
+
+
+def number(statistic: str, paper: float, **extra) -> PaperNumber:
     extra.setdefault("kind", "emergent")
-    return PaperNumber(section="x", what="y", paper=paper, measure=measure, experiment="e", **extra)
+    return PaperNumber(
+        section="x", what="y", paper=paper, statistic=statistic, experiment="e", **extra
+    )
 
 
 def iv(estimate: float, low: float, high: float, **extra) -> Interval:
@@ -95,7 +120,7 @@ def test_a_verdict_needs_an_interval_that_excludes_no_change() -> None:
     assert verdict(number("ratio", 0.8), iv(0.9, 0.7, 1.1)) == "no detectable effect"
     assert verdict(number("level", 20.0), iv(31.0, 30.0, 32.0)) == "level"
     assert verdict(number("level", 20.0), None) == "not run"
-    assert verdict(PaperNumber(section="x", what="y", paper=1, measure="level"), iv(3, 2, 4)) == (
+    assert verdict(PaperNumber(section="x", what="y", paper=1, statistic="level"), iv(3, 2, 4)) == (
         "no counterpart"
     )
 
@@ -171,7 +196,7 @@ def test_the_papers_own_intervals_are_typed_with_their_source_lines() -> None:
 
 
 def test_a_purchase_agreement_needs_the_targets_top1_to_move_the_same_way() -> None:
-    purchase = number("difference", 5.8, metric="rate:target_purchased")
+    purchase = number("difference", 5.8, measure="target_purchase")
     flat = Chain({"target_top1": iv(0.1, -1.0, 1.2)}, None)
     up = Chain({"target_top1": iv(2.0, 0.4, 3.6)}, None)
     apart = "excludes the paper's value: same sign, other size"
@@ -180,7 +205,7 @@ def test_a_purchase_agreement_needs_the_targets_top1_to_move_the_same_way() -> N
     assert chain_verdict(purchase, "no detectable effect", flat) == "no detectable effect"
     assert chain_verdict(purchase, apart, flat) == apart  # an excluded value is said as it is
     assert chain_verdict(purchase, "agrees in size", None) == "agrees in size"  # not LocalRep
-    top1 = number("difference", -37.6, metric="top1_share:exaggeration")
+    top1 = number("difference", -37.6, measure="exaggeration_top1")
     assert chain_verdict(top1, "agrees in size", flat) == "agrees in size"
 
 
@@ -193,12 +218,12 @@ def test_the_method_names_the_bootstrap_or_the_t_interval_with_its_df() -> None:
 
 def test_numbers_say_what_produces_each_contrast() -> None:
     numbers = paper_numbers()
-    contrasts = [n for n in numbers if n.measure != "level" and n.experiment]
+    contrasts = [n for n in numbers if n.statistic != "level" and n.experiment]
     kinds = {n.kind for n in contrasts}
     assert kinds == {"protocol", "design", "emergent"}
     assert all(n.basis for n in contrasts if n.kind in ("protocol", "design"))
     with pytest.raises(ValueError, match="needs a kind"):
-        PaperNumber(section="x", what="y", paper=1, measure="difference", experiment="e")
+        PaperNumber(section="x", what="y", paper=1, statistic="difference", experiment="e")
     with pytest.raises(ValueError, match="names its assumption"):
         number("difference", 1.0, kind="design")
     with pytest.raises(ValueError, match="state it as a magnitude"):
@@ -233,7 +258,7 @@ def test_a_number_whose_cells_were_not_run_is_not_measured() -> None:
         8.0,
         cell={"market.n_platforms": 24},
         base={"market.n_platforms": 6},
-        metric="rate:target_present",
+        measure="target_present",
     )
     assert measured(n, {"e": {}}) is None
 
@@ -257,14 +282,14 @@ def test_below_full_scale_each_arm_takes_the_copy_its_partners_were_played_with(
     cells = {"e": members}
     local = {"condition": "local-rep", "reputation_scope": "local"}
     norep = {"condition": "no-rep"}
-    contrast = number("difference", 1.0, cell=local, base=norep, metric="rate:target_purchased")
+    contrast = number("difference", 1.0, cell=local, base=norep, measure="target_purchase")
     arms = arms_of(contrast, cells)
     assert arms is not None and [len(a.seeds) for a in arms] == [1, 1]
     assert arms[0].config.episodes == arms[1].config.episodes
-    level = number("level", 1.0, cell=norep, metric="rate:target_purchased")
+    level = number("level", 1.0, cell=norep, measure="target_purchase")
     found = arms_of(level, cells)
     assert found is not None and len(found[0].seeds) == 3
     scopes = [{"condition": "local-rep", "reputation_scope": s} for s in ("shared", "local")]
-    spread = number("spread", 1.0, cells=scopes, metric="rate:target_purchased")
+    spread = number("spread", 1.0, cells=scopes, measure="target_purchase")
     assert arms_of(spread, cells) is None and unpaired(spread, cells)
     assert not unpaired(contrast, cells)

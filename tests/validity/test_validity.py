@@ -20,9 +20,10 @@ from recmarket.embedding import load_embedder
 from recmarket.embedding.settings import EmbedderConfig
 from recmarket.embedding.similarity import similarity_for
 from recmarket.testing.fake_llm import FakeLLM
-from recmarket.validity.card import COLUMNS, MEASURES, card_rows
+from recmarket.validity.card import COLUMNS, card_rows
 from recmarket.validity.differences import differences
 from recmarket.validity.heldout import held_outs, in_half
+from recmarket.validity.measures import card_measures
 from recmarket.validity.scoring import Scored, UserScorer, chance_values, ranked_values
 from tests.data.test_domain import newest_first
 from tests.fixtures import meta
@@ -103,7 +104,7 @@ def test_the_decisions_chance_of_buying_is_its_own(tiny: Path, embedder) -> None
     buys = [v for s in scored for k, v in s.values.items() if k[0].startswith("p_buy")]
     assert buys and all(0.0 < b < 1.0 for b in buys)  # a logit's chance, not a draw
     measures = {k[0] for s in scored for k in s.values}
-    assert measures == set(MEASURES) - {"star_spearman"}  # a correlation: kept as pairs
+    assert measures == set(card_measures()) - {"star_spearman"}  # a correlation: kept as pairs
     assert any(k[2] == "review" for s in scored for k in s.values)  # personal stars by default
     closeness = OfflineParams(review=ReviewParams(experience="closeness"))
     plain = UserScorer(offline_agents(embedder, closeness), scorer.similarity, domain, 3)
@@ -274,3 +275,13 @@ def test_an_estimate_counts_the_calls_the_protocol_makes_and_prices_the_models(
     assert shown.exit_code == 0, shown.output
     assert "Estimate for validate: 30 held-outs" in shown.output
     assert not (tmp_path / "out").exists()  # nothing scored, nothing called
+
+
+def test_the_cards_measures_are_person_measures_of_the_one_registry() -> None:
+    from recmarket.catalogue.measures import MARKET_MEASURES, shown_at
+
+    names = card_measures()
+    assert names[:3] == ("pairwise_1to1", "hr@1", "hr@3")
+    assert all(MARKET_MEASURES.get(n).unit == "person" for n in names)
+    assert {m.name for m in shown_at("cells")}.isdisjoint(names)  # never a cell's measure
+    assert MARKET_MEASURES.get("star_rmse").metric(4.0) == 2.0  # its mean's square root

@@ -113,6 +113,11 @@ def ratio(sums: np.ndarray, scale: float = 1.0) -> np.ndarray:
         return scale * sums[..., 0] / sums[..., 1]
 
 
+def scaled(metric: Metric, factor: float) -> Metric:
+    """``metric`` with its value times ``factor`` (a fraction as a percent, or back)."""
+    return Metric(metric.parts, lambda s: factor * metric.finish(s), metric.pooled)
+
+
 def mean_of(value: Callable[[Row], float], scale: float = 1.0) -> Metric:
     """The mean of a per-episode value, times ``scale``."""
     return Metric(lambda r: (float(value(r)), 1.0), lambda s: ratio(s, scale))

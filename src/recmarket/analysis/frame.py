@@ -12,7 +12,7 @@ import pandas as pd
 
 from recmarket.agents.llm.attempts import input_digest, read_attempts
 from recmarket.analysis.attacks import HONEST, attacker, defence
-from recmarket.analysis.market_measures import MARKET_MEASURES
+from recmarket.analysis.market_measures import shown_at
 from recmarket.config import RunConfig
 from recmarket.run.replay import all_calls
 from recmarket.run.store import RunStore
@@ -36,14 +36,15 @@ def flat_settings(cfg: RunConfig) -> dict[str, Any]:
 
 
 def measure_parts(cfg: RunConfig, rows: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
-    """Each registered market measure's parts of every episode, as JSON text, by column
-    ``measure.NAME``. A measure's value over any group of episodes is its ``finish`` of the
-    group's summed parts (``MARKET_MEASURES.get(NAME).metric(cfg).finish``), so an export
+    """Each measure a cell is measured by (``shown_at("cells")``), its parts of every
+    episode, as JSON text, by column ``measure.NAME``. A measure's value over any group of
+    episodes is its ``finish`` of the group's summed parts
+    (``MARKET_MEASURES.get(NAME).make(cfg).finish``), so an export
     can be cut by any column and still give the measure as the report computes it."""
     rows = list(rows)
     columns = {}
-    for measure in MARKET_MEASURES:
-        parts = measure.metric(cfg).parts
+    for measure in shown_at("cells"):
+        parts = measure.make(cfg).parts
         columns[f"measure.{measure.name}"] = [json.dumps(list(parts(r))) for r in rows]
     return columns
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from recmarket.analysis.attacks import defence
 from recmarket.analysis.bootstrap import Row
-from recmarket.analysis.market_measures import MARKET_MEASURES, market_measures
+from recmarket.analysis.market_measures import market_measures, shown_at
 from recmarket.config import RunConfig
 
 WELFARE, CONCENTRATION = "target_purchase", "hhi_top1"
@@ -33,8 +33,7 @@ def design_row(name: str, cfg: RunConfig, rows: Sequence[Row]) -> dict[str, Any]
         "candidate_order": "shuffled" if market.shuffle_candidates else "platform order",
         **{
             f"{m.name}{end}": found[f"{m.name}{end}"]
-            for m in MARKET_MEASURES
-            if m.on_frontier
+            for m in shown_at("frontier")
             for end in ("", "_low", "_high")
         },
         "interval": found["measures_interval"],

@@ -1,7 +1,10 @@
-"""Market-level measures of a cell: what users get, and how concentrated attention
-and sales are, each with a 95% interval from the two-stage bootstrap over the unit the cell's
-episodes depend on together (``contrasts.memory_unit``).
+"""The built-in episode measures, and a cell's measures with their 95% intervals from the
+two-stage bootstrap over the unit the cell's episodes depend on together
+(``contrasts.memory_unit``).
 
+- **The funnel**: the target present in the pool, fitting best, shortlisted, ranked first,
+  bought; any, no and off-target purchase; same-item Top-1s and forced inclusions, each the
+  share of episodes; the mean pool size and target copies.
 - **User welfare**: target purchase, regret (where the episode reached a decision),
   off-target purchase and no purchase, per episode.
 - **Concentration**: the Herfindahl-Hirschman index of Top-1 positions and of purchases
@@ -9,14 +12,14 @@ episodes depend on together (``contrasts.memory_unit``).
   takes everything. Seats one owner runs (Sybil copies) count as their owner. The Gini
   coefficient of exposure, the shortlist places each platform got: 0 when equal, (N - 1)/N
   when one platform got them all.
-- **Attention to exaggeration**: the Exaggeration family's share of Top-1 positions.
+- **Attention by family**: each paper family's share of Top-1 positions and of purchases.
 - **Entrants' access**: their share of shortlist places (from the rounds they are in) and
   the rounds from entry to their first record, a point value per seed and domain.
 
 Each measure is a ``MarketMeasure`` in ``MARKET_MEASURES`` (``recmarket.catalogue.measures``),
-the built-in ones registered here, beside what they compute with; another package adds one
-under the ``recmarket.measures`` entry-point group, and cells.csv, the frontier and the
-report carry it by its name.
+the built-in ones registered here, beside what they compute with, each with the places that
+show it; another package adds one under the ``recmarket.measures`` entry-point group, and
+every place its declaration names carries it by its name.
 
 Shares are ratios of per-episode sums, so the bootstrap resamples clusters of episodes and
 recomputes each index from the resampled totals. An index of shares (HHI, Gini) is biased
@@ -35,7 +38,15 @@ import numpy as np
 
 from recmarket import __version__
 from recmarket.analysis.bootstrap import Interval, Metric, Row, interval, level_of, ratio
-from recmarket.catalogue.measures import MARKET_MEASURES, MarketMeasure
+from recmarket.analysis.shares import FAMILIES, share_of
+from recmarket.catalogue.measures import (
+    MARKET_MEASURES,
+    WITH_INTERVALS,
+    MarketMeasure,
+    Place,
+    shown_at,
+    where,
+)
 from recmarket.config import RunConfig
 from recmarket.experiments.units import memory_unit
 from recmarket.market.build import seats
@@ -97,11 +108,6 @@ def exposure_gini(owner_of: dict[str, str]) -> Metric:
     return Metric(parts, gini)
 
 
-def share_of(test: Any, among: Any) -> Metric:
-    """Episodes where ``test`` holds over those where ``among`` does."""
-    return Metric(lambda r: (float(bool(among(r) and test(r))), float(bool(among(r)))), ratio)
-
-
 def rate_of(column: str) -> Metric:
     """The mean of a 0/1 or real column over the episodes that have it."""
 
@@ -112,36 +118,63 @@ def rate_of(column: str) -> Metric:
     return Metric(parts, ratio)
 
 
-for built_in in (
-    MarketMeasure(
+FUNNEL: frozenset[Place] = frozenset({"funnel", "paper", "ppi"})
+TABLE: frozenset[Place] = FUNNEL | {"table"}
+OUTCOME: frozenset[Place] = WITH_INTERVALS - {"frontier"} | {"funnel"}
+RATES: tuple[tuple[str, str, str, str, frozenset[Place]], ...] = (
+    # the funnel's stages and outcomes: (name, heading, the column averaged, says, places)
+    ("target_present", "target present", "target_present", "the target was in the pool", TABLE),
+    ("target_best_fit", "target best fit", "target_best_fit", "the target fit best", FUNNEL),
+    ("target_shortlisted", "target shortlisted", "target_shortlisted", "shortlisted", TABLE),
+    ("target_top1", "target top-1", "target_top1", "the target was ranked first", TABLE),
+    (
         "target_purchase",
         "target purchase",
-        ("target_purchased",),
+        "target_purchased",
         "episodes whose user bought the held-out target",
-        lambda cfg: rate_of("target_purchased"),
+        WITH_INTERVALS | TABLE,
     ),
+    ("any_purchase", "any purchase", "any_purchase", "the user bought something", TABLE),
+    ("no_purchase", "no purchase", "no_purchase", "episodes whose user bought nothing", OUTCOME),
+    (
+        "off_target_purchase",
+        "off-target purchase",
+        "off_target_purchase",
+        "episodes whose user bought another item than the target",
+        OUTCOME,
+    ),
+    ("same_item_top1", "same item top-1", "same_item_top1", "another seat offered it", FUNNEL),
+    ("forced_inclusion", "forced inclusion", "forced_inclusion", "a seat was forced", FUNNEL),
+)
+MEANS = (  # (name, heading, the column, says): counts, shown as they are
+    ("pool_size", "mean pool size", "pool_size", "candidates in the pool"),
+    ("target_copies", "mean target copies", "target_copies", "seats that offered the target"),
+)
+
+for name, label, column, says, places in RATES:
+    MARKET_MEASURES.register(
+        MarketMeasure(name, label, (column,), says, lambda cfg, c=column: rate_of(c), shown=places)
+    )
+for name, label, column, says in MEANS:
+    MARKET_MEASURES.register(
+        MarketMeasure(
+            name,
+            label,
+            (column,),
+            says,
+            lambda cfg, c=column: rate_of(c),
+            share=False,
+            shown=frozenset({"funnel", "paper"}),
+        )
+    )
+for built_in in (
     MarketMeasure(
         "regret",
         "regret",
         ("regret",),
         "the best available fit less the bought one's, where the episode reached a decision",
         lambda cfg: rate_of("regret"),
-    ),
-    MarketMeasure(
-        "off_target_purchase",
-        "off-target purchase",
-        ("off_target_purchase",),
-        "episodes whose user bought another item than the target",
-        lambda cfg: rate_of("off_target_purchase"),
-        on_frontier=False,
-    ),
-    MarketMeasure(
-        "no_purchase",
-        "no purchase",
-        ("no_purchase",),
-        "episodes whose user bought nothing",
-        lambda cfg: rate_of("no_purchase"),
-        on_frontier=False,
+        share=False,
     ),
     MarketMeasure(
         "hhi_top1",
@@ -164,18 +197,25 @@ for built_in in (
         "Gini of shortlist places across owners",
         lambda cfg: exposure_gini(owners(cfg)),
     ),
-    MarketMeasure(
-        "exaggeration_top1",
-        "Exaggeration top-1",
-        ("top1_policy",),
-        "the Exaggeration family's share of Top-1 positions",
-        lambda cfg: share_of(
-            lambda r: r.get("top1_policy") == "exaggeration",
-            lambda r: r.get("top1_policy") is not None,
-        ),
-    ),
 ):
     MARKET_MEASURES.register(built_in)
+PAPER_PPI: frozenset[Place] = frozenset({"paper", "ppi"})
+# the family shares a cell is measured by with an interval (the rest: the paper and the PPI)
+FAMILY_SHOWN: dict[str, frozenset[Place]] = {"exaggeration_top1": WITH_INTERVALS | {"table"}}
+for family in FAMILIES:  # each paper family's share of Top-1 places and of purchases
+    for slot, column in (("top1", "top1_policy"), ("purchase", "purchased_policy")):
+        MARKET_MEASURES.register(
+            MarketMeasure(
+                f"{family}_{slot}",
+                f"{family.capitalize()} {slot.replace('top1', 'top-1')}",
+                (column,),
+                f"the {family.capitalize()} family's share of {slot} places",
+                lambda cfg, c=column, f=family: share_of(
+                    lambda r: r.get(c) is not None, lambda r: r.get(c) == f, scale=1.0
+                ),
+                shown=FAMILY_SHOWN.get(f"{family}_{slot}", PAPER_PPI),
+            )
+        )
 
 
 INTERVAL = "95%, over the cell's memory units (cells.csv: measures_interval)"
@@ -186,13 +226,15 @@ def measure_rows() -> list[dict[str, str]]:
     code comes from (an outside one's distribution, version and source digest), as the
     report records them."""
     rows = []
-    for measure in MARKET_MEASURES:
+    for measure in (m for m in MARKET_MEASURES if m.unit == "episode"):  # the card lists its own
         origin = MARKET_MEASURES.origin(measure.name)
         rows.append(
             {
                 "measure": measure.name,
                 "says": measure.says,
                 "reads": ", ".join(measure.reads),
+                "unit": measure.unit,
+                "shown": where(measure),
                 "interval": INTERVAL,
                 "distribution": origin.distribution if origin else "recmarket",
                 "version": origin.version if origin else __version__,
@@ -205,13 +247,14 @@ def measure_rows() -> list[dict[str, str]]:
 def market_measures(
     cfg: RunConfig, rows: Sequence[Row], draws: int = DRAWS
 ) -> dict[str, float | str]:
-    """A cell's measures, each with ``_low`` and ``_high``, and how the intervals were made."""
+    """A cell's measures (those shown with intervals: ``shown_at("cells")``), each with
+    ``_low`` and ``_high``, and how the intervals were made."""
     unit = memory_unit(cfg)
     found: dict[str, float | str] = {}
     method = ""
-    for measure in MARKET_MEASURES:
+    for measure in shown_at("cells"):
         name = measure.name
-        value: Interval = interval([rows], measure.metric(cfg), level_of, unit, draws=draws)
+        value: Interval = interval([rows], measure.make(cfg), level_of, unit, draws=draws)
         found |= {
             name: round(value.estimate, 4),
             f"{name}_low": round(value.low, 4),

@@ -1,5 +1,8 @@
 """Shares the figures draw and the paper comparison measures, defined once as Metrics
 (``recmarket.analysis.bootstrap``), so a point value and its interval are one definition.
+The paper's own shares (its largest family's Top-1 share, a label's share of a family's
+records, a block of rounds, ...) register here as measures shown in the paper comparison,
+the three that take parameters with their models.
 
 Each is a macro estimate where the paper's is (per domain, then the unweighted mean over
 domains), or pooled across domains where the paper pools (Fig. 11's label shares). A share
@@ -9,10 +12,13 @@ over no episodes is NaN, and a domain without any is left out of the mean.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from recmarket.analysis.bootstrap import Metric, Row, ratio
+from recmarket.analysis.bootstrap import Metric, Row, ratio, scaled
+from recmarket.catalogue.measures import MARKET_MEASURES, MarketMeasure, Place
 from recmarket.catalogue.policies import PAPER_POLICIES
 
 LABELS = ("high", "mixed", "low")
@@ -20,12 +26,16 @@ FAMILIES = PAPER_POLICIES  # the paper compares its three families
 
 
 def share_of(
-    keep: Callable[[Row], bool], hit: Callable[[Row], bool], *, pooled: bool = False
+    keep: Callable[[Row], bool],
+    hit: Callable[[Row], bool],
+    *,
+    pooled: bool = False,
+    scale: float = 100.0,
 ) -> Metric:
-    """Percent of the kept rows that hit."""
+    """Percent (``scale`` 1: the fraction) of the kept rows that hit."""
     return Metric(
-        lambda r: (float(keep(r) and hit(r)), float(keep(r))),
-        lambda s: ratio(s, 100.0),
+        lambda r: (float(bool(keep(r) and hit(r))), float(bool(keep(r)))),
+        lambda s: ratio(s, scale),
         pooled,
     )
 
@@ -80,3 +90,79 @@ def same_item_win_share(policy: str) -> Metric:
 def target_pool_share() -> Metric:
     """Mean percent of the candidate pool that carries the target (A.6)."""
     return Metric(lambda r: (r["target_copies"] / r["pool_size"], 1.0), lambda s: ratio(s, 100.0))
+
+
+class FamilyParams(BaseModel):
+    """A paper family's share: which family (one of the paper's three)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    policy: Literal["strict", "balanced", "exaggeration"] = "exaggeration"
+
+
+class LabelParams(FamilyParams):
+    """A record label's share among the records of a family's sales."""
+
+    label: Literal["high", "mixed", "low"] = "high"
+
+
+class RoundsParams(FamilyParams):
+    """A family's Top-1 share in a block of rounds (1-based, both ends included)."""
+
+    first: int = Field(1, ge=1)
+    last: int = Field(1, ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> RoundsParams:
+        if self.last < self.first:
+            raise ValueError(f"rounds {self.first}-{self.last}: last comes before first")
+        return self
+
+
+PAPER: frozenset[Place] = frozenset({"paper"})
+for measure in (  # the paper's own shares, as fractions (the paper comparison shows percents)
+    MarketMeasure(
+        "largest_family_top1",
+        "largest family top-1",
+        ("top1_policy",),
+        "the largest paper family's share of Top-1 places, family shares taken per domain",
+        lambda cfg: scaled(largest_top1_share(), 0.01),
+        shown=PAPER,
+    ),
+    MarketMeasure(
+        "target_pool_share",
+        "target pool share",
+        ("target_copies", "pool_size"),
+        "the mean share of the candidate pool that carries the target (A.6)",
+        lambda cfg: scaled(target_pool_share(), 0.01),
+        shown=PAPER,
+    ),
+    MarketMeasure(
+        "same_item_win",
+        "same-item wins",
+        ("same_item_top1", "top1_policy"),
+        "the family's share of the same-item comparisons it won at Top-1 (A.8)",
+        lambda cfg, p: scaled(same_item_win_share(p.policy), 0.01),
+        shown=PAPER,
+        Params=FamilyParams,
+    ),
+    MarketMeasure(
+        "label_share",
+        "label share",
+        ("purchased_policy", "rep_label"),
+        "a label's share of the records of the family's sales, pooled over domains (Fig. 11)",
+        lambda cfg, p: scaled(label_share(p.policy, p.label), 0.01),
+        shown=PAPER,
+        Params=LabelParams,
+    ),
+    MarketMeasure(
+        "top1_in_rounds",
+        "top-1 in rounds",
+        ("ord", "top1_policy"),
+        "the family's share of Top-1 places in a block of each domain's rounds (Fig. 10)",
+        lambda cfg, p: scaled(top1_in_rounds(p.policy, p.first, p.last), 0.01),
+        shown=PAPER,
+        Params=RoundsParams,
+    ),
+):
+    MARKET_MEASURES.register(measure)

@@ -13,11 +13,13 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from recmarket.analysis.funnel import funnel
+from recmarket.analysis.bootstrap import point
+from recmarket.analysis.market_measures import shown_at
 from recmarket.cli.app import app, fail, out, progress_bar, user_errors
 from recmarket.cli.llm_options import Budget, LlmCache, LLMChoice, Replay, with_llm
 from recmarket.cli.pilot_flags import PilotFlag, PilotSeed, PilotShare, pilot_asked
 from recmarket.cli.plan_tables import BatchHours, Deadline, PlanFlag, print_plans
+from recmarket.cli.tables import shown
 from recmarket.config_file import merge, read_config_file
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.experiments.spec import DEFAULT_SEEDS, builtin_names, load_spec
@@ -244,33 +246,21 @@ def reproduce(
         for cell in cells:
             by_experiment[cell.experiment].append(cell)
         table = Table(title=f"Experiments in {out_dir} (macro over domains)")
-        for col in (
-            "experiment",
-            "cell",
-            "present",
-            "shortlisted",
-            "top-1",
-            "purchased",
-            "Exaggeration top-1",
-            "episodes",
-            "role failures",
-        ):
-            left = col in ("experiment", "cell")  # a cell's name is folded, never cut short
-            table.add_column(col, justify="left" if left else "right", overflow="fold")
+        for col in ("experiment", "cell"):  # a cell's name is folded, never cut short
+            table.add_column(col, overflow="fold")
+        for measure in shown_at("table"):
+            table.add_column(measure.label, justify="right", overflow="fold")
+        for col in ("episodes", "role failures"):
+            table.add_column(col, justify="right", overflow="fold")
         for experiment, members in by_experiment.items():
             for cell in members:
                 with RunStore.read(out_dir / cell.run_dir) as store:
-                    rows = store.episodes()
-                m = funnel(rows)["macro"]
+                    rows, cfg = store.episodes(), store.config()
                 failed = Counter(r["failed_role"] for r in rows if r["failed_role"])
                 table.add_row(
                     experiment,
                     cell.cell,
-                    f"{m['target_present']:.1%}",
-                    f"{m['target_shortlisted']:.1%}",
-                    f"{m['target_top1']:.1%}",
-                    f"{m['target_purchased']:.1%}",
-                    f"{m['top1_share_by_policy']['exaggeration']:.1%}",
+                    *(shown(m, point(rows, m.make(cfg))) for m in shown_at("table")),
                     f"{len(rows):,}",
                     ", ".join(f"{k} {v}" for k, v in sorted(failed.items())) or "0",
                 )
@@ -306,7 +296,6 @@ def frontier(
     cell): each design's users' welfare and concentration with 95% intervals, the
     non-dominated first."""
     from recmarket.analysis.frontier import frontier_table
-    from recmarket.analysis.market_measures import MARKET_MEASURES
     from recmarket.report.data import load_cells
 
     with user_errors():
@@ -315,7 +304,7 @@ def frontier(
         rows = frontier_table([(c.name, c.config, c.rows) for c in chosen])
     table = Table(title="Design frontier (macro over domains; 95% intervals: see interval)")
     table.add_column("design", overflow="fold")  # a design's name is never cut short
-    measures = [m for m in MARKET_MEASURES if m.on_frontier]
+    measures = shown_at("frontier")
     for measure in measures:
         table.add_column(measure.label, justify="right")
     table.add_column("dominated")

@@ -16,7 +16,7 @@ from recmarket.agents.llm.config import OFFLINE
 from recmarket.agents.llm.ledger import BudgetExceeded
 from recmarket.analysis.dynamics import entrant_top1_by_block, policy_mix_by_block
 from recmarket.analysis.failures import failure_warning
-from recmarket.analysis.funnel import funnel
+from recmarket.analysis.funnel import FORMER_NAMES, funnel, with_former_names
 from recmarket.cli.app import app, err, fail, out, progress_bar, user_errors
 from recmarket.cli.llm_options import Budget, LlmCache, LLMChoice, Replay, with_llm
 from recmarket.cli.options import FLAG_OF_PATH, RUN, ConfigPath, with_settings
@@ -182,10 +182,11 @@ def _as_json(
     rows: list[dict[str, Any]],
     warning: str | None,
 ) -> dict[str, Any]:
-    """What ``--json`` prints: the run's directory and settings, its funnel, the episodes
-    at each place of the target by judged fit in its pool ("none": not pooled), every
-    registered market measure with its interval (an installed one's too), failures,
-    dynamics, and the money its models cost."""
+    """What ``--json`` prints: the run's directory and settings, its funnel (each measure
+    shown at the funnel by its name, and until 0.2 by its former key too: ``former_names``),
+    the episodes at each place of the target by judged fit in its pool ("none": not
+    pooled), every measure a cell is measured by with its interval (an installed one's
+    too), failures, dynamics, and the money its models cost."""
     ledger = (
         [{"role": r, "model": m, **vars(u)} for (r, m), u in sorted(result.ledger.rows.items())]
         if result.ledger
@@ -194,7 +195,8 @@ def _as_json(
     return {
         "run_dir": str(target),
         "config": json.loads(cfg.model_dump_json()),
-        **funnel(rows),
+        **_funnel_with_former_names(funnel(rows, cfg)),
+        "former_names": {old: f"{new} (removed in 0.2)" for old, new in FORMER_NAMES.items()},
         "target_fit_rank": _fit_ranks(rows),
         "measures": _measures(cfg, rows),
         "failures": _failures(rows),
@@ -212,7 +214,7 @@ PARTS = (("estimate", ""), ("low", "_low"), ("high", "_high"))  # a measure's ce
 def _measures(cfg: RunConfig, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Each registered market measure of the run ({name: {estimate, low, high}}, as the
     report's cells.csv has them) and how the intervals were made."""
-    from recmarket.analysis.market_measures import MARKET_MEASURES, market_measures
+    from recmarket.analysis.market_measures import market_measures, shown_at
 
     found = market_measures(cfg, rows)
 
@@ -221,9 +223,17 @@ def _measures(cfg: RunConfig, rows: list[dict[str, Any]]) -> dict[str, Any]:
         return None if isinstance(value, float) and math.isnan(value) else value
 
     measures: dict[str, Any] = {
-        m.name: {part: number(f"{m.name}{end}") for part, end in PARTS} for m in MARKET_MEASURES
+        m.name: {part: number(f"{m.name}{end}") for part, end in PARTS} for m in shown_at("cells")
     }
     return measures | {"interval": found["measures_interval"]}
+
+
+def _funnel_with_former_names(found: dict[str, Any]) -> dict[str, Any]:
+    """The funnel with each summary's former keys beside its measures' names."""
+    return {
+        "domains": {name: with_former_names(s) for name, s in found["domains"].items()},
+        "macro": with_former_names(found["macro"]),
+    }
 
 
 def _fit_ranks(rows: list[dict[str, Any]]) -> dict[str, int]:
@@ -242,7 +252,7 @@ def _print_funnel(
             f"{cfg.condition}: N={cfg.market.n_platforms}, "
             f"K={cfg.market.shortlist_k}, policies={cfg.market.composition} "
             f"({target})",
-            funnel(rows),
+            funnel(rows, cfg),
         )
     )
     if failures := _failures(rows):

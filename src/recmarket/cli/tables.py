@@ -7,30 +7,27 @@ from typing import Any
 from rich.table import Table
 
 from recmarket.agents.llm.ledger import Ledger, Usage
+from recmarket.analysis.market_measures import MarketMeasure, shown_at
 from recmarket.catalogue.policies import families
 
-FUNNEL_ROWS = (
-    ("episodes", "episodes", "{:,}"),
-    ("target present", "target_present", "{:.1%}"),
-    ("target shortlisted", "target_shortlisted", "{:.1%}"),
-    ("target top-1", "target_top1", "{:.1%}"),
-    ("target purchased", "target_purchased", "{:.1%}"),
-    ("any purchase", "purchase_rate", "{:.1%}"),
-    ("no purchase", "no_purchase_rate", "{:.1%}"),
-    ("forced inclusion", "forced_inclusion_rate", "{:.1%}"),
-    ("mean target copies", "mean_target_copies", "{:.2f}"),
-)
+
+def shown(measure: MarketMeasure, value: float) -> str:
+    """A measure's value as a table shows it: a share as a percent, else two decimals."""
+    return f"{value:.1%}" if measure.share else f"{value:.2f}"
 
 
 def funnel_table(title: str, summary: dict[str, Any]) -> Table:
-    """The episode funnel (present, shortlisted, top-1, purchased) per domain and macro."""
+    """The episode funnel per domain and macro: the episodes, then each measure shown at
+    the funnel (present, shortlisted, top-1, purchased, ...) and each family's Top-1
+    share."""
     columns = {**summary["domains"], "macro": summary["macro"]}
     table = Table(title=title)
     table.add_column("stage")
     for name in columns:
         table.add_column(name, justify="right")
-    for label, key, fmt in FUNNEL_ROWS:
-        table.add_row(label, *(fmt.format(c[key]) for c in columns.values()))
+    table.add_row("episodes", *(f"{c['episodes']:,}" for c in columns.values()))
+    for measure in shown_at("funnel"):
+        table.add_row(measure.label, *(shown(measure, c[measure.name]) for c in columns.values()))
     for policy in families(summary["macro"]["top1_share_by_policy"]):
         table.add_row(
             f"top-1 share: {policy}",

@@ -40,7 +40,7 @@ def access_rows(cells: dict[str, dict[str, Cell]]) -> list[dict[str, Any]]:
             {
                 "cell": name,
                 "analytic": ua if condition(cell.config.condition).user_agent else pc,
-                "forced_inclusion_rate": cell.macro["forced_inclusion_rate"],
+                "forced_inclusion": cell.macro["forced_inclusion"],
                 "target_present": cell.macro["target_present"],
             }
         )

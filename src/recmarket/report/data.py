@@ -13,8 +13,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from recmarket.analysis.bootstrap import Row
+from recmarket.analysis.bootstrap import Row, point
 from recmarket.analysis.funnel import funnel
+from recmarket.analysis.market_measures import shown_at
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.locks import writer_elsewhere
@@ -114,20 +115,14 @@ class Cell:
     def macro(self) -> dict[str, Any]:
         """Per domain the mean over every replicate's episodes (each seed has the same
         requests, so: the mean of the replicates' rates), then the mean over domains."""
-        return funnel(self.rows)["macro"]
+        return funnel(self.rows, self.config)["macro"]
 
     @property
     def summary(self) -> dict[str, Any]:
-        """The cell's funnel in the report's tables' columns (macro over domains)."""
-        m = self.macro
-        return {
-            "episodes": m["episodes"],
-            "present": m["target_present"],
-            "shortlisted": m["target_shortlisted"],
-            "top1": m["target_top1"],
-            "purchased": m["target_purchased"],
-            "any_purchase": m["purchase_rate"],
-            "exaggeration_top1": m["top1_share_by_policy"]["exaggeration"],
+        """The cell's episodes and the point values of the measures the tables show
+        (``shown_at("table")``, macro over domains), under their names."""
+        return {"episodes": len(self.rows)} | {
+            m.name: point(self.rows, m.make(self.config)) for m in shown_at("table")
         }
 
     @property

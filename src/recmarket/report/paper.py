@@ -12,7 +12,7 @@ table reports both, whatever they say.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -25,44 +25,17 @@ from recmarket.analysis.bootstrap import (
     difference,
     interval,
     level_of,
-    mean_of,
     point,
     quotient,
+    scaled,
     spread,
 )
-from recmarket.analysis.funnel import MEANS, RATES
-from recmarket.analysis.shares import (
-    label_share,
-    largest_top1_share,
-    same_item_win_share,
-    target_pool_share,
-    top1_in_rounds,
-    top1_share,
-)
+from recmarket.analysis.market_measures import MARKET_MEASURES
 from recmarket.experiments.units import coarsest, memory_unit
 from recmarket.report.chain_table import Chain, chain_columns, localrep_links
 from recmarket.report.data import Cell
 from recmarket.report.paper_arms import PaperNumber, arms_of, paper_numbers, unpaired
 
-
-def _block(arg: str) -> Metric:
-    policy, block = arg.split(":")
-    first, last = (int(x) for x in block.split("-"))
-    return top1_in_rounds(policy, first, last)
-
-
-# metric name (before the first colon) -> the Metric its argument names; percent, except
-# means of counts
-METRICS: dict[str, Callable[[str], Metric]] = {
-    "rate": lambda arg: mean_of(lambda r: r[RATES[arg]], 100.0),
-    "mean": lambda arg: mean_of(lambda r: r[MEANS[f"mean_{arg}"]]),
-    "top1_share": top1_share,
-    "max_top1_share": lambda _: largest_top1_share(),
-    "pool_share": lambda _: target_pool_share(),
-    "label_share": lambda arg: label_share(*arg.split(":")),
-    "same_item_wins": same_item_win_share,
-    "block_top1": _block,  # rounds in schedule order within a domain, as in Fig. 10
-}
 STATISTICS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "level": level_of,
     "difference": difference,
@@ -72,20 +45,17 @@ STATISTICS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 }
 
 
-def metric_of(name: str) -> Metric:
-    """The metric a paper number names (``kind:argument``); an unknown one fails with the
-    known ones."""
-    kind, _, arg = name.partition(":")
-    if kind not in METRICS:
-        raise ValueError(
-            f"unknown paper-comparison metric {name!r}; known: {', '.join(sorted(METRICS))}"
-        )
-    return METRICS[kind](arg)
+def metric_of(name: str, params: Mapping[str, Any] | None = None, cfg: Any = None) -> Metric:
+    """The Metric of a measure shown at "paper", at ``params``, as the paper reports it (a
+    share as a percent); an unknown name fails with the known ones."""
+    measure = MARKET_MEASURES.get(name)
+    made = measure.make(cfg, MARKET_MEASURES.params(name, params or {}))
+    return scaled(made, 100.0) if measure.share else made
 
 
-def metric_value(cell: Cell, metric: str) -> float:
-    """A cell's value of one named metric, without an interval."""
-    return point(cell.rows, metric_of(metric))
+def metric_value(cell: Cell, name: str, params: Mapping[str, Any] | None = None) -> float:
+    """A cell's value of one measure as the paper reports it, without an interval."""
+    return point(cell.rows, metric_of(name, params, cell.config))
 
 
 def measured(
@@ -103,13 +73,13 @@ def measured_on(
     number: PaperNumber, found: list[Cell] | None, *, draws: int = DRAWS
 ) -> Interval | None:
     """``measured`` on the number's arms as ``arms_of`` found them."""
-    if found is None or number.metric is None:
+    if found is None or number.measure is None:
         return None
     try:
         return interval(
             [a.rows for a in found],
-            metric_of(number.metric),
-            STATISTICS[number.measure],
+            metric_of(number.measure, number.params, found[0].config),
+            STATISTICS[number.statistic],
             coarsest([memory_unit(a.config) for a in found]),
             draws=draws,
         )
@@ -120,7 +90,7 @@ def measured_on(
 def _judged_bounds(number: PaperNumber, value: Interval) -> tuple[float, float]:
     """The interval a verdict reads: a spread's, less the noise bias its draws measure
     (the largest minus the smallest of noisy values exceeds that of the true ones)."""
-    if number.measure == "spread":
+    if number.statistic == "spread":
         return value.low - value.bias, value.high - value.bias
     return value.low, value.high
 
@@ -138,17 +108,17 @@ def verdict(number: PaperNumber, value: Interval | None) -> str:
         return "no counterpart"
     if value is None or np.isnan(value.estimate):
         return "not run"
-    if number.measure == "level":
+    if number.statistic == "level":
         return "level"
     if np.isnan(value.low):
         return "no interval"
     where = size(number, value)
-    if number.measure in ("magnitude", "spread"):
-        beyond = "larger" if number.measure == "magnitude" else "wider"
+    if number.statistic in ("magnitude", "spread"):
+        beyond = "larger" if number.statistic == "magnitude" else "wider"
         return {"within the bound": "agrees in size", "beyond the bound": beyond}.get(
             where, "inconclusive"
         )
-    null = 1.0 if number.measure == "ratio" else 0.0
+    null = 1.0 if number.statistic == "ratio" else 0.0
     if where in ("inside", "intervals overlap"):
         return "agrees in size" if value.excludes(null) else "no detectable effect"
     if not value.excludes(null):
@@ -172,9 +142,9 @@ def size(number: PaperNumber, value: Interval | None) -> str:
     if value is None or number.experiment is None or np.isnan(value.low):
         return ""
     low, high = _judged_bounds(number, value)
-    if number.measure in ("magnitude", "spread"):
-        bound = number.tolerance if number.measure == "magnitude" else number.paper
-        floor = -bound if number.measure == "magnitude" else -np.inf
+    if number.statistic in ("magnitude", "spread"):
+        bound = number.tolerance if number.statistic == "magnitude" else number.paper
+        floor = -bound if number.statistic == "magnitude" else -np.inf
         if floor <= low and high <= bound:
             return "within the bound"
         beyond = low > bound or high < floor
@@ -197,9 +167,14 @@ def interval_method(number: PaperNumber, value: Interval | None) -> str:
     """How the interval was made, with a spread's noise bias where the verdict removed it."""
     if value is None:
         return ""
-    if number.measure == "spread" and not np.isnan(value.low):
+    if number.statistic == "spread" and not np.isnan(value.low):
         return f"{value.method}; noise bias {value.bias:+.2f} taken off before judging"
     return value.method
+
+
+def _params(number: PaperNumber) -> str:
+    """A number's measure parameters as a table shows them ("policy=strict, label=high")."""
+    return ", ".join(f"{k}={v}" for k, v in number.params.items())
 
 
 def _shown(x: float | None) -> str:
@@ -216,7 +191,7 @@ def _ratio(number: PaperNumber, value: Interval | None) -> str:
 def chain_verdict(number: PaperNumber, verdict_given: str, found: Chain | None) -> str:
     """A LocalRep target-purchase verdict counts as agreement only where the target's Top-1
     moves the same way (the chain's middle link): otherwise it is "chain broken"."""
-    if found is None or number.metric != "rate:target_purchased":
+    if found is None or number.measure != "target_purchase":
         return verdict_given
     if verdict_given != "agrees in size":  # an excluded paper value is said as it is
         return verdict_given
@@ -246,7 +221,9 @@ def compare(cells: dict[str, dict[str, Cell]], *, draws: int = DRAWS) -> list[di
                 "section": number.section,
                 "what": number.what,
                 "kind": number.kind or "",
-                "measure": number.measure,
+                "measure": number.measure or "",
+                "params": _params(number),
+                "statistic": number.statistic,
                 "paper": ("~" if number.about else "") + f"{number.paper:g}",
                 "paper_interval": ""
                 if number.paper_interval is None

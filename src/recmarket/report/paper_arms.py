@@ -15,24 +15,26 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from recmarket.analysis.market_measures import MARKET_MEASURES
 from recmarket.config import RunConfig
 from recmarket.report.data import Cell
 
 NUMBERS = Path(__file__).with_name("paper_numbers.toml")
-Measure = Literal["level", "difference", "ratio", "magnitude", "spread"]
+Statistic = Literal["level", "difference", "ratio", "magnitude", "spread"]
 Kind = Literal["protocol", "design", "emergent"]
 
 
 class PaperNumber(BaseModel):
     """One number the paper reports, with where, what it measures, its kind and how to
-    compute ours."""
+    compute ours: the statistic of a registered measure (shown at "paper"), at its
+    parameters, over the number's cells."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     section: str
     what: str
     paper: float
-    measure: Measure
+    statistic: Statistic
     about: bool = False  # the paper gives the number only in words
     tolerance: float = 0.0  # a magnitude's bound: |cell - base| within it agrees
     kind: Kind | None = None  # what produces a contrast (levels have none)
@@ -42,7 +44,8 @@ class PaperNumber(BaseModel):
     cell: dict[str, Any] | None = None
     base: dict[str, Any] | None = None
     cells: tuple[dict[str, Any], ...] = ()
-    metric: str | None = None
+    measure: str | None = None  # a measure shown at "paper" (None: no counterpart)
+    params: dict[str, Any] = {}  # the measure's parameters, checked against its model
     # The paper's own 95% interval, where it gives one, and the line it is typed from.
     paper_interval: tuple[float, float] | None = None
     source: str = ""
@@ -56,13 +59,20 @@ class PaperNumber(BaseModel):
                     f"{self.what!r}: the paper's interval must hold its value and name its "
                     "source line"
                 )
-        if self.measure != "level" and self.experiment is not None and self.kind is None:
+        if self.measure is not None:
+            found = MARKET_MEASURES.get(self.measure)
+            if "paper" not in found.shown:
+                raise ValueError(f"{self.what!r}: measure {self.measure!r} is not shown at paper")
+            MARKET_MEASURES.params(self.measure, self.params)
+        if self.statistic != "level" and self.experiment is not None and self.kind is None:
             raise ValueError(f"{self.what!r}: a measured contrast needs a kind")
         if self.kind == "design" and not self.basis:
             raise ValueError(f"{self.what!r}: a design contrast names its assumption (basis)")
-        if self.measure in ("difference", "ratio") and self.paper == float(self.measure == "ratio"):
+        if self.statistic in ("difference", "ratio") and self.paper == float(
+            self.statistic == "ratio"
+        ):
             raise ValueError(f"{self.what!r}: no direction to judge; state it as a magnitude")
-        if self.measure == "magnitude" and self.tolerance <= 0:
+        if self.statistic == "magnitude" and self.tolerance <= 0:
             raise ValueError(f"{self.what!r}: a magnitude needs its bound (tolerance > 0)")
         return self
 
@@ -96,7 +106,7 @@ def cell_with(members: dict[str, Cell], settings: dict[str, Any]) -> Cell | None
 
 def _wanted(number: PaperNumber) -> list[dict[str, Any]]:
     """The settings of each cell a number is measured on, base first."""
-    if number.measure == "spread":
+    if number.statistic == "spread":
         return list(number.cells)
     return [w for w in (number.base, number.cell) if w is not None]
 
@@ -109,7 +119,7 @@ def arms_of(number: PaperNumber, cells: dict[str, dict[str, Cell]]) -> list[Cell
     the one with more seeds (then episodes) where either would do."""
     members = cells.get(number.experiment or "", {})
     wanted = _wanted(number)
-    if number.metric is None or not wanted:
+    if number.measure is None or not wanted:
         return None
     paired = [
         list(arms)
@@ -131,7 +141,7 @@ def unpaired(number: PaperNumber, cells: dict[str, dict[str, Cell]]) -> bool:
     members = cells.get(number.experiment or "", {})
     wanted = _wanted(number)
     return (
-        number.metric is not None
+        number.measure is not None
         and bool(wanted)
         and all(cells_with(members, w) for w in wanted)
         and arms_of(number, cells) is None

@@ -19,8 +19,7 @@ from typing import Any
 import numpy as np
 
 from recmarket.analysis.bootstrap import Metric, Row, difference, level_of
-from recmarket.analysis.funnel import RATES
-from recmarket.analysis.market_measures import MARKET_MEASURES, rate_of, share_of
+from recmarket.analysis.market_measures import shown_at
 from recmarket.analysis.ppi import (
     Estimate,
     Folds,
@@ -29,7 +28,6 @@ from recmarket.analysis.ppi import (
     unit_parts,
 )
 from recmarket.analysis.sequences import anytime
-from recmarket.analysis.shares import FAMILIES
 from recmarket.config import RunConfig
 from recmarket.report.html import table_html
 from recmarket.report.pilot_data import PilotedCell, contrasts
@@ -43,24 +41,10 @@ ANYTIME = (
 
 
 def outcomes(cfg: RunConfig) -> dict[str, Metric]:
-    """The measures a piloted cell is estimated on, by name: the market measures, each
-    funnel rate none of them reads alone, and each paper family's share of Top-1 places
-    and of purchases (where no measure of that name is one already)."""
-    found = {m.name: m.metric(cfg) for m in MARKET_MEASURES}
-    alone = {m.reads[0] for m in MARKET_MEASURES if len(m.reads) == 1}
-    for name, column in RATES.items():
-        if column not in alone:
-            found.setdefault(name, rate_of(column))
-    for family in FAMILIES:
-        for slot, column in (("top1", "top1_policy"), ("purchase", "purchased_policy")):
-            found.setdefault(
-                f"{family}_{slot}",
-                share_of(
-                    lambda r, c=column, f=family: r.get(c) == f,
-                    lambda r, c=column: r.get(c) is not None,
-                ),
-            )
-    return found
+    """The measures a piloted cell is estimated on, by name: those shown in this table
+    (``shown_at("ppi")``: the funnel's rates, the market measures, each paper family's
+    share of Top-1 places and of purchases, and any a plugin declares for it)."""
+    return {m.name: m.make(cfg) for m in shown_at("ppi")}
 
 
 def one_play(replays: Sequence[Sequence[Sequence[Row]]]) -> Sequence[Sequence[Sequence[Row]]]:

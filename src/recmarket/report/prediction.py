@@ -32,13 +32,13 @@ from recmarket.run.store import RunStore
 
 REPLICATES = 20
 SEED_STRIDE = 7919  # replicate r of a cell runs at seed + (r + 1) * SEED_STRIDE
-FUNNEL_METRICS = (
+FUNNEL_METRICS = (  # measures (shown at the funnel) the check compares
     "target_present",
     "target_shortlisted",
     "target_top1",
-    "purchase_rate",
-    "target_purchased",
-    "no_purchase_rate",
+    "any_purchase",
+    "target_purchase",
+    "no_purchase",
 )
 SHARE_METRICS = tuple(
     (f"{kind}_{policy}", f"{kind}_by_policy", policy)
@@ -91,12 +91,14 @@ def check_predictions(
     for run_dir in model_runs:
         with RunStore.read(run_dir) as store:
             cfg, episodes = store.config(), store.episodes()
-        observed = metrics_of(funnel(episodes)["macro"])
+        observed = metrics_of(funnel(episodes, cfg)["macro"])
         simulated: dict[str, list[float]] = {name: [] for name in observed}
         with tempfile.TemporaryDirectory(prefix="recmarket-check-") as scratch:
             for r in range(replicates):
                 result = run(offline_twin(cfg, params, r), Path(scratch) / str(r))
-                for name, value in metrics_of(funnel(result.store.episodes())["macro"]).items():
+                for name, value in metrics_of(
+                    funnel(result.store.episodes(), cfg)["macro"]
+                ).items():
                     simulated[name].append(value)
                 result.store.close()
                 if tick is not None:

@@ -16,21 +16,10 @@ from scipy import stats
 
 from recmarket.files import replaced, write_text_whole
 from recmarket.resampling import person_interval
+from recmarket.validity.measures import card_measures, finish
 from recmarket.validity.scoring import Key, Scored, chance_values
 
 COLUMNS = ("measure", "protocol", "scorer", "n_people", "n", "value", "low", "high", "chance")
-MEASURES = (
-    "pairwise_1to1",
-    "hr@1",
-    "hr@3",
-    "ndcg@10",
-    "buy_accuracy_1to1",
-    "star_mae",
-    "star_rmse",
-    "star_spearman",
-    "p_buy_rated_1_2",
-    "p_buy_rated_4_5",
-)
 RESAMPLES = 2_000
 LEVEL = 0.95
 USER_ROLES = ("ranker", "decision", "review")
@@ -68,11 +57,6 @@ class CardRow:
 
 def _mean_over_people(sums: np.ndarray, counts: np.ndarray, axis: int = -1) -> np.ndarray:
     return np.sum(sums, axis=axis) / np.sum(counts, axis=axis)
-
-
-# A measure kept per held-out as something else than itself: RMSE as the squared error,
-# whose mean (and interval ends) it is the square root of.
-FINISH = {"star_rmse": np.sqrt}
 
 
 def spearman(pairs: np.ndarray) -> float:
@@ -116,13 +100,13 @@ def card_rows(scored: Sequence[Scored], candidates: int, seed: int) -> list[Card
             per[key][s.person].append(value)
     chance = chance_values(candidates)
     rows = []
-    order = {m: i for i, m in enumerate(MEASURES)}
+    order = {m: i for i, m in enumerate(card_measures())}
     for key in sorted(per, key=lambda k: (order.get(k[0], len(order)), k[1], k[2])):
         people = per[key]
         sums = np.array([sum(v) for v in people.values()])
         counts = np.array([len(v) for v in people.values()], dtype=float)
-        finish = FINISH.get(key[0], lambda x: x)
-        value = float(finish(sums.sum() / counts.sum()))
+        finished = finish(key[0])
+        value = float(finished(sums.sum() / counts.sum()))
         low = high = float("nan")
         if len(people) >= 2 and np.ptp(sums / counts) > 0:
             found = stats.bootstrap(
@@ -136,7 +120,7 @@ def card_rows(scored: Sequence[Scored], candidates: int, seed: int) -> list[Card
                 random_state=np.random.default_rng(seed),
             )
             ends = found.confidence_interval
-            low, high = float(finish(ends.low)), float(finish(ends.high))
+            low, high = float(finished(ends.low)), float(finished(ends.high))
         elif len(people) >= 2:  # every person alike: no spread to resample
             low = high = value
         measure, protocol, scorer = key

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from recmarket.resampling import person_interval
-from recmarket.validity.card import FINISH, LEVEL, RESAMPLES, USER_ROLES, spearman
+from recmarket.validity.card import LEVEL, RESAMPLES, USER_ROLES, spearman
+from recmarket.validity.measures import finish as finish_of
 from recmarket.validity.scoring import Scored
 
 BASELINES = ("popularity", "centroid", "person_mean", "always_5")
@@ -43,7 +44,7 @@ class Difference:
 
 def _mean_difference(people: Sequence[Person], measure: str) -> float:
     rows = np.concatenate(people)
-    finish = FINISH.get(measure, lambda x: x)
+    finish = finish_of(measure)
     return float(finish(rows[:, 0].mean()) - finish(rows[:, 1].mean()))
 
 
