@@ -130,43 +130,56 @@ def _figure_html(drawn: DrawnFigure, figures: Path, comparison: list[dict[str, A
     )
 
 
-# The cells of the report being built: forked section workers read them from here rather
-# than receiving them (a whole plan's episode rows would be pickled once per section).
-_cells: dict[str, dict[str, Cell]] = {}
+Cells = dict[str, dict[str, Cell]]
+# A section worker's cells, set once by its initializer. The worker is forked, so they are
+# inherited, never pickled (a whole plan's episode rows would be sent once per section);
+# the parent process keeps none.
+_worker_cells: Cells = {}
 
 
-def _by_figure() -> dict[str, list[Cell]]:
+def _by_figure(cells: Cells) -> dict[str, list[Cell]]:
     by_figure: dict[str, list[Cell]] = defaultdict(list)
-    for members in _cells.values():
+    for members in cells.values():
         for cell in members.values():
             by_figure[cell.figure].append(cell)
     return by_figure
 
 
-def _figure(kind: str, stem: str, draw: Any, figures: Path, tables: Path) -> DrawnFigure:
-    return _drawn(stem, draw, _by_figure()[kind], figures, tables)
+def _figure(
+    cells: Cells, kind: str, stem: str, draw: Any, figures: Path, tables: Path
+) -> DrawnFigure:
+    return _drawn(stem, draw, _by_figure(cells)[kind], figures, tables)
 
 
-def _on_cells(section: Any) -> Any:
-    return section(_cells)
+def _on_cells(cells: Cells, section: Any) -> Any:
+    return section(cells)
 
 
-def _section_worker_start() -> None:
-    """A section worker runs one native thread and ends with its parent (run/lifeline.py)."""
+def _section_worker_start(cells: Cells) -> None:
+    """A section worker holds the report's cells, runs one native thread and ends with its
+    parent (run/lifeline.py)."""
+    global _worker_cells
+    _worker_cells = cells
     die_with_parent()
     pin_native_threads()
 
 
-def _sections(tasks: list[tuple[Any, tuple]], workers: int) -> list[Any]:
-    """The report's sections, each a (function, arguments), in order. With several workers
-    they are computed in forked processes, one native thread each: the figures' bootstraps
-    and drawing were most of a reproduce's serial time."""
+def _in_worker(task: Any, *args: Any) -> Any:
+    return task(_worker_cells, *args)
+
+
+def _sections(cells: Cells, tasks: list[tuple[Any, tuple]], workers: int) -> list[Any]:
+    """The report's sections, each a (function of the cells, arguments), in order. With
+    several workers they are computed in forked processes, one native thread each: the
+    figures' bootstraps and drawing were most of a reproduce's serial time."""
     if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return [task(*args) for task, args in tasks]
+        return [task(cells, *args) for task, args in tasks]
     fork = multiprocessing.get_context("fork")
     size = min(workers, len(tasks))
-    with ProcessPoolExecutor(size, mp_context=fork, initializer=_section_worker_start) as pool:
-        futures = [pool.submit(task, *args) for task, args in tasks]
+    with ProcessPoolExecutor(
+        size, mp_context=fork, initializer=_section_worker_start, initargs=(cells,)
+    ) as pool:
+        futures = [pool.submit(_in_worker, task, *args) for task, args in tasks]
         return [future.result() for future in futures]
 
 
@@ -190,25 +203,18 @@ def build_report(out_dirs: list[Path], target: Path, workers: int = 1) -> BuiltR
             ) from exc
 
 
-def _build_report(
-    out_dirs: list[Path], cells: dict[str, dict[str, Cell]], target: Path, workers: int
-) -> BuiltReport:
-    global _cells
-    _cells = cells
+def _build_report(out_dirs: list[Path], cells: Cells, target: Path, workers: int) -> BuiltReport:
     figures, tables = target / "figures", target / "tables"
     figures.mkdir(parents=True, exist_ok=True)
     tables.mkdir(parents=True, exist_ok=True)
-    by_figure = _by_figure()
+    by_figure = _by_figure(cells)
     figure_tasks = [
         (_figure, (kind, stem, draw, figures, tables))
         for kind, figures_of_kind in FIGURES.items()
         for stem, draw in (figures_of_kind if by_figure[kind] else ())
     ]
     rest = [(_on_cells, (compute,)) for compute in Sections.computers()]
-    try:
-        results = _sections(rest + figure_tasks, workers)
-    finally:
-        _cells = {}
+    results = _sections(cells, rest + figure_tasks, workers)
     done = Sections(*results[: len(rest)])
     drawn_figures: list[DrawnFigure] = results[len(rest) :]
     parts: dict[str, str] = {
