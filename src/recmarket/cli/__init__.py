@@ -5,6 +5,7 @@ from recmarket.cli import (  # noqa: F401 - importing registers the commands
     audit,
     branch,
     calibrate,
+    cards,
     data,
     experiments,
     llm,

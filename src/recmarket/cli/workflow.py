@@ -33,7 +33,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
         "pilot-plan",
         "calibrate",
     ),
-    "Report": ("report",),
+    "Report": ("report", "cards"),
     "Data and people": ("data", "validate"),
     "LLM endpoints": ("llm",),
 }

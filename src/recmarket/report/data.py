@@ -17,6 +17,7 @@ from recmarket.analysis.bootstrap import Row, point
 from recmarket.analysis.funnel import funnel
 from recmarket.analysis.market_measures import shown_at
 from recmarket.config import RunConfig
+from recmarket.data.fingerprint import read_digests
 from recmarket.experiments.spec import builtin_names, load_spec
 from recmarket.locks import writer_elsewhere
 from recmarket.run.store import STORE_NAME, RunStore
@@ -81,16 +82,19 @@ class Made:
     dirty: bool | None  # None: not known (no checkout)
     created: str  # ISO date and time
     version: str  # recmarket's
+    data: tuple[tuple[str, str], ...] = ()  # each data file read, by name, and its SHA-256
 
     @classmethod
     def of(cls, manifest: Mapping[str, str]) -> Made:
         """What made a run, as its manifest records it."""
         dirty = manifest.get("git_dirty", "")
+        files = read_digests(manifest.get("data_files", ""))
         return cls(
             manifest.get("git_commit", ""),
             None if dirty == "" else dirty == "true",
             manifest.get("created", ""),
             manifest.get("version", ""),
+            tuple(sorted((name, d.sha256) for name, d in files.items())),
         )
 
 
@@ -110,6 +114,7 @@ class Cell:
     made: tuple[Made, ...] = ()  # each replicate's store's provenance
     full_rounds: float | None = None  # rounds a user plays at full scale (None: not recorded)
     cut: str = ""  # what the scale cut ("": not recorded)
+    study: Path | None = None  # the directory it was loaded from (its plan's), if any
 
     @property
     def macro(self) -> dict[str, Any]:
@@ -226,6 +231,7 @@ def load_cells(out_dirs: list[Path]) -> dict[str, dict[str, Cell]]:
                 full_rounds=entry.full_rounds,
                 cut=entry.cut,
                 made=(made,),
+                study=out,
             )
             settings = cfg.model_copy(update={"seed": 0}).digest()
             found[entry.experiment][settings].append((entry.cell, cell))

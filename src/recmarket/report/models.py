@@ -8,13 +8,13 @@ from __future__ import annotations
 import html
 import sqlite3
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from recmarket.agents.llm.audit.card import AuditCard, default_audits, read_card, settings_key
+from recmarket.agents.llm.audit.card import AuditCard, read_card, settings_key
 from recmarket.agents.llm.config import OFFLINE, ModelConfig
 from recmarket.embedding.cache import default_cache_dir
 from recmarket.report.bill import bill_rows
+from recmarket.report.cards import audit_cards
 from recmarket.report.data import Cell
 from recmarket.report.html import table_html
 from recmarket.run.store import RunStore
@@ -119,13 +119,23 @@ def warnings(played: Played, card: AuditCard) -> list[str]:
     return said
 
 
-def models_section(cells: dict[str, dict[str, Cell]], audits: Path | None = None) -> str:
+def _study_card(model: Played) -> AuditCard | None:
+    """The model's audit card as its cells' study keeps it (``report.cards``)."""
+    for _, _, cell in model.cells:
+        if cell.study is not None:
+            card = read_card(audit_cards(cell.study), model.cfg, model.repair_attempts)
+            if card is not None:
+                return card
+    return None
+
+
+def models_section(cells: dict[str, dict[str, Cell]]) -> str:
     """The section's body, or "" when no cell used an LLM; its heading is the report's
-    (``layout.CLOSING``), as every section's is."""
+    (``layout.CLOSING``), as every section's is. Each card is read from the cells' own study
+    (``report.cards``), so the report reads its directories alone."""
     played = models_played(cells)
     if not played:
         return ""
-    audits = audits or default_audits()
     parts = [
         "<p>Each model's audit "
         "(<code>recmarket llm audit</code>: controlled probes with a known right answer, "
@@ -140,14 +150,15 @@ def models_section(cells: dict[str, dict[str, Cell]], audits: Path | None = None
             f"<h3>{html.escape(cfg.name)} at {html.escape(cfg.base_url)} "
             f"(roles: {html.escape(roles)})</h3>"
         )
-        card = read_card(audits, cfg, model.repair_attempts)
+        card = _study_card(model)
         if card is not None and (other := _another_model(card, model)):
             parts.append(f'<p class="warning"><strong>Warning:</strong> {html.escape(other)}.</p>')
             card = None
         if card is None:
             parts.append(
                 "<p><strong>Not audited</strong>: run <code>recmarket llm audit --config "
-                "FILE</code> with this model's settings before reading its results.</p>"
+                "FILE</code> with this model's settings, then <code>recmarket cards "
+                "STUDY</code>, before reading its results.</p>"
             )
         else:
             parts.append(

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from recmarket.data.sources import demo_users
+from recmarket.report.cards import validity_cards
 from recmarket.report.data import Cell
 from recmarket.report.html import table_html
 from recmarket.validity.card import USER_ROLES, CardRow
-from recmarket.validity.kept import default_cards, read_kept
+from recmarket.validity.kept import KeptCard, read_kept_for
 
 NOTE = (
     "Each person's latest review held out against items of the same category they never "
@@ -48,11 +49,20 @@ def card_table(rows: list[CardRow]) -> list[dict[str, Any]]:
     ]
 
 
-def people_section(cells: dict[str, dict[str, Cell]], cards: Path | None = None) -> str:
-    """The section's HTML, or "" where no cell played real data."""
-    cards = cards or default_cards()
+def _study_cards(cell: Cell) -> list[tuple[KeptCard, list[CardRow]]]:
+    """The validity cards the cell's study keeps (``report.cards``) made on the bytes its
+    runs recorded reading."""
+    if cell.study is None:
+        return []
+    files = {name: digest for made in cell.made for name, digest in made.data}
+    return read_kept_for(cell.config, files, validity_cards(cell.study))
+
+
+def people_section(cells: dict[str, dict[str, Cell]]) -> str:
+    """The section's HTML, or "" where no cell played real data. Each card is read from
+    the cells' own study (``report.cards``), so the report reads its directories alone."""
     played: dict[tuple[str, str], list[str]] = {}
-    configs = {}
+    first: dict[tuple[str, str], Cell] = {}
     for experiment, members in cells.items():
         for name, cell in members.items():
             data = cell.config.data
@@ -60,24 +70,24 @@ def people_section(cells: dict[str, dict[str, Cell]], cards: Path | None = None)
                 continue  # the bundled or generated demo: no people to be like
             key = (str(data), cell.config.agents.model_dump_json())
             played.setdefault(key, []).append(f"{experiment}/{name}")
-            configs[key] = cell.config
+            first.setdefault(key, cell)
     if not played:
         return ""
     parts = [f"<p>{html.escape(NOTE)}</p>"]
     for key, names in played.items():
-        cfg = configs[key]
         data = Path(key[0])
         parts.append(
             f"<h3>{html.escape(str(data))}: the user model of {len(names)} cell(s)</h3>"
             f"<p>{html.escape(', '.join(names[:8]))}{' ...' if len(names) > 8 else ''}</p>"
         )
-        kept = read_kept(cfg, data, cards)
+        kept = _study_cards(first[key])
         if not kept:
             parts.append(
                 "<p><strong>Not validated</strong>: run <code>recmarket validate --data "
                 f"{html.escape(str(data))} --config FILE --out DIR</code> with these cells' "
-                "settings before reading their results as statements about people (a card "
-                "made on other bytes of these files does not count).</p>"
+                "settings, then <code>recmarket cards STUDY</code>, before reading their "
+                "results as statements about people (a card made on other bytes of these "
+                "files does not count).</p>"
             )
             continue
         for about, rows in kept:

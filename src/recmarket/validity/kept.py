@@ -14,6 +14,7 @@ import csv
 import hashlib
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -85,21 +86,43 @@ def keep_card(rows: list[CardRow], about: KeptCard, settings: RunConfig, cards: 
     return where
 
 
+def _kept(settings: RunConfig, cards: Path) -> list[tuple[KeptCard, Path]]:
+    """Every card of this user model in ``cards``, with its folder."""
+    found = []
+    for about_file in sorted((cards / user_model_key(settings)).glob(f"*/{ABOUT}")):
+        where = about_file.parent
+        if (where / CARD_CSV).is_file():
+            about = KeptCard.model_validate_json(about_file.read_text(encoding="utf-8"))
+            found.append((about, where))
+    return found
+
+
 def read_kept(settings: RunConfig, data: Path, cards: Path) -> list[tuple[KeptCard, list[CardRow]]]:
     """The kept cards of this user model made on files that ``data`` holds now, byte for
     byte (none where no card was made); a damaged one is refused with its path."""
     found = []
-    for about_file in sorted((cards / user_model_key(settings)).glob(f"*/{ABOUT}")):
-        where = about_file.parent
-        if not (where / CARD_CSV).is_file():
-            continue
-        about = KeptCard.model_validate_json(about_file.read_text(encoding="utf-8"))
+    for about, where in _kept(settings, cards):
         paths = [data / name for name in about.files]
         if not all(p.is_file() for p in paths):
             continue
         if {name: d.sha256 for name, d in digests(paths).items()} != about.files:
             continue  # made on other bytes: not a card of this data
         found.append((about, _rows(where / CARD_CSV)))
+    return found
+
+
+def read_kept_for(
+    settings: RunConfig, files: Mapping[str, str], cards: Path
+) -> list[tuple[KeptCard, list[CardRow]]]:
+    """The cards of this user model in ``cards`` made on the bytes a run recorded reading
+    (``files``: SHA-256 by file name): every file both name has the same digest, and they
+    share one at least. The data itself is not read, so a study's own cards
+    (``report.cards``) say the same on any machine."""
+    found = []
+    for about, where in _kept(settings, cards):
+        shared = about.files.keys() & files.keys()
+        if shared and all(about.files[name] == files[name] for name in shared):
+            found.append((about, _rows(where / CARD_CSV)))
     return found
 
 

@@ -4,6 +4,7 @@ probes that expose it, and a card is stored with the model's settings and found 
 import asyncio
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from recmarket.cli import app
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import domain_files, load_domain
+from recmarket.report.cards import keep_beside
 from recmarket.report.data import Cell
 from recmarket.report.models import models_section
 from recmarket.run.play_options import PlayOptions
@@ -192,7 +194,8 @@ def played_cell(server: FakeLLM, tmp_path: Path) -> tuple[LLMConfig, Cell]:
     result = run(run_config, tmp_path / "run", PlayOptions(llm_cache=tmp_path / "calls.sqlite"))
     rows = result.store.episodes()
     result.store.close()
-    return llm, Cell("accountability", "LocalRep", "fig", tmp_path / "run", rows, run_config)
+    cell = Cell("accountability", "LocalRep", "fig", tmp_path / "run", rows, run_config)
+    return llm, replace(cell, study=tmp_path)
 
 
 @pytest.mark.slow  # end to end: model cells, their audit and the whole report
@@ -204,9 +207,11 @@ def test_the_report_shows_each_models_card_beside_its_cells_and_warns(
     that was never audited is said to be."""
     with FakeLLM() as server:
         llm, cell = played_cell(server, tmp_path)
-        unaudited = models_section({"accountability": {"LocalRep": cell}}, tmp_path / "audits")
+        unaudited = models_section({"accountability": {"LocalRep": cell}})
         asyncio.run(audit_model(llm, "m", material, 4, tmp_path / "audits"))
-    page = models_section({"accountability": {"LocalRep": cell}}, tmp_path / "audits")
+    assert "Not audited" in models_section({"accountability": {"LocalRep": cell}})  # cached
+    assert keep_beside(tmp_path, cell.config, audits=tmp_path / "audits") == 1
+    page = models_section({"accountability": {"LocalRep": cell}})
     assert "Not audited" in unaudited and "recmarket llm audit" in unaudited
     assert "fake-model at" in page and "(roles: shortlist, decide, update)" in page
     assert "<td>dominance</td>" in page and "<td>LocalRep</td>" in page
@@ -228,7 +233,8 @@ def test_a_card_made_when_the_endpoint_reported_another_model_is_not_shown_as_th
         server.listed = [{**listed[0], "created": 2}]
         card = asyncio.run(audit_model(llm, "m", material, 2, tmp_path / "audits"))
     assert card.endpoint_report == '{"created": 2}'
-    page = models_section({"accountability": {"LocalRep": cell}}, tmp_path / "audits")
+    keep_beside(tmp_path, cell.config, audits=tmp_path / "audits")
+    page = models_section({"accountability": {"LocalRep": cell}})
     assert "the card is another model" in page and "Not audited" in page
     assert "<td>dominance</td>" not in page
     assert "<h2>" not in page  # the report heads the section, once
