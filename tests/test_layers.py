@@ -1,10 +1,10 @@
 """The import graph: layers point one way and no module imports itself back.
 
-From the top: the command line, the report, analysis, running (run, then experiments), the
-settings that compose every layer's own, the market, the agents, then data and embedding,
-the catalogue of variants, and the leaf modules every layer shares. A module may import its
-own package or a lower layer, never a higher one or a sibling at its own level, and no chain
-of imports returns to where it started.
+From the top: the command line, the report, a study and its add-ons, analysis, running
+(run, then experiments), the settings that compose every layer's own, the market, the
+agents, then data and embedding, the catalogue of variants, and the leaf modules every layer
+shares. A module may import its own package or a lower layer, never a higher one or a
+sibling at its own level, and no chain of imports returns to where it started.
 """
 
 import ast
@@ -40,6 +40,7 @@ LAYERS = (
     ("experiments",),
     ("run",),
     ("analysis", "calibration", "validity"),
+    ("study",),  # a study and its add-ons (a pilot, calibrated on folds)
     ("report",),
     ("api", "cli", "testing"),
     ("__main__",),

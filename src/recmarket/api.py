@@ -58,7 +58,6 @@ from recmarket.agents.rules.agent import belief_after
 from recmarket.agents.rules.params import RankerParams
 from recmarket.analysis.bootstrap import Metric
 from recmarket.analysis.market_measures import MARKET_MEASURES, MarketMeasure
-from recmarket.calibration.pilot_folds import fold_agents
 from recmarket.catalogue.attacks import ATTACKS, Attack
 from recmarket.catalogue.conditions import CONDITIONS, MarketCondition
 from recmarket.catalogue.learning import LEARNING_RULES, Learner, LearningRule
@@ -81,10 +80,10 @@ from recmarket.embedding import load_embedder
 from recmarket.experiments.spec import DEFAULT_SEEDS, ExperimentSpec, load_spec
 from recmarket.run.pilot import PilotAsked
 from recmarket.run.play_options import PlayOptions
-from recmarket.run.reproduce import reproduce as _reproduce
 from recmarket.run.runner import RunResult, run
 from recmarket.run.store import RunStore
 from recmarket.run.study_plan import PlannedCell
+from recmarket.study import reproduce as _reproduce
 
 # Every kind of variant, by the name its registry gives it: one place to list, look up and
 # extend what a run can name.
@@ -134,10 +133,10 @@ def reproduce(
     replay: bool = False,
     budget: float | None = None,
 ) -> list[PlannedCell]:
-    """Run experiments as ``recmarket reproduce`` does (``run.reproduce.reproduce``), with
-    the calibration a pilot that calibrates its surrogate (``[pilot] calibrate_folds``)
-    needs handed in. Every option is named here, so a misspelt one is refused at once;
-    ``cache_dir``, ``llm_cache``, ``replay`` and ``budget`` become one ``PlayOptions``."""
+    """Run experiments as ``recmarket reproduce`` does (``recmarket.study.reproduce``: the
+    study with its add-ons, a pilot among them). Every option is named here, so a misspelt
+    one is refused at once; ``cache_dir``, ``llm_cache``, ``replay`` and ``budget`` become
+    one ``PlayOptions``."""
     return _reproduce(
         names,
         out,
@@ -148,7 +147,6 @@ def reproduce(
         pilot=pilot,
         progress=progress,
         on_wait=on_wait,
-        calibrate=fold_agents,
         options=PlayOptions(cache_dir=cache_dir, llm_cache=llm_cache, replay=replay, budget=budget),
     )
 

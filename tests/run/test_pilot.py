@@ -27,11 +27,11 @@ from recmarket.run.pilot import (
     read_pilot_file,
     replay_configs,
 )
-from recmarket.run.reproduce import reproduce
 from recmarket.run.store import STORE_NAME, RunStore
 from recmarket.run.study_plan import plan
 from recmarket.sqlite_files import StoreError
 from recmarket.streams import Stream, call_seed
+from recmarket.study import reproduce
 from tests.run.test_resume import command, finished_episodes
 
 NEAR = """
@@ -332,15 +332,11 @@ def test_a_surrogate_calibrated_on_the_pilot_is_cross_fitted_over_its_folds(
     """calibrate_folds = 2: each fold's surrogate is calibrated on the other fold's pilot
     units only (so the two differ) and plays every unit; the report reads each pilot unit
     by the fold that never saw it."""
-    from recmarket.calibration.pilot_folds import fold_agents
     from recmarket.report.pilot_data import piloted_cells
 
     spec, out = study(tmp_path, requests=48), tmp_path / "r"
     path = pilot_file(tmp_path, "[pilot]\ncalibrate_folds = 2\nsurrogate_replays = 2\n" + NEAR)
-    with pytest.raises(ConfigError, match="needs the calibration"):
-        reproduce([str(spec)], out, seeds=1, pilot=PilotAsked(path, 0.5, 1))
-    assert not out.exists()  # refused before anything was played
-    reproduce([str(spec)], out, seeds=1, pilot=PilotAsked(path, 0.5, 1), calibrate=fold_agents)
+    reproduce([str(spec)], out, seeds=1, pilot=PilotAsked(path, 0.5, 1))
     recorded = read_pilot(out)
     assert recorded is not None and recorded.folds == 2
     for c in recorded.cells:

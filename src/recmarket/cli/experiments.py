@@ -225,9 +225,8 @@ def reproduce(
                 line = f"reproduce ({notice})" if notice else "reproduce"
                 bar.update(task, description=escape(line))  # the bar reads markup
 
-            from recmarket.calibration.pilot_folds import fold_agents
             from recmarket.run.play_options import PlayOptions
-            from recmarket.run.reproduce import reproduce as run_experiments
+            from recmarket.study import reproduce as run_experiments
 
             cells = run_experiments(
                 names or [],
@@ -240,7 +239,6 @@ def reproduce(
                 workers=workers or os.cpu_count() or 1,
                 seeds=seeds,
                 pilot=asked,
-                calibrate=fold_agents,
             )
         by_experiment = defaultdict(list)
         for cell in cells:

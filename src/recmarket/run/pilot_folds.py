@@ -4,12 +4,12 @@ A surrogate calibrated on the pilot's own units predicts those units better than
 predicts the others: its error there understates its error elsewhere, and so would the
 correction and its interval. So the pilot's units are dealt to K folds within each (seed,
 domain) stratum (``run.pilot_units.unit_folds``); for each fold a ``FoldCalibrator``
-(``calibration.pilot_folds.fold_agents``, handed in from above: calibration reads finished
-runs, so it sits above this layer) fits the offline agents to the pilot's calls in the
-other folds' units, and that fold's surrogate plays every unit of the study R times with
-the replays' role draws. A pilot unit's prediction is its own fold's surrogate's, one that
-never saw it; a unit's prediction in the bulk is the mean over the K surrogates
-(cross-prediction-powered inference, Zrnic and Candes 2024).
+(``calibration.pilot_folds.fold_agents``, handed to the pilot's add-on by the study layer:
+calibration reads finished runs, so it sits above this layer) fits the offline agents to
+the pilot's calls in the other folds' units, and that fold's surrogate plays every unit of
+the study R times with the replays' role draws. A pilot unit's prediction is its own fold's
+surrogate's, one that never saw it; a unit's prediction in the bulk is the mean over the K
+surrogates (cross-prediction-powered inference, Zrnic and Candes 2024).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from typing import Protocol
 
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.config import RunConfig
-from recmarket.config_file import ConfigError
 from recmarket.run.pilot import PilotPlan, read_pilot, write_pilot
 from recmarket.run.study_plan import cell_dir
 
@@ -53,15 +52,6 @@ def fold_configs(
             dirs.append(tuple(plays))
         cells.append(replace(c, fold_dirs=tuple(dirs)))
     return replace(plan, cells=tuple(cells)), to_play
-
-
-def require_calibrator(plan: PilotPlan, calibrate: FoldCalibrator | None) -> None:
-    """Refuse, before anything is played, a pilot that calibrates with no calibration."""
-    if plan.folds and calibrate is None:
-        raise ConfigError(
-            "[pilot] calibrate_folds needs the calibration: play the study with recmarket "
-            "reproduce or recmarket.api.reproduce, which hand it in"
-        )
 
 
 def cross_fitted(

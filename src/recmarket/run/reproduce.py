@@ -1,5 +1,5 @@
-"""Running named experiments: every cell of every spec over the domains, resumably, and a
-pilot beside them where one is asked for (run/pilot.py).
+"""Running named experiments: every cell of every spec over the domains, resumably, and
+what a study's add-ons play beside them (run/addons.py: a pilot).
 
 Cells are keyed by configuration hash (run/study_plan.py), so a cell shared by two
 experiments runs once and a rerun skips finished cells (and resumes an interrupted one).
@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,20 +18,11 @@ from recmarket.agents.llm.endpoints import Endpoints
 from recmarket.agents.llm.ledger import SpendAccount
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import DEFAULT_SEEDS
+from recmarket.run.addons import StudyAddOn
 from recmarket.run.collector import spaced_collections
 from recmarket.run.driver import run_cells
 from recmarket.run.executor import LocalExecutor, ProcessExecutor
 from recmarket.run.phases import Phases
-from recmarket.run.pilot import (
-    PilotAsked,
-    pilot_units,
-    plan_pilot,
-    read_pilot,
-    spec_pilot,
-    write_pilot,
-)
-from recmarket.run.pilot_cost import pilot_plays
-from recmarket.run.pilot_folds import FoldCalibrator, cross_fitted, require_calibrator
 from recmarket.run.pilot_units import UnitChoice
 from recmarket.run.play_options import DEFAULT_PLAY, PlayOptions
 from recmarket.run.runner import play_cell
@@ -68,8 +59,7 @@ def reproduce(
     workers: int = 1,
     seeds: int = DEFAULT_SEEDS,
     phases: Phases | None = None,
-    pilot: PilotAsked | None = None,
-    calibrate: FoldCalibrator | None = None,
+    addons: Sequence[StudyAddOn] = (),
     options: PlayOptions = DEFAULT_PLAY,
 ) -> list[PlannedCell]:
     """Run every unique cell: the offline ones in ``workers`` processes, the LLM ones here.
@@ -80,43 +70,36 @@ def reproduce(
     Every cell's LLM spend is counted in one account in ``out``, so ``--budget`` holds for
     the whole reproduce. SIGTERM and SIGINT stop the workers or the LLM cells and raise
     Interrupted; what finished is kept and the same command resumes. ``phases`` gains where
-    the time went (see run/phases.py). A ``pilot`` adds the surrogate's replays to the
-    offline cells and plays the pilot backend's cells on their chosen units only; without
-    one, the pilot a spec's ``[pilot]`` table names. A pilot that calibrates the surrogate
-    (``calibrate_folds``) needs ``calibrate`` (run/pilot_folds.py). ``options``: how the
-    cells play (caches, replay, budget), apart from what decides their episodes.
+    the time went (see run/phases.py). Each of ``addons`` adds its cells (run/addons.py: a
+    pilot's surrogate replays offline, its backend's cells on their units), records itself
+    beside the plan, and may add offline cells once everything else is played. ``options``:
+    how the cells play (caches, replay, budget), apart from what decides their episodes.
     """
     cells, configs = plan(names, out, scale, overrides, seeds)
-    pilot = pilot or spec_pilot(names)
+    added = [addon.plan(cells, configs, out) for addon in addons]
     units: dict[str, UnitChoice | None] = {}
-    piloted: dict[str, RunConfig] = {}
-    if pilot is not None:
-        recorded, replays, piloted = plan_pilot(
-            cells, configs, out, pilot.path, pilot.share, pilot.seed
-        )
-        require_calibrator(recorded, calibrate)
-        configs = {**configs, **replays}
-        units = pilot_units(recorded, out)
-    for cfg in [*configs.values(), *piloted.values()]:
+    answered_added: dict[str, RunConfig] = {}
+    for more in added:
+        configs = {**configs, **more.offline}
+        answered_added |= more.answered
+        units |= more.units
+    for cfg in [*configs.values(), *answered_added.values()]:
         if cfg.llm is not None:
             from recmarket.agents.llm.backend import require_prices  # the client: openai
 
             require_prices(cfg.llm, options.budget)
     out.mkdir(parents=True, exist_ok=True)
     write_plan(out, cells)
-    if pilot is not None:
-        write_pilot(out, recorded.grown_from(read_pilot(out)))
+    added_episodes = sum(addon.record(out) for addon in addons)
     spend = out / SPEND
     answered = {d: c for d, c in configs.items() if c.uses_llm}
     offline = {d: c for d, c in configs.items() if d not in answered}
-    answered.update({d: c for d, c in piloted.items() if d not in offline})
+    answered.update({d: c for d, c in answered_added.items() if d not in offline})
     if answered:
         account = SpendAccount(spend, None)
         account.clear_reservations()  # no cell runs yet: only a killed run's are left
         account.close()
-    total = sum(cfg.total_episodes for cfg in configs.values())
-    if pilot is not None:  # the pilot's cells play their units' episodes only
-        total += sum(pilot_plays(recorded, piloted, out).values())
+    total = sum(cfg.total_episodes for cfg in configs.values()) + added_episodes
     done: dict[str, int] = {}
 
     def report(kind: str, run_dir: str, value: Any) -> None:
@@ -143,8 +126,9 @@ def reproduce(
         if answered:
             with pinned_native_threads(), spaced_collections():
                 asyncio.run(_answer_cells(answered, options, spend, report, units))
-        if pilot is not None and calibrate is not None and recorded.folds:
-            play_offline(cross_fitted(recorded, configs, out, calibrate))
+        for addon in addons:
+            if later := addon.after_play(configs, out):
+                play_offline(later)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

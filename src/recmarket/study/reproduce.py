@@ -1,0 +1,56 @@
+"""A study of named experiments with its add-ons: the pilot it is asked for (``--pilot``, or
+the one a spec's ``[pilot]`` table names), calibrated on folds by the calibration layer.
+The run layer's ``reproduce`` plays the whole; this chooses what it plays."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from recmarket.calibration.pilot_folds import fold_agents
+from recmarket.experiments.spec import DEFAULT_SEEDS
+from recmarket.run.addons import StudyAddOn
+from recmarket.run.phases import Phases
+from recmarket.run.pilot import PilotAsked, spec_pilot
+from recmarket.run.pilot_addon import PilotAddOn
+from recmarket.run.play_options import DEFAULT_PLAY, PlayOptions
+from recmarket.run.reproduce import reproduce as play_study
+from recmarket.run.study_plan import PlannedCell
+
+
+def add_ons(names: list[str], pilot: PilotAsked | None) -> list[StudyAddOn]:
+    """The study's add-ons: the pilot asked for, else the one its specs name, if any."""
+    asked = pilot or spec_pilot(names)
+    return [PilotAddOn(asked, fold_agents)] if asked is not None else []
+
+
+def reproduce(
+    names: list[str],
+    out: Path,
+    *,
+    scale: float = 1.0,
+    overrides: dict[str, Any] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    on_wait: Callable[[str], None] | None = None,
+    workers: int = 1,
+    seeds: int = DEFAULT_SEEDS,
+    phases: Phases | None = None,
+    pilot: PilotAsked | None = None,
+    options: PlayOptions = DEFAULT_PLAY,
+) -> list[PlannedCell]:
+    """Play the named experiments into ``out`` with their add-ons (``run.reproduce``); the
+    cells of the plan."""
+    return play_study(
+        names,
+        out,
+        scale=scale,
+        overrides=overrides,
+        progress=progress,
+        on_wait=on_wait,
+        workers=workers,
+        seeds=seeds,
+        phases=phases,
+        addons=add_ons(names, pilot),
+        options=options,
+    )
