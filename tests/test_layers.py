@@ -1,6 +1,6 @@
 """The import graph: layers point one way and no module imports itself back.
 
-From the top: the command line, the report, a study and its add-ons, analysis, running
+From the top: the command line, a study and its add-ons, the report, analysis, running
 (run, then experiments), the settings that compose every layer's own, the market, the
 agents, then data and embedding, the catalogue of variants, and the leaf modules every layer
 shares. A module may import its own package or a lower layer, never a higher one or a
@@ -40,8 +40,8 @@ LAYERS = (
     ("experiments",),
     ("run",),
     ("analysis", "calibration", "validity"),
-    ("study",),  # a study and its add-ons (a pilot, calibrated on folds)
     ("report",),
+    ("study",),  # a study: its add-ons (a pilot, calibrated on folds) and its cards
     ("api", "cli", "testing"),
     ("__main__",),
 )

@@ -13,9 +13,10 @@ import pytest
 from recmarket.config import RunConfig
 from recmarket.data.fingerprint import digests
 from recmarket.locks import DirectoryInUse
-from recmarket.report.cards import keep_beside, validity_cards
+from recmarket.report.cards import validity_cards
 from recmarket.report.data import Cell, Made
 from recmarket.report.people import people_section
+from recmarket.study.cards import keep_beside
 from recmarket.validity.kept import CARD_CSV, read_kept, user_model_key
 from recmarket.validity.validate import validate_settings
 from tests.fixtures import lock_held_elsewhere

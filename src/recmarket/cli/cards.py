@@ -27,7 +27,7 @@ def cards(
     cards of the models that answered roles into each study's cards/ folder, where
     ``recmarket report`` reads them (reproduce does this when it plays; run this after a
     card is made later)."""
-    from recmarket.report.cards import gather_cards
+    from recmarket.study.cards import gather_cards
 
     with user_errors():
         for study in studies:

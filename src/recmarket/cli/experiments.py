@@ -263,9 +263,6 @@ def reproduce(
                     ", ".join(f"{k} {v}" for k, v in sorted(failed.items())) or "0",
                 )
     with user_errors():
-        from recmarket.report.cards import gather_cards
-
-        gather_cards(out_dir)  # the cells' cards beside them: the report reads them there
         write_report([out_dir], out_dir / "report", workers or os.cpu_count() or 1, table)
 
 

@@ -1,6 +1,7 @@
 """A study of named experiments with its add-ons: the pilot it is asked for (``--pilot``, or
 the one a spec's ``[pilot]`` table names), calibrated on folds by the calibration layer.
-The run layer's ``reproduce`` plays the whole; this chooses what it plays."""
+The run layer's ``reproduce`` plays the whole; this chooses what it plays, and puts the
+cells' kept cards beside them once they are played, for their report."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from recmarket.run.pilot_addon import PilotAddOn
 from recmarket.run.play_options import DEFAULT_PLAY, PlayOptions
 from recmarket.run.reproduce import reproduce as play_study
 from recmarket.run.study_plan import PlannedCell
+from recmarket.study.cards import gather_cards
 
 
 def add_ons(names: list[str], pilot: PilotAsked | None) -> list[StudyAddOn]:
@@ -39,9 +41,10 @@ def reproduce(
     pilot: PilotAsked | None = None,
     options: PlayOptions = DEFAULT_PLAY,
 ) -> list[PlannedCell]:
-    """Play the named experiments into ``out`` with their add-ons (``run.reproduce``); the
-    cells of the plan."""
-    return play_study(
+    """Play the named experiments into ``out`` with their add-ons (``run.reproduce``), then
+    gather the kept cards of their cells beside them (``study.cards``); the cells of the
+    plan."""
+    cells = play_study(
         names,
         out,
         scale=scale,
@@ -54,3 +57,5 @@ def reproduce(
         addons=add_ons(names, pilot),
         options=options,
     )
+    gather_cards(out)  # the cells' cards beside them: their report reads them there
+    return cells

@@ -21,11 +21,11 @@ from recmarket.cli import app
 from recmarket.config import EpisodeConfig, RunConfig
 from recmarket.data import BUNDLED_DATA_DIR
 from recmarket.data.domain import domain_files, load_domain
-from recmarket.report.cards import keep_beside
 from recmarket.report.data import Cell
 from recmarket.report.models import models_section
 from recmarket.run.play_options import PlayOptions
 from recmarket.run.runner import run
+from recmarket.study.cards import keep_beside
 from recmarket.testing.fake_llm import FakeLLM
 from recmarket.testing.fake_provider import FakeChatAPI
 from recmarket.testing.fake_replies import role_of

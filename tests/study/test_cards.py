@@ -10,10 +10,11 @@ from typer.testing import CliRunner
 
 from recmarket.cli import app
 from recmarket.config import EpisodeConfig, RunConfig
-from recmarket.report.cards import gather_cards, validity_cards
+from recmarket.report.cards import validity_cards
 from recmarket.report.data import load_cells
 from recmarket.report.people import people_section
 from recmarket.run.runner import run
+from recmarket.study.cards import gather_cards
 from recmarket.validity.validate import validate_settings
 from tests.validity.test_validity import tiny  # noqa: F401 (a fixture)
 
