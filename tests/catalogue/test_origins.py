@@ -44,3 +44,17 @@ def test_a_resume_by_other_recmarket_files_is_said() -> None:
     assert "other recmarket code" in code_changes(manifest)
     with pytest.warns(CodeChanged, match="other recmarket code"):
         identity.refuse_another(manifest, Path("run"))
+
+
+def test_a_distribution_that_ships_a_stray_tests_package_does_not_own_ours() -> None:
+    """ppi-python (a test dependency) ships a top-level ``tests``: it claims the name, not
+    this suite's modules, whose variants are then of no distribution."""
+    from importlib.metadata import packages_distributions
+
+    from recmarket.catalogue.origins import owning_distribution
+
+    owner = owning_distribution("_pytest.python_api")
+    assert owner is not None and owner.metadata["Name"] == "pytest"
+    if "tests" not in packages_distributions():
+        pytest.skip("no installed distribution claims a top-level tests package")
+    assert owning_distribution(__name__) is None

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from functools import cache
-from importlib.metadata import packages_distributions, version
 from typing import Any, get_args, get_type_hints
 
 from recmarket.agents.contracts import (
@@ -37,6 +36,7 @@ from recmarket.agents.contracts import (
     StructuredNeed,
     UpdateInput,
 )
+from recmarket.catalogue.origins import owning_distribution
 from recmarket.catalogue.roles import RoleSetting, chosen_backend, role_setting
 from recmarket.embedding import Embedder
 from recmarket.vocabulary import ROLES, RoleName
@@ -92,14 +92,14 @@ def backend_identity(backend: object) -> str | None:
     if top == "recmarket":
         return None
     name = f"{kind.__module__}.{kind.__qualname__}"
-    found = _version_of(top)
+    found = _version_of(kind.__module__)
     return f"{name} {found}" if found else name
 
 
 @cache
-def _version_of(top_module: str) -> str | None:
-    dists = packages_distributions().get(top_module, [])
-    return version(dists[0]) if dists else None
+def _version_of(module: str) -> str | None:
+    dist = owning_distribution(module)
+    return dist.version if dist is not None else None
 
 
 # Each role's (input, output) contract types, read off the bundle so they cannot diverge.

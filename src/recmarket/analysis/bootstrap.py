@@ -52,6 +52,7 @@ import numpy as np
 
 from recmarket.analysis.t_intervals import seed_t, stratified_t, t_draws
 from recmarket.experiments.units import CLUSTERS
+from recmarket.resampling import percentile, resampled, sums
 
 DRAWS = 50_000
 CHUNK = 5_000  # draws per block (bounds memory when clusters are many and distinct)
@@ -242,14 +243,13 @@ class Drawn:
     def interval(self, level: float) -> Interval:
         """The percentile interval at ``level`` of the finite draws (a draw with nobody
         counted has no value), with their bias."""
-        tail = (1 - level) / 2 * 100
-        finite = self.out[np.isfinite(self.out)]  # a draw with nobody counted has no value
-        low, high = np.percentile(finite, [tail, 100 - tail]) if len(finite) else (np.nan,) * 2
+        low, high = percentile(self.out, level)  # a draw with nobody counted has no value
+        finite = self.out[np.isfinite(self.out)]
         bias = float(finite.mean() - self.estimate) if len(finite) else 0.0
         return Interval(
             self.estimate,
-            float(low),
-            float(high),
+            low,
+            high,
             self.design,
             self.draws,
             self.per_domain,
@@ -278,7 +278,7 @@ def _drawn(
     estimate = float(statistic(_values(totals, metric)))
     per_domain = {d: float(statistic(metric.finish(t))) for d, t in totals.items()}
     if min(len(units) for units in strata.values()) > 1:
-        out = _bootstrap_draws(strata, replicates, totals, metric, statistic, draws, gen)
+        out = _bootstrap_draws(strata, totals, metric, statistic, draws, gen)
         return Drawn(estimate, out, design, draws, per_domain, len(replicates), None)
     grid = np.full((len(replicates), len(domains), len(arms)), np.nan)
     for (rep, domain), units in strata.items():
@@ -305,27 +305,22 @@ def _drawn(
 
 def _bootstrap_draws(
     strata: dict[tuple[Any, str], np.ndarray],
-    replicates: list[Any],
     totals: dict[str, np.ndarray],
     metric: Metric,
     statistic: Callable[[np.ndarray], np.ndarray],
     draws: int,
     gen: np.random.Generator,
 ) -> np.ndarray:
-    """The statistic in each two-stage bootstrap draw."""
-    categories = {
-        s: np.unique(u.reshape(len(u), -1), axis=0, return_counts=True) for s, u in strata.items()
-    }
+    """The statistic in each two-stage bootstrap draw (``resampling.resampled``: the seeds,
+    then the units of each picked seed and domain)."""
     out = np.empty(draws)
-    for start in range(0, draws, CHUNK):
-        size = min(CHUNK, draws - start)
-        picks = gen.multinomial(len(replicates), [1 / len(replicates)] * len(replicates), size)
-        sums = {d: np.zeros((size, *t.shape)) for d, t in totals.items()}
-        for (replicate, domain), (levels, counts) in categories.items():
-            times = picks[:, replicates.index(replicate)] * (counts.sum() - 1)
-            drawn = gen.multinomial(times, counts / counts.sum())
-            sums[domain] += (drawn @ levels).reshape(size, *totals[domain].shape)
-        out[start : start + size] = statistic(np.moveaxis(_values(sums, metric), -1, 0))
+    start = 0
+    for size, drawn in resampled(strata, draws, gen, replicate=lambda s: s[0], chunk=CHUNK):
+        found = {d: np.zeros((size, *t.shape)) for d, t in totals.items()}
+        for (_, domain), (levels, counts) in drawn.items():
+            found[domain] += sums(levels, counts, totals[domain].shape)
+        out[start : start + size] = statistic(np.moveaxis(_values(found, metric), -1, 0))
+        start += size
     return out
 
 

@@ -41,6 +41,7 @@ from scipy import stats
 from recmarket.analysis.bootstrap import Metric, Row
 from recmarket.analysis.choices import expected
 from recmarket.experiments.units import CLUSTERS
+from recmarket.resampling import resampled, sums
 
 DRAWS = 4_000  # resampling draws of one estimate (its percentile ends move by ~0.1 of a se)
 Stratum = tuple[Any, str]  # (replicate, domain)
@@ -226,21 +227,22 @@ def _bootstrapped(
     drawn = np.zeros((2, draws, len(domains), *shape))
     wide = np.zeros_like(drawn)  # the same draws with replacement (no shrink)
     plain = np.zeros((3, len(domains), *shape))
-    for stratum in strata:
+    paired = {s: np.stack([units.observed[s], units.on_pilot(s)], axis=1) for s in strata}
+    for stratum in strata:  # the point estimates' sums
         d = domains.index(stratum[1])
-        f, y, on_pilot = units.predicted[stratum], units.observed[stratum], units.on_pilot(stratum)
-        n = len(y)
-        sums = np.stack([y.sum(axis=0), on_pilot.sum(axis=0)])
-        plain[:, d] += [*sums, f.sum(axis=0)]
-        # Rao and Wu's (1988) rescaled bootstrap for a sample without replacement: n - 1 of
-        # the n pilot units, their deviation shrunk by sqrt(1 - n / N)
-        picks = gen.multinomial(n - 1, np.full(n, 1 / n), draws) * (n / (n - 1))
-        resampled = np.stack(
-            [np.tensordot(picks, y, axes=1), np.tensordot(picks, on_pilot, axes=1)]
-        )
-        shrink = np.sqrt(max(1 - n / len(f), 0.0))
-        drawn[:, :, d] += sums[:, None] + shrink * (resampled - sums[:, None])
-        wide[:, :, d] += resampled
+        plain[:, d] += [*paired[stratum].sum(axis=0), units.predicted[stratum].sum(axis=0)]
+    start = 0
+    for size, chunk in resampled(paired, draws, gen):  # n - 1 of each stratum's n, one stage
+        for stratum, (levels, counts) in chunk.items():
+            d, n = domains.index(stratum[1]), len(paired[stratum])
+            # Rao and Wu's (1988) rescaled bootstrap for a sample without replacement: the
+            # n - 1 units' sums rescaled to n, their deviation shrunk by sqrt(1 - n / N)
+            found = np.moveaxis(sums(levels, counts, (2, *shape)), 1, 0) * (n / (n - 1))
+            total = paired[stratum].sum(axis=0)[:, None]
+            shrink = np.sqrt(max(1 - n / len(units.predicted[stratum]), 0.0))
+            drawn[:, start : start + size, d] += total + shrink * (found - total)
+            wide[:, start : start + size, d] += found
+        start += size
     a, c, b = (float(_finish(metric, statistic, s)) for s in plain)
     a_, c_ = (_finish(metric, statistic, s) for s in drawn)
     ok = np.isfinite(a_) & np.isfinite(c_)

@@ -90,3 +90,24 @@ def module_of(item: object) -> str:
             if owner and not owner.startswith("recmarket"):
                 return owner
     return type(item).__module__
+
+
+def owning_distribution(module: str) -> importlib.metadata.Distribution | None:
+    """The installed distribution whose code ``module`` is: of those that claim its
+    top-level name, the first whose RECORD lists the module's file, or that lists no file
+    of that name at all (an editable install, whose RECORD holds only its link). One that
+    ships other files under the name does not own this module: some distributions ship a
+    stray top-level ``tests`` package, which would otherwise claim every ``tests.*``."""
+    top = module.split(".")[0]
+    names = importlib.metadata.packages_distributions().get(top, [])
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        spec = None
+    here = Path(spec.origin).resolve() if spec is not None and spec.origin else None
+    for name in names:
+        dist = importlib.metadata.distribution(name)
+        under = [f for f in dist.files or [] if f.parts and f.parts[0] == top]
+        if not under or any(Path(str(f.locate())).resolve() == here for f in under):
+            return dist
+    return None

@@ -30,12 +30,10 @@ which a run records so that a resume under edited plugin code is refused.
 
 from __future__ import annotations
 
-import importlib.metadata
-import importlib.util
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points, packages_distributions
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import (
@@ -49,7 +47,7 @@ from pydantic import (
 )
 from pydantic_core import core_schema
 
-from recmarket.catalogue.origins import Origin, module_of, plugin_digest
+from recmarket.catalogue.origins import Origin, module_of, owning_distribution, plugin_digest
 from recmarket.deprecation import warn_older
 from recmarket.numbers_given import unnumbered
 
@@ -190,8 +188,8 @@ class Registry(Generic[T]):
         if top == "recmarket":
             return None
         dist = getattr(point, "dist", None) if point is not None else None
-        if dist is None and (names := packages_distributions().get(top, [])):
-            dist = importlib.metadata.distribution(names[0])
+        if dist is None:
+            dist = owning_distribution(module)
         distribution = dist.metadata["Name"] if dist is not None else top
         found = dist.version if dist is not None else "unknown"
         try:

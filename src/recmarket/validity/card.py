@@ -1,5 +1,6 @@
 """The validity card: each measure's value with its 95% interval, resampling people (a
-person's held-outs in every domain move together), beside chance, as ``validity.csv`` and a
+person's held-outs in every domain move together; ``resampling``, the engine every interval
+of recmarket is drawn with), beside chance, as ``validity.csv`` and a
 page, ``validity.md``, that says which of the report's results rest on which measure."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 from scipy import stats
 
 from recmarket.files import replaced, write_text_whole
-from recmarket.resampling import person_interval
+from recmarket.resampling import mean_interval, person_interval
 from recmarket.validity.measures import card_measures, finish
 from recmarket.validity.scoring import Key, Scored, chance_values
 
@@ -53,10 +54,6 @@ class CardRow:
             str(self.n),
             *(shown(x) for x in (self.value, self.low, self.high, self.chance)),
         ]
-
-
-def _mean_over_people(sums: np.ndarray, counts: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.sum(sums, axis=axis) / np.sum(counts, axis=axis)
 
 
 def spearman(pairs: np.ndarray) -> float:
@@ -109,18 +106,8 @@ def card_rows(scored: Sequence[Scored], candidates: int, seed: int) -> list[Card
         value = float(finished(sums.sum() / counts.sum()))
         low = high = float("nan")
         if len(people) >= 2 and np.ptp(sums / counts) > 0:
-            found = stats.bootstrap(
-                (sums, counts),
-                _mean_over_people,
-                paired=True,
-                vectorized=True,
-                n_resamples=RESAMPLES,
-                confidence_level=LEVEL,
-                method="percentile",
-                random_state=np.random.default_rng(seed),
-            )
-            ends = found.confidence_interval
-            low, high = float(finished(ends.low)), float(finished(ends.high))
+            ends = mean_interval(sums, counts, seed=seed, draws=RESAMPLES, level=LEVEL)
+            low, high = float(finished(ends[0])), float(finished(ends[1]))
         elif len(people) >= 2:  # every person alike: no spread to resample
             low = high = value
         measure, protocol, scorer = key
