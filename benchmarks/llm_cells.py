@@ -31,10 +31,10 @@ from typing import Any
 
 from recmarket.config import RunConfig
 from recmarket.run.play_options import PlayOptions
-from recmarket.run.reproduce import reproduce
 from recmarket.run.runner import run
 from recmarket.run.store import RunStore
 from recmarket.run.study_plan import plan
+from recmarket.study import reproduce
 
 KEY_ENV = "RECMARKET_BENCH_KEY"
 EXPERIMENT = "accountability"

@@ -50,7 +50,7 @@ from recmarket.report.pilot_data import PilotedCell, read_piloted
 from recmarket.report.ppi_table import one_play, outcomes
 from recmarket.run.pilot import PilotAsked, PilotSettings
 from recmarket.run.pilot_units import pilot_size
-from recmarket.run.reproduce import reproduce
+from recmarket.study import reproduce
 from recmarket.testing.fake_llm import FakeLLM
 
 ROOT = Path(__file__).resolve().parents[1]

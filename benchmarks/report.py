@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from recmarket.run.reproduce import reproduce
+from recmarket.study import reproduce
 
 SPEC = """
 name = "report-benchmark"

@@ -38,8 +38,8 @@ from pathlib import Path
 from recmarket.experiments.spec import DEFAULT_SEEDS
 from recmarket.report.build import build_report
 from recmarket.run.phases import Phases
-from recmarket.run.reproduce import reproduce
 from recmarket.run.study_plan import plan
+from recmarket.study import reproduce
 
 DRIVER = ("planning", "store writes", "driver waiting")
 REPEATED = ("loading the embedder", "domain data")
