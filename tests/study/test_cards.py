@@ -6,6 +6,7 @@ import asyncio
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from recmarket.cli import app
@@ -15,6 +16,7 @@ from recmarket.report.data import load_cells
 from recmarket.report.people import people_section
 from recmarket.run.runner import run
 from recmarket.study.cards import gather_cards
+from recmarket.validity.kept import default_cards
 from recmarket.validity.validate import validate_settings
 from tests.validity.test_validity import tiny  # noqa: F401 (a fixture)
 
@@ -43,3 +45,18 @@ def test_a_demo_study_gathers_no_cards(tmp_path: Path) -> None:
     run(RunConfig(episodes=EpisodeConfig(requests=4)), study).store.close()
     assert gather_cards(study, cards=tmp_path / "cache") == 0
     assert not (study / "cards").exists()
+
+
+def test_recmarket_run_is_a_one_cell_study_with_its_cards_beside_it(
+    tiny: Path,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("RECMARKET_CACHE", str(tmp_path / "cache"))
+    cfg = RunConfig(data=tiny, domains=("Tiny",), episodes=EpisodeConfig(requests=4))
+    asyncio.run(validate_settings(cfg, tiny, [], tmp_path / "card", cards=default_cards()))
+    target = tmp_path / "one"
+    args = ["run", "--data", str(tiny), "--domain", "Tiny", "--requests", "4", "--out", str(target)]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    page = people_section(load_cells([target]))
+    assert "Not validated" not in page and "hr@1" in page

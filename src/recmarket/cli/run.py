@@ -102,7 +102,9 @@ def run(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
 ) -> None:
-    """Run a market cell over the domains and print its stage-wise funnel."""
+    """Run a market cell over the domains and print its stage-wise funnel. The run is a
+    study of one cell: the kept cards of its user model and models are put beside it, as
+    reproduce does, for ``recmarket report`` on it."""
     params = dict(locals())
     with user_errors():
         cfg = _config(config, settings, llm)
@@ -112,6 +114,9 @@ def run(
         rows = result.store.episodes()
         warning = failure_warning(rows, result.store.db)
         result.store.close()
+        from recmarket.study.cards import keep_beside
+
+        keep_beside(target, cfg)  # a one-cell study: its cards beside it, as reproduce does
     if warning:
         err.print(f"warning: {escape(warning)}", style="yellow")
     if as_json:
