@@ -64,3 +64,18 @@ def test_a_study_has_the_pilot_asked_else_the_one_its_specs_name(tmp_path: Path)
     named.write_text(spec.read_text() + f'\n[pilot]\nfile = "{path}"\nshare = 0.25\n')
     [from_spec] = add_ons([str(named)], None)
     assert isinstance(from_spec, PilotAddOn) and from_spec.asked.share == 0.25
+
+
+def test_the_run_layers_reproduce_knows_no_pilot() -> None:
+    """What a study plays beside its cells reaches reproduce as add-ons only: it imports
+    nothing of the pilot's and names it nowhere in its code."""
+    import ast
+    import inspect
+
+    import recmarket.run.reproduce as module
+
+    tree = ast.parse(inspect.getsource(module))
+    imported = [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    assert not [name for name in imported if "pilot" in name]
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    assert not {n for n in names if "pilot" in n.lower()}

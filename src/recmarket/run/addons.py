@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Protocol
 
 from recmarket.config import RunConfig
-from recmarket.run.pilot_units import UnitChoice
 from recmarket.run.study_plan import PlannedCell
+from recmarket.run.unit_choice import UnitChoice
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,6 @@ from recmarket.experiments.spec import load_spec
 from recmarket.experiments.units import memory_unit
 from recmarket.files import write_text_whole
 from recmarket.run.pilot_units import (
-    UnitChoice,
     chosen_seeds,
     chosen_units,
     study_unit,
@@ -41,6 +40,7 @@ from recmarket.run.pilot_units import (
     unit_keys,
 )
 from recmarket.run.study_plan import PlannedCell, cell_dir
+from recmarket.run.unit_choice import UnitChoice
 
 PILOT = "pilot.json"
 # The pilot backend's own set of role draws; replays take 1 .. surrogate_replays - 1.

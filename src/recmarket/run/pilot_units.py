@@ -20,23 +20,12 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
-from recmarket.data.episodes import Request
-from recmarket.experiments.units import CLUSTERS, coarsest
+from recmarket.experiments.units import coarsest
 from recmarket.profiles import PROFILE_NAMES
 from recmarket.streams import Stream, brief
-
-# A request's unit key, as CLUSTERS reads it off the request's stored row.
-REQUEST_UNITS: dict[str, Callable[[Request], Hashable]] = {
-    "request": lambda r: r.order,
-    "user": lambda r: r.sim_user,
-    "profile": lambda r: r.profile,
-    "domain": lambda r: 0,
-}
-assert REQUEST_UNITS.keys() == CLUSTERS.keys()
 
 # The fewest pilot units a stratum holds where it has two or more: the bootstrap resamples
 # n - 1 of a stratum's n units, so one unit would leave its stratum without a spread.
@@ -94,27 +83,6 @@ def unit_folds(
     the folds in turn, so the folds are as even as the stratum allows."""
     ranked = sorted(keys, key=lambda k: (_uniform(pilot_seed, domain, seed, unit, k), k))
     return {k: i % folds for i, k in enumerate(ranked)}
-
-
-@dataclass(frozen=True)
-class UnitChoice:
-    """The units one cell's pilot plays: its unit kind and, per domain, the chosen keys."""
-
-    unit: str
-    chosen: Mapping[str, frozenset[str]]
-
-    def plays(self, request: Request) -> bool:
-        """Whether the pilot plays ``request``."""
-        keys = self.chosen.get(request.episode.domain, frozenset())
-        return str(REQUEST_UNITS[self.unit](request)) in keys
-
-    def holds(self, row: Mapping[str, Any]) -> bool:
-        """Whether a stored episode row belongs to a chosen unit."""
-        return str(CLUSTERS[self.unit](row)) in self.chosen.get(row["domain"], frozenset())
-
-    def count(self) -> int:
-        """Units chosen over the domains."""
-        return sum(len(keys) for keys in self.chosen.values())
 
 
 def study_unit(units: Iterable[str]) -> str:

@@ -23,11 +23,11 @@ from recmarket.run.collector import spaced_collections
 from recmarket.run.driver import run_cells
 from recmarket.run.executor import LocalExecutor, ProcessExecutor
 from recmarket.run.phases import Phases
-from recmarket.run.pilot_units import UnitChoice
 from recmarket.run.play_options import DEFAULT_PLAY, PlayOptions
 from recmarket.run.runner import play_cell
 from recmarket.run.study_plan import PlannedCell, plan, write_plan
 from recmarket.run.threads import pinned_native_threads
+from recmarket.run.unit_choice import UnitChoice
 from recmarket.tasks import gather_or_cancel
 
 SPEND = "llm-spend.sqlite"  # the one LLM spend account every cell of the directory shares

@@ -30,7 +30,6 @@ from recmarket.market.outcome import Outcome
 from recmarket.market.protocol import Round
 from recmarket.run.collector import spaced_collections
 from recmarket.run.loaded import embedder_for
-from recmarket.run.pilot_units import UnitChoice
 from recmarket.run.play_options import DEFAULT_PLAY, PlayOptions
 from recmarket.run.records import (
     WRITE_BATCH,
@@ -47,6 +46,7 @@ from recmarket.run.rounds import (
 )
 from recmarket.run.store import RunStore
 from recmarket.run.threads import pinned_native_threads
+from recmarket.run.unit_choice import UnitChoice
 from recmarket.tasks import gather_or_cancel
 
 # progress(domain, episodes done in this run so far, episodes in the whole run)
