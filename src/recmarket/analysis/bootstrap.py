@@ -55,7 +55,6 @@ from recmarket.experiments.units import CLUSTERS
 from recmarket.resampling import percentile, resampled, sums
 
 DRAWS = 50_000
-CHUNK = 5_000  # draws per block (bounds memory when clusters are many and distinct)
 Row = Mapping[str, Any]  # an episode row: a dict, or the report's CompactRow
 
 
@@ -315,7 +314,7 @@ def _bootstrap_draws(
     then the units of each picked seed and domain)."""
     out = np.empty(draws)
     start = 0
-    for size, drawn in resampled(strata, draws, gen, replicate=lambda s: s[0], chunk=CHUNK):
+    for size, drawn in resampled(strata, draws, gen, replicate=lambda s: s[0]):
         found = {d: np.zeros((size, *t.shape)) for d, t in totals.items()}
         for (_, domain), (levels, counts) in drawn.items():
             found[domain] += sums(levels, counts, totals[domain].shape)
