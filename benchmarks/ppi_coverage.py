@@ -44,11 +44,13 @@ from pathlib import Path
 import numpy as np
 
 from recmarket.analysis.bootstrap import Metric, difference, level_of
-from recmarket.analysis.ppi import UnitParts, estimate, unit_parts
+from recmarket.analysis.ppi import estimate
+from recmarket.analysis.ppi_units import UnitParts, unit_parts
 from recmarket.analysis.sequences import anytime
 from recmarket.report.pilot_data import PilotedCell, read_piloted
 from recmarket.report.ppi_table import one_play, outcomes
-from recmarket.run.pilot import PilotAsked, PilotSettings
+from recmarket.run.pilot import PilotAsked
+from recmarket.run.pilot_file import PilotSettings
 from recmarket.run.pilot_units import pilot_size
 from recmarket.study import reproduce
 from recmarket.testing.fake_llm import FakeLLM

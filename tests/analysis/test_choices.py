@@ -14,7 +14,7 @@ from recmarket.analysis.choices import (
     with_expectation,
 )
 from recmarket.analysis.market_measures import rate_of
-from recmarket.analysis.ppi import unit_parts
+from recmarket.analysis.ppi_units import unit_parts
 from recmarket.analysis.shares import share_of
 from recmarket.market.metrics import DECIDED
 

@@ -7,7 +7,8 @@ import pytest
 from scipy import stats
 
 from recmarket.analysis.bootstrap import difference, level_of, mean_of
-from recmarket.analysis.ppi import UnitParts, estimate
+from recmarket.analysis.ppi import estimate
+from recmarket.analysis.ppi_units import UnitParts
 from recmarket.analysis.sequences import anytime
 
 METRIC = mean_of(lambda r: r)
@@ -111,8 +112,9 @@ def test_a_domain_as_unit_gives_students_t_over_the_pilots_units() -> None:
         {(seed, "d"): np.array([[[truth[seed], 1.0]]]) for seed in range(12)},
         {(seed, "d"): np.array([[[truth[seed], 1.0]]]) for seed in range(6)},
     )
-    found = estimate(parts, METRIC, level_of)
+    found = estimate(parts, METRIC, level_of, least=6)
     assert "Student's t over 6 of 12 units" in found.method
+    assert (found.strata, found.n_strata) == ("pooled", 1)
     assert found.pilot[0] == pytest.approx(truth[:6].mean())
     half = stats.t.ppf(0.975, 5) * np.std(truth[:6], ddof=1) * np.sqrt(1 / 6 - 1 / 12)
     assert width(found.pilot) == pytest.approx(2 * half)
@@ -150,3 +152,57 @@ def test_a_cross_fitted_correction_reads_each_pilot_unit_by_the_fold_that_never_
     assert not overfit.ppi[1] <= truth.mean() <= overfit.ppi[2]
     assert cross_fit.bias[0] == pytest.approx(0.2)
     assert cross_fit.ppi[0] == pytest.approx(truth.mean())  # the error is a constant: exact
+
+
+def strata_of(truth: np.ndarray, seeds: int, domains: int, pilot: int) -> UnitParts:
+    """``seeds`` x ``domains`` strata of equal size, the first ``pilot`` units of each the
+    pilot's; a perfect surrogate."""
+    per = len(truth) // (seeds * domains)
+    cut = {
+        (seed, f"d{d}"): truth[(seed * domains + d) * per : (seed * domains + d + 1) * per]
+        for seed in range(seeds)
+        for d in range(domains)
+    }
+
+    def parts(values: np.ndarray) -> np.ndarray:
+        return np.stack([values[:, None], np.ones((len(values), 1))], axis=-1)
+
+    return UnitParts(
+        {s: parts(v) for s, v in cut.items()}, {s: parts(v[:pilot]) for s, v in cut.items()}
+    )
+
+
+@pytest.mark.parametrize(
+    ("seeds", "pilot", "level", "count"),
+    [(2, 8, "seed x domain", 6), (3, 3, "domain", 3), (1, 3, "pooled", 1)],
+)
+def test_strata_of_too_few_pilot_units_are_merged_by_domain_then_pooled(
+    seeds: int, pilot: int, level: str, count: int
+) -> None:
+    truth = np.random.default_rng(10).normal(0.5, 0.2, seeds * 3 * 40)
+    found = estimate(strata_of(truth, seeds, 3, pilot), METRIC, level_of, least=8)
+    assert (found.strata, found.n_strata) == (level, count)
+    assert found.df == seeds * 3 * pilot - count
+    assert f"within {count} {level} strata of 8 pilot units or more" in found.method
+    assert found.pilot[1] < found.pilot[0] < found.pilot[2]
+
+
+def test_strata_whose_pilot_units_agree_add_no_variance_until_merged() -> None:
+    """Three pilot units a stratum, all alike within it and different across: resampled
+    within each stratum the pilot's interval has no width at all; merged into strata of
+    eight, the differences between them are its variance."""
+    values = np.repeat(np.random.default_rng(11).normal(0.5, 0.2, 6), 40)
+    parts = strata_of(values, 2, 3, 3)
+    alone = estimate(parts, METRIC, level_of, least=3)
+    merged = estimate(parts, METRIC, level_of, least=8)
+    assert alone.strata == "seed x domain" and width(alone.pilot) == pytest.approx(0, abs=1e-12)
+    assert merged.strata == "pooled" and width(merged.pilot) > 0.05
+
+
+def test_fewer_pilot_units_than_asked_even_pooled_give_no_interval_and_say_why() -> None:
+    truth = np.random.default_rng(12).normal(0.5, 0.2, 120)
+    found = estimate(strata_of(truth, 1, 3, 2), METRIC, level_of, least=8)
+    assert found.method.startswith("no interval: 6 pilot units, fewer than the 8")
+    assert found.pilot[0] == pytest.approx(np.mean([truth[k * 40 : k * 40 + 2] for k in range(3)]))
+    assert np.isnan(found.pilot[1]) and np.isnan(found.ppi[2]) and found.n_strata == 0
+    assert np.isfinite(found.offline[1])  # the surrogate's own interval stands

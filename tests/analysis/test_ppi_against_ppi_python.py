@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from recmarket.analysis.bootstrap import Metric, level_of, ratio
-from recmarket.analysis.ppi import UnitParts, estimate
+from recmarket.analysis.ppi import estimate
+from recmarket.analysis.ppi_units import UnitParts
 
 ppi_py = pytest.importorskip("ppi_py")
 

@@ -18,15 +18,8 @@ from recmarket.market.asker import RoleAsker
 from recmarket.report.pilot_data import read_piloted
 from recmarket.report.ppi_table import ppi_rows
 from recmarket.run import runner
-from recmarket.run.pilot import (
-    PILOT_DRAWS,
-    PilotAsked,
-    pilot_config,
-    plan_pilot,
-    read_pilot,
-    read_pilot_file,
-    replay_configs,
-)
+from recmarket.run.pilot import PilotAsked, plan_pilot, read_pilot
+from recmarket.run.pilot_file import PILOT_DRAWS, pilot_config, read_pilot_file, replay_configs
 from recmarket.run.store import STORE_NAME, RunStore
 from recmarket.run.study_plan import plan
 from recmarket.sqlite_files import StoreError
@@ -61,7 +54,21 @@ settings = {{ condition = "local-rep" }}
     return spec
 
 
-def pilot_file(tmp_path: Path, text: str = NEAR, name: str = "pilot.toml") -> Path:
+FLOOR = "min_units_per_stratum = 2\n"  # what resampling needs: the shares alone decide
+
+
+def pilot_file(
+    tmp_path: Path, text: str = NEAR, name: str = "pilot.toml", floor: bool = True
+) -> Path:
+    """A pilot file of ``text``; with ``floor``, strata of two pilot units are enough
+    unless the text says otherwise, so that these tiny studies' pilots play their shares
+    (the default floor of 8 has tests of its own)."""
+    if floor and "min_units_per_stratum" not in text:
+        text = (
+            text.replace("[pilot]\n", "[pilot]\n" + FLOOR)
+            if "[pilot]\n" in text
+            else ("[pilot]\n" + FLOOR + text)
+        )
     path = tmp_path / name
     path.write_text(text)
     return path
@@ -154,6 +161,20 @@ def test_where_a_whole_domain_is_the_unit_a_share_of_its_seeds_is_played(tmp_pat
 
     small, large = drawn(0.1), drawn(0.5)
     assert len(small) == 2 and len(large) == 4 and small < large
+
+
+def test_a_pilot_plays_enough_units_that_pooled_they_reach_its_minimum(tmp_path: Path) -> None:
+    """At the default minimum of 8 units a stratum, a pilot of 0.1 over two seeds still
+    plays 4 units a seed (8 pooled, where 0.1 alone gives 2), and the draws still nest."""
+    spec, out = study(tmp_path), tmp_path / "r"
+    cells, configs = plan([str(spec)], out, seeds=2)
+    path = pilot_file(tmp_path, floor=False)
+    small, _, _ = plan_pilot(cells, configs, out, path, 0.1, 5)
+    large, _, _ = plan_pilot(cells, configs, out, path, 0.4, 5)
+    assert small.least == 8
+    for s, b in zip(small.cells, large.cells, strict=True):
+        assert len(s.chosen["Video_Games"]) == 4 and len(b.chosen["Video_Games"]) == 5
+        assert set(s.chosen["Video_Games"]) < set(b.chosen["Video_Games"])
 
 
 def test_a_study_with_models_is_refused_as_a_bulk(tmp_path: Path) -> None:
@@ -282,7 +303,8 @@ def test_the_planner_sizes_each_estimand_from_the_first_pilot(
     from recmarket.report.pilot_planner import plan_estimands
 
     monkeypatch.setattr(console, "width", 300)
-    spec, out, path = study(tmp_path, requests=48), tmp_path / "r", pilot_file(tmp_path)
+    spec, out = study(tmp_path, requests=48), tmp_path / "r"
+    path = pilot_file(tmp_path, "[pilot]\nmin_units_per_stratum = 3\n" + NEAR)
     reproduce([str(spec)], out, seeds=2, pilot=PilotAsked(path, 0.25, 3))
     planned = plan_estimands(out, 0.05, tmp_path / "cache", {"target_purchase"})
     assert [p.estimand for p in planned] == [
@@ -293,7 +315,7 @@ def test_the_planner_sizes_each_estimand_from_the_first_pilot(
     for p in planned:
         assert p.pilot_n == 6 and p.units == 24 and p.calls_per_unit == 0
         assert p.need_ppi is not None and p.need_pilot is not None
-        assert 2 <= p.need_ppi <= p.need_pilot <= 24
+        assert 3 <= p.need_ppi <= p.need_pilot <= 24  # never below the strata's minimum
     result = CliRunner().invoke(
         app,
         ["pilot-plan", str(out), "--half-width", "0.05", "--outcome", "target_purchase"],

@@ -8,8 +8,9 @@ from typer.testing import CliRunner
 
 from recmarket.cli import app
 from recmarket.config import RunConfig
-from recmarket.run.pilot import PilotAsked, pilot_config, read_pilot_file
+from recmarket.run.pilot import PilotAsked
 from recmarket.run.pilot_cost import estimate_pilot, unit_episodes, whole_cell
+from recmarket.run.pilot_file import pilot_config, read_pilot_file
 from recmarket.run.study_plan import plan
 from tests.run.test_pilot import pilot_file, study
 

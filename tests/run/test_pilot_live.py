@@ -42,9 +42,8 @@ def test_the_local_model_as_pilot_gives_ppi_intervals_with_the_correlation_state
     spec, pilot, out = tmp_path / "small.toml", tmp_path / "pilot.toml", tmp_path / "study"
     spec.write_text(SPEC)
     with LocalServer(threads=2, log=tmp_path / "server.log") as server:
-        pilot.write_text(
-            "[pilot]\nsurrogate_replays = 2\n" + model_settings(server, 'evaluation = "smol"')
-        )
+        table = "[pilot]\nsurrogate_replays = 2\nmin_units_per_stratum = 3\n"  # 3 units: one pool
+        pilot.write_text(table + model_settings(server, 'evaluation = "smol"'))
         args = ["reproduce", str(spec), "--out", str(out), "--pilot", str(pilot)]
         args += ["--pilot-share", "0.5", "--llm-cache", str(tmp_path / "calls")]
         played = recmarket(*args, timeout=1800)

@@ -20,9 +20,12 @@ played every unit with the surrogate, so its value there is known, and the pilot
 sample drawn without replacement from those units within each (seed, domain) stratum. The
 resampling is therefore Rao and Wu's (1988) rescaled bootstrap of the pilot's units alone
 (n - 1 of a stratum's n, their deviation shrunk by sqrt(1 - n / N)), the bulk held fixed;
-a pilot of every unit knows the value exactly. Where strata hold fewer than two pilot units
-(a whole domain is the unit), the units are the (seed, domain) values themselves and the
-interval is Student's t over the pilot's units with the same finite-population factor.
+a pilot of every unit knows the value exactly. Strata of fewer than ``min_units_per_stratum``
+pilot units are merged, by domain and then into one pool (``analysis.ppi_strata``); below
+that even pooled, an estimand has no interval. Where a whole (seed, domain) is the unit,
+the units are the (seed, domain) values themselves and the interval is Student's t over
+the pilot's units with the same finite-population factor. The units' parts are assembled
+from the stores' rows by ``analysis.ppi_units``.
 The offline-only interval is the surrogate's own as every table of the report gives it
 (seeds and units resampled): a statement about the surrogate, not about this market.
 """
@@ -30,122 +33,24 @@ The offline-only interval is the surrogate's own as every table of the report gi
 from __future__ import annotations
 
 import warnings
-from collections import defaultdict
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from scipy import stats
 
-from recmarket.analysis.bootstrap import Metric, Row
-from recmarket.analysis.choices import expected
-from recmarket.experiments.units import CLUSTERS
+from recmarket.analysis.bootstrap import Metric
+from recmarket.analysis.ppi_strata import (
+    FEWEST,
+    Strata,
+    merged,
+    no_interval_said,
+    stacked,
+)
+from recmarket.analysis.ppi_units import UnitParts
 from recmarket.resampling import resampled, sums
 
 DRAWS = 4_000  # resampling draws of one estimate (its percentile ends move by ~0.1 of a se)
-Stratum = tuple[Any, str]  # (replicate, domain)
-
-
-@dataclass(frozen=True)
-class UnitParts:
-    """Per stratum, every unit's summed parts as the surrogate predicts them (the mean over
-    its replays) and, for the pilot's units, as the pilot backend played them; shape
-    (units, arms, parts), the pilot's units first. A cross-fitted surrogate's ``corrected``
-    holds the pilot units' predictions by the fold that never saw them (the correction's),
-    ``predicted`` the folds' mean (the bulk's)."""
-
-    predicted: dict[Stratum, np.ndarray]
-    observed: dict[Stratum, np.ndarray]
-    corrected: dict[Stratum, np.ndarray] | None = None
-
-    @property
-    def pilot_units(self) -> int:
-        """Units the pilot played, over the strata."""
-        return sum(len(o) for o in self.observed.values())
-
-    @property
-    def units(self) -> int:
-        """Units of the bulk, over the strata."""
-        return sum(len(p) for p in self.predicted.values())
-
-    def on_pilot(self, stratum: Stratum) -> np.ndarray:
-        """The surrogate's predictions of the stratum's pilot units, as the correction
-        takes them."""
-        if self.corrected is not None:
-            return self.corrected[stratum]
-        return self.predicted[stratum][: len(self.observed[stratum])]
-
-
-def _sums(
-    arms: Sequence[Sequence[Row]], parts: Callable[[Row], Sequence[float]], cluster: str
-) -> dict[Stratum, dict[Hashable, np.ndarray]]:
-    key = CLUSTERS[cluster]
-    found: dict[Stratum, dict[Hashable, np.ndarray]] = defaultdict(dict)
-    for a, rows in enumerate(arms):
-        for r in rows:
-            stratum, unit = found[(r.get("replicate"), r["domain"])], key(r)
-            values = np.asarray(parts(r), dtype=float)
-            if unit not in stratum:
-                stratum[unit] = np.zeros((len(arms), len(values)))
-            stratum[unit][a] += values
-    return found
-
-
-def _predicted(
-    plays: Sequence[Sequence[Sequence[Row]]], parts: Callable[[Row], Sequence[float]], cluster: str
-) -> dict[Stratum, dict[Hashable, np.ndarray]]:
-    """Each unit's parts, the mean over the plays."""
-    played = [_sums(arms, parts, cluster) for arms in plays]
-    found = {}
-    for stratum, units in played[0].items():
-        shape = next(iter(units.values())).shape
-        found[stratum] = {
-            u: np.mean([p[stratum].get(u, np.zeros(shape)) for p in played], axis=0) for u in units
-        }
-    return found
-
-
-Folds = tuple[Sequence[Sequence[Sequence[Sequence[Row]]]], Mapping[tuple[Any, str, str], int]]
-
-
-def unit_parts(
-    replays: Sequence[Sequence[Sequence[Row]]],
-    pilot: Sequence[Sequence[Row]],
-    parts: Callable[[Row], Sequence[float]],
-    cluster: str,
-    folds: Folds | None = None,
-    *,
-    exact_choices: bool = True,
-) -> UnitParts:
-    """Each unit's parts: ``replays`` holds the surrogate's plays (each a list of arms'
-    rows), ``pilot`` the pilot's arms' rows (its units only). ``folds``, where the
-    surrogate was calibrated on the pilot: each fold's surrogate's plays (as ``replays``)
-    and each pilot unit's fold by (seed, domain, unit key as text). A surrogate's row that
-    carries its decision's answers counts at their expectation (analysis/choices.py)
-    unless not ``exact_choices`` (what they bought); the pilot's rows count as played."""
-    seen, predict = _sums(pilot, parts, cluster), expected(parts) if exact_choices else parts
-    each = [_predicted(p, predict, cluster) for p in folds[0]] if folds else []
-    if each:
-        mean = {
-            s: {u: np.mean([e[s][u] for e in each], axis=0) for u in units}
-            for s, units in each[0].items()
-        }
-    else:
-        mean = _predicted(replays, predict, cluster)
-    predicted, observed, corrected = {}, {}, {}
-    for stratum, units in mean.items():
-        held = seen.get(stratum, {})
-        order = sorted(held, key=str) + sorted((u for u in units if u not in held), key=str)
-        shape = next(iter(units.values())).shape
-        predicted[stratum] = np.stack([units[u] for u in order])
-        observed[stratum] = (
-            np.stack([held[u] for u in order[: len(held)]]) if held else np.zeros((0, *shape))
-        )
-        if folds:
-            own = [each[folds[1][(*stratum, str(u))]][stratum][u] for u in order[: len(held)]]
-            corrected[stratum] = np.stack(own) if own else np.zeros((0, *shape))
-    return UnitParts(predicted, observed, corrected if folds else None)
 
 
 @dataclass(frozen=True)
@@ -168,6 +73,8 @@ class Estimate:
     # correction is exact for one size only)
     unit_spread: float = float("nan")
     df: int | None = None  # the interval's degrees of freedom (None: normal)
+    strata: str = ""  # the level the strata were merged to (analysis/ppi_strata.py)
+    n_strata: int = 0  # how many strata the interval resampled within (0: no interval)
 
 
 def _finish(metric: Metric, statistic: Callable[[np.ndarray], np.ndarray], sums: np.ndarray):
@@ -203,11 +110,15 @@ def estimate(
     draws: int = DRAWS,
     seed: int = 0,
     level: float = 0.95,
+    least: int = FEWEST,
 ) -> Estimate:
-    """The PPI++ estimate of ``statistic`` (of the arms' values) for the pilot backend."""
-    if min(len(o) for o in units.observed.values()) >= 2:
-        return _bootstrapped(units, metric, statistic, draws, seed, level)
-    return _t_over_units(units, metric, statistic, level)
+    """The PPI++ estimate of ``statistic`` (of the arms' values) for the pilot backend, its
+    interval resampled within strata of ``least`` pilot units at least (merged where a
+    seed and domain holds fewer: analysis/ppi_strata.py)."""
+    if all(len(p) == 1 for p in units.predicted.values()):  # a whole seed and domain a unit
+        return _t_over_units(units, metric, statistic, level, least)
+    strata = merged({s: len(o) for s, o in units.observed.items()}, max(least, FEWEST))
+    return _bootstrapped(units, metric, statistic, draws, seed, level, strata, least)
 
 
 def _bootstrapped(
@@ -217,33 +128,41 @@ def _bootstrapped(
     draws: int,
     seed: int,
     level: float,
+    strata: Strata | None,
+    least: int,
 ) -> Estimate:
     gen = np.random.default_rng(seed)
-    strata = sorted(units.predicted, key=str)
-    domains = sorted({d for _, d in strata})
+    cells = sorted(units.predicted, key=str)
+    domains = sorted({d for _, d in cells})
     shape = next(iter(units.predicted.values())).shape[1:]
-    # per draw and domain the pilot's and the surrogate's sums on the pilot's units, and the
-    # point estimates' plain sums (those two and the surrogate's on every unit)
-    drawn = np.zeros((2, draws, len(domains), *shape))
-    wide = np.zeros_like(drawn)  # the same draws with replacement (no shrink)
+    # the point estimates' plain sums per domain: the pilot's and the surrogate's on the
+    # pilot's units, and the surrogate's on every unit
     plain = np.zeros((3, len(domains), *shape))
-    paired = {s: np.stack([units.observed[s], units.on_pilot(s)], axis=1) for s in strata}
-    for stratum in strata:  # the point estimates' sums
+    paired = {s: np.stack([units.observed[s], units.on_pilot(s)], axis=1) for s in cells}
+    for stratum in cells:
         d = domains.index(stratum[1])
         plain[:, d] += [*paired[stratum].sum(axis=0), units.predicted[stratum].sum(axis=0)]
+    a, c, b = (float(_finish(metric, statistic, s)) for s in plain)
+    if strata is None:
+        return _without_interval(units, metric, statistic, gen, draws, level, (a, c), least)
+    # per draw and domain the pilot's and the surrogate's sums on the pilot's units
+    drawn = np.zeros((2, draws, len(domains), *shape))
+    wide = np.zeros_like(drawn)  # the same draws with replacement (no shrink)
+    pools = {g: stacked(paired, members, domains) for g, members in strata.groups.items()}
     start = 0
-    for size, chunk in resampled(paired, draws, gen):  # n - 1 of each stratum's n, one stage
-        for stratum, (levels, counts) in chunk.items():
-            d, n = domains.index(stratum[1]), len(paired[stratum])
+    for size, chunk in resampled(pools, draws, gen):  # n - 1 of each stratum's n, one stage
+        for group, (levels, counts) in chunk.items():
+            n = len(pools[group])
+            everyone = sum(len(units.predicted[s]) for s in strata.groups[group])
             # Rao and Wu's (1988) rescaled bootstrap for a sample without replacement: the
             # n - 1 units' sums rescaled to n, their deviation shrunk by sqrt(1 - n / N)
-            found = np.moveaxis(sums(levels, counts, (2, *shape)), 1, 0) * (n / (n - 1))
-            total = paired[stratum].sum(axis=0)[:, None]
-            shrink = np.sqrt(max(1 - n / len(units.predicted[stratum]), 0.0))
-            drawn[:, start : start + size, d] += total + shrink * (found - total)
-            wide[:, start : start + size, d] += found
+            found = np.moveaxis(sums(levels, counts, (2, len(domains), *shape)), 1, 0)
+            found *= n / (n - 1)
+            total = pools[group].sum(axis=0)[:, None]
+            shrink = np.sqrt(max(1 - n / everyone, 0.0))
+            drawn[:, start : start + size] += total + shrink * (found - total)
+            wide[:, start : start + size] += found
         start += size
-    a, c, b = (float(_finish(metric, statistic, s)) for s in plain)
     a_, c_ = (_finish(metric, statistic, s) for s in drawn)
     ok = np.isfinite(a_) & np.isfinite(c_)
     a_, c_ = a_[ok], c_[ok]
@@ -253,7 +172,7 @@ def _bootstrapped(
     weight = float(np.clip(moments[0, 1] / spread, 0, 1)) if spread > 0 else 0.0
     theta_ = a_ + weight * (b - c_)
     var_pilot, var_ppi = float(np.var(a_)), float(np.var(theta_))
-    df = units.pilot_units - len(strata)  # a stratified sample's design degrees of freedom
+    df = units.pilot_units - strata.count  # a stratified sample's design degrees of freedom
     a_wide, c_wide = (_finish(metric, statistic, s) for s in wide)
     kept = np.isfinite(a_wide) & np.isfinite(c_wide)
     per_unit = float(np.std(a_wide[kept] - weight * c_wide[kept], ddof=1))
@@ -268,9 +187,39 @@ def _bootstrapped(
         weight,
         f"Student's t at {df} design df (pilot units - strata), bootstrap standard errors "
         f"over the pilot's units (Rao-Wu rescaled, without replacement from this market's "
-        f"units, within {len(strata)} seed x domain strata, {len(a_)} draws)",
+        f"units, within {strata.count} {strata.level} strata of {least} pilot units or "
+        f"more, {len(a_)} draws)",
         per_unit * np.sqrt(units.pilot_units),
         df,
+        strata.level,
+        strata.count,
+    )
+
+
+def _without_interval(
+    units: UnitParts,
+    metric: Metric,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    gen: np.random.Generator,
+    draws: int,
+    level: float,
+    pilot_and_surrogate: tuple[float, float],
+    least: int,
+) -> Estimate:
+    """Too few pilot units even pooled: the pilot's own value (PPI at weight 0) and the
+    surrogate's bias on its units, without intervals, and why."""
+    a, c = pilot_and_surrogate
+    nan = float("nan")
+    return Estimate(
+        _offline(units, metric, statistic, gen, draws, level),
+        (a, nan, nan),
+        (a, nan, nan),
+        (c - a, nan, nan),
+        nan,
+        nan,
+        units.pilot_units,
+        0.0,
+        no_interval_said(units.pilot_units, least),
     )
 
 
@@ -314,10 +263,15 @@ def _correlation(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def _t_over_units(
-    units: UnitParts, metric: Metric, statistic: Callable[[np.ndarray], np.ndarray], level: float
+    units: UnitParts,
+    metric: Metric,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    level: float,
+    least: int,
 ) -> Estimate:
     """Each (seed, domain) one unit: its value from its own sums; the estimand the mean
-    over units; PPI++ for a mean with the subset's variance, and Student's t."""
+    over units; PPI++ for a mean with the subset's variance, and Student's t over the
+    units pooled (no interval below ``least`` of them)."""
 
     def value(sums: np.ndarray) -> float:
         return float(_finish(metric, statistic, sums[None]))
@@ -338,7 +292,7 @@ def _t_over_units(
         half = stats.t.ppf((1 + level) / 2, df_n - 1) * np.sqrt(max(var, 0.0))
         return centre, centre - half, centre + half
 
-    if n < 2:
+    if n < max(least, FEWEST):
         mean_y = float(y.mean()) if n else nan
         return Estimate(
             around(float(f_all.mean()), float(np.var(f_all, ddof=1)) / big, big),
@@ -349,7 +303,7 @@ def _t_over_units(
             nan,
             n,
             0.0,
-            "no interval: fewer than two pilot units",
+            no_interval_said(n, max(least, FEWEST)),
         )
     var_f = float(np.var(f, ddof=1))
     cov = float(np.cov(y, f)[0, 1])
@@ -371,4 +325,6 @@ def _t_over_units(
         f"replacement), df {n - 1}",
         float(np.std(y - weight * f, ddof=1)),
         n - 1,
+        "pooled",
+        1,
     )

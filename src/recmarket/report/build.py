@@ -39,6 +39,7 @@ from recmarket.report.paper import compare
 from recmarket.report.paper import summary as summary_line
 from recmarket.report.people import people_section
 from recmarket.report.pilot_data import read_piloted
+from recmarket.report.pilot_summary import pilot_facts, pilot_findings
 from recmarket.report.ppi_table import ppi_html, ppi_rows
 from recmarket.report.summary import RunSummary, run_summary
 from recmarket.report.tables import ReportIncomplete, write_table
@@ -255,7 +256,9 @@ def _build_report(out_dirs: list[Path], cells: Cells, target: Path, workers: int
         + "<p>The market measures in this table, and where their code comes from.</p>"
         + table_html(measures),
     }
-    summary = run_summary(cells, done.comparison, len(out_dirs))
+    summary = run_summary(
+        cells, done.comparison, len(out_dirs), pilot_facts(out_dirs, ppi), pilot_findings(ppi)
+    )
     titles = {d.stem: d.title for d in drawn_figures} | {
         "access_check": "Appendix A.2 table.",
         "accountability_chain": "The accountability chain of done.cells LocalRep contrast.",

@@ -15,6 +15,7 @@ from recmarket.analysis.frame import flat_settings
 from recmarket.config import RunConfig
 from recmarket.report.data import compact_rows, pooled_label
 from recmarket.run.pilot import PilotCell, PilotPlan, read_pilot
+from recmarket.run.pilot_file import MIN_UNITS_PER_STRATUM
 from recmarket.run.store import STORE_NAME, RunStore
 from recmarket.sqlite_files import StoreError
 
@@ -35,6 +36,7 @@ class PilotedCell:
     # and each pilot unit's fold by (seed, domain, unit key)
     fold_plays: tuple[tuple[list[Row], ...], ...] = ()
     fold_of: dict[tuple[int, str, str], int] = field(default_factory=dict)
+    least: int = MIN_UNITS_PER_STRATUM  # pilot units a stratum of an interval holds at least
 
 
 class PilotUnfinished(LookupError):
@@ -122,6 +124,7 @@ def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:
                 first_look,
                 tuple(tuple(f) for f in folds),
                 fold_of,
+                plan.least,
             )
         )
     return found

@@ -77,6 +77,7 @@ def plan_estimands(
         calls = sum(prices[a][0] for a in arms if a in prices) / row["units"]
         usd = sum(prices[a][1] for a in arms if a in prices) / row["units"]
         lost = row["pilot_n"] - int(row["df"]) if row["df"] != "" else None
+        fewest = plan.least * max(int(row["n_strata"]), 1)  # the strata's minimum, counted
         sized = [
             units_for(
                 (row[f"{part}_high"] - row[f"{part}_low"]) / 2,
@@ -84,6 +85,7 @@ def plan_estimands(
                 row["units"],
                 half_width,
                 lost,
+                fewest,
             )
             for part in ("pilot", "ppi")
         ]

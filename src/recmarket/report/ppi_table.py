@@ -20,13 +20,8 @@ import numpy as np
 
 from recmarket.analysis.bootstrap import Metric, Row, difference, level_of
 from recmarket.analysis.market_measures import shown_at
-from recmarket.analysis.ppi import (
-    Estimate,
-    Folds,
-    UnitParts,
-    estimate,
-    unit_parts,
-)
+from recmarket.analysis.ppi import Estimate, estimate
+from recmarket.analysis.ppi_units import Folds, UnitParts, unit_parts
 from recmarket.analysis.sequences import anytime
 from recmarket.config import RunConfig
 from recmarket.report.html import table_html
@@ -84,6 +79,8 @@ def _row(
         "unit": unit,
         "pilot_n": e.pilot_n,
         "units": parts.units,
+        "strata": e.strata,
+        "n_strata": e.n_strata,
         **values,
         "correlation": r(e.correlation),
         "correlation_one_replay": r(one_replay),
@@ -121,11 +118,14 @@ def _estimated(
         parts = unit_parts(replays, pilot, metric.parts, unit, folds)
         name = f"{cells}: {outcome}"
         seed = zlib.crc32(name.encode())
-        found = estimate(parts, metric, statistic, seed=seed)
+        least = arms[0].least
+        found = estimate(parts, metric, statistic, seed=seed, least=least)
         one = found.correlation  # what R replays bought: the correlation from one play
         if len(replays) > 1 and folds is None:
             single = unit_parts(one_play(replays), pilot, metric.parts, unit)
-            one = estimate(single, metric, statistic, draws=ONE_REPLAY_DRAWS, seed=seed).correlation
+            one = estimate(
+                single, metric, statistic, draws=ONE_REPLAY_DRAWS, seed=seed, least=least
+            ).correlation
         rows.append(_row(name, kind, outcome, cells, unit, parts, found, arms[0].first_look, one))
     return rows
 
@@ -147,7 +147,9 @@ def _shown(low: float, high: float) -> str:
     return f"[{low:+.3f}, {high:+.3f}]"
 
 
-def _verdict(low: float, high: float) -> str:
+def verdict(low: float, high: float) -> str:
+    """What an interval says of a difference: positive, negative, no detectable effect, or
+    no interval."""
     if not (np.isfinite(low) and np.isfinite(high)):
         return "no interval"
     if low > 0:
@@ -190,7 +192,8 @@ def ppi_html(rows: list[dict[str, Any]], notes: list[str]) -> str:
             "pilot-only": _shown(r["pilot_low"], r["pilot_high"]),
             "PPI": f"{r['ppi']:+.3f} {_shown(r['ppi_low'], r['ppi_high'])}",
             "PPI, anytime": _shown(r["ppi_anytime_low"], r["ppi_anytime_high"]),
-            "verdict (PPI)": _verdict(r["ppi_low"], r["ppi_high"]),
+            "verdict (offline)": verdict(r["offline_low"], r["offline_high"]),
+            "verdict (PPI)": verdict(r["ppi_low"], r["ppi_high"]),
             "surrogate bias": f"{r['bias']:+.3f} {_shown(r['bias_low'], r['bias_high'])}",
             "correlation": r["correlation"],
             "pilot units": r["pilot_n"],

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import median
 from typing import Any
@@ -112,9 +112,14 @@ def _scale(cells: list[Cell]) -> str:
 
 
 def run_summary(
-    cells: dict[str, dict[str, Cell]], comparison: list[dict[str, Any]], out_dirs: int
+    cells: dict[str, dict[str, Cell]],
+    comparison: list[dict[str, Any]],
+    out_dirs: int,
+    facts: Sequence[tuple[str, str]] = (),
+    findings: Sequence[str] = (),
 ) -> RunSummary:
-    """The report's first screen from its cells and the paper comparison."""
+    """The report's first screen from its cells and the paper comparison, with ``facts``
+    and ``findings`` of its own (a pilot's: report/pilot_summary.py)."""
     every = [c for members in cells.values() for c in members.values()]
     unique = _unique(every)
     seeds = sorted({s for c in every for s in c.seeds})
@@ -131,8 +136,10 @@ def run_summary(
         ("data", _listed(data_name(c.config) for c in unique)),
         ("backend", _listed(backend_name(c.config) for c in unique)),
         *_provenance(unique),
+        *facts,
     ]
-    return RunSummary(tuple(ran), tuple(_found(comparison)), tuple(cautions(unique, comparison)))
+    found = (*_found(comparison), *findings)
+    return RunSummary(tuple(ran), found, tuple(cautions(unique, comparison)))
 
 
 # The paper numbers the three headline findings are read from, by their ``what``.

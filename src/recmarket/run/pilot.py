@@ -23,18 +23,23 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from typing import Any
 
 from recmarket.config import RunConfig
-from recmarket.config_file import ConfigError, merge, read_config_file
+from recmarket.config_file import ConfigError
 from recmarket.experiments.spec import load_spec
 from recmarket.experiments.units import memory_unit
 from recmarket.files import write_text_whole
+from recmarket.run.pilot_file import (
+    PilotFile,
+    pilot_config,
+    read_pilot_file,
+    replay_configs,
+)
 from recmarket.run.pilot_units import (
     chosen_seeds,
     chosen_units,
+    fewest_a_stratum,
     study_unit,
     unit_folds,
     unit_keys,
@@ -43,109 +48,6 @@ from recmarket.run.study_plan import PlannedCell, cell_dir
 from recmarket.run.unit_choice import UnitChoice
 
 PILOT = "pilot.json"
-# The pilot backend's own set of role draws; replays take 1 .. surrogate_replays - 1.
-PILOT_DRAWS = 1_000_000
-MOST_REPLAYS = 64
-MOST_FOLDS = 10
-
-
-class PilotSettings(BaseModel):
-    """The ``[pilot]`` table: whose role draws the pilot takes, and how many plays of a unit
-    the surrogate's prediction averages."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    draws: Literal["own", "shared"] = Field(
-        "own",
-        description="own: role draws of the pilot's own, as any model has; shared: the "
-        "surrogate's (a pilot identical to the surrogate then measures a bias of exactly 0)",
-    )
-    surrogate_replays: int = Field(
-        4,
-        ge=1,
-        le=MOST_REPLAYS,
-        description="plays of each unit by the surrogate whose mean is its prediction: the "
-        "study's own and the rest with fresh role draws",
-    )
-    exact_choices: bool = Field(
-        True,
-        description="the surrogate's replays keep each decision's chances where its backend "
-        "says them (RunConfig.record_choices), and its prediction takes every decision's "
-        "expectation there instead of its one draw; the pilot's own choices stay as drawn",
-    )
-    calibrate_folds: int = Field(
-        0,
-        ge=0,
-        le=MOST_FOLDS,
-        description="0: the surrogate is the study's own; K >= 2: the surrogate is "
-        "calibrated on the pilot, cross-fitted: for each of K folds of the pilot's units it "
-        "is calibrated on the other folds and predicts this fold's units "
-        "(run/pilot_folds.py)",
-    )
-
-    @field_validator("calibrate_folds")
-    @classmethod
-    def _folds_are_two_or_more(cls, folds: int) -> int:
-        if folds == 1:
-            raise ValueError("cross-fitting needs at least 2 folds (0 calibrates nothing)")
-        return folds
-
-
-class PilotFile(BaseModel):
-    """A pilot file: the pilot backend's tables and the ``[pilot]`` table, nothing else."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    pilot: PilotSettings = PilotSettings()
-    agents: dict[str, Any] = {}
-    roles: dict[str, Any] = {}
-    llm: dict[str, Any] | None = None
-
-
-def read_pilot_file(path: Path) -> PilotFile:
-    """The pilot file, validated; a problem is one ConfigError naming the file and field."""
-    data = read_config_file(path)
-    try:
-        return PilotFile.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(
-            _problems(
-                exc,
-                path,
-                "a pilot file holds [pilot], [agents], "
-                "[roles] and [llm]; the rest comes from the study",
-            )
-        ) from None
-
-
-def _problems(exc: ValidationError, path: Path, hint: str = "") -> str:
-    said = [
-        f"{'.'.join(map(str, e['loc']))} in {path}: {e['msg'].removeprefix('Value error, ')}"
-        for e in exc.errors()
-    ]
-    return "; ".join(said) + (f" ({hint})" if hint else "")
-
-
-def pilot_config(study: RunConfig, pilot: PilotFile, path: Path) -> RunConfig:
-    """The cell as the pilot backend plays it: the study's settings, the pilot's tables
-    over them, and the pilot's draws."""
-    data = json.loads(study.model_dump_json())
-    data["agents"] = merge(data["agents"], pilot.agents)
-    data["roles"] = merge(data["roles"], pilot.roles)
-    if pilot.llm is not None:
-        data["llm"] = pilot.llm
-    data["draws"] = 0 if pilot.pilot.draws == "shared" else PILOT_DRAWS
-    try:
-        return RunConfig.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(_problems(exc, path)) from None
-
-
-def replay_configs(study: RunConfig, replays: int, exact_choices: bool) -> list[RunConfig]:
-    """The surrogate's replays of a cell beyond the study's own play: fresh role draws, and
-    the decisions' chances kept where ``exact_choices``."""
-    update = {"record_choices": exact_choices}
-    return [study.model_copy(update={**update, "draws": r}) for r in range(1, replays)]
 
 
 @dataclass(frozen=True)
@@ -206,6 +108,32 @@ class PilotPlan:
     cells: tuple[PilotCell, ...]
     first_share: float | None = None  # the share of the first look at this pilot
 
+    def refuse_undoing(self, earlier: PilotPlan | None, where: Path) -> None:
+        """Refuse what would undo a look at ``earlier``, the pilot the directory holds: a
+        smaller share, another seed or another backend would let a pilot be redrawn until
+        a result pleased, with the anytime-valid intervals claiming a first look that
+        never happened. Growing the share is allowed."""
+        if earlier is None:
+            return
+        backend = {k: v for k, v in self.settings.items() if k != "pilot"}
+        was = {k: v for k, v in earlier.settings.items() if k != "pilot"}
+        changed = [
+            *([f"seed {self.seed}"] if self.seed != earlier.seed else []),
+            *([f"share {self.share:g}"] if self.share < earlier.share else []),
+            *(["another backend"] if backend != was else []),
+            *(["other role draws"] if self._draws != earlier._draws else []),
+        ]
+        if changed:
+            raise ConfigError(
+                f"{where}: the pilot was looked at with share {earlier.share:g} and seed "
+                f"{earlier.seed}, and {' and '.join(changed)} would redraw it; a new pilot "
+                "needs a new --out (a larger --pilot-share grows this one)"
+            )
+
+    @property
+    def _draws(self) -> str:
+        return PilotFile.model_validate(self.settings).pilot.draws
+
     def grown_from(self, earlier: PilotPlan | None) -> PilotPlan:
         """This plan, keeping the first look's share where ``earlier`` is the same pilot
         (its file's settings and seed) at a smaller or equal share."""
@@ -227,6 +155,11 @@ class PilotPlan:
     def exact_choices(self) -> bool:
         """Whether the surrogate's replays keep their decisions' chances."""
         return PilotFile.model_validate(self.settings).pilot.exact_choices
+
+    @property
+    def least(self) -> int:
+        """Pilot units each stratum of an interval holds at least."""
+        return PilotFile.model_validate(self.settings).pilot.min_units_per_stratum
 
     @property
     def folds(self) -> int:
@@ -282,7 +215,8 @@ def plan_pilot(
             studied[o.run_dir].episodes.requests for o in cells if o.experiment == c.experiment
         )
         seeds = {studied[o.run_dir].seed for o in cells if o.experiment == c.experiment}
-        chosen = _chosen(unit, most, seeds, share, seed, study)
+        fewest = fewest_a_stratum(pilot.pilot.min_units_per_stratum, _strata(unit, seeds, study))
+        chosen = _chosen(unit, most, seeds, share, seed, study, fewest)
         folds = _folds(pilot.pilot.calibrate_folds, chosen, seed, study, unit)
         planned.append(
             PilotCell(
@@ -318,19 +252,33 @@ def _folds(
     }
 
 
+def _strata(unit: str, seeds: set[int], study: RunConfig) -> int:
+    """Strata an experiment's pilot is drawn within: its seeds x domains, or where a whole
+    (seed, domain) is the unit, its domains (each draws among its seeds)."""
+    return len(study.domains) * (1 if unit == "domain" else len(seeds))
+
+
 def _chosen(
-    unit: str, requests: int, seeds: set[int], share: float, pilot_seed: int, study: RunConfig
+    unit: str,
+    requests: int,
+    seeds: set[int],
+    share: float,
+    pilot_seed: int,
+    study: RunConfig,
+    fewest: int,
 ) -> dict[str, list[str]]:
-    """Per domain the units a cell's pilot plays: a share of its units, or where the unit is
-    a whole (seed, domain), that domain if its seed is among a share of the seeds."""
+    """Per domain the units a cell's pilot plays: a share of its units (``fewest`` at
+    least), or where the unit is a whole (seed, domain), that domain if its seed is among a
+    share of the seeds."""
     if unit == "domain":
         return {
-            d: ["0"] if study.seed in chosen_seeds(seeds, share, pilot_seed, d) else []
+            d: ["0"] if study.seed in chosen_seeds(seeds, share, pilot_seed, d, fewest) else []
             for d in study.domains
         }
     keys = unit_keys(unit, requests, study.episodes.users_per_profile)
     return {
-        d: sorted(chosen_units(keys, share, pilot_seed, d, study.seed, unit)) for d in study.domains
+        d: sorted(chosen_units(keys, share, pilot_seed, d, study.seed, unit, fewest))
+        for d in study.domains
     }
 
 

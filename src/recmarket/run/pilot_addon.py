@@ -10,6 +10,7 @@ from pathlib import Path
 from recmarket.config import RunConfig
 from recmarket.run.addons import AddedCells
 from recmarket.run.pilot import (
+    PILOT,
     PilotAsked,
     PilotPlan,
     pilot_units,
@@ -47,6 +48,7 @@ class PilotAddOn:
         self._plan, replays, self._played = plan_pilot(
             cells, configs, out, asked.path, asked.share, asked.seed
         )
+        self._plan.refuse_undoing(read_pilot(out), out / PILOT)
         return AddedCells(replays, self._played, pilot_units(self._plan, out))
 
     def record(self, out: Path) -> int:

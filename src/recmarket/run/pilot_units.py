@@ -11,7 +11,9 @@ user drawn for LocalRep is played in NoRep too.
 Each unit gets one uniform from the named stream ``Stream.PILOT``, keyed by the pilot seed,
 the domain, the cell's seed and the unit; a stratum (seed, domain) takes the units with the
 smallest ceil(share x n). Where the unit is a whole (seed, domain), a domain's seeds are
-ranked so, and the pilot plays the smallest ceil(share x seeds) of them. The draws nest: a
+ranked so, and the pilot plays the smallest ceil(share x seeds) of them. Each stratum plays
+enough units that the pilot, pooled, reaches the units its intervals need
+(``fewest_a_stratum``), where the study has them. The draws nest: a
 larger share keeps every unit of a smaller one, so growing a pilot plays only the new
 units.
 """
@@ -49,31 +51,52 @@ def _uniform(pilot_seed: int, domain: str, seed: int, unit: str, key: Hashable) 
     return float(brief(pilot_seed, domain, Stream.PILOT, seed, tag).random())
 
 
-def pilot_size(units: int, share: float) -> int:
+def pilot_size(units: int, share: float, fewest: int = FEWEST) -> int:
     """Units a pilot at ``share`` plays of a stratum's ``units``: ceil(share x units), at
-    least FEWEST where the stratum has them."""
-    return min(units, max(math.ceil(share * units), min(FEWEST, units)))
+    least ``fewest`` (FEWEST unless asked for more) where the stratum has them."""
+    return min(units, max(math.ceil(share * units), min(max(fewest, FEWEST), units)))
 
 
-def _smallest(keys: list[Any], share: float, draw: Callable[[Any], float]) -> list[Any]:
-    return sorted(keys, key=lambda k: (draw(k), str(k)))[: pilot_size(len(keys), share)]
+def fewest_a_stratum(least: int, strata: int) -> int:
+    """Pilot units each of ``strata`` strata plays at least so that, pooled, they reach the
+    ``least`` an interval needs ([pilot] min_units_per_stratum: analysis/ppi_strata.py
+    merges strata until each holds that many)."""
+    return max(FEWEST, math.ceil(least / max(strata, 1)))
+
+
+def _smallest(
+    keys: list[Any], share: float, draw: Callable[[Any], float], fewest: int
+) -> list[Any]:
+    return sorted(keys, key=lambda k: (draw(k), str(k)))[: pilot_size(len(keys), share, fewest)]
 
 
 def chosen_units(
-    keys: Iterable[Hashable], share: float, pilot_seed: int, domain: str, seed: int, unit: str
+    keys: Iterable[Hashable],
+    share: float,
+    pilot_seed: int,
+    domain: str,
+    seed: int,
+    unit: str,
+    fewest: int = FEWEST,
 ) -> frozenset[str]:
-    """The keys (as text) a pilot at ``share`` plays in one (seed, domain) stratum."""
-    ranked = _smallest(list(keys), share, lambda k: _uniform(pilot_seed, domain, seed, unit, k))
+    """The keys (as text) a pilot at ``share`` plays in one (seed, domain) stratum, at
+    least ``fewest`` of them."""
+    ranked = _smallest(
+        list(keys), share, lambda k: _uniform(pilot_seed, domain, seed, unit, k), fewest
+    )
     return frozenset(str(k) for k in ranked)
 
 
-def chosen_seeds(seeds: Iterable[int], share: float, pilot_seed: int, domain: str) -> set[int]:
-    """The seeds whose whole ``domain`` a pilot at ``share`` plays, where that is the unit."""
+def chosen_seeds(
+    seeds: Iterable[int], share: float, pilot_seed: int, domain: str, fewest: int = FEWEST
+) -> set[int]:
+    """The seeds whose whole ``domain`` a pilot at ``share`` plays, where that is the unit,
+    at least ``fewest`` of them."""
 
     def draw(seed: int) -> float:
         return _uniform(pilot_seed, domain, seed, "domain", 0)
 
-    return set(_smallest(sorted(set(seeds)), share, draw))
+    return set(_smallest(sorted(set(seeds)), share, draw, fewest))
 
 
 def unit_folds(
