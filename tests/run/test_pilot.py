@@ -216,6 +216,55 @@ def test_a_grown_pilot_plays_only_its_new_units_and_the_report_estimates_every_c
     assert read_pilot(out).share == 0.5
 
 
+def test_a_looked_at_pilot_refuses_a_smaller_share_another_seed_or_backend(
+    tmp_path: Path,
+) -> None:
+    """A pilot that was looked at cannot be redrawn until a result pleases: each refusal
+    is one line naming pilot.json, before anything plays, and leaves the record as it was;
+    a larger share grows the pilot."""
+    spec, out, path = study(tmp_path, 12), tmp_path / "r", pilot_file(tmp_path)
+    reproduce([str(spec)], out, seeds=1, pilot=PilotAsked(path, 0.5, 3))
+    record = (out / "pilot.json").read_text()
+    other = pilot_file(tmp_path, NEAR.replace("0.7", "0.6"), "other.toml")
+    for asked, said in (
+        (PilotAsked(path, 0.25, 3), "share 0.25 would redraw it"),
+        (PilotAsked(path, 0.5, 4), "seed 4 would redraw it"),
+        (PilotAsked(other, 0.5, 3), "another backend would redraw it"),
+    ):
+        with pytest.raises(ConfigError, match=f"pilot.json: the pilot was looked at .*{said}"):
+            reproduce([str(spec)], out, seeds=1, pilot=asked)
+        assert (out / "pilot.json").read_text() == record
+    reproduce([str(spec)], out, seeds=1, pilot=PilotAsked(path, 0.75, 3))
+    assert read_pilot(out).share == 0.75 and read_pilot(out).first_share == 0.5
+
+
+def test_an_edited_pilot_record_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """A hand-edited pilot.json that makes the surrogate's own run be read as the pilot,
+    chooses a unit the study does not have, or is not a record at all: one line each."""
+    spec, out, path = study(tmp_path, 12), tmp_path / "r", pilot_file(tmp_path)
+    reproduce([str(spec)], out, seeds=1, pilot=PilotAsked(path, 0.5, 3))
+    record = json.loads((out / "pilot.json").read_text())
+
+    def edited(change) -> str:  # type: ignore[no-untyped-def]
+        data = json.loads(json.dumps(record))
+        change(data["cells"][0])
+        (out / "pilot.json").write_text(json.dumps(data))
+        with pytest.raises(ConfigError) as refused:
+            read_piloted([out])
+        return str(refused.value)
+
+    said = edited(lambda c: c.update(pilot_dir=c["study_dir"]))
+    assert "pilot.json: cell no-rep: its pilot directory cells/no-rep-" in said
+    assert "the record was edited" in said
+    said = edited(lambda c: c["chosen"]["Video_Games"].append("99"))
+    assert "its pilot chose unit 99, which the study does not have" in said
+    said = edited(lambda c: c.update(chosen={"Books": ["1"]}))
+    assert "its pilot chose domain Books" in said
+    (out / "pilot.json").write_text('{"file": "x", "cells": 3}')
+    with pytest.raises(ConfigError, match=r"pilot.json: not a pilot record \("):
+        read_piloted([out])
+
+
 def ppi_table(out: Path) -> str:
     cells, notes = read_piloted([out])
     assert not notes
@@ -421,6 +470,21 @@ def test_replays_count_their_decisions_at_the_chances_and_the_pilot_as_it_drew(
     assert not any("choices" in r for c in cells for r in c.plays[1])
 
     with sqlite3.connect(replay / STORE_NAME) as db:
+        kept = db.execute("SELECT body FROM choices WHERE ord = 5").fetchone()[0]
         db.execute("UPDATE choices SET body = '{\"chance\": [2]}' WHERE ord = 5")
     with pytest.raises(StoreError, match=r"episode Video_Games:5: its decision's alternatives"):
         read_piloted([out])
+    entry = json.loads(kept)
+    for damage, said in (
+        ({"regret": [float("nan")] * len(entry["chance"])}, "a regret is not a finite number"),
+        ({"purchased_platform": ["P99"] * len(entry["chance"])}, "buy from P99, which the"),
+        (None, "alternatives are missing"),
+    ):
+        with sqlite3.connect(replay / STORE_NAME) as db:
+            if damage is None:
+                db.execute("DELETE FROM choices WHERE ord = 5")
+            else:
+                body = json.dumps(entry | damage)
+                db.execute("UPDATE choices SET body = ? WHERE ord = 5", (body,))
+        with pytest.raises(StoreError, match=rf"{STORE_NAME}: episode Video_Games:5: .*{said}"):
+            read_piloted([out])

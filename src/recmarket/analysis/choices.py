@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any, Self
 
 import numpy as np
@@ -72,6 +72,8 @@ class Alternatives(BaseModel):
             raise ValueError("a chance is outside [0, 1]")
         if not math.isclose(sum(self.chance), 1.0, abs_tol=SUM_SLACK):
             raise ValueError(f"the chances sum to {sum(self.chance):.6f}, not 1")
+        if not all(r is None or math.isfinite(r) for r in self.regret):
+            raise ValueError("a regret is not a finite number")
         return self
 
     def answers(self, row: Row) -> tuple[tuple[float, Row], ...]:
@@ -84,16 +86,24 @@ class Alternatives(BaseModel):
         )
 
 
-def read_alternatives(body: str, where: str) -> Alternatives:
-    """A stored decision's alternatives, validated; ``where`` names the store and episode
-    in the one-line error a damaged or edited entry gets."""
+def read_alternatives(body: str, where: str, shown: Collection[str] | None = None) -> Alternatives:
+    """A stored decision's alternatives, validated, each bought from a platform in ``shown``
+    (the episode's, where given); ``where`` names the store and episode in the one-line
+    error a damaged or edited entry gets."""
     try:
-        return Alternatives.model_validate(json.loads(body))
+        found = Alternatives.model_validate(json.loads(body))
     except ValueError as exc:  # a ValidationError is one
         problem = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
         raise ValueError(
             f"{where}: its decision's alternatives are unreadable ({problem})"
         ) from None
+    unknown = sorted({p for p in found.purchased_platform if p is not None} - set(shown or ()))
+    if shown is not None and unknown:
+        raise ValueError(
+            f"{where}: its decision's alternatives buy from {', '.join(unknown)}, which the "
+            "episode did not show"
+        )
+    return found
 
 
 def with_expectation(row: Row, alternatives: Alternatives) -> Row:

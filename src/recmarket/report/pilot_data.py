@@ -14,7 +14,7 @@ from recmarket.analysis.choices import read_alternatives, with_expectation
 from recmarket.analysis.frame import flat_settings
 from recmarket.config import RunConfig
 from recmarket.report.data import compact_rows, pooled_label
-from recmarket.run.pilot import PilotCell, PilotPlan, read_pilot
+from recmarket.run.pilot import PILOT, PilotCell, PilotPlan, check_recorded, read_pilot
 from recmarket.run.pilot_file import MIN_UNITS_PER_STRATUM
 from recmarket.run.store import STORE_NAME, RunStore
 from recmarket.sqlite_files import StoreError
@@ -57,11 +57,14 @@ def _rows(run_dir: Path) -> tuple[list[Row], RunConfig]:
         try:
             for row in rows:
                 body = choices.get((row["domain"], row["ord"]))
+                where = f"{store.path}: episode {row['domain']}:{row['ord']}"
                 if body is not None:
-                    where = f"{store.path}: episode {row['domain']}:{row['ord']}"
-                    row = with_expectation(row, read_alternatives(body, where))
+                    shown = (row.get("shown_platforms") or "").split(",")
+                    row = with_expectation(row, read_alternatives(body, where, shown))
+                elif row.get("any_purchase") or row.get("no_purchase"):
+                    raise ValueError(f"{where}: its decision's alternatives are missing")
                 found.append(row)
-        except ValueError as exc:  # a damaged or edited entry, named
+        except ValueError as exc:  # a damaged, edited or deleted entry, named
             raise StoreError(str(exc)) from None
         return found, cfg
 
@@ -91,6 +94,7 @@ def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:
         configs = []
         for c in members:
             study, cfg = _rows(out / c.study_dir)
+            check_recorded(plan, c, cfg, out / PILOT)
             configs.append(cfg)
             plays[0] += _whole(study, cfg, out / c.study_dir)
             for i, replay_dir in enumerate(c.replay_dirs, start=1):

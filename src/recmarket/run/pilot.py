@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+
 from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError
 from recmarket.experiments.spec import load_spec
@@ -48,6 +50,7 @@ from recmarket.run.study_plan import PlannedCell, cell_dir
 from recmarket.run.unit_choice import UnitChoice
 
 PILOT = "pilot.json"
+MOST_RECORD_BYTES = 64 * 2**20  # a pilot record lists its units: far below this
 
 
 @dataclass(frozen=True)
@@ -312,22 +315,60 @@ def write_pilot(out: Path, plan: PilotPlan) -> None:
 
 
 def read_pilot(out: Path) -> PilotPlan | None:
-    """The directory's pilot, or None where it has none."""
+    """The directory's pilot, or None where it has none; a record that is not one (too
+    large, unreadable, of the wrong shape, or with a pilot file's settings that no pilot
+    file holds) is refused in one line."""
     path = out / PILOT
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        cells = tuple(
-            PilotCell(
-                **{
-                    **c,
-                    "replay_dirs": tuple(c["replay_dirs"]),
-                    "fold_dirs": tuple(tuple(f) for f in c.get("fold_dirs", ())),
-                }
+        if path.stat().st_size > MOST_RECORD_BYTES:
+            raise ValueError(f"larger than {MOST_RECORD_BYTES:,} bytes")
+        plan = _RECORD.validate_json(path.read_bytes())
+        PilotFile.model_validate(plan.settings)
+        return plan
+    except (ValueError, OSError) as exc:  # a ValidationError is a ValueError
+        problem = str(exc)
+        if isinstance(exc, ValidationError):
+            first = exc.errors()[0]
+            problem = f"{'.'.join(map(str, first['loc']))}: {first['msg']}"
+        raise ConfigError(f"{path}: not a pilot record ({problem})") from None
+
+
+def check_recorded(plan: PilotPlan, cell: PilotCell, study: RunConfig, where: Path) -> None:
+    """Refuse a recorded cell whose directories or units are not what its pilot makes of
+    the study's cell: a hand-edited record could make the surrogate's own run be read as
+    the pilot, or read units the study does not have."""
+    pilot = PilotFile.model_validate(plan.settings)
+    own = pilot_config(study, pilot, Path(plan.file))
+    replays = replay_configs(study, pilot.pilot.surrogate_replays, pilot.pilot.exact_choices)
+    made = {
+        "study directory": [str(cell_dir(study.condition, study.digest()))],
+        "pilot directory": [str(cell_dir(own.condition, own.digest()))],
+        "replay directories": [str(cell_dir(cfg.condition, cfg.digest())) for cfg in replays],
+    }
+    recorded = {
+        "study directory": [cell.study_dir],
+        "pilot directory": [cell.pilot_dir],
+        "replay directories": list(cell.replay_dirs),
+    }
+    for what, dirs in made.items():
+        if recorded[what] != dirs:
+            raise ConfigError(
+                f"{where}: cell {cell.cell}: its {what} {', '.join(recorded[what]) or 'none'} "
+                f"is not what its pilot makes of the study ({', '.join(dirs)}); the record was "
+                "edited: a new pilot needs a new --out"
             )
-            for c in data.pop("cells")
-        )
-        return PilotPlan(**data, cells=cells)
-    except (ValueError, TypeError, KeyError) as exc:
-        raise ConfigError(f"{path}: not a pilot record ({exc})") from None
+    keys = unit_keys(cell.unit, study.episodes.requests, study.episodes.users_per_profile)
+    known = None if cell.unit == "request" else {str(k) for k in keys}
+    for domain, chosen in cell.chosen.items():
+        strange = [k for k in chosen if not (k.isdigit() if known is None else k in known)]
+        if domain not in study.domains or strange:
+            what = f"domain {domain}" if domain not in study.domains else f"unit {strange[0]}"
+            raise ConfigError(
+                f"{where}: cell {cell.cell}: its pilot chose {what}, which the study does not "
+                "have; the record was edited: a new pilot needs a new --out"
+            )
+
+
+_RECORD = TypeAdapter(PilotPlan)
