@@ -206,3 +206,53 @@ def test_fewer_pilot_units_than_asked_even_pooled_give_no_interval_and_say_why()
     assert found.pilot[0] == pytest.approx(np.mean([truth[k * 40 : k * 40 + 2] for k in range(3)]))
     assert np.isnan(found.pilot[1]) and np.isnan(found.ppi[2]) and found.n_strata == 0
     assert np.isfinite(found.offline[1])  # the surrogate's own interval stands
+
+
+def with_noise(parts: UnitParts, spread: float, plays: int = 3) -> UnitParts:
+    """The same units with noise replays: each stratum's first 4 pilot units played
+    ``plays`` times, every play off by normal noise of ``spread`` (0: all plays alike)."""
+    gen = np.random.default_rng(13)
+    noise = {}
+    for stratum, observed in parts.observed.items():
+        own = observed[:4]
+        again = own[:, None].repeat(plays, axis=1).copy()
+        again[:, 1:, :, 0] += gen.normal(0, spread, again[:, 1:, :, 0].shape)
+        noise[stratum] = again
+    return UnitParts(parts.predicted, parts.observed, noise=noise)
+
+
+def test_the_expected_estimand_adds_the_draw_noise_the_finite_population_factor_removed() -> None:
+    """Against the backend's expected behaviour the noise of the units never played twice
+    stays: at half the units piloted the interval widens with the noise; plays that never
+    differ add nothing, to the last digit."""
+    truth = np.random.default_rng(14).normal(0.5, 0.1, 160)
+    realised = strata_of(truth, 1, 2, 40)  # half of each stratum's 80 units
+    plain = estimate(realised, METRIC, level_of, seed=5)
+    quiet = estimate(with_noise(realised, 0.0), METRIC, level_of, seed=5)
+    noisy = estimate(with_noise(realised, 0.3), METRIC, level_of, seed=5)
+    assert quiet.pilot == plain.pilot and quiet.ppi == plain.ppi
+    assert width(noisy.pilot) > 1.2 * width(plain.pilot)
+    # the variance added is f n sigma^2 per stratum on the sum: sigma^2 / N on the mean
+    added = width(noisy.pilot) ** 2 - width(plain.pilot) ** 2
+    expected = (2 * stats.t.ppf(0.975, noisy.df)) ** 2 * 0.3**2 / 160
+    assert added == pytest.approx(expected, rel=0.35)
+
+
+def test_the_expected_estimand_over_whole_units_adds_their_values_noise() -> None:
+    gen = np.random.default_rng(15)
+    truth = gen.normal(0.5, 0.1, 12)
+    parts = UnitParts(
+        {(seed, "d"): np.array([[[truth[seed], 1.0]]]) for seed in range(12)},
+        {(seed, "d"): np.array([[[truth[seed], 1.0]]]) for seed in range(6)},
+    )
+    plays = {
+        (seed, "d"): np.array([[[[truth[seed] + e, 1.0]] for e in (0.0, 0.2, -0.2)]])
+        for seed in range(3)
+    }
+    realised = estimate(parts, METRIC, level_of, least=6)
+    expected = estimate(
+        UnitParts(parts.predicted, parts.observed, noise=plays), METRIC, level_of, least=6
+    )
+    half = stats.t.ppf(0.975, 5)
+    added = (width(expected.pilot) / 2 / half) ** 2 - (width(realised.pilot) / 2 / half) ** 2
+    assert added == pytest.approx(0.2**2 / 12)  # the plays' variance over the 12 units

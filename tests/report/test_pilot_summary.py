@@ -10,7 +10,7 @@ NAN = math.nan
 
 def row(estimand: str, kind: str, offline: tuple, ppi: tuple, strata: str, n: int) -> dict:
     return {
-        "estimand": estimand,
+        "name": estimand,
         "kind": kind,
         "offline_low": offline[0],
         "offline_high": offline[1],

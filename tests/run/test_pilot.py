@@ -18,8 +18,9 @@ from recmarket.market.asker import RoleAsker
 from recmarket.report.pilot_data import read_piloted
 from recmarket.report.ppi_table import ppi_rows
 from recmarket.run import runner
-from recmarket.run.pilot import PilotAsked, plan_pilot, read_pilot
+from recmarket.run.pilot import PilotAsked, plan_pilot
 from recmarket.run.pilot_file import PILOT_DRAWS, pilot_config, read_pilot_file, replay_configs
+from recmarket.run.pilot_record import read_pilot
 from recmarket.run.store import STORE_NAME, RunStore
 from recmarket.run.study_plan import plan
 from recmarket.sqlite_files import StoreError
@@ -135,7 +136,12 @@ def test_every_cell_draws_the_same_units_and_a_larger_share_keeps_a_smaller_ones
         assert set(s.chosen["Video_Games"]) < set(b.chosen["Video_Games"])
         assert len(s.chosen["Video_Games"]) == 2 and len(b.chosen["Video_Games"]) == 5
     assert [c.chosen for c in other.cells] != [c.chosen for c in small.cells]
-    assert len(replays) == 4 * 3 and len(played) == 4  # R - 1 replays of each of 4 cells
+    assert len(replays) == 4 * 3  # R - 1 replays of each of 4 cells
+    # each cell's pilot and its 2 noise replays (an offline pilot draws: expected estimand)
+    assert len(played) == 4 * 3 and large.estimand == "expected"
+    for c in large.cells:
+        noise, chosen = set(c.noise_chosen["Video_Games"]), set(c.chosen["Video_Games"])
+        assert len(c.noise_dirs) == 2 and noise < chosen and len(noise) == 3  # half, nested
 
 
 def test_where_a_whole_domain_is_the_unit_a_share_of_its_seeds_is_played(tmp_path: Path) -> None:
@@ -156,7 +162,8 @@ def test_where_a_whole_domain_is_the_unit_a_share_of_its_seeds_is_played(tmp_pat
         chosen = {
             configs[str(out / c.study_dir)].seed for c in found.cells if c.chosen["Video_Games"]
         }
-        assert len(played) == len(chosen)  # a seed not drawn plays nothing
+        pilots = [cfg for cfg in played.values() if cfg.draws == PILOT_DRAWS]
+        assert len(pilots) == len(chosen)  # a seed not drawn plays nothing
         return chosen
 
     small, large = drawn(0.1), drawn(0.5)
@@ -207,7 +214,9 @@ def test_a_grown_pilot_plays_only_its_new_units_and_the_report_estimates_every_c
     cells, notes = read_piloted([out])
     assert not notes and [c.label for c in cells] == ["no-rep", "local-rep"]
     assert all(len(c.plays) == 4 and len(c.pilot) == 12 for c in cells)
+    assert all(len(c.noise) == 2 and 0 < len(c.noise[0]) < len(c.pilot) for c in cells)
     rows = ppi_rows(cells)
+    assert {r["estimand"] for r in rows} == {"expected"}  # an offline pilot draws
     assert {r["kind"] for r in rows} == {"level", "contrast"}
     contrast = next(
         r for r in rows if r["outcome"] == "target_purchase" and r["kind"] == "contrast"
@@ -433,7 +442,8 @@ def test_a_pilot_identical_to_the_surrogate_measures_a_bias_of_exactly_zero(
     """Shared draws and the study's one play as the prediction: the pilot's episodes are
     the surrogate's, so every estimand's bias is 0 and its interval has no width."""
     spec, out = study(tmp_path, 12), tmp_path / "r"
-    same = pilot_file(tmp_path, '[pilot]\ndraws = "shared"\nsurrogate_replays = 1\n')
+    text = '[pilot]\ndraws = "shared"\nsurrogate_replays = 1\nestimand = "realised"\n'
+    same = pilot_file(tmp_path, text)  # this play: the expected behaviour adds draw noise
     reproduce([str(spec)], out, seeds=1, pilot=PilotAsked(same, 0.5, 3))
     cells, notes = read_piloted([out])
     assert not notes and all(len(c.plays) == 1 for c in cells)
@@ -488,3 +498,48 @@ def test_replays_count_their_decisions_at_the_chances_and_the_pilot_as_it_drew(
                 db.execute("UPDATE choices SET body = ? WHERE ord = 5", (body,))
         with pytest.raises(StoreError, match=rf"{STORE_NAME}: episode Video_Games:5: .*{said}"):
             read_piloted([out])
+
+
+@pytest.mark.parametrize(
+    ("table", "llm", "estimand"),
+    [
+        ("", None, "expected"),  # the offline rules draw
+        ("", 0.0, "expected"),  # the roles the model does not answer are the rules'
+        ('estimand = "realised"\n', None, "realised"),
+        ("noise_replays = 0\n", None, "realised"),  # nothing measures the draw noise
+    ],
+)
+def test_the_estimand_is_the_pilot_backends_expected_behaviour_where_it_draws(
+    tmp_path: Path, table: str, llm: float | None, estimand: str
+) -> None:
+    from recmarket.run.pilot_file import resolved_estimand
+
+    models = ""
+    if llm is not None:
+        models = f'[llm.models.m]\nname = "x"\ntemperature = {llm}\n[llm.roles]\ndecide = "m"\n'
+    path = pilot_file(tmp_path, "[pilot]\n" + table + models, floor=False)
+    cfg = RunConfig()
+    pilot = read_pilot_file(path)
+    assert resolved_estimand(pilot, pilot_config(cfg, pilot, path)) == estimand
+
+
+def test_every_role_a_model_at_temperature_0_plays_the_realised_estimand(tmp_path: Path) -> None:
+    from recmarket.run.pilot_file import resolved_estimand
+    from recmarket.vocabulary import ROLES
+
+    roles = "".join(f'{role} = "m"\n' for role in ROLES)
+    text = f'[llm.models.m]\nname = "x"\ntemperature = 0.0\n[llm.roles]\n{roles}'
+    path = pilot_file(tmp_path, text, floor=False)
+    pilot = read_pilot_file(path)
+    assert resolved_estimand(pilot, pilot_config(RunConfig(), pilot, path)) == "realised"
+    hot = pilot_file(tmp_path, text.replace("0.0", "0.7"), "hot.toml", floor=False)
+    assert (
+        resolved_estimand(
+            read_pilot_file(hot), pilot_config(RunConfig(), read_pilot_file(hot), hot)
+        )
+        == "expected"
+    )
+    with pytest.raises(ConfigError, match="estimand = expected needs noise_replays >= 1"):
+        read_pilot_file(
+            pilot_file(tmp_path, '[pilot]\nestimand = "expected"\nnoise_replays = 0\n', "x.toml")
+        )

@@ -37,9 +37,13 @@ def test_a_pilot_is_priced_for_its_units_episodes_only(tmp_path: Path) -> None:
     spec, out = study(tmp_path, requests=48), tmp_path / "r"
     path = pilot_file(tmp_path, PRICED_PILOT)
     costs = estimate_pilot([str(spec)], out, tmp_path / "cache", PilotAsked(path, 0.25), seeds=1)
-    assert [c.cell for c in costs] == ["no-rep", "local-rep"]
+    noise = [f"{cell} (noise replay {r})" for cell in ("no-rep", "local-rep") for r in (1, 2)]
+    assert [c.cell for c in costs] == ["no-rep", *noise[:2], "local-rep", *noise[2:]]
     _, configs = plan([str(spec)], out, seeds=1)
-    for c in costs:
+    pilots = [c for c in costs if "noise" not in c.cell]
+    for c in [c for c in costs if "noise" in c.cell]:  # half the pilot's units, replayed
+        assert 0 < c.episodes < next(p.episodes for p in pilots if c.cell.startswith(p.cell))
+    for c in pilots:
         assert 0 < c.episodes < 48 and c.calls > 0  # 3 of 12 users: a quarter of the requests
         cfg = next(v for v in configs.values() if v.condition == c.cell)
         own = pilot_config(cfg, read_pilot_file(path), path)
@@ -53,5 +57,5 @@ def test_reproduce_estimate_with_a_pilot_prints_the_pilots_cells(tmp_path: Path)
     args = ["reproduce", str(spec), "--out", str(tmp_path / "r"), "--seeds", "1", "--estimate"]
     result = CliRunner().invoke(app, [*args, "--pilot", str(path), "--pilot-share", "0.5"])
     assert result.exit_code == 0, result.output
-    assert "the pilot's 2 cells at share 0.5" in result.output
+    assert "the pilot's 6 cells at share 0.5" in result.output  # 2, each with 2 noise replays
     assert not (tmp_path / "r").exists()

@@ -40,6 +40,7 @@ import numpy as np
 from scipy import stats
 
 from recmarket.analysis.bootstrap import Metric
+from recmarket.analysis.ppi_noise import deviations, noise_draws, value_noise
 from recmarket.analysis.ppi_strata import (
     FEWEST,
     Strata,
@@ -163,6 +164,10 @@ def _bootstrapped(
             drawn[:, start : start + size] += total + shrink * (found - total)
             wide[:, start : start + size] += found
         start += size
+    pool = deviations(units.noise, domains) if units.noise else np.zeros(0)
+    for group, members in strata.groups.items() if len(pool) else ():
+        everyone = sum(len(units.predicted[s]) for s in members)
+        drawn[0] += noise_draws(pool, len(pools[group]), everyone, draws, gen)
     a_, c_ = (_finish(metric, statistic, s) for s in drawn)
     ok = np.isfinite(a_) & np.isfinite(c_)
     a_, c_ = a_[ok], c_[ok]
@@ -309,14 +314,16 @@ def _t_over_units(
     cov = float(np.cov(y, f)[0, 1])
     weight = float(np.clip(cov / var_f, 0, 1)) if var_f > 0 else 0.0
     shrink = 1 / n - 1 / big  # the pilot is drawn without replacement from the units
-    var_pilot = float(np.var(y, ddof=1)) * shrink
-    var_ppi = float(np.var(y - weight * f, ddof=1)) * shrink
+    # the expected estimand: the draw noise of the units never played twice (ppi_noise)
+    noise = value_noise(units.noise, value) / big if units.noise else 0.0
+    var_pilot = float(np.var(y, ddof=1)) * shrink + noise
+    var_ppi = float(np.var(y - weight * f, ddof=1)) * shrink + noise
     theta = float(y.mean() + weight * (f_all.mean() - f.mean()))
     return Estimate(
         around(float(f_all.mean()), float(np.var(f_all, ddof=1)) / big, big),
         around(float(y.mean()), var_pilot),
         around(theta, var_ppi),
-        around(float((f - y).mean()), float(np.var(f - y, ddof=1)) * shrink),
+        around(float((f - y).mean()), float(np.var(f - y, ddof=1)) * shrink + noise),
         _correlation(y, f),
         _effective(n, var_pilot, var_ppi),
         n,

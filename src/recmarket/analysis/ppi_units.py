@@ -29,6 +29,9 @@ class UnitParts:
     predicted: dict[Stratum, np.ndarray]
     observed: dict[Stratum, np.ndarray]
     corrected: dict[Stratum, np.ndarray] | None = None
+    # the expected estimand: per stratum, the pilot backend's plays of its noise units,
+    # (units, plays, arms, parts), its own play first; their spread is the draw noise
+    noise: dict[Stratum, np.ndarray] | None = None
 
     @property
     def pilot_units(self) -> int:
@@ -88,13 +91,16 @@ def unit_parts(
     folds: Folds | None = None,
     *,
     exact_choices: bool = True,
+    noise: Sequence[Sequence[Sequence[Row]]] = (),
 ) -> UnitParts:
     """Each unit's parts: ``replays`` holds the surrogate's plays (each a list of arms'
     rows), ``pilot`` the pilot's arms' rows (its units only). ``folds``, where the
     surrogate was calibrated on the pilot: each fold's surrogate's plays (as ``replays``)
     and each pilot unit's fold by (seed, domain, unit key as text). A surrogate's row that
     carries its decision's answers counts at their expectation (analysis/choices.py)
-    unless not ``exact_choices`` (what they bought); the pilot's rows count as played."""
+    unless not ``exact_choices`` (what they bought); the pilot's rows count as played.
+    ``noise``, for the expected estimand: the pilot backend's noise replays (each a list
+    of arms' rows, of its noise units only)."""
     seen, predict = _sums(pilot, parts, cluster), expected(parts) if exact_choices else parts
     each = [_predicted(p, predict, cluster) for p in folds[0]] if folds else []
     if each:
@@ -116,4 +122,27 @@ def unit_parts(
         if folds:
             own = [each[folds[1][(*stratum, str(u))]][stratum][u] for u in order[: len(held)]]
             corrected[stratum] = np.stack(own) if own else np.zeros((0, *shape))
-    return UnitParts(predicted, observed, corrected if folds else None)
+    return UnitParts(
+        predicted, observed, corrected if folds else None, _noise(seen, noise, parts, cluster)
+    )
+
+
+def _noise(
+    seen: dict[Stratum, dict[Hashable, np.ndarray]],
+    noise: Sequence[Sequence[Sequence[Row]]],
+    parts: Callable[[Row], Sequence[float]],
+    cluster: str,
+) -> dict[Stratum, np.ndarray] | None:
+    """Per stratum each noise unit's plays by the pilot backend, its own play first."""
+    if not noise:
+        return None
+    replayed = [_sums(arms, parts, cluster) for arms in noise]
+    found = {}
+    for stratum, units in replayed[0].items():
+        found[stratum] = np.stack(
+            [
+                np.stack([seen[stratum][u], *(r[stratum][u] for r in replayed)])
+                for u in sorted(units, key=str)
+            ]
+        )
+    return found

@@ -14,9 +14,11 @@ from recmarket.analysis.choices import read_alternatives, with_expectation
 from recmarket.analysis.frame import flat_settings
 from recmarket.config import RunConfig
 from recmarket.report.data import compact_rows, pooled_label
-from recmarket.run.pilot import PILOT, PilotCell, PilotPlan, check_recorded, read_pilot
+from recmarket.run.pilot import PILOT, PilotCell, PilotPlan
 from recmarket.run.pilot_file import MIN_UNITS_PER_STRATUM
+from recmarket.run.pilot_record import check_recorded, read_pilot
 from recmarket.run.store import STORE_NAME, RunStore
+from recmarket.run.unit_choice import UnitChoice
 from recmarket.sqlite_files import StoreError
 
 
@@ -37,6 +39,8 @@ class PilotedCell:
     fold_plays: tuple[tuple[list[Row], ...], ...] = ()
     fold_of: dict[tuple[int, str, str], int] = field(default_factory=dict)
     least: int = MIN_UNITS_PER_STRATUM  # pilot units a stratum of an interval holds at least
+    estimand: str = "realised"  # expected: the pilot backend over its draws (noise below)
+    noise: tuple[list[Row], ...] = ()  # the pilot backend's noise replays, their units only
 
 
 class PilotUnfinished(LookupError):
@@ -91,6 +95,7 @@ def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:
         folds: list[list[list[Row]]] = [[[] for _ in f] for f in members[0].fold_dirs]
         fold_of: dict[tuple[int, str, str], int] = {}
         pilot: list[Row] = []
+        noise: list[list[Row]] = [[] for _ in members[0].noise_dirs]
         configs = []
         for c in members:
             study, cfg = _rows(out / c.study_dir)
@@ -107,14 +112,11 @@ def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:
             fold_of |= {
                 (cfg.seed, d, key): k for d, keys in c.folds.items() for key, k in keys.items()
             }
-            choice = c.choice()
-            if not choice.count():
+            if not c.choice().count():
                 continue  # a whole (seed, domain) is the unit, and this seed is not drawn
-            wanted = sum(choice.holds(r) for r in study)
-            held = [r for r in _rows(out / c.pilot_dir)[0] if choice.holds(r)]
-            if len(held) < wanted:
-                raise PilotUnfinished(f"{c.pilot_dir}: {len(held)} of {wanted} pilot episodes")
-            pilot += held
+            pilot += _held(out, c.pilot_dir, c.choice(), study)
+            for r, noise_dir in enumerate(c.noise_dirs):
+                noise[r] += _held(out, noise_dir, c.noise_choice(), study)
         first = min(configs, key=lambda cfg: cfg.seed)
         first_look = (plan.first_share or plan.share) / plan.share
         found.append(
@@ -129,9 +131,20 @@ def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:
                 tuple(tuple(f) for f in folds),
                 fold_of,
                 plan.least,
+                plan.estimand,
+                tuple(noise),
             )
         )
     return found
+
+
+def _held(out: Path, run_dir: str, choice: UnitChoice, study: list[Row]) -> list[Row]:
+    """A pilot directory's episodes of the chosen units, all of them (else unfinished)."""
+    wanted = sum(choice.holds(r) for r in study)
+    held = [r for r in _rows(out / run_dir)[0] if choice.holds(r)]
+    if len(held) < wanted:
+        raise PilotUnfinished(f"{run_dir}: {len(held)} of {wanted} pilot episodes")
+    return held
 
 
 def contrasts(cells: list[PilotedCell]) -> list[tuple[PilotedCell, PilotedCell]]:

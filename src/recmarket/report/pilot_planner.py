@@ -18,8 +18,9 @@ from recmarket.analysis.pilot_sizing import units_for
 from recmarket.report.data import pooled_label
 from recmarket.report.pilot_data import piloted_cells
 from recmarket.report.ppi_table import ppi_rows
-from recmarket.run.pilot import PilotPlan, read_pilot
+from recmarket.run.pilot import PilotPlan
 from recmarket.run.pilot_cost import whole_cell
+from recmarket.run.pilot_record import read_pilot
 from recmarket.run.store import RunStore
 
 
@@ -91,7 +92,7 @@ def plan_estimands(
         ]
         planned.append(
             PlannedEstimand(
-                row["estimand"],
+                row["name"],
                 row["unit"],
                 row["pilot_n"],
                 row["units"],

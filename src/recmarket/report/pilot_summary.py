@@ -14,7 +14,8 @@ from typing import Any
 from recmarket.report.bill import billed
 from recmarket.report.ppi_table import verdict
 from recmarket.report.summary import backend_name
-from recmarket.run.pilot import PilotPlan, read_pilot
+from recmarket.run.pilot import PilotPlan
+from recmarket.run.pilot_record import read_pilot
 from recmarket.run.store import STORE_NAME, RunStore
 
 NAMED = 4  # estimands named in a line before the rest are counted
@@ -83,14 +84,14 @@ def pilot_findings(rows: Sequence[dict[str, Any]]) -> list[str]:
         )
         if differ:
             line += " They disagree on " + "; ".join(
-                f"{r['estimand']} (offline: {off}; PPI: {ppi}, {r['ppi']:+.3f} "
+                f"{r['name']} (offline: {off}; PPI: {ppi}, {r['ppi']:+.3f} "
                 f"[{r['ppi_low']:+.3f}, {r['ppi_high']:+.3f}])"
                 for r, off, ppi in differ[:NAMED]
             )
             line += f" and {len(differ) - NAMED} more." if len(differ) > NAMED else "."
         said.append(line)
-    merged = [r["estimand"] for r in rows if r["strata"] in ("domain", "pooled")]
-    bare = [r["estimand"] for r in rows if not r["n_strata"]]
+    merged = [r["name"] for r in rows if r["strata"] in ("domain", "pooled")]
+    bare = [r["name"] for r in rows if not r["n_strata"]]
     if merged:
         said.append(
             f"{len(merged)} of {len(rows)} PPI estimands merged their seed x domain strata to "

@@ -51,6 +51,7 @@ def one_play(replays: Sequence[Sequence[Sequence[Row]]]) -> Sequence[Sequence[Se
 
 def _row(
     name: str,
+    estimand: str,
     kind: str,
     outcome: str,
     cells: str,
@@ -72,7 +73,8 @@ def _row(
         values |= {part: r(centre), f"{part}_low": r(low), f"{part}_high": r(high)}
     low, high = anytime(e.ppi[0], e.unit_spread, e.pilot_n, e.pilot_n * first_look, df=e.df)
     return {
-        "estimand": name,
+        "name": name,
+        "estimand": estimand,
         "kind": kind,
         "outcome": outcome,
         "cells": cells,
@@ -105,6 +107,10 @@ def _estimated(
     unit = arms[0].unit
     replays = [[cell.plays[i] for cell in arms] for i in range(len(arms[0].plays))]
     pilot = [cell.pilot for cell in arms]
+    estimand = arms[0].estimand
+    noise = [[c.noise[r] for c in arms] for r in range(len(arms[0].noise))]
+    if estimand != "expected":
+        noise = []
     folds: Folds | None = None
     if arms[0].fold_plays:  # the surrogate calibrated on the pilot: cross-fitted
         plays = [
@@ -115,18 +121,20 @@ def _estimated(
     for outcome, metric in outcomes(arms[0].config).items():
         if only is not None and outcome not in only:
             continue
-        parts = unit_parts(replays, pilot, metric.parts, unit, folds)
+        parts = unit_parts(replays, pilot, metric.parts, unit, folds, noise=noise)
         name = f"{cells}: {outcome}"
         seed = zlib.crc32(name.encode())
         least = arms[0].least
         found = estimate(parts, metric, statistic, seed=seed, least=least)
         one = found.correlation  # what R replays bought: the correlation from one play
         if len(replays) > 1 and folds is None:
-            single = unit_parts(one_play(replays), pilot, metric.parts, unit)
+            single = unit_parts(one_play(replays), pilot, metric.parts, unit, noise=noise)
             one = estimate(
                 single, metric, statistic, draws=ONE_REPLAY_DRAWS, seed=seed, least=least
             ).correlation
-        rows.append(_row(name, kind, outcome, cells, unit, parts, found, arms[0].first_look, one))
+        rows.append(
+            _row(name, estimand, kind, outcome, cells, unit, parts, found, arms[0].first_look, one)
+        )
     return rows
 
 

@@ -20,25 +20,25 @@ chosen (run/pilot_units.py).
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-from pydantic import TypeAdapter, ValidationError
 
 from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError
 from recmarket.experiments.spec import load_spec
 from recmarket.experiments.units import memory_unit
-from recmarket.files import write_text_whole
 from recmarket.run.pilot_file import (
+    NOISE_SHARE,
     PilotFile,
+    noise_configs,
     pilot_config,
     read_pilot_file,
     replay_configs,
+    resolved_estimand,
 )
 from recmarket.run.pilot_units import (
+    FEWEST,
     chosen_seeds,
     chosen_units,
     fewest_a_stratum,
@@ -50,7 +50,6 @@ from recmarket.run.study_plan import PlannedCell, cell_dir
 from recmarket.run.unit_choice import UnitChoice
 
 PILOT = "pilot.json"
-MOST_RECORD_BYTES = 64 * 2**20  # a pilot record lists its units: far below this
 
 
 @dataclass(frozen=True)
@@ -94,10 +93,23 @@ class PilotCell:
     # per domain each chosen unit's fold
     fold_dirs: tuple[tuple[str, ...], ...] = ()
     folds: dict[str, dict[str, int]] = field(default_factory=dict)
+    # the expected estimand: the pilot backend's noise replays and, per domain, their units
+    noise_dirs: tuple[str, ...] = ()
+    noise_chosen: dict[str, list[str]] = field(default_factory=dict)
 
     def choice(self) -> UnitChoice:
         """The chosen units as a filter for playing and reading."""
         return UnitChoice(self.unit, {d: frozenset(k) for d, k in self.chosen.items()})
+
+    def noise_choice(self) -> UnitChoice:
+        """The units the noise replays play, as a filter."""
+        return UnitChoice(self.unit, {d: frozenset(k) for d, k in self.noise_chosen.items()})
+
+    def played_dirs(self) -> list[tuple[str, UnitChoice]]:
+        """The pilot backend's run directories with the units each plays."""
+        return [(self.pilot_dir, self.choice())] + [
+            (d, self.noise_choice()) for d in self.noise_dirs
+        ]
 
 
 @dataclass(frozen=True)
@@ -110,6 +122,7 @@ class PilotPlan:
     seed: int
     cells: tuple[PilotCell, ...]
     first_share: float | None = None  # the share of the first look at this pilot
+    estimand: str = "realised"  # what its intervals are for (pilot_file.resolved_estimand)
 
     def refuse_undoing(self, earlier: PilotPlan | None, where: Path) -> None:
         """Refuse what would undo a look at ``earlier``, the pilot the directory holds: a
@@ -221,6 +234,13 @@ def plan_pilot(
         fewest = fewest_a_stratum(pilot.pilot.min_units_per_stratum, _strata(unit, seeds, study))
         chosen = _chosen(unit, most, seeds, share, seed, study, fewest)
         folds = _folds(pilot.pilot.calibrate_folds, chosen, seed, study, unit)
+        estimand = resolved_estimand(pilot, own)
+        noise_dirs, noise_chosen = [], {}
+        if estimand == "expected" and any(chosen.values()):
+            noise_chosen = _chosen(unit, most, seeds, share * NOISE_SHARE, seed, study, FEWEST)
+            for cfg in noise_configs(own, pilot.pilot.noise_replays):
+                noise_dirs.append(str(cell_dir(cfg.condition, cfg.digest())))
+                played[str(out / noise_dirs[-1])] = cfg
         planned.append(
             PilotCell(
                 c.experiment,
@@ -231,12 +251,16 @@ def plan_pilot(
                 tuple(replay_dirs),
                 chosen,
                 folds=folds,
+                noise_dirs=tuple(noise_dirs),
+                noise_chosen=noise_chosen,
             )
         )
         if pilot_dir != c.run_dir and any(chosen.values()):
             played[str(out / pilot_dir)] = own
     settings = pilot.model_dump(mode="json")
-    return PilotPlan(str(path), settings, share, seed, tuple(planned)), replays, played
+    estimand = resolved_estimand(pilot, own) if cells else "realised"
+    recorded = PilotPlan(str(path), settings, share, seed, tuple(planned), estimand=estimand)
+    return recorded, replays, played
 
 
 def _folds(
@@ -286,89 +310,25 @@ def _chosen(
 
 
 def pilot_units(plan: PilotPlan, out: Path) -> dict[str, UnitChoice | None]:
-    """Per pilot run directory the units it plays; None (every unit) where cells of
-    different units share one directory."""
+    """Per pilot run directory (the pilot's and its noise replays') the units it plays;
+    None (every unit) where cells of different units share one directory."""
     found: dict[str, UnitChoice | None] = {}
     for c in plan.cells:
-        run_dir, choice = str(out / c.pilot_dir), c.choice()
-        if run_dir not in found:
-            found[run_dir] = choice
-            continue
-        held = found[run_dir]
-        if held is None or held.unit != choice.unit:
-            found[run_dir] = None
-            continue
-        domains = set(held.chosen) | set(choice.chosen)
-        found[run_dir] = UnitChoice(
-            choice.unit,
-            {
-                d: held.chosen.get(d, frozenset()) | choice.chosen.get(d, frozenset())
-                for d in domains
-            },
-        )
+        for played_dir, choice in c.played_dirs():
+            run_dir = str(out / played_dir)
+            if run_dir not in found:
+                found[run_dir] = choice
+                continue
+            held = found[run_dir]
+            if held is None or held.unit != choice.unit:
+                found[run_dir] = None
+                continue
+            domains = set(held.chosen) | set(choice.chosen)
+            found[run_dir] = UnitChoice(
+                choice.unit,
+                {
+                    d: held.chosen.get(d, frozenset()) | choice.chosen.get(d, frozenset())
+                    for d in domains
+                },
+            )
     return found
-
-
-def write_pilot(out: Path, plan: PilotPlan) -> None:
-    """Record the pilot in the reproduce directory (replaced whole)."""
-    write_text_whole(out / PILOT, json.dumps(asdict(plan), indent=1))
-
-
-def read_pilot(out: Path) -> PilotPlan | None:
-    """The directory's pilot, or None where it has none; a record that is not one (too
-    large, unreadable, of the wrong shape, or with a pilot file's settings that no pilot
-    file holds) is refused in one line."""
-    path = out / PILOT
-    if not path.is_file():
-        return None
-    try:
-        if path.stat().st_size > MOST_RECORD_BYTES:
-            raise ValueError(f"larger than {MOST_RECORD_BYTES:,} bytes")
-        plan = _RECORD.validate_json(path.read_bytes())
-        PilotFile.model_validate(plan.settings)
-        return plan
-    except (ValueError, OSError) as exc:  # a ValidationError is a ValueError
-        problem = str(exc)
-        if isinstance(exc, ValidationError):
-            first = exc.errors()[0]
-            problem = f"{'.'.join(map(str, first['loc']))}: {first['msg']}"
-        raise ConfigError(f"{path}: not a pilot record ({problem})") from None
-
-
-def check_recorded(plan: PilotPlan, cell: PilotCell, study: RunConfig, where: Path) -> None:
-    """Refuse a recorded cell whose directories or units are not what its pilot makes of
-    the study's cell: a hand-edited record could make the surrogate's own run be read as
-    the pilot, or read units the study does not have."""
-    pilot = PilotFile.model_validate(plan.settings)
-    own = pilot_config(study, pilot, Path(plan.file))
-    replays = replay_configs(study, pilot.pilot.surrogate_replays, pilot.pilot.exact_choices)
-    made = {
-        "study directory": [str(cell_dir(study.condition, study.digest()))],
-        "pilot directory": [str(cell_dir(own.condition, own.digest()))],
-        "replay directories": [str(cell_dir(cfg.condition, cfg.digest())) for cfg in replays],
-    }
-    recorded = {
-        "study directory": [cell.study_dir],
-        "pilot directory": [cell.pilot_dir],
-        "replay directories": list(cell.replay_dirs),
-    }
-    for what, dirs in made.items():
-        if recorded[what] != dirs:
-            raise ConfigError(
-                f"{where}: cell {cell.cell}: its {what} {', '.join(recorded[what]) or 'none'} "
-                f"is not what its pilot makes of the study ({', '.join(dirs)}); the record was "
-                "edited: a new pilot needs a new --out"
-            )
-    keys = unit_keys(cell.unit, study.episodes.requests, study.episodes.users_per_profile)
-    known = None if cell.unit == "request" else {str(k) for k in keys}
-    for domain, chosen in cell.chosen.items():
-        strange = [k for k in chosen if not (k.isdigit() if known is None else k in known)]
-        if domain not in study.domains or strange:
-            what = f"domain {domain}" if domain not in study.domains else f"unit {strange[0]}"
-            raise ConfigError(
-                f"{where}: cell {cell.cell}: its pilot chose {what}, which the study does not "
-                "have; the record was edited: a new pilot needs a new --out"
-            )
-
-
-_RECORD = TypeAdapter(PilotPlan)

@@ -15,11 +15,10 @@ from recmarket.run.pilot import (
     PilotPlan,
     pilot_units,
     plan_pilot,
-    read_pilot,
-    write_pilot,
 )
 from recmarket.run.pilot_cost import pilot_plays
 from recmarket.run.pilot_folds import FoldCalibrator, cross_fitted
+from recmarket.run.pilot_record import read_pilot, write_pilot
 from recmarket.run.study_plan import PlannedCell
 
 

@@ -18,8 +18,9 @@ from recmarket.config import RunConfig
 from recmarket.data.episodes import owners
 from recmarket.profiles import PROFILE_NAMES
 from recmarket.run.estimate import CellCost, cell_cost, cell_estimate
-from recmarket.run.pilot import PilotAsked, PilotCell, PilotPlan, plan_pilot
+from recmarket.run.pilot import PilotAsked, PilotPlan, plan_pilot
 from recmarket.run.study_plan import plan
+from recmarket.run.unit_choice import UnitChoice
 
 
 def unit_episodes(unit: str, key: str, cfg: RunConfig) -> int:
@@ -35,9 +36,9 @@ def unit_episodes(unit: str, key: str, cfg: RunConfig) -> int:
     return sum(PROFILE_NAMES[u // per] == key for u in dealt)
 
 
-def pilot_episodes(cell: PilotCell, cfg: RunConfig) -> int:
-    """Episodes the cell's pilot plays: its chosen units' in every domain."""
-    return sum(unit_episodes(cell.unit, k, cfg) for keys in cell.chosen.values() for k in keys)
+def pilot_episodes(choice: UnitChoice, cfg: RunConfig) -> int:
+    """Episodes a pilot directory plays of a cell: its chosen units' in every domain."""
+    return sum(unit_episodes(choice.unit, k, cfg) for keys in choice.chosen.values() for k in keys)
 
 
 def scaled(cost: CellCost, episodes: int) -> CellCost:
@@ -66,9 +67,10 @@ def pilot_plays(plan: PilotPlan, played: dict[str, RunConfig], out: Path) -> dic
     to ``out``); a directory several study cells share plays the most any of them asks."""
     episodes: dict[str, int] = {}
     for c in plan.cells:
-        cfg = played.get(str(out / c.pilot_dir))
-        if cfg is not None:  # played: not the study's own cell, and some unit drawn
-            episodes[c.pilot_dir] = max(episodes.get(c.pilot_dir, 0), pilot_episodes(c, cfg))
+        for run_dir, choice in c.played_dirs():  # the pilot's and its noise replays'
+            cfg = played.get(str(out / run_dir))
+            if cfg is not None:  # played: not the study's own cell, and some unit drawn
+                episodes[run_dir] = max(episodes.get(run_dir, 0), pilot_episodes(choice, cfg))
     return episodes
 
 
@@ -91,7 +93,11 @@ def estimate_pilot(
         for run_dir, n in episodes.items()
     }
     return [
-        replace(priced[c.pilot_dir], experiment=c.experiment, cell=c.cell)
+        replace(priced[run_dir], experiment=c.experiment, cell=c.cell + said)
         for c in recorded.cells
-        if c.pilot_dir in priced
+        for run_dir, said in [
+            (c.pilot_dir, ""),
+            *((d, f" (noise replay {r})") for r, d in enumerate(c.noise_dirs, start=1)),
+        ]
+        if run_dir in priced
     ]

@@ -9,10 +9,19 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from recmarket.agents.llm.config import OFFLINE
 from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError, merge, read_config_file
+from recmarket.vocabulary import ROLES
 
 # The pilot backend's own set of role draws; replays take 1 .. surrogate_replays - 1.
 PILOT_DRAWS = 1_000_000
@@ -23,6 +32,13 @@ MOST_FOLDS = 10
 # finds its label (docs/llm-valid.md).
 MIN_UNITS_PER_STRATUM = 8
 MOST_UNITS_PER_STRATUM = 10_000
+# The pilot backend's noise replays take role draws NOISE_DRAWS + 1 .. noise_replays, apart
+# from the surrogate's replays and the pilot's own play.
+NOISE_DRAWS = 2_000_000
+# The share of a stratum's pilot units its noise replays play (at least two): their
+# within-unit spread is the draw noise, and half keeps the extra calls at half the pilot's
+# a replay.
+NOISE_SHARE = 0.5
 
 
 class PilotSettings(BaseModel):
@@ -67,6 +83,31 @@ class PilotSettings(BaseModel):
         "strata with fewer are merged, by domain and then into one pool, and an estimand "
         "with fewer even pooled gets no interval (analysis/ppi_strata.py)",
     )
+
+    estimand: Literal["expected", "realised"] | None = Field(
+        None,
+        description="what an interval is for: expected, the pilot backend's behaviour over "
+        "its own role draws (what a model at temperature > 0 does); realised, this one play "
+        "of it; default: expected unless every role of the pilot backend is a model at "
+        "temperature 0",
+    )
+    noise_replays: int = Field(
+        2,
+        ge=0,
+        le=MOST_REPLAYS,
+        description="for the expected estimand, plays of half the pilot's units (at least "
+        "two a stratum) with fresh role draws: their spread within a unit is the draw noise "
+        "an interval for the expected behaviour adds",
+    )
+
+    @model_validator(mode="after")
+    def _expected_needs_noise_replays(self) -> PilotSettings:
+        if self.estimand == "expected" and self.noise_replays == 0:
+            raise ValueError(
+                "estimand = expected needs noise_replays >= 1: the draw noise it adds is "
+                "measured on them"
+            )
+        return self
 
     @field_validator("calibrate_folds")
     @classmethod
@@ -131,3 +172,26 @@ def replay_configs(study: RunConfig, replays: int, exact_choices: bool) -> list[
     the decisions' chances kept where ``exact_choices``."""
     update = {"record_choices": exact_choices}
     return [study.model_copy(update={**update, "draws": r}) for r in range(1, replays)]
+
+
+def noise_configs(own: RunConfig, replays: int) -> list[RunConfig]:
+    """The pilot backend's noise replays of a cell: its own settings with fresh role draws."""
+    return [own.model_copy(update={"draws": NOISE_DRAWS + r}) for r in range(1, replays + 1)]
+
+
+def resolved_estimand(pilot: PilotFile, own: RunConfig) -> str:
+    """The estimand the pilot's intervals are for: as its file says, or expected unless
+    every role of the pilot backend is a model at temperature 0 (the offline rules and a
+    model at temperature > 0 draw, and their behaviour is what a result should hold for)
+    or no noise replay measures the draw noise."""
+    if pilot.pilot.estimand is not None:
+        return pilot.pilot.estimand
+    if not pilot.pilot.noise_replays:  # nothing measures the draw noise: this play
+        return "realised"
+    llm = own.llm
+    if llm is None:
+        return "expected"
+    models = [llm.model_for(role) for role in ROLES]
+    if OFFLINE in models or any(llm.models[m].temperature > 0 for m in models):
+        return "expected"
+    return "realised"

@@ -20,7 +20,8 @@ from typing import Protocol
 
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.config import RunConfig
-from recmarket.run.pilot import PilotPlan, read_pilot, write_pilot
+from recmarket.run.pilot import PilotPlan
+from recmarket.run.pilot_record import read_pilot, write_pilot
 from recmarket.run.study_plan import cell_dir
 
 
