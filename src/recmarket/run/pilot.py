@@ -42,6 +42,7 @@ from recmarket.run.pilot_units import (
     chosen_seeds,
     chosen_units,
     fewest_a_stratum,
+    pilot_size,
     study_unit,
     unit_folds,
     unit_keys,
@@ -237,7 +238,7 @@ def plan_pilot(
         estimand = resolved_estimand(pilot, own)
         noise_dirs, noise_chosen = [], {}
         if estimand == "expected" and any(chosen.values()):
-            noise_chosen = _chosen(unit, most, seeds, share * NOISE_SHARE, seed, study, FEWEST)
+            noise_chosen = noise_units(unit, chosen, most, seeds, share, seed, study)
             for cfg in noise_configs(own, pilot.pilot.noise_replays):
                 noise_dirs.append(str(cell_dir(cfg.condition, cfg.digest())))
                 played[str(out / noise_dirs[-1])] = cfg
@@ -276,6 +277,30 @@ def _folds(
         )
     return {
         d: unit_folds(keys, folds, pilot_seed, d, study.seed, unit) for d, keys in chosen.items()
+    }
+
+
+def noise_units(
+    unit: str,
+    chosen: dict[str, list[str]],
+    requests: int,
+    seeds: set[int],
+    share: float,
+    pilot_seed: int,
+    study: RunConfig,
+) -> dict[str, list[str]]:
+    """Per domain the pilot units its noise replays play: half of each stratum's chosen
+    units (at least two), its smallest draws, so they are nested in the pilot's whatever
+    allocated them; where a whole (seed, domain) is the unit, half the share of the seeds."""
+    if unit == "domain":
+        return _chosen(unit, requests, seeds, share * NOISE_SHARE, pilot_seed, study, FEWEST)
+    return {
+        d: sorted(
+            chosen_units(
+                keys, 0.0, pilot_seed, d, study.seed, unit, pilot_size(len(keys), NOISE_SHARE)
+            )
+        )
+        for d, keys in chosen.items()
     }
 
 
