@@ -27,10 +27,10 @@ def _named(names: Sequence[str]) -> str:
 
 
 def _bill(out: Path, plan: PilotPlan) -> tuple[int, float, str]:
-    """Calls the pilot backend sent and their USD over the pilot's stores, and its backend
-    in words."""
+    """Calls the pilot backend sent and their USD over the pilot's stores (its noise
+    replays' too), and its backend in words."""
     calls, usd, backend = 0, 0.0, ""
-    for run_dir in sorted({c.pilot_dir for c in plan.cells}):
+    for run_dir in sorted({d for c in plan.cells for d, _ in c.played_dirs()}):
         if not (out / run_dir / STORE_NAME).is_file():
             continue
         with RunStore.read(out / run_dir) as store:
