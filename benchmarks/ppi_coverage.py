@@ -197,7 +197,7 @@ def play(size: Size, out: Path, workers: int) -> list[Population]:
             pilot = out / f"{reference}.toml"
             pilot.write_text(text)
             for study, spec in paths.items():
-                target = out / study
+                target = out / reference / study  # a directory holds one pilot
                 asked = PilotAsked(pilot, 1.0, STUDY_SEED)
                 reproduce([str(spec)], target, workers=workers, pilot=asked)
                 cells, notes = read_piloted([target])

@@ -8,6 +8,7 @@ from scipy import stats
 
 from recmarket.analysis.bootstrap import difference, level_of, mean_of
 from recmarket.analysis.ppi import estimate
+from recmarket.analysis.ppi_strata import design_weights
 from recmarket.analysis.ppi_units import UnitParts
 from recmarket.analysis.sequences import anytime
 
@@ -256,3 +257,27 @@ def test_the_expected_estimand_over_whole_units_adds_their_values_noise() -> Non
     half = stats.t.ppf(0.975, 5)
     added = (width(expected.pilot) / 2 / half) ** 2 - (width(realised.pilot) / 2 / half) ** 2
     assert added == pytest.approx(0.2**2 / 12)  # the plays' variance over the 12 units
+
+
+def test_a_pilot_drawn_at_other_shares_in_other_strata_weighs_each_unit_by_what_it_stands_for() -> (
+    None
+):
+    """Two seeds of one domain, their units alike within and far apart between: a pilot of
+    2 in 10 of the first and 8 in 10 of the second estimates the domain's mean, not its
+    pilot's, and at one share everywhere every weight is exactly 1."""
+
+    def parts(values: list[float]) -> np.ndarray:
+        v = np.array(values)[:, None]
+        return np.stack([v, np.ones_like(v)], axis=-1)
+
+    predicted = {(1, "d"): parts([1.0] * 10), (2, "d"): parts([0.0] * 10)}
+    uneven = UnitParts(predicted, {(1, "d"): parts([1.0] * 2), (2, "d"): parts([0.0] * 8)})
+    found = estimate(uneven, METRIC, level_of)
+    assert found.pilot[0] == pytest.approx(0.5) and found.ppi[0] == pytest.approx(0.5)
+    assert design_weights({(1, "d"): 2, (2, "d"): 8}, {(1, "d"): 10, (2, "d"): 10}) == {
+        (1, "d"): 2.5,
+        (2, "d"): 0.625,
+    }
+    assert set(
+        design_weights({(1, "d"): 3, (2, "e"): 6}, {(1, "d"): 9, (2, "e"): 18}).values()
+    ) == {1.0}

@@ -12,6 +12,7 @@ from recmarket.run.pilot_addon import PilotAddOn
 from recmarket.run.reproduce import reproduce
 from recmarket.run.store import RunStore
 from recmarket.run.study_plan import PLAN, PlannedCell, read_plan
+from recmarket.run.unit_choice import UnitChoice
 from recmarket.study.reproduce import add_ons
 from tests.run.test_pilot import NEAR, pilot_file, study
 
@@ -34,6 +35,10 @@ class Beside:
         self.calls.append(f"record, plan written {(out / PLAN).exists()}")
         return 0
 
+    def allocate(self, configs: dict[str, RunConfig], out: Path) -> dict[str, UnitChoice | None]:
+        self.calls.append(f"allocate, beside played {(Path(self.extra) / 'run.sqlite').exists()}")
+        return {}
+
     def after_play(self, configs: dict[str, RunConfig], out: Path) -> dict[str, RunConfig]:
         self.calls.append(f"after, beside played {(Path(self.extra) / 'run.sqlite').exists()}")
         assert self.extra in configs
@@ -47,6 +52,7 @@ def test_the_run_layer_plays_an_add_on_through_its_interface_in_order(tmp_path: 
     assert beside.calls == [
         f"plan {len(cells)} cell(s), False",
         "record, plan written True",
+        "allocate, beside played True",
         "after, beside played True",
     ]
     with RunStore.read(Path(beside.later)) as store:

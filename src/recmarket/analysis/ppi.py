@@ -22,10 +22,11 @@ resampling is therefore Rao and Wu's (1988) rescaled bootstrap of the pilot's un
 (n - 1 of a stratum's n, their deviation shrunk by sqrt(1 - n / N)), the bulk held fixed;
 a pilot of every unit knows the value exactly. Strata of fewer than ``min_units_per_stratum``
 pilot units are merged, by domain and then into one pool (``analysis.ppi_strata``); below
-that even pooled, an estimand has no interval. Where a whole (seed, domain) is the unit,
-the units are the (seed, domain) values themselves and the interval is Student's t over
-the pilot's units with the same finite-population factor. The units' parts are assembled
-from the stores' rows by ``analysis.ppi_units``.
+that even pooled, an estimand has no interval. A pilot drawn at other shares in other
+strata (a Neyman allocation) weighs each pilot unit by the units it stands for. Where a
+whole (seed, domain) is the unit, the units are the (seed, domain) values themselves and
+the interval is Student's t over the pilot's units with the same finite-population factor.
+The units' parts are assembled from the stores' rows by ``analysis.ppi_units``.
 The offline-only interval is the surrogate's own as every table of the report gives it
 (seeds and units resampled): a statement about the surrogate, not about this market.
 """
@@ -44,6 +45,7 @@ from recmarket.analysis.ppi_noise import deviations, noise_draws, value_noise
 from recmarket.analysis.ppi_strata import (
     FEWEST,
     Strata,
+    design_weights,
     merged,
     no_interval_said,
     stacked,
@@ -139,7 +141,14 @@ def _bootstrapped(
     # the point estimates' plain sums per domain: the pilot's and the surrogate's on the
     # pilot's units, and the surrogate's on every unit
     plain = np.zeros((3, len(domains), *shape))
-    paired = {s: np.stack([units.observed[s], units.on_pilot(s)], axis=1) for s in cells}
+    # each pilot unit weighs the units it stands for (1 where every stratum has one share)
+    weight_of = design_weights(
+        {s: len(units.observed[s]) for s in cells}, {s: len(units.predicted[s]) for s in cells}
+    )
+    paired = {
+        s: weight_of.get(s, 1.0) * np.stack([units.observed[s], units.on_pilot(s)], axis=1)
+        for s in cells
+    }
     for stratum in cells:
         d = domains.index(stratum[1])
         plain[:, d] += [*paired[stratum].sum(axis=0), units.predicted[stratum].sum(axis=0)]
@@ -167,7 +176,9 @@ def _bootstrapped(
     pool = deviations(units.noise, domains) if units.noise else np.zeros(0)
     for group, members in strata.groups.items() if len(pool) else ():
         everyone = sum(len(units.predicted[s]) for s in members)
-        drawn[0] += noise_draws(pool, len(pools[group]), everyone, draws, gen)
+        n = len(pools[group])
+        mean_weight = sum(weight_of.get(s, 0.0) * len(units.observed[s]) for s in members) / n
+        drawn[0] += mean_weight * noise_draws(pool, n, everyone, draws, gen)
     a_, c_ = (_finish(metric, statistic, s) for s in drawn)
     ok = np.isfinite(a_) & np.isfinite(c_)
     a_, c_ = a_[ok], c_[ok]

@@ -74,6 +74,28 @@ def stacked(
     return np.concatenate(found)
 
 
+def design_weights(
+    pilot_units: Mapping[Stratum, int], units: Mapping[Stratum, int]
+) -> dict[Stratum, float]:
+    """Per stratum the weight of each of its pilot units: N_h / n_h (the units each stands
+    for), over the same ratio of its domain's strata, so that a pilot drawn at the same
+    share everywhere weighs every unit 1, exactly, and one drawn at other shares (a
+    Neyman allocation: run/pilot_allocation.py) still estimates each domain's value over
+    its units rather than over its pilot's. Strata without pilot units weigh nothing."""
+    held = [s for s in pilot_units if pilot_units[s]]
+    ratio = {s: units[s] / pilot_units[s] for s in held}
+    if len(set(ratio.values())) <= 1:
+        return dict.fromkeys(held, 1.0)
+    domains: dict[str, list[Stratum]] = defaultdict(list)
+    for s in held:
+        domains[s[1]].append(s)
+    found: dict[Stratum, float] = {}
+    for members in domains.values():
+        domain_ratio = sum(units[s] for s in members) / sum(pilot_units[s] for s in members)
+        found |= {s: ratio[s] / domain_ratio for s in members}
+    return found
+
+
 def no_interval_said(pilot_n: int, least: int) -> str:
     """Why an estimand has no interval: too few pilot units even in one pool."""
     return (

@@ -31,7 +31,7 @@ class AddedCells:
 
 class StudyAddOn(Protocol):
     """Something a study plays beside its cells. Its methods are called in this order, once
-    each: ``plan``, ``record``, then ``after_play``."""
+    each: ``plan``, ``record``, ``allocate``, then ``after_play``."""
 
     def plan(
         self, cells: list[PlannedCell], configs: dict[str, RunConfig], out: Path
@@ -43,6 +43,12 @@ class StudyAddOn(Protocol):
     def record(self, out: Path) -> int:
         """Write its own record beside the study's plan; the episodes its answered cells
         will hold once played (the progress bar's share)."""
+        ...
+
+    def allocate(self, configs: dict[str, RunConfig], out: Path) -> dict[str, UnitChoice | None]:
+        """Once the offline cells are played and before the answered ones: the units its
+        answered cells play where the offline plays decide them, by run directory (none:
+        as planned)."""
         ...
 
     def after_play(self, configs: dict[str, RunConfig], out: Path) -> dict[str, RunConfig]:

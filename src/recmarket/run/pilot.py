@@ -139,6 +139,7 @@ class PilotPlan:
             *([f"share {self.share:g}"] if self.share < earlier.share else []),
             *(["another backend"] if backend != was else []),
             *(["other role draws"] if self._draws != earlier._draws else []),
+            *([f"allocation {self.allocation}"] if self.allocation != earlier.allocation else []),
         ]
         if changed:
             raise ConfigError(
@@ -177,6 +178,11 @@ class PilotPlan:
     def least(self) -> int:
         """Pilot units each stratum of an interval holds at least."""
         return PilotFile.model_validate(self.settings).pilot.min_units_per_stratum
+
+    @property
+    def allocation(self) -> str:
+        """How the pilot's units are spread over its strata (run/pilot_allocation.py)."""
+        return PilotFile.model_validate(self.settings).pilot.allocation
 
     @property
     def folds(self) -> int:

@@ -1,7 +1,9 @@
 """The pilot as a study's add-on (``run/addons.py``): the surrogate's replays played offline
 beside the study's cells, the pilot backend's cells on their chosen units only, the pilot
 recorded in ``pilot.json`` before anything plays, and, where the pilot calibrates the
-surrogate on folds, the cross-fitted surrogates played once the pilot is done."""
+surrogate on folds, the cross-fitted surrogates played once the pilot is done. Where the
+pilot allocates by the surrogate's spread, its units are chosen again once the surrogate
+has played and before the pilot does."""
 
 from __future__ import annotations
 
@@ -16,10 +18,12 @@ from recmarket.run.pilot import (
     pilot_units,
     plan_pilot,
 )
+from recmarket.run.pilot_allocation import ALLOCATIONS
 from recmarket.run.pilot_cost import pilot_plays
 from recmarket.run.pilot_folds import FoldCalibrator, cross_fitted
 from recmarket.run.pilot_record import read_pilot, write_pilot
 from recmarket.run.study_plan import PlannedCell
+from recmarket.run.unit_choice import UnitChoice
 
 
 class PilotAddOn:
@@ -55,6 +59,16 @@ class PilotAddOn:
         pilot's cells hold once played."""
         write_pilot(out, self.planned.grown_from(read_pilot(out)))
         return sum(pilot_plays(self.planned, self._played, out).values())
+
+    def allocate(self, configs: dict[str, RunConfig], out: Path) -> dict[str, UnitChoice | None]:
+        """Once the surrogate has played: the pilot's units as its allocation spreads them
+        (run/pilot_allocation.py), recorded in ``pilot.json`` before the pilot plays."""
+        allocated = ALLOCATIONS[self.planned.allocation].allocated(self.planned, configs, out)
+        if allocated == self.planned:
+            return {}
+        self._plan = allocated
+        write_pilot(out, allocated.grown_from(read_pilot(out)))
+        return pilot_units(allocated, out)
 
     def after_play(self, configs: dict[str, RunConfig], out: Path) -> dict[str, RunConfig]:
         """The cross-fitted surrogates' cells, where the pilot calibrates on folds."""

@@ -100,6 +100,14 @@ class PilotSettings(BaseModel):
         "an interval for the expected behaviour adds",
     )
 
+    allocation: Literal["uniform", "neyman"] = Field(
+        "uniform",
+        description="how the pilot's units are spread over its (seed, domain) strata: "
+        "uniform, the same share of each; neyman, as many units in all, in proportion to "
+        "each stratum's units times the surrogate's spread between them, set once the "
+        "surrogate has played (run/pilot_allocation.py)",
+    )
+
     @model_validator(mode="after")
     def _expected_needs_noise_replays(self) -> PilotSettings:
         if self.estimand == "expected" and self.noise_replays == 0:

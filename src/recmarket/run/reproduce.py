@@ -123,6 +123,8 @@ def reproduce(
     try:
         if offline:
             play_offline(offline)
+        for addon in addons:
+            units |= addon.allocate(configs, out)
         if answered:
             with pinned_native_threads(), spaced_collections():
                 asyncio.run(_answer_cells(answered, options, spend, report, units))
