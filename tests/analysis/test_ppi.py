@@ -274,10 +274,38 @@ def test_a_pilot_drawn_at_other_shares_in_other_strata_weighs_each_unit_by_what_
     uneven = UnitParts(predicted, {(1, "d"): parts([1.0] * 2), (2, "d"): parts([0.0] * 8)})
     found = estimate(uneven, METRIC, level_of)
     assert found.pilot[0] == pytest.approx(0.5) and found.ppi[0] == pytest.approx(0.5)
-    assert design_weights({(1, "d"): 2, (2, "d"): 8}, {(1, "d"): 10, (2, "d"): 10}) == {
-        (1, "d"): 2.5,
-        (2, "d"): 0.625,
-    }
-    assert set(
-        design_weights({(1, "d"): 3, (2, "e"): 6}, {(1, "d"): 9, (2, "e"): 18}).values()
-    ) == {1.0}
+    weights = design_weights({(1, "d"): 2, (2, "d"): 8}, {(1, "d"): 10, (2, "d"): 10})
+    assert weights[(1, "d")].tolist() == [2.5, 2.5] and weights[(2, "d")].tolist() == [0.625] * 8
+    alike = design_weights({(1, "d"): 3, (2, "e"): 6}, {(1, "d"): 9, (2, "e"): 18})
+    assert {float(w) for ws in alike.values() for w in ws} == {1.0}
+
+
+def test_a_pilot_drawn_at_each_units_own_chance_weighs_it_by_one_over_that_chance() -> None:
+    """Active allocation: units drawn at chances 0.8 and 0.2 stand for 1.25 and 5 units;
+    the estimate is the Hajek-weighted mean, not the pilot's plain one."""
+
+    def parts(values: list[float]) -> np.ndarray:
+        v = np.array(values)[:, None]
+        return np.stack([v, np.ones_like(v)], axis=-1)
+
+    stratum = (1, "d")
+    drawn = UnitParts(
+        {stratum: parts([1.0, 0.0, 1.0, 0.0, 0.0])},
+        {stratum: parts([1.0, 0.0])},
+        inclusion={stratum: np.array([0.8, 0.2])},
+    )
+    found = estimate(drawn, METRIC, level_of, least=2)
+    assert found.pilot[0] == pytest.approx(1.25 / 6.25)
+
+
+def test_regression_adjustment_takes_the_surrogates_weight_as_it_is_and_ppi_clips_it() -> None:
+    """A surrogate that predicts the opposite of the pilot: PPI++ gives it no weight, the
+    regression a negative one that narrows the interval below the pilot's own."""
+    truth = np.random.default_rng(3).normal(0.5, 0.2, 400)
+    opposite = units(truth, 1 - truth, pilot=40)
+    clipped = estimate(opposite, METRIC, level_of)
+    regressed = estimate(opposite, METRIC, level_of, tuning="regression")
+    assert clipped.weight == 0.0 and regressed.weight < -0.5
+    assert width(regressed.ppi) < 0.5 * width(clipped.ppi)
+    with pytest.raises(ValueError, match="unknown tuning 'ols'; known: ppi\\+\\+, regression"):
+        estimate(opposite, METRIC, level_of, tuning="ols")

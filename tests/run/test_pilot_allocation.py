@@ -5,13 +5,14 @@ small study whose pilot is allocated once its surrogate has played."""
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from recmarket.config_file import ConfigError
 from recmarket.report.pilot_data import read_piloted
 from recmarket.report.ppi_table import ppi_rows
 from recmarket.run.pilot import PilotAsked
-from recmarket.run.pilot_allocation import ALLOCATIONS, neyman_sizes
+from recmarket.run.pilot_allocation import ALLOCATIONS, StratumPlays, active_chances, neyman_sizes
 from recmarket.run.pilot_file import PilotSettings
 from recmarket.run.pilot_record import read_pilot
 from recmarket.run.store import RunStore
@@ -52,17 +53,45 @@ def test_strata_the_surrogate_cannot_tell_apart_get_units_in_proportion_to_their
     assert sizes == {(1, "a"): 8, (1, "b"): 8, (2, "a"): 4, (2, "b"): 8}
 
 
+def test_active_chances_rise_with_disagreement_sum_to_the_uniform_size_and_stay_bounded() -> None:
+    """Ten units, the first five whose replays agree: they get the least chance, but never
+    less than half uniform's, so none weighs more than twice a uniform pilot unit."""
+    stratum = StratumPlays(list(range(10)), 4)
+    for k in range(10):
+        rates = np.zeros(4) if k < 5 else np.array([0.0, 1.0] * 2) * (k - 4)
+        stratum.plays[str(k)].append(rates)
+    chances, priorities = active_chances(stratum)
+    assert sum(chances.values()) == pytest.approx(4)
+    assert all(chances[str(k)] < chances[str(k + 1)] for k in range(4, 9))
+    assert len({round(chances[str(k)], 12) for k in range(5)}) == 1
+    assert min(chances.values()) >= 0.5 * 4 / 10 - 1e-12 and max(chances.values()) <= 1
+    assert sum(priorities.values()) == pytest.approx(1)
+    alike = StratumPlays(list(range(10)), 4)
+    for k in range(10):
+        alike.plays[str(k)].append(np.array([0.0, 1.0]))
+    assert set(np.round(list(active_chances(alike)[0].values()), 12)) == {0.4}
+
+
+@pytest.mark.parametrize("allocation", ["neyman", "active"])
 def test_a_neyman_pilot_is_chosen_once_the_surrogate_played_and_plays_just_those_units(
-    tmp_path: Path,
+    tmp_path: Path, allocation: str
 ) -> None:
+    """Neyman or active: the pilot is drawn once the surrogate played, recorded, and its
+    backend plays just those units, the same in every cell of a seed; the report reads
+    it (active with every unit's chance), and another allocation would redraw it."""
     spec, out = study(tmp_path, 48), tmp_path / "r"
-    path = pilot_file(tmp_path, '[pilot]\nallocation = "neyman"\n' + NEAR)
+    path = pilot_file(tmp_path, f'[pilot]\nallocation = "{allocation}"\n' + NEAR)
     reproduce([str(spec)], out, seeds=2, pilot=PilotAsked(path, 0.25, 3))
     plan = read_pilot(out)
-    assert plan is not None and plan.allocation == "neyman"
-    assert json.loads((out / "pilot.json").read_text())["settings"]["pilot"]["allocation"] == (
-        "neyman"
-    )
+    assert plan is not None and plan.allocation == allocation
+    recorded = json.loads((out / "pilot.json").read_text())
+    assert recorded["settings"]["pilot"]["allocation"] == allocation
+    for cell in plan.cells:
+        if allocation == "active":
+            assert sorted(cell.inclusion["Video_Games"]) == cell.chosen["Video_Games"]
+            assert len(cell.chosen["Video_Games"]) == 3  # the uniform size, each stratum
+        else:
+            assert not cell.inclusion
     sizes = [len(c.chosen["Video_Games"]) for c in plan.cells]
     assert sum(sizes) == pytest.approx(2 * 2 * 3, abs=2)  # 2 cells x 2 seeds x 3 users
     for cell in plan.cells:
@@ -78,8 +107,22 @@ def test_a_neyman_pilot_is_chosen_once_the_surrogate_played_and_plays_just_those
     assert len(by_seed) == 2 and all(len(chosen) == 1 for chosen in by_seed.values())
     cells, notes = read_piloted([out])
     assert not notes
+    assert all((c.inclusion_of is not None) == (allocation == "active") for c in cells)
     rows = ppi_rows(cells)
     assert rows and all(r["pilot_n"] >= 2 for r in rows)
+    assert all(np.isfinite(r["ppi"]) and r["ppi_low"] <= r["ppi_high"] for r in rows)
     uniform = pilot_file(tmp_path, NEAR, "uniform.toml")
     with pytest.raises(ConfigError, match="allocation uniform would redraw it"):
         reproduce([str(spec)], out, seeds=2, pilot=PilotAsked(uniform, 0.25, 3))
+
+
+def test_an_edited_chance_in_an_active_pilots_record_is_refused(tmp_path: Path) -> None:
+    spec, out = study(tmp_path, 24), tmp_path / "r"
+    path = pilot_file(tmp_path, '[pilot]\nallocation = "active"\n' + NEAR)
+    reproduce([str(spec)], out, seeds=1, pilot=PilotAsked(path, 0.25, 3))
+    record = json.loads((out / "pilot.json").read_text())
+    chances = record["cells"][0]["inclusion"]["Video_Games"]
+    chances[next(iter(chances))] = 1.5
+    (out / "pilot.json").write_text(json.dumps(record))
+    with pytest.raises(ConfigError, match=r"pilot.json: cell no-rep: domain Video_Games: unit"):
+        read_piloted([out])

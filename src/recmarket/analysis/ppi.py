@@ -53,6 +53,14 @@ from recmarket.analysis.ppi_strata import (
 from recmarket.analysis.ppi_units import UnitParts
 from recmarket.resampling import resampled, sums
 
+# How the surrogate's weight lambda is set from its variance-minimising value: PPI++ clips
+# it to [0, 1], so the estimate is never further from the pilot's own than the surrogate
+# allows and its spread never above the pilot's; regression adjustment (the surrogate as a
+# covariate, the survey's difference estimator) takes it as it is, negative or above 1.
+TUNINGS: dict[str, Callable[[float], float]] = {
+    "ppi++": lambda w: float(np.clip(w, 0, 1)),
+    "regression": float,
+}
 DRAWS = 4_000  # resampling draws of one estimate (its percentile ends move by ~0.1 of a se)
 
 
@@ -114,14 +122,20 @@ def estimate(
     seed: int = 0,
     level: float = 0.95,
     least: int = FEWEST,
+    tuning: str = "ppi++",
 ) -> Estimate:
     """The PPI++ estimate of ``statistic`` (of the arms' values) for the pilot backend, its
     interval resampled within strata of ``least`` pilot units at least (merged where a
-    seed and domain holds fewer: analysis/ppi_strata.py)."""
+    seed and domain holds fewer: analysis/ppi_strata.py); ``tuning`` sets the surrogate's
+    weight (TUNINGS: PPI++'s clipped one, or regression adjustment's)."""
+    if tuning not in TUNINGS:
+        raise ValueError(f"unknown tuning {tuning!r}; known: {', '.join(TUNINGS)}")
     if all(len(p) == 1 for p in units.predicted.values()):  # a whole seed and domain a unit
-        return _t_over_units(units, metric, statistic, level, least)
+        return _t_over_units(units, metric, statistic, level, least, TUNINGS[tuning])
     strata = merged({s: len(o) for s, o in units.observed.items()}, max(least, FEWEST))
-    return _bootstrapped(units, metric, statistic, draws, seed, level, strata, least)
+    return _bootstrapped(
+        units, metric, statistic, draws, seed, level, strata, least, TUNINGS[tuning]
+    )
 
 
 def _bootstrapped(
@@ -133,6 +147,7 @@ def _bootstrapped(
     level: float,
     strata: Strata | None,
     least: int,
+    tuned: Callable[[float], float],
 ) -> Estimate:
     gen = np.random.default_rng(seed)
     cells = sorted(units.predicted, key=str)
@@ -143,12 +158,13 @@ def _bootstrapped(
     plain = np.zeros((3, len(domains), *shape))
     # each pilot unit weighs the units it stands for (1 where every stratum has one share)
     weight_of = design_weights(
-        {s: len(units.observed[s]) for s in cells}, {s: len(units.predicted[s]) for s in cells}
+        {s: len(units.observed[s]) for s in cells},
+        {s: len(units.predicted[s]) for s in cells},
+        units.inclusion,
     )
-    paired = {
-        s: weight_of.get(s, 1.0) * np.stack([units.observed[s], units.on_pilot(s)], axis=1)
-        for s in cells
-    }
+    paired = {s: np.stack([units.observed[s], units.on_pilot(s)], axis=1) for s in cells}
+    for s, w in weight_of.items():
+        paired[s] = paired[s] * w.reshape(-1, *(1,) * (paired[s].ndim - 1))
     for stratum in cells:
         d = domains.index(stratum[1])
         plain[:, d] += [*paired[stratum].sum(axis=0), units.predicted[stratum].sum(axis=0)]
@@ -177,7 +193,7 @@ def _bootstrapped(
     for group, members in strata.groups.items() if len(pool) else ():
         everyone = sum(len(units.predicted[s]) for s in members)
         n = len(pools[group])
-        mean_weight = sum(weight_of.get(s, 0.0) * len(units.observed[s]) for s in members) / n
+        mean_weight = sum(float(weight_of[s].sum()) for s in members if s in weight_of) / n
         drawn[0] += mean_weight * noise_draws(pool, n, everyone, draws, gen)
     a_, c_ = (_finish(metric, statistic, s) for s in drawn)
     ok = np.isfinite(a_) & np.isfinite(c_)
@@ -185,7 +201,7 @@ def _bootstrapped(
     # theta = a + weight * (b - c), b fixed: its variance is least at cov(a, c) / var(c)
     moments = np.cov(a_, c_) if len(a_) > 1 else np.zeros((2, 2))
     spread = float(moments[1, 1])
-    weight = float(np.clip(moments[0, 1] / spread, 0, 1)) if spread > 0 else 0.0
+    weight = tuned(moments[0, 1] / spread) if spread > 0 else 0.0
     theta_ = a_ + weight * (b - c_)
     var_pilot, var_ppi = float(np.var(a_)), float(np.var(theta_))
     df = units.pilot_units - strata.count  # a stratified sample's design degrees of freedom
@@ -284,6 +300,7 @@ def _t_over_units(
     statistic: Callable[[np.ndarray], np.ndarray],
     level: float,
     least: int,
+    tuned: Callable[[float], float],
 ) -> Estimate:
     """Each (seed, domain) one unit: its value from its own sums; the estimand the mean
     over units; PPI++ for a mean with the subset's variance, and Student's t over the
@@ -323,7 +340,7 @@ def _t_over_units(
         )
     var_f = float(np.var(f, ddof=1))
     cov = float(np.cov(y, f)[0, 1])
-    weight = float(np.clip(cov / var_f, 0, 1)) if var_f > 0 else 0.0
+    weight = tuned(cov / var_f) if var_f > 0 else 0.0
     shrink = 1 / n - 1 / big  # the pilot is drawn without replacement from the units
     # the expected estimand: the draw noise of the units never played twice (ppi_noise)
     noise = value_noise(units.noise, value) / big if units.noise else 0.0

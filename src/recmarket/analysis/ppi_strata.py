@@ -75,24 +75,33 @@ def stacked(
 
 
 def design_weights(
-    pilot_units: Mapping[Stratum, int], units: Mapping[Stratum, int]
-) -> dict[Stratum, float]:
-    """Per stratum the weight of each of its pilot units: N_h / n_h (the units each stands
-    for), over the same ratio of its domain's strata, so that a pilot drawn at the same
-    share everywhere weighs every unit 1, exactly, and one drawn at other shares (a
-    Neyman allocation: run/pilot_allocation.py) still estimates each domain's value over
-    its units rather than over its pilot's. Strata without pilot units weigh nothing."""
+    pilot_units: Mapping[Stratum, int],
+    units: Mapping[Stratum, int],
+    inclusion: Mapping[Stratum, np.ndarray] | None = None,
+) -> dict[Stratum, np.ndarray]:
+    """Per stratum the weight of each of its pilot units: the units it stands for, N_h /
+    n_h, or one over its chance of being drawn where the pilot drew its units at chances
+    of their own (``inclusion``: an active allocation, run/pilot_allocation.py); over the
+    mean weight of its domain's pilot units, so that a pilot drawn at one share everywhere
+    weighs every unit 1, exactly, and one drawn at other shares still estimates each
+    domain's value over its units rather than over its pilot's (the Hajek form of
+    Horvitz and Thompson's estimator)."""
     held = [s for s in pilot_units if pilot_units[s]]
-    ratio = {s: units[s] / pilot_units[s] for s in held}
-    if len(set(ratio.values())) <= 1:
-        return dict.fromkeys(held, 1.0)
+    raw = {
+        s: 1 / np.asarray(inclusion[s], dtype=float)
+        if inclusion is not None
+        else np.full(pilot_units[s], units[s] / pilot_units[s])
+        for s in held
+    }
+    if len({float(w) for s in held for w in raw[s]}) <= 1:
+        return {s: np.ones(pilot_units[s]) for s in held}
     domains: dict[str, list[Stratum]] = defaultdict(list)
     for s in held:
         domains[s[1]].append(s)
-    found: dict[Stratum, float] = {}
+    found: dict[Stratum, np.ndarray] = {}
     for members in domains.values():
-        domain_ratio = sum(units[s] for s in members) / sum(pilot_units[s] for s in members)
-        found |= {s: ratio[s] / domain_ratio for s in members}
+        mean = np.concatenate([raw[s] for s in members]).mean()
+        found |= {s: raw[s] / mean for s in members}
     return found
 
 

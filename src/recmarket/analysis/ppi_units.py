@@ -32,6 +32,9 @@ class UnitParts:
     # the expected estimand: per stratum, the pilot backend's plays of its noise units,
     # (units, plays, arms, parts), its own play first; their spread is the draw noise
     noise: dict[Stratum, np.ndarray] | None = None
+    # a pilot drawn at chances of its own (an active allocation): per stratum each pilot
+    # unit's chance of being drawn, in the pilot's order; None: a share of each stratum
+    inclusion: dict[Stratum, np.ndarray] | None = None
 
     @property
     def pilot_units(self) -> int:
@@ -92,6 +95,7 @@ def unit_parts(
     *,
     exact_choices: bool = True,
     noise: Sequence[Sequence[Sequence[Row]]] = (),
+    inclusion: Mapping[tuple[Any, str, str], float] | None = None,
 ) -> UnitParts:
     """Each unit's parts: ``replays`` holds the surrogate's plays (each a list of arms'
     rows), ``pilot`` the pilot's arms' rows (its units only). ``folds``, where the
@@ -100,7 +104,9 @@ def unit_parts(
     carries its decision's answers counts at their expectation (analysis/choices.py)
     unless not ``exact_choices`` (what they bought); the pilot's rows count as played.
     ``noise``, for the expected estimand: the pilot backend's noise replays (each a list
-    of arms' rows, of its noise units only)."""
+    of arms' rows, of its noise units only). ``inclusion``, where the pilot was drawn at
+    chances of its own (an active allocation): each pilot unit's chance by (seed, domain,
+    unit key as text)."""
     seen, predict = _sums(pilot, parts, cluster), expected(parts) if exact_choices else parts
     each = [_predicted(p, predict, cluster) for p in folds[0]] if folds else []
     if each:
@@ -110,7 +116,7 @@ def unit_parts(
         }
     else:
         mean = _predicted(replays, predict, cluster)
-    predicted, observed, corrected = {}, {}, {}
+    predicted, observed, corrected, chances = {}, {}, {}, {}
     for stratum, units in mean.items():
         held = seen.get(stratum, {})
         order = sorted(held, key=str) + sorted((u for u in units if u not in held), key=str)
@@ -122,8 +128,14 @@ def unit_parts(
         if folds:
             own = [each[folds[1][(*stratum, str(u))]][stratum][u] for u in order[: len(held)]]
             corrected[stratum] = np.stack(own) if own else np.zeros((0, *shape))
+        if inclusion is not None:
+            chances[stratum] = np.array([inclusion[(*stratum, str(u))] for u in order[: len(held)]])
     return UnitParts(
-        predicted, observed, corrected if folds else None, _noise(seen, noise, parts, cluster)
+        predicted,
+        observed,
+        corrected if folds else None,
+        _noise(seen, noise, parts, cluster),
+        chances if inclusion is not None else None,
     )
 
 

@@ -41,6 +41,8 @@ class PilotedCell:
     least: int = MIN_UNITS_PER_STRATUM  # pilot units a stratum of an interval holds at least
     estimand: str = "realised"  # expected: the pilot backend over its draws (noise below)
     noise: tuple[list[Row], ...] = ()  # the pilot backend's noise replays, their units only
+    # an active allocation: each pilot unit's chance of being drawn by (seed, domain, key)
+    inclusion_of: dict[tuple[int, str, str], float] | None = None
 
 
 class PilotUnfinished(LookupError):
@@ -96,6 +98,7 @@ def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:
         fold_of: dict[tuple[int, str, str], int] = {}
         pilot: list[Row] = []
         noise: list[list[Row]] = [[] for _ in members[0].noise_dirs]
+        inclusion: dict[tuple[int, str, str], float] = {}
         configs = []
         for c in members:
             study, cfg = _rows(out / c.study_dir)
@@ -111,6 +114,11 @@ def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:
                     folds[k][r] += _read_whole(out / fold_dir)
             fold_of |= {
                 (cfg.seed, d, key): k for d, keys in c.folds.items() for key, k in keys.items()
+            }
+            inclusion |= {
+                (cfg.seed, d, key): chance
+                for d, keys in c.inclusion.items()
+                for key, chance in keys.items()
             }
             if not c.choice().count():
                 continue  # a whole (seed, domain) is the unit, and this seed is not drawn
@@ -133,6 +141,7 @@ def piloted_cells(out: Path, plan: PilotPlan) -> list[PilotedCell]:
                 plan.least,
                 plan.estimand,
                 tuple(noise),
+                inclusion if any(c.inclusion for c in members) else None,
             )
         )
     return found

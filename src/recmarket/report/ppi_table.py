@@ -121,14 +121,19 @@ def _estimated(
     for outcome, metric in outcomes(arms[0].config).items():
         if only is not None and outcome not in only:
             continue
-        parts = unit_parts(replays, pilot, metric.parts, unit, folds, noise=noise)
+        chances = arms[0].inclusion_of
+        parts = unit_parts(
+            replays, pilot, metric.parts, unit, folds, noise=noise, inclusion=chances
+        )
         name = f"{cells}: {outcome}"
         seed = zlib.crc32(name.encode())
         least = arms[0].least
         found = estimate(parts, metric, statistic, seed=seed, least=least)
         one = found.correlation  # what R replays bought: the correlation from one play
         if len(replays) > 1 and folds is None:
-            single = unit_parts(one_play(replays), pilot, metric.parts, unit, noise=noise)
+            single = unit_parts(
+                one_play(replays), pilot, metric.parts, unit, noise=noise, inclusion=chances
+            )
             one = estimate(
                 single, metric, statistic, draws=ONE_REPLAY_DRAWS, seed=seed, least=least
             ).correlation

@@ -29,7 +29,6 @@ from recmarket.config_file import ConfigError
 from recmarket.experiments.spec import load_spec
 from recmarket.experiments.units import memory_unit
 from recmarket.run.pilot_file import (
-    NOISE_SHARE,
     PilotFile,
     noise_configs,
     pilot_config,
@@ -97,6 +96,8 @@ class PilotCell:
     # the expected estimand: the pilot backend's noise replays and, per domain, their units
     noise_dirs: tuple[str, ...] = ()
     noise_chosen: dict[str, list[str]] = field(default_factory=dict)
+    # an active allocation: per domain each chosen unit's chance of being drawn
+    inclusion: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def choice(self) -> UnitChoice:
         """The chosen units as a filter for playing and reading."""
@@ -180,6 +181,11 @@ class PilotPlan:
         return PilotFile.model_validate(self.settings).pilot.min_units_per_stratum
 
     @property
+    def noise_share(self) -> float:
+        """The share of the pilot's units its noise replays play."""
+        return PilotFile.model_validate(self.settings).pilot.noise_share
+
+    @property
     def allocation(self) -> str:
         """How the pilot's units are spread over its strata (run/pilot_allocation.py)."""
         return PilotFile.model_validate(self.settings).pilot.allocation
@@ -244,7 +250,9 @@ def plan_pilot(
         estimand = resolved_estimand(pilot, own)
         noise_dirs, noise_chosen = [], {}
         if estimand == "expected" and any(chosen.values()):
-            noise_chosen = noise_units(unit, chosen, most, seeds, share, seed, study)
+            noise_chosen = noise_units(
+                unit, chosen, most, seeds, (share, pilot.pilot.noise_share), seed, study
+            )
             for cfg in noise_configs(own, pilot.pilot.noise_replays):
                 noise_dirs.append(str(cell_dir(cfg.condition, cfg.digest())))
                 played[str(out / noise_dirs[-1])] = cfg
@@ -291,19 +299,21 @@ def noise_units(
     chosen: dict[str, list[str]],
     requests: int,
     seeds: set[int],
-    share: float,
+    shares: tuple[float, float],
     pilot_seed: int,
     study: RunConfig,
 ) -> dict[str, list[str]]:
-    """Per domain the pilot units its noise replays play: half of each stratum's chosen
-    units (at least two), its smallest draws, so they are nested in the pilot's whatever
-    allocated them; where a whole (seed, domain) is the unit, half the share of the seeds."""
+    """Per domain the pilot units its noise replays play: of ``shares`` (the pilot's, the
+    noise replays' of it), that share of each stratum's chosen units (at least two), its
+    smallest draws, so they are nested in the pilot's whatever allocated them; where a
+    whole (seed, domain) is the unit, that share of the pilot's share of the seeds."""
+    share, noise_share = shares
     if unit == "domain":
-        return _chosen(unit, requests, seeds, share * NOISE_SHARE, pilot_seed, study, FEWEST)
+        return _chosen(unit, requests, seeds, share * noise_share, pilot_seed, study, FEWEST)
     return {
         d: sorted(
             chosen_units(
-                keys, 0.0, pilot_seed, d, study.seed, unit, pilot_size(len(keys), NOISE_SHARE)
+                keys, 0.0, pilot_seed, d, study.seed, unit, pilot_size(len(keys), noise_share)
             )
         )
         for d, keys in chosen.items()

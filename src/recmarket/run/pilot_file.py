@@ -35,10 +35,6 @@ MOST_UNITS_PER_STRATUM = 10_000
 # The pilot backend's noise replays take role draws NOISE_DRAWS + 1 .. noise_replays, apart
 # from the surrogate's replays and the pilot's own play.
 NOISE_DRAWS = 2_000_000
-# The share of a stratum's pilot units its noise replays play (at least two): their
-# within-unit spread is the draw noise, and half keeps the extra calls at half the pilot's
-# a replay.
-NOISE_SHARE = 0.5
 
 
 class PilotSettings(BaseModel):
@@ -100,12 +96,22 @@ class PilotSettings(BaseModel):
         "an interval for the expected behaviour adds",
     )
 
-    allocation: Literal["uniform", "neyman"] = Field(
+    noise_share: float = Field(
+        0.5,
+        gt=0,
+        le=1,
+        description="the share of each stratum's pilot units the noise replays play (at "
+        "least two): their spread within a unit is the draw noise, and half keeps the extra "
+        "calls at half the pilot's a replay",
+    )
+    allocation: Literal["uniform", "neyman", "active"] = Field(
         "uniform",
         description="how the pilot's units are spread over its (seed, domain) strata: "
         "uniform, the same share of each; neyman, as many units in all, in proportion to "
-        "each stratum's units times the surrogate's spread between them, set once the "
-        "surrogate has played (run/pilot_allocation.py)",
+        "each stratum's units times the surrogate's spread between them; active, as many "
+        "in each stratum, drawn at chances that rise with the surrogate's replays' "
+        "disagreement on the unit and weighted by one over them; the last two are set "
+        "once the surrogate has played (run/pilot_allocation.py)",
     )
 
     @model_validator(mode="after")

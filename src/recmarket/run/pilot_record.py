@@ -85,6 +85,15 @@ def check_recorded(plan: PilotPlan, cell: PilotCell, study: RunConfig, where: Pa
                 f"{where}: cell {cell.cell}: its pilot chose {what}, which the study does not "
                 "have; the record was edited: a new pilot needs a new --out"
             )
+    for domain, chances in cell.inclusion.items():
+        drawn = set(cell.chosen.get(domain, []))
+        odd = [k for k, p in chances.items() if not 0 < p <= 1 or k not in drawn]
+        if set(chances) != drawn or odd:
+            what = f"unit {odd[0]}" if odd else f"{len(drawn ^ set(chances))} unit(s)"
+            raise ConfigError(
+                f"{where}: cell {cell.cell}: domain {domain}: {what} without a chance in "
+                "(0, 1] of a chosen unit; the record was edited: a new pilot needs a new --out"
+            )
 
 
 _RECORD = TypeAdapter(PilotPlan)

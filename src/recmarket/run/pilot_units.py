@@ -46,7 +46,8 @@ def unit_keys(unit: str, requests: int, users_per_profile: int) -> list[Hashable
     return keys[unit]()
 
 
-def _uniform(pilot_seed: int, domain: str, seed: int, unit: str, key: Hashable) -> float:
+def unit_draw(pilot_seed: int, domain: str, seed: int, unit: str, key: Hashable) -> float:
+    """The unit's one uniform of the pilot: its rank in every draw of a pilot's units."""
     tag = zlib.crc32(f"{unit}:{key}".encode())
     return float(brief(pilot_seed, domain, Stream.PILOT, seed, tag).random())
 
@@ -82,7 +83,7 @@ def chosen_units(
     """The keys (as text) a pilot at ``share`` plays in one (seed, domain) stratum, at
     least ``fewest`` of them."""
     ranked = _smallest(
-        list(keys), share, lambda k: _uniform(pilot_seed, domain, seed, unit, k), fewest
+        list(keys), share, lambda k: unit_draw(pilot_seed, domain, seed, unit, k), fewest
     )
     return frozenset(str(k) for k in ranked)
 
@@ -94,7 +95,7 @@ def chosen_seeds(
     at least ``fewest`` of them."""
 
     def draw(seed: int) -> float:
-        return _uniform(pilot_seed, domain, seed, "domain", 0)
+        return unit_draw(pilot_seed, domain, seed, "domain", 0)
 
     return set(_smallest(sorted(set(seeds)), share, draw, fewest))
 
@@ -104,7 +105,7 @@ def unit_folds(
 ) -> dict[str, int]:
     """Each chosen unit's fold for cross-fitting: the units ranked by their draw, dealt to
     the folds in turn, so the folds are as even as the stratum allows."""
-    ranked = sorted(keys, key=lambda k: (_uniform(pilot_seed, domain, seed, unit, k), k))
+    ranked = sorted(keys, key=lambda k: (unit_draw(pilot_seed, domain, seed, unit, k), k))
     return {k: i % folds for i, k in enumerate(ranked)}
 
 
