@@ -7,7 +7,8 @@ believes every unverified claim in full and reads fit three times as noisily) an
 **fake-llm** (the project's fake model answering the decision and the record update through
 the whole HTTP path). Each plays every unit of two small studies ``Size.plays`` times with
 role draws of its own, so both truths are known: its realised value on this market's units
-(its first play) and its expected one (the mean of its plays). The studies: an
+(its first play) and its expected one (the mean of its plays; against it, each replicate's
+pilot plays one of them, drawn afresh, with its noise replays the next two). The studies: an
 accountability-shaped one (NoRep and LocalRep in the Balanced-Exaggeration market, the user
 as unit) and a shared-scope one (Shared-1 at many seeds, a whole seed and domain as unit).
 The surrogate (the default offline agents) plays every unit R = 4 times (the pilot's
@@ -241,6 +242,8 @@ def populations(reference: str, study: str, cells: dict[str, PilotedCell]) -> li
         played = unit_parts(replays, pilot, metric.parts, arms[0].unit, noise=noise)
         full = UnitParts(played.predicted, played.observed)
         plays = played.noise or {}
+        if any(not np.array_equal(p[:, 0], full.observed[s]) for s, p in plays.items()):
+            raise SystemExit(f"{reference} {e.name}: the plays' first is not the pilot's own")
         single = unit_parts(one_play(replays), pilot, metric.parts, arms[0].unit)
         as_drawn = unit_parts(replays, pilot, metric.parts, arms[0].unit, exact_choices=False)
         mean = UnitParts(full.predicted, {s: p.mean(axis=1) for s, p in plays.items()})
@@ -351,6 +354,12 @@ def one_replicate(pop: Population, replicate: int) -> dict[str, dict[str, float]
     uniforms = (
         {s: gen.random(len(perm)) for s, perm in order.items()} if not pop.whole_units else {}
     )
+    # against the expected truth the pilot's own play is one of the reference's, drawn
+    # afresh each replicate (its noise replays the next two): a fixed first play would fix
+    # its deviation from the mean of the plays across every replicate
+    own = int(gen.integers(next(iter(pop.plays.values())).shape[1]))
+    turned = {s: np.roll(p, -own, axis=1) for s, p in pop.plays.items()}
+    drawn_play = UnitParts(pop.full.predicted, {s: p[:, 0] for s, p in turned.items()})
     statistic = _statistic(pop.estimand)
     results: dict[str, dict[str, float]] = {}
     base = float("nan")
@@ -358,8 +367,10 @@ def one_replicate(pop: Population, replicate: int) -> dict[str, dict[str, float]
         if pop.whole_units and design.allocation != "uniform":
             continue  # a domain's seeds are one stratum of equal shares: as uniform
         picked, chances = chosen(design, order, uniforms, pop.allocation, SHARE)
-        plays = pop.plays if design.truth == "expected" else None
-        parts = pilot_parts(pop.full, picked, pop.whole_units, plays, chances)
+        if design.truth == "expected":
+            parts = pilot_parts(drawn_play, picked, pop.whole_units, turned, chances)
+        else:
+            parts = pilot_parts(pop.full, picked, pop.whole_units, None, chances)
         truth = pop.truths[design.truth]
         e, ra = (
             estimate(

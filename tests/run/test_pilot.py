@@ -142,6 +142,9 @@ def test_every_cell_draws_the_same_units_and_a_larger_share_keeps_a_smaller_ones
     for c in large.cells:
         noise, chosen = set(c.noise_chosen["Video_Games"]), set(c.chosen["Video_Games"])
         assert len(c.noise_dirs) == 2 and noise < chosen and len(noise) == 3  # half, nested
+    every = pilot_file(tmp_path, "[pilot]\nnoise_share = 1.0\n" + NEAR, "every.toml")
+    replayed, _, _ = plan_pilot(cells, configs, out, every, 0.4, 5)
+    assert all(c.noise_chosen == c.chosen for c in replayed.cells)  # noise_share: all of it
 
 
 def test_where_a_whole_domain_is_the_unit_a_share_of_its_seeds_is_played(tmp_path: Path) -> None:
