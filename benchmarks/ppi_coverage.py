@@ -55,7 +55,7 @@ from recmarket.analysis.ppi_units import UnitParts, unit_parts
 from recmarket.analysis.sequences import anytime
 from recmarket.report.pilot_data import PilotedCell, read_piloted
 from recmarket.report.ppi_table import one_play, outcomes
-from recmarket.run.pilot import PilotAsked
+from recmarket.run.pilot import PILOT, PilotAsked
 from recmarket.run.pilot_file import PilotSettings
 from recmarket.study import reproduce
 from recmarket.testing.fake_llm import FakeLLM
@@ -219,6 +219,8 @@ def play(size: Size, out: Path, workers: int) -> list[Population]:
             pilot.write_text(reference_pilot(text, size.plays))
             for study, spec in paths.items():
                 target = out / reference / study  # a directory holds one pilot
+                if reference == "fake-llm":  # its port is new each run: another backend to
+                    (target / PILOT).unlink(missing_ok=True)  # the tool, with no look to keep
                 asked = PilotAsked(pilot, 1.0, STUDY_SEED)
                 reproduce([str(spec)], target, workers=workers, pilot=asked)
                 cells, notes = read_piloted([target])
