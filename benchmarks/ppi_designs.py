@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from recmarket.analysis.ppi_units import UnitParts
-from recmarket.run.pilot_allocation import StratumPlays, active_chances, neyman_sizes
+from recmarket.run.pilot_allocation import StratumPlays, active_chances, neyman_allocated
 from recmarket.run.pilot_file import PilotSettings
-from recmarket.run.pilot_units import fewest_a_stratum, pilot_size
+from recmarket.run.pilot_units import pilot_size
 
 Stratum = tuple[object, str]
 LEAST = PilotSettings().min_units_per_stratum  # what the tool's intervals rest on
@@ -73,13 +73,7 @@ def allocated(rates: dict[Stratum, np.ndarray], share: float) -> Allocated:
         for i, unit in enumerate(r):
             stratum.plays[str(i)] = [unit[:, c] for c in range(unit.shape[1])]
         plays[s] = stratum
-    floor = fewest_a_stratum(LEAST, len(plays))
-    sizes = neyman_sizes(
-        {s: len(p.keys) for s, p in plays.items()},
-        {s: p.spread() for s, p in plays.items()},
-        sum(p.uniform for p in plays.values()),
-        dict.fromkeys(plays, floor),
-    )
+    sizes = neyman_allocated(plays, LEAST)
     chances, priorities = {}, {}
     for s, p in plays.items():
         pi, q = active_chances(p)

@@ -21,6 +21,7 @@ chosen (run/pilot_units.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from recmarket.experiments.spec import load_spec
 from recmarket.experiments.units import memory_unit
 from recmarket.run.pilot_file import (
     PilotFile,
+    PilotSettings,
     noise_configs,
     pilot_config,
     read_pilot_file,
@@ -151,7 +153,7 @@ class PilotPlan:
 
     @property
     def _draws(self) -> str:
-        return PilotFile.model_validate(self.settings).pilot.draws
+        return self.pilot_settings.draws
 
     def grown_from(self, earlier: PilotPlan | None) -> PilotPlan:
         """This plan, keeping the first look's share where ``earlier`` is the same pilot
@@ -165,35 +167,40 @@ class PilotPlan:
             first = earlier.first_share or earlier.share
         return replace(self, first_share=first)
 
+    @cached_property
+    def pilot_settings(self) -> PilotSettings:
+        """The recorded ``[pilot]`` table, validated once: the properties below read it."""
+        return PilotFile.model_validate(self.settings).pilot
+
     @property
     def replays(self) -> int:
         """Plays of every unit behind the surrogate's prediction."""
-        return PilotFile.model_validate(self.settings).pilot.surrogate_replays
+        return self.pilot_settings.surrogate_replays
 
     @property
     def exact_choices(self) -> bool:
         """Whether the surrogate's replays keep their decisions' chances."""
-        return PilotFile.model_validate(self.settings).pilot.exact_choices
+        return self.pilot_settings.exact_choices
 
     @property
     def least(self) -> int:
         """Pilot units each stratum of an interval holds at least."""
-        return PilotFile.model_validate(self.settings).pilot.min_units_per_stratum
+        return self.pilot_settings.min_units_per_stratum
 
     @property
     def noise_share(self) -> float:
         """The share of the pilot's units its noise replays play."""
-        return PilotFile.model_validate(self.settings).pilot.noise_share
+        return self.pilot_settings.noise_share
 
     @property
     def allocation(self) -> str:
         """How the pilot's units are spread over its strata (run/pilot_allocation.py)."""
-        return PilotFile.model_validate(self.settings).pilot.allocation
+        return self.pilot_settings.allocation
 
     @property
     def folds(self) -> int:
         """Folds the surrogate is calibrated and cross-fitted over (0: not calibrated)."""
-        return PilotFile.model_validate(self.settings).pilot.calibrate_folds
+        return self.pilot_settings.calibrate_folds
 
 
 def plan_pilot(

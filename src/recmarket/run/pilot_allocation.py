@@ -103,14 +103,7 @@ class Neyman:
 
     def allocated(self, plan: PilotPlan, configs: Mapping[str, RunConfig], out: Path) -> PilotPlan:
         def draw(strata: dict[Stratum, StratumPlays], least: int) -> dict[Stratum, Drawn]:
-            floor = fewest_a_stratum(least, len(strata))
-            sizes = neyman_sizes(
-                {h: len(s.keys) for h, s in strata.items()},
-                {h: s.spread() for h, s in strata.items()},
-                sum(s.uniform for s in strata.values()),
-                dict.fromkeys(strata, floor),
-            )
-            return {h: Drawn(n) for h, n in sizes.items()}
+            return {h: Drawn(n) for h, n in neyman_allocated(strata, least).items()}
 
         return _redrawn(plan, configs, out, draw)
 
@@ -147,12 +140,21 @@ def water_filled(
     return filled(hi)
 
 
+def neyman_allocated(strata: Mapping[K, StratumPlays], least: int) -> dict[K, int]:
+    """Each stratum's Neyman size: the uniform pilot's total over ``strata``, each at
+    least the floor that lets the pooled pilot reach ``least`` units."""
+    floor = fewest_a_stratum(least, len(strata))
+    return neyman_sizes(
+        {h: len(s.keys) for h, s in strata.items()},
+        {h: s.spread() for h, s in strata.items()},
+        sum(s.uniform for s in strata.values()),
+        dict.fromkeys(strata, floor),
+    )
+
+
 def neyman_sizes(
-    units: Mapping[Stratum, int],
-    spreads: Mapping[Stratum, float],
-    budget: int,
-    floors: Mapping[Stratum, int],
-) -> dict[Stratum, int]:
+    units: Mapping[K, int], spreads: Mapping[K, float], budget: int, floors: Mapping[K, int]
+) -> dict[K, int]:
     """Units a stratum plays: clip(c N_h S_h, floor_h, N_h), rounded half up, the level c
     set so that the unrounded sizes sum to ``budget``. Every spread zero: in proportion to
     N_h (nothing tells the strata apart)."""
@@ -170,12 +172,8 @@ def active_chances(stratum: StratumPlays) -> tuple[dict[str, float], dict[str, f
     keys = [str(k) for k in stratum.keys]
     spread = {k: stratum.disagreement(k) for k in keys}
     total = sum(spread.values())
-    q = {
-        k: UNIFORM_PART / len(keys) + (1 - UNIFORM_PART) * (spread[k] / total if total else 0)
-        for k in keys
-    }
-    if not total:
-        q = {k: 1 / len(keys) for k in keys}
+    share = {k: spread[k] / total for k in keys} if total else dict.fromkeys(keys, 1 / len(keys))
+    q = {k: UNIFORM_PART / len(keys) + (1 - UNIFORM_PART) * share[k] for k in keys}
     ones = dict.fromkeys(keys, 1.0)
     return water_filled(q, dict.fromkeys(keys, 0.0), ones, stratum.uniform), q
 
