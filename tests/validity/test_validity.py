@@ -15,21 +15,21 @@ from recmarket.agents.rules.params import OfflineParams
 from recmarket.agents.rules.user_params import ReviewParams
 from recmarket.cli import app
 from recmarket.data.domain import domain_files, load_domain
-from recmarket.data.raw import DataError
 from recmarket.embedding import load_embedder
 from recmarket.embedding.settings import EmbedderConfig
 from recmarket.embedding.similarity import similarity_for
 from recmarket.testing.fake_llm import FakeLLM
 from recmarket.validity.card import COLUMNS, card_rows
 from recmarket.validity.differences import differences
-from recmarket.validity.heldout import held_outs, in_half
+from recmarket.validity.heldout import HeldOut, held_outs, in_half
 from recmarket.validity.measures import card_measures
-from recmarket.validity.scoring import Scored, UserScorer, chance_values, ranked_values
+from recmarket.validity.scoring import ANY, Scored, UserScorer, chance_values, ranked_values
 from tests.data.test_domain import newest_first
 from tests.fixtures import meta
 
 ITEMS = [f"i{k:02d}" for k in range(40)]
 KINDS = ["Guitar Strings", "Drum Sticks", "Piano Bench", "Violin Bow"]
+HR1 = ("hr@1", "history", "ranker", 10, "random")
 
 
 def title(k: int) -> str:
@@ -53,23 +53,32 @@ def tiny(make_domain) -> Path:
     return make_domain(reviews, metas, name="Tiny")
 
 
+def _random(found: list[HeldOut], count: int = 9) -> list[tuple[int, ...] | None]:
+    return [h.negatives("random", count) for h in found]
+
+
 def test_the_latest_review_is_held_out_against_items_never_touched(tiny: Path) -> None:
     domain = load_domain(domain_files(tiny, "Tiny"))
-    found = held_outs(domain, 9, seed=3, max_history=4)
+    found = held_outs(domain, 9, seed=3, max_history=4).held
     assert len(found) == 30
     for h in found:
         e = h.episode
         assert len(e.history) == 4  # at most max_history before the latest
         assert all(p.timestamp < e.target.timestamp for p in e.history)
         touched = {p.item_index for p in e.history} | {e.target.item_index}
-        assert len(set(h.negatives)) == 9 and not touched & set(h.negatives)
-    assert [h.negatives for h in held_outs(domain, 9, seed=3)] == [h.negatives for h in found]
-    assert [h.negatives for h in held_outs(domain, 9, seed=4)] != [h.negatives for h in found]
+        for pool in ("random", "same-kind"):
+            negatives = set(h.negatives(pool, 9) or ())
+            assert len(negatives) == 9 and not touched & negatives
+    assert _random(held_outs(domain, 9, seed=3).held) == _random(found)
+    assert _random(held_outs(domain, 9, seed=4).held) != _random(found)
     assert sum(not h.positive for h in found) == 6  # rated 1: reviews, not ranking
-    with pytest.raises(
-        DataError, match=r"domain Tiny: user\d+ left only 18 items untouched, fewer than the 35"
-    ):
-        held_outs(domain, 35, seed=3)
+    few = held_outs(domain, 35, seed=3)  # 18 untouched: judged among 19, never refused
+    assert len(few.held) == 30 and all(len(h.pools["random"]) == 18 for h in few.held)
+    assert _random(few.held, 9) == _random(found)  # the 1-of-10 draw heads every larger one
+    assert _random(few.held, 35) == [None] * 30
+    assert {s.reason for s in few.skipped} == {
+        "only 18 items untouched: judged among at most 19 candidates, not 36"
+    }
 
 
 def test_the_measures_of_a_rank_and_of_chance() -> None:
@@ -87,20 +96,16 @@ def test_the_baselines_rank_by_their_rules(tiny: Path, embedder) -> None:
     popularity ranks by rating count (the held-out's against its negatives')."""
     domain = load_domain(domain_files(tiny, "Tiny"))
     scorer = UserScorer(offline_agents(embedder), similarity_for(embedder), domain, 3)
-    found = held_outs(domain, 9, seed=3)
-    centroid = [scorer.baselines(h)[("hr@1", "history", "centroid")] for h in found]
-    assert np.mean(centroid) > 0.5
-    for h in found:
-        count = domain.items[h.episode.target.item_index].evidence.rating_number
-        above = sum(domain.items[n].evidence.rating_number > count for n in h.negatives)
-        assert scorer.baselines(h)[("hr@1", "history", "popularity")] == float(above == 0)
+    found = held_outs(domain, 9, seed=3).held
+    ranked = [scorer.baseline_values(h, 10, "random") for h in found]
+    assert np.mean([r[("hr@1", "history", "centroid", 10, "random")] for r in ranked]) > 0.5
 
 
 def test_the_decisions_chance_of_buying_is_its_own(tiny: Path, embedder) -> None:
     domain = load_domain(domain_files(tiny, "Tiny"))
     agents = offline_agents(embedder)
     scorer = UserScorer(agents, similarity_for(embedder), domain, 3)
-    scored = [s for h in held_outs(domain, 9, seed=3) if (s := _score(scorer, h))]
+    scored = [s for h in held_outs(domain, 9, seed=3).held if (s := _score(scorer, h))]
     buys = [v for s in scored for k, v in s.values.items() if k[0].startswith("p_buy")]
     assert buys and all(0.0 < b < 1.0 for b in buys)  # a logit's chance, not a draw
     measures = {k[0] for s in scored for k in s.values}
@@ -108,7 +113,7 @@ def test_the_decisions_chance_of_buying_is_its_own(tiny: Path, embedder) -> None
     assert any(k[2] == "review" for s in scored for k in s.values)  # personal stars by default
     closeness = OfflineParams(review=ReviewParams(experience="closeness"))
     plain = UserScorer(offline_agents(embedder, closeness), scorer.similarity, domain, 3)
-    unstarred = [s for h in held_outs(domain, 9, seed=3) if (s := _score(plain, h))]
+    unstarred = [s for h in held_outs(domain, 9, seed=3).held if (s := _score(plain, h))]
     assert unstarred and not any(k[2] == "review" for s in unstarred for k in s.values)
 
 
@@ -122,9 +127,12 @@ def test_the_card_resamples_people_not_held_outs() -> None:
     """A person's held-outs are one unit: ten people with one held-out each give a narrower
     interval than two people with five alike each, for the same values."""
     values = [1.0, 0.0] * 5
-    many = [Scored(f"p{i}", {("hr@1", "history", "ranker"): v}) for i, v in enumerate(values)]
-    few = [Scored(f"p{i % 2}", {("hr@1", "history", "ranker"): v}) for i, v in enumerate(values)]
-    (row_many, _), (row_few, _) = card_rows(many, 10, 1), card_rows(few, 10, 1)
+    many = [Scored("D", f"p{i}", {HR1: v}) for i, v in enumerate(values)]
+    few = [Scored("D", f"p{i % 2}", {HR1: v}) for i, v in enumerate(values)]
+    row_many, row_few = (
+        next(r for r in card_rows(scored, 1) if r.scorer == "ranker" and r.domain == "all")
+        for scored in (many, few)
+    )
     assert row_many.value == row_few.value == 0.5
     assert row_many.n_people == 10 and row_few.n_people == 2 and row_few.n == 10
     assert (row_few.low, row_few.high) == (0.0, 1.0)  # two people, one all hits, one none
@@ -144,20 +152,22 @@ def test_validate_writes_the_card(tiny: Path, tmp_path: Path) -> None:
             assert float(r["low"]) - 1e-9 <= float(r["value"]) <= float(r["high"]) + 1e-9
     page = (tmp_path / "validity.md").read_text()
     assert "What rests on which measure" in page and "Tiny" in page
-    refused = CliRunner().invoke(
-        app, ["validate", "--data", str(tiny), "--negatives", "60", "--out", str(tmp_path)]
-    )
-    assert refused.exit_code != 0 and "fewer than the 60 negatives" in refused.output
+    for wrong, says in (("0", "from 1 to 99"), ("9,x", "whole numbers separated by commas")):
+        refused = CliRunner().invoke(
+            app, ["validate", "--data", str(tiny), "--negatives", wrong, "--out", str(tmp_path)]
+        )
+        assert refused.exit_code != 0 and says in refused.output
 
 
 def test_the_halves_split_people_once_and_for_all(tiny: Path, tmp_path: Path) -> None:
     domain = load_domain(domain_files(tiny, "Tiny"))
-    found = held_outs(domain, 9, seed=3)
+    found = held_outs(domain, 9, seed=3).held
     fit = {h.episode.user_id for h in found if in_half(h, "fit")}
     report = {h.episode.user_id for h in found if in_half(h, "report")}
     assert fit and report and not fit & report
     assert fit | report == {h.episode.user_id for h in found}
-    assert fit == {h.episode.user_id for h in held_outs(domain, 9, seed=8) if in_half(h, "fit")}
+    again = held_outs(domain, 9, seed=8).held
+    assert fit == {h.episode.user_id for h in again if in_half(h, "fit")}
     refused = CliRunner().invoke(
         app, ["validate", "--data", str(tiny), "--half", "first", "--out", str(tmp_path)]
     )
@@ -199,16 +209,17 @@ def test_star_errors_and_their_rank_correlation() -> None:
     said = [2.0, 2.0, 3.0, 5.0, 5.0, 4.0, 4.0, 1.0]
     scored = [
         Scored(
+            "D",
             f"p{i}",
-            {("star_rmse", "history", "review"): (s - r) ** 2},
+            {("star_rmse", "history", "review", *ANY): (s - r) ** 2},
             pairs={
-                ("star_spearman", "history", "review"): (s, r),
-                ("star_spearman", "history", "always_5"): (5.0, r),
+                ("star_spearman", "history", "review", *ANY): (s, r),
+                ("star_spearman", "history", "always_5", *ANY): (5.0, r),
             },
         )
         for i, (s, r) in enumerate(zip(said, real, strict=True))
     ]
-    rows = {(r.measure, r.scorer): r for r in card_rows(scored, 10, 1)}
+    rows = {(r.measure, r.scorer): r for r in card_rows(scored, 1) if r.domain == "all"}
     rmse = rows[("star_rmse", "review")]
     assert rmse.value == pytest.approx(np.sqrt(np.mean((np.array(said) - real) ** 2)))
     assert rmse.low <= rmse.value <= rmse.high
@@ -227,14 +238,12 @@ def test_a_role_against_a_baseline_is_a_paired_difference() -> None:
         base, real = float(gen.random()), float(gen.integers(1, 6))
         scored.append(
             Scored(
+                "D",
                 f"p{i}",
-                {
-                    ("hr@1", "history", "ranker"): base + 0.25,
-                    ("hr@1", "history", "centroid"): base,
-                },
+                {HR1: base + 0.25, ("hr@1", "history", "centroid", 10, "random"): base},
                 pairs={
-                    ("star_spearman", "history", "review"): (real + base, real),
-                    ("star_spearman", "history", "person_mean"): (real + base, real),
+                    ("star_spearman", "history", "review", *ANY): (real + base, real),
+                    ("star_spearman", "history", "person_mean", *ANY): (real + base, real),
                 },
             )
         )
@@ -243,25 +252,26 @@ def test_a_role_against_a_baseline_is_a_paired_difference() -> None:
     assert (shift.value, shift.low, shift.high) == pytest.approx((0.25, 0.25, 0.25))
     same = found[("star_spearman", "person_mean")]
     assert (same.value, same.low, same.high) == pytest.approx((0.0, 0.0, 0.0))
-    assert shift.cells()[2] == "ranker - centroid"
+    assert shift.cells()[2:4] == ["1 of 10, random", "ranker - centroid"]
 
 
 def test_an_estimate_counts_the_calls_the_protocol_makes_and_prices_the_models(
     tiny: Path, tmp_path: Path
 ) -> None:
     """Every held-out asks one request and one review; a liked one (24 of the 30) two needs,
-    four rankings (1:N and 1:1 under both protocols) and two decisions, a disliked one one
-    decision. Only the roles a model answers cost anything, and nothing is called."""
+    eight rankings (1:N and 1:1 of each of the two pools under both protocols) and three
+    decisions (alone, and against each pool's first negative), a disliked one one decision.
+    Only the roles a model answers cost anything, and nothing is called."""
     from recmarket.config import RunConfig
     from recmarket.validity.estimate import estimate_validation
 
     llm = {"models": {"m": {"name": "gpt-5-mini"}}, "roles": {"shortlist": "m", "review": "m"}}
     settings = RunConfig.model_validate({"llm": llm})
-    held, rows = estimate_validation(settings, tiny, [], negatives=4, seed=3, sample=100)
+    held, rows = estimate_validation(settings, tiny, [], negatives=(4,), seed=3, sample=100)
     calls = {r.role: r.calls for r in rows}
     assert held == 30
     assert calls == {
-        "query": 30, "need": 48, "explain": 0, "shortlist": 96, "decide": 54, "review": 30,
+        "query": 30, "need": 48, "explain": 0, "shortlist": 192, "decide": 78, "review": 30,
         "update": 0,
     }  # fmt: skip
     priced = {r.role for r in rows if r.cost > 0}

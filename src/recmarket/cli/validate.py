@@ -13,7 +13,11 @@ from recmarket.cli.llm_options import Budget, Replay
 from recmarket.cli.run import estimate_table
 from recmarket.config import RunConfig
 from recmarket.data import BUNDLED_DATA_DIR
+from recmarket.validity.card import ALL, COLUMNS
 from recmarket.validity.heldout import HALVES
+from recmarket.validity.validate import SKIPPED_CSV, skipped_summary
+
+MAX_NEGATIVES = 99  # 1 of 100: the largest protocol the field reports (sampled SASRec's 1 of 101)
 
 
 @app.command("validate")
@@ -24,8 +28,12 @@ def validate_command(
         list[str] | None, typer.Option("--domain", help="these domains (default: all of --data)")
     ] = None,
     negatives: Annotated[
-        int, typer.Option("--negatives", min=1, max=99, help="untouched items per held-out")
-    ] = 9,
+        str,
+        typer.Option(
+            "--negatives",
+            help="untouched items per held-out, one protocol each: 9 (1 of 10), 9,19 (and 1 of 20)",
+        ),
+    ] = "9",
     seed: Annotated[int, typer.Option("--seed", min=0, help="the negatives' and roles' seed")] = 42,
     half: Annotated[
         str,
@@ -60,10 +68,11 @@ def validate_command(
 
     if half not in HALVES:
         fail(f"--half {half}: choose one of {', '.join(HALVES)}")
+    counts = _counts(negatives)
     with user_errors():
         settings = build_config(config, {}, {})
         if estimate:
-            _print_estimate(settings, data, domain or [], negatives, seed, half)
+            _print_estimate(settings, data, domain or [], counts, seed, half)
             return
         rows = asyncio.run(
             validate_settings(
@@ -73,22 +82,49 @@ def validate_command(
                 out_dir,
                 replay=replay,
                 budget=budget,
-                negatives=negatives,
+                negatives=counts,
                 seed=seed,
                 half=half,
             )
         )
-    table = Table(title=f"Validity card ({out_dir / 'validity.csv'})")
-    for column in ("measure", "protocol", "scorer", "n", "value", "95% interval", "chance"):
+    first = min(r.candidates for r in rows if r.candidates)
+    shown = [r for r in rows if r.domain == ALL and r.candidates in (0, first)]
+    shown = [r for r in shown if r.pool in ("", "random")]
+    table = Table(
+        title=f"Validity card, every category, 1 of {first} random negatives "
+        f"(all {len(rows):,} rows: {out_dir / 'validity.csv'})"
+    )
+    for column in ("measure", "protocol", "scorer", "people", "value", "95% interval", "note"):
         table.add_column(column)
-    for r in rows:
-        cells = r.cells()
-        table.add_row(*cells[:3], cells[4], cells[5], f"[{cells[6]}, {cells[7]}]", cells[8])
+    for r in shown:
+        c = dict(zip(COLUMNS, r.cells(), strict=True))
+        interval = f"[{c['low']}, {c['high']}]" if c["low"] else ""
+        table.add_row(
+            c["measure"], c["protocol"], c["scorer"], c["n_people"], c["value"], interval, c["note"]
+        )
     out.print(table)
+    skipped = skipped_summary(out_dir / SKIPPED_CSV)
+    out.print(f"Left out: {skipped} ({out_dir / SKIPPED_CSV})")
+
+
+def _counts(negatives: str) -> tuple[int, ...]:
+    """``--negatives``'s counts, each a whole number from 1 to MAX_NEGATIVES."""
+    try:
+        counts = tuple(sorted({int(part) for part in negatives.split(",")}))
+    except ValueError:
+        fail(f"--negatives {negatives}: give whole numbers separated by commas, such as 9,19")
+    if not counts or not all(1 <= n <= MAX_NEGATIVES for n in counts):
+        fail(f"--negatives {negatives}: each count must be from 1 to {MAX_NEGATIVES}")
+    return counts
 
 
 def _print_estimate(
-    settings: RunConfig, data: Path, domains: list[str], negatives: int, seed: int, half: str
+    settings: RunConfig,
+    data: Path,
+    domains: list[str],
+    negatives: tuple[int, ...],
+    seed: int,
+    half: str,
 ) -> None:
     from recmarket.run.estimate import price_sources
     from recmarket.validity.estimate import SAMPLE, estimate_validation

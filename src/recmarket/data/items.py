@@ -87,6 +87,14 @@ def product_kind(title: str) -> str:
     return " ".join(named[-2:])
 
 
+def kind_noun(text: str) -> str:
+    """The head noun of a title's product kind (``product_kind``), with a plural's final
+    "s" left off, so that "Gel Pens" and "Ballpoint Pen" name one kind; empty where the
+    title names none."""
+    kind = product_kind(text).split()
+    return kind[-1].strip(".'-/").removesuffix("s") if kind else ""
+
+
 class ItemEvidence(BaseModel):
     """What a platform sees of its candidate (Appendix B.3): title, category, description,
     plus the feature bullets the description may fall back on and the listing's rating

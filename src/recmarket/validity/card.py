@@ -8,8 +8,8 @@ from __future__ import annotations
 import csv
 import math
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +20,22 @@ from recmarket.resampling import mean_interval, person_interval
 from recmarket.validity.measures import card_measures, finish
 from recmarket.validity.scoring import Key, Scored, chance_values
 
-COLUMNS = ("measure", "protocol", "scorer", "n_people", "n", "value", "low", "high", "chance")
+COLUMNS = (
+    "domain",
+    "candidates",
+    "pool",
+    "measure",
+    "protocol",
+    "scorer",
+    "n_people",
+    "n",
+    "value",
+    "low",
+    "high",
+    "chance",
+    "note",
+)
+ALL = "all"  # the domain column of the rows over every category together
 RESAMPLES = 2_000
 LEVEL = 0.95
 USER_ROLES = ("ranker", "decision", "review")
@@ -28,8 +43,13 @@ USER_ROLES = ("ranker", "decision", "review")
 
 @dataclass(frozen=True)
 class CardRow:
-    """One measure of one scorer under one protocol."""
+    """One measure of one scorer under one protocol, in one domain (ALL: every one), with
+    the held-out among ``candidates`` drawn from ``pool`` (0 and "": a measure no draw of
+    negatives changes)."""
 
+    domain: str
+    candidates: int
+    pool: str
     measure: str
     protocol: str
     scorer: str
@@ -39,6 +59,7 @@ class CardRow:
     low: float
     high: float
     chance: float
+    note: str = ""
 
     def cells(self) -> list[str]:
         """The row as ``validity.csv`` writes it (no value: an empty cell)."""
@@ -47,13 +68,23 @@ class CardRow:
             return "" if math.isnan(x) else f"{x:.4f}"
 
         return [
+            self.domain,
+            str(self.candidates) if self.candidates else "",
+            self.pool,
             self.measure,
             self.protocol,
             self.scorer,
             str(self.n_people),
             str(self.n),
             *(shown(x) for x in (self.value, self.low, self.high, self.chance)),
+            self.note,
         ]
+
+    @property
+    def key(self) -> tuple[str, str, str, int, str]:
+        """What the row measures, whatever its domain: (measure, protocol, scorer,
+        candidates, pool)."""
+        return (self.measure, self.protocol, self.scorer, self.candidates, self.pool)
 
 
 def spearman(pairs: np.ndarray) -> float:
@@ -63,7 +94,7 @@ def spearman(pairs: np.ndarray) -> float:
     return float(stats.spearmanr(pairs[:, 0], pairs[:, 1]).statistic)
 
 
-def correlation_rows(scored: Sequence[Scored], seed: int) -> list[CardRow]:
+def _correlation_rows(scored: Sequence[Scored], domain: str, seed: int) -> list[CardRow]:
     """Each rank correlation over every held-out's (predicted, real) pair, its interval a
     percentile bootstrap over people (their pairs move together)."""
     per: dict[Key, dict[str, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
@@ -84,25 +115,39 @@ def correlation_rows(scored: Sequence[Scored], seed: int) -> list[CardRow]:
                 level=LEVEL,
             )
         n = sum(len(v) for v in people)
-        rows.append(CardRow(*key, len(people), n, value, low, high, float("nan")))
+        measure, protocol, scorer, count, pool = key
+        rows.append(
+            CardRow(
+                domain,
+                count,
+                pool,
+                measure,
+                protocol,
+                scorer,
+                len(people),
+                n,
+                value,
+                low,
+                high,
+                float("nan"),
+            )
+        )
     return rows
 
 
-def card_rows(scored: Sequence[Scored], candidates: int, seed: int) -> list[CardRow]:
-    """Every (measure, protocol, scorer) the held-outs have: the mean over held-outs, its
-    interval a percentile bootstrap over people (``RESAMPLES`` draws, seeded)."""
+def _mean_rows(scored: Sequence[Scored], domain: str, seed: int) -> list[CardRow]:
+    """Every mean measure the held-outs have, beside chance where the user's own role
+    has one."""
     per: dict[Key, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for s in scored:
         for key, value in s.values.items():
             per[key][s.person].append(value)
-    chance = chance_values(candidates)
     rows = []
-    order = {m: i for i, m in enumerate(card_measures())}
-    for key in sorted(per, key=lambda k: (order.get(k[0], len(order)), k[1], k[2])):
-        people = per[key]
+    for key, people in per.items():
+        measure, protocol, scorer, count, pool = key
         sums = np.array([sum(v) for v in people.values()])
         counts = np.array([len(v) for v in people.values()], dtype=float)
-        finished = finish(key[0])
+        finished = finish(measure)
         value = float(finished(sums.sum() / counts.sum()))
         low = high = float("nan")
         if len(people) >= 2 and np.ptp(sums / counts) > 0:
@@ -110,36 +155,78 @@ def card_rows(scored: Sequence[Scored], candidates: int, seed: int) -> list[Card
             low, high = float(finished(ends[0])), float(finished(ends[1]))
         elif len(people) >= 2:  # every person alike: no spread to resample
             low = high = value
-        measure, protocol, scorer = key
-        rows.append(
-            CardRow(
-                measure,
-                protocol,
-                scorer,
-                len(people),
-                int(counts.sum()),
-                value,
-                low,
-                high,
-                chance.get(measure, float("nan")),
-            )
+        chance = chance_values(count).get(measure, float("nan")) if count else float("nan")
+        row = CardRow(
+            domain,
+            count,
+            pool,
+            measure,
+            protocol,
+            scorer,
+            len(people),
+            int(counts.sum()),
+            value,
+            low,
+            high,
+            chance,
         )
-        if scorer in USER_ROLES and measure in chance:  # chance beside the user's own
-            rows.append(
-                CardRow(
-                    measure,
-                    protocol,
-                    "chance",
-                    len(people),
-                    int(counts.sum()),
-                    chance[measure],
-                    chance[measure],
-                    chance[measure],
-                    chance[measure],
-                )
-            )
-    rows += correlation_rows(scored, seed)
-    return sorted(rows, key=lambda r: order.get(r.measure, len(order)))
+        rows.append(row)
+        if scorer in USER_ROLES and not math.isnan(chance):  # chance beside the user's own
+            rows.append(replace(row, scorer="chance", value=chance, low=chance, high=chance))
+    return rows
+
+
+def _silent_rows(rows: Sequence[CardRow], silent: Mapping[str, str]) -> list[CardRow]:
+    """For each baseline that cannot speak in the domain (``silent``: its name and why),
+    a row without a value for every ranking key the centroid has, saying why."""
+    nan = float("nan")
+    return [
+        replace(r, scorer=scorer, n_people=0, n=0, value=nan, low=nan, high=nan, note=why)
+        for scorer, why in sorted(silent.items())
+        for r in rows
+        if r.scorer == "centroid"
+    ]
+
+
+def card_rows(
+    scored: Sequence[Scored],
+    seed: int,
+    silent: Mapping[str, Mapping[str, str]] | None = None,
+) -> list[CardRow]:
+    """Every (measure, protocol, scorer, candidates, pool) the held-outs have, over every
+    domain together (ALL) and in each: the mean over held-outs, its interval a percentile
+    bootstrap over people (``RESAMPLES`` draws, seeded). ``silent`` gives, by domain, the
+    baselines that cannot speak there and why: their rows there say so, and their ALL rows
+    name the domains they leave out."""
+    silent = silent or {}
+    order = {m: i for i, m in enumerate(card_measures())}
+    by_domain: dict[str, list[Scored]] = defaultdict(list)
+    for s in scored:
+        by_domain[s.domain].append(s)
+    left_out: dict[str, list[str]] = defaultdict(list)
+    for domain, why in silent.items():
+        for scorer, reason in why.items():
+            left_out[scorer].append(f"{domain} ({reason})")
+    rows: list[CardRow] = []
+    for domain, members in [(ALL, list(scored)), *sorted(by_domain.items())]:
+        found = _mean_rows(members, domain, seed) + _correlation_rows(members, domain, seed)
+        quiet = dict(silent.get(domain, {}))
+        if domain == ALL:
+            quiet = {scorer: "leaves out " + ", ".join(why) for scorer, why in left_out.items()}
+            found = [replace(r, note=quiet[r.scorer]) if r.scorer in quiet else r for r in found]
+        speaking = {r.scorer for r in found}
+        found += _silent_rows(found, {k: v for k, v in quiet.items() if k not in speaking})
+        rows += sorted(
+            found,
+            key=lambda r: (
+                order.get(r.measure, len(order)),
+                r.pool,
+                r.candidates,
+                r.protocol,
+                r.scorer,
+            ),
+        )
+    return rows
 
 
 # Which of the report's results rest on which measure: the card's reading.
@@ -164,8 +251,8 @@ def write_page(
     rows: Sequence[CardRow], path: Path, made: str, paired: Sequence[Sequence[str]] = ()
 ) -> None:
     """``validity.md``: the card's table, the user's roles less each baseline on the same
-    held-outs (``paired``: rows of measure, protocol, scorers, difference, low, high), what
-    rests on which measure, and what it cannot support."""
+    held-outs (``paired``: ``Difference.cells``), what rests on which measure, and what it
+    cannot support."""
     lines = [
         "# Validity card: the simulated user against real people",
         "",
@@ -180,8 +267,8 @@ def write_page(
         "",
         "## Against the baselines, on the same held-outs",
         "",
-        "| measure | protocol | scorers | difference | low | high |",
-        "|---|---|---|---|---|---|",
+        "| measure | protocol | candidates | scorers | difference | low | high |",
+        "|---|---|---|---|---|---|---|",
         *("| " + " | ".join(cells) + " |" for cells in paired),
         "",
         "A difference whose interval lies above 0 says the role beats the baseline (below 0 "

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from recmarket.resampling import person_interval
+from recmarket.validity.baselines import BASELINES as LADDER
 from recmarket.validity.card import LEVEL, RESAMPLES, USER_ROLES, spearman
 from recmarket.validity.measures import finish as finish_of
 from recmarket.validity.scoring import Scored
 
-BASELINES = ("popularity", "centroid", "person_mean", "always_5")
+BASELINES = (*LADDER, "person_mean", "always_5")
 
 # One person's held-outs that both scorers have: (user's value, baseline's value) per row;
 # for a correlation, (user's prediction, baseline's prediction, real).
@@ -31,6 +32,8 @@ class Difference:
     protocol: str
     scorer: str
     baseline: str
+    candidates: int
+    pool: str
     n_people: int
     value: float
     low: float
@@ -39,7 +42,8 @@ class Difference:
     def cells(self) -> list[str]:
         """The row as the card's page shows it."""
         shown = ["" if np.isnan(x) else f"{x:+.4f}" for x in (self.value, self.low, self.high)]
-        return [self.measure, self.protocol, f"{self.scorer} - {self.baseline}", *shown]
+        draw = f"1 of {self.candidates}, {self.pool}" if self.candidates else ""
+        return [self.measure, self.protocol, draw, f"{self.scorer} - {self.baseline}", *shown]
 
 
 def _mean_difference(people: Sequence[Person], measure: str) -> float:
@@ -53,28 +57,29 @@ def _correlation_difference(people: Sequence[Person], _: str) -> float:
     return spearman(rows[:, [0, 2]]) - spearman(rows[:, [1, 2]])
 
 
-Pairing = tuple[str, str, str, str]  # measure, protocol, user scorer, baseline
+Pairing = tuple[str, str, str, str, int, str]  # measure, protocol, scorer, baseline, draw
 
 
 def _paired(scored: Sequence[Scored]) -> dict[Pairing, dict[str, list[list[float]]]]:
     """Per (measure, protocol, user scorer, baseline), each person's paired rows."""
     found: dict[Pairing, dict[str, list[list[float]]]] = defaultdict(lambda: defaultdict(list))
     for s in scored:
-        for (measure, protocol, scorer), value in s.values.items():
+        for (measure, protocol, scorer, count, pool), value in s.values.items():
             if scorer not in USER_ROLES:
                 continue
             for baseline in BASELINES:
-                other = s.values.get((measure, protocol, baseline))
+                other = s.values.get((measure, protocol, baseline, count, pool))
                 if other is not None:
-                    found[(measure, protocol, scorer, baseline)][s.person].append([value, other])
-        for (measure, protocol, scorer), (said, real) in s.pairs.items():
+                    key = (measure, protocol, scorer, baseline, count, pool)
+                    found[key][s.person].append([value, other])
+        for (measure, protocol, scorer, count, pool), (said, real) in s.pairs.items():
             if scorer not in USER_ROLES:
                 continue
             for baseline in BASELINES:
-                other_pair = s.pairs.get((measure, protocol, baseline))
+                other_pair = s.pairs.get((measure, protocol, baseline, count, pool))
                 if other_pair is not None:
-                    row = [said, other_pair[0], real]
-                    found[(measure, protocol, scorer, baseline)][s.person].append(row)
+                    key = (measure, protocol, scorer, baseline, count, pool)
+                    found[key][s.person].append([said, other_pair[0], real])
     return found
 
 
@@ -89,7 +94,7 @@ def differences(scored: Sequence[Scored], seed: int) -> list[Difference]:
     percentile bootstrap interval over people (``RESAMPLES`` draws, seeded)."""
     rows = []
     for key, per in sorted(_paired(scored).items()):
-        measure, protocol, scorer, baseline = key
+        measure, protocol, scorer, baseline, count, pool = key
         people = [np.array(v, dtype=float) for v in per.values()]
         statistic: Callable[[Sequence[Person], str], float] = (
             _correlation_difference if len(people[0][0]) == 3 else _mean_difference
@@ -104,5 +109,9 @@ def differences(scored: Sequence[Scored], seed: int) -> list[Difference]:
                 draws=RESAMPLES,
                 level=LEVEL,
             )
-        rows.append(Difference(measure, protocol, scorer, baseline, len(people), value, low, high))
+        rows.append(
+            Difference(
+                measure, protocol, scorer, baseline, count, pool, len(people), value, low, high
+            )
+        )
     return rows

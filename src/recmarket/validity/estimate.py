@@ -48,7 +48,7 @@ def estimate_validation(
     data: Path,
     domains: Sequence[str],
     *,
-    negatives: int = 9,
+    negatives: Sequence[int] = (9,),
     seed: int = 42,
     half: str = "all",
     sample: int = SAMPLE,
@@ -62,8 +62,9 @@ def estimate_validation(
     total = played = 0
     for files in domain_files_of(data, domains):
         domain = load_domain(files)
-        chosen = [h for h in held_outs(domain, negatives, seed) if in_half(h, half)]
-        scorer = UserScorer(counted, similarity_for(embedder), domain, seed)
+        chosen = [h for h in held_outs(domain, max(negatives), seed).held if in_half(h, half)]
+        candidates = tuple(sorted({1 + n for n in negatives}))
+        scorer = UserScorer(counted, similarity_for(embedder), domain, seed, candidates)
         asyncio.run(score_every(scorer, chosen[:sample]))
         total, played = total + len(chosen), played + len(chosen[:sample])
     return total, priced_roles(settings, counts, total / max(played, 1))

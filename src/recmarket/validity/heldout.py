@@ -6,81 +6,196 @@ A user simulator's fidelity is measured this way in the field (SimUSER, AlignUSE
 Agent4Rec each hold out a person's items against untouched ones); what differs between them
 is the protocol, so every choice here is fixed and recorded: the latest interaction whatever
 its rating (the review measures read every held-out; the ranking measures read those rated
-POSITIVE_RATING or more), at most ``max_history`` interactions before it, ``negatives``
-items drawn without replacement from a named seeded stream keyed by the person.
+POSITIVE_RATING or more), at most ``max_history`` interactions before it, less every earlier
+review of the held-out's own item (a re-purchase, a variant under one parent item: kept, it
+would put the answer in the history, as episode construction knows, ``data.episodes``), and
+for each negative pool (``POOLS``) the largest number of negatives asked for, drawn from a
+named seeded stream keyed by the person, so a protocol of fewer candidates reads the first
+of them (a 1-of-10 draw is the head of the 1-of-20 one).
+
+A person or a category that cannot be judged is skipped and listed (``Skipped``), never the
+rest: real data has categories of one person, and one of them must not stop a card of many.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
 from recmarket.data.domain import Domain, DomainFiles, domain_files, find_domains
 from recmarket.data.episodes import Episode, read_episodes
+from recmarket.data.items import kind_noun
 from recmarket.data.raw import DataError
 from recmarket.streams import Stream, rng
+from recmarket.validity.pools import POOLS
 
 POSITIVE_RATING = 4.0  # a held-out rated this or more is a purchase the person liked
 # Halves of the people: a parameter is fitted on one and reported on the other, so that no
 # figure on the card was chosen by looking at it.
 HALVES = ("all", "fit", "report")
+# The distinct items a person needs, as the loader asks of reviews (``load_domain``): five
+# reviews of which some repeat an item are fewer interactions than the loader meant.
+MIN_ITEMS = 5
 
 
 @dataclass(frozen=True)
 class HeldOut:
-    """One person's held-out interaction, their history and the negatives it is judged
-    against (indexes into the domain's items)."""
+    """One person's held-out interaction, their history and, by pool, the negatives it is
+    judged against (indexes into the domain's items; the largest draw asked for)."""
 
     episode: Episode
-    negatives: tuple[int, ...]
+    pools: Mapping[str, tuple[int, ...]]
     key: int  # the person's, as the streams key their draws (their user id's hash)
+    repeats: int = 0  # the person's earlier reviews of the held-out item, out of the history
 
     @property
     def positive(self) -> bool:
         """Whether the person liked the held-out item: a positive for the ranking measures."""
         return self.episode.target.rating >= POSITIVE_RATING
 
+    def negatives(self, pool: str, count: int) -> tuple[int, ...] | None:
+        """The first ``count`` negatives of ``pool``; None where the person's category left
+        fewer untouched items than that."""
+        drawn = self.pools[pool]
+        return drawn[:count] if len(drawn) >= count else None
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A person, or a whole category (person ""), the card leaves out, or lines of a file
+    it could not use (``count`` of them), and why."""
+
+    domain: str
+    person: str
+    reason: str
+    count: int = 1
+
+
+@dataclass
+class Drawn:
+    """A domain's held-outs, what was left out, and how many held-outs had been reviewed
+    by their person before (those earlier reviews removed from the history)."""
+
+    held: list[HeldOut] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    repeats: int = 0
+
+
+@dataclass(frozen=True)
+class DomainItems:
+    """A domain's items as the pools draw from them: all of them, and by kind."""
+
+    domain: Domain
+
+    @property
+    def size(self) -> int:
+        """How many items the domain has."""
+        return len(self.domain.items)
+
+    @cached_property
+    def kinds(self) -> tuple[str, ...]:
+        """Each item's kind noun (``kind_noun``: "" where its title names none)."""
+        return tuple(kind_noun(item.evidence.title) for item in self.domain.items)
+
+    @cached_property
+    def by_kind(self) -> dict[str, np.ndarray]:
+        """The items of each named kind, in item order."""
+        found: dict[str, list[int]] = {}
+        for index, kind in enumerate(self.kinds):
+            if kind:
+                found.setdefault(kind, []).append(index)
+        return {kind: np.array(items) for kind, items in found.items()}
+
 
 def held_outs(
-    domain: Domain, negatives: int, seed: int, min_history: int = 2, max_history: int = 19
-) -> list[HeldOut]:
+    domain: Domain,
+    negatives: int,
+    seed: int,
+    pools: Sequence[str] = tuple(POOLS),
+    min_history: int = 2,
+    max_history: int = 19,
+) -> Drawn:
     """Every person of the domain with at least ``min_history`` interactions before their
-    latest, in the order of their user id's hash; ``DataError`` where the domain has too few
-    items to draw the negatives from."""
+    latest (their own earlier reviews of it left out) and MIN_ITEMS distinct items, in the
+    order of their user id's hash, each with up to ``negatives`` negatives of every pool;
+    the others listed as skipped, with why."""
+    drawn = Drawn()
     rows = domain.interactions
     order = np.lexsort((rows.line, rows.timestamp, rows.user))
     users = rows.user[order]
     if not len(users):
-        return []
+        return drawn
     starts = np.flatnonzero(np.r_[True, users[1:] != users[:-1]])
     ends = np.r_[starts[1:], len(users)]
-    people = [
-        (start, end) for start, end in zip(starts, ends, strict=True) if end - start > min_history
-    ]
-    spans = [order[max(start, end - 1 - max_history) : end] for start, end in people]
-    found = []
-    for episode, span, (start, end) in zip(
-        read_episodes(domain, spans), spans, people, strict=True
-    ):
-        touched = {int(domain.item_index[r]) for r in order[start:end]}  # ever, not just lately
-        untouched = len(domain.items) - len(touched)
-        if untouched < negatives:
-            raise DataError(
-                f"domain {domain.name}: {episode.user_id} left only {untouched} items "
-                f"untouched, fewer than the {negatives} negatives asked for; lower --negatives"
+    items = DomainItems(domain)
+    spans, people = [], []
+    for start, end in zip(starts, ends, strict=True):
+        person = order[start:end]
+        target = domain.item_index[person[-1]]
+        earlier = person[:-1][domain.item_index[person[:-1]] != target]
+        drawn.repeats += len(earlier) < len(person) - 1
+        spans.append(np.r_[earlier[-max_history:], person[-1]])
+        people.append(person)
+    episodes = read_episodes(domain, spans)
+    for episode, span, person in zip(episodes, spans, people, strict=True):
+        distinct = len(np.unique(domain.item_index[person]))
+        if len(span) - 1 < min_history or distinct < MIN_ITEMS:
+            drawn.skipped.append(
+                Skipped(
+                    domain.name,
+                    episode.user_id,
+                    f"{len(span) - 1} reviews of other items before the held-out and "
+                    f"{distinct} distinct items; the card needs {min_history} and {MIN_ITEMS}",
+                )
             )
-        person = int(rows.user[span[-1]]) & 0x7FFF_FFFF_FFFF_FFFF  # its hash, as a seed key
-        gen = rng(seed, domain.name, Stream.VALIDATION, person)
-        drawn: list[int] = []
-        while len(drawn) < negatives:
-            pick = int(gen.integers(len(domain.items)))
-            if pick not in touched and pick not in drawn:
-                drawn.append(pick)
-        found.append(HeldOut(episode, tuple(drawn), person))
-    return found
+            continue
+        touched = {int(i) for i in domain.item_index[person]}  # ever, not just lately
+        untouched = items.size - len(touched)
+        if untouched < 1:
+            drawn.skipped.append(
+                Skipped(
+                    domain.name,
+                    episode.user_id,
+                    f"reviewed every one of the category's {items.size} items: no untouched "
+                    "item to judge the held-out against",
+                )
+            )
+            continue
+        if untouched < negatives:
+            drawn.skipped.append(
+                Skipped(
+                    domain.name,
+                    episode.user_id,
+                    f"only {untouched} items untouched: judged among at most "
+                    f"{untouched + 1} candidates, not {negatives + 1}",
+                )
+            )
+        key = int(rows.user[span[-1]]) & 0x7FFF_FFFF_FFFF_FFFF  # its hash, as a seed key
+        target = episode.target.item_index
+        drawn_by = {
+            name: POOLS[name].draw(
+                items,
+                target,
+                touched,
+                min(negatives, untouched),
+                _pool_rng(seed, domain, key, name),
+            )
+            for name in pools
+        }
+        repeats = int(np.sum(domain.item_index[person[:-1]] == target))
+        drawn.held.append(HeldOut(episode, drawn_by, key, repeats))
+    return drawn
+
+
+def _pool_rng(seed: int, domain: Domain, key: int, pool: str) -> np.random.Generator:
+    """A person's stream for one pool: the random pool's is the protocol's first stream
+    (its negatives are those the card drew before pools were named)."""
+    unit = POOLS[pool].stream_unit
+    return rng(seed, domain.name, Stream.VALIDATION, key, *((unit,) if unit else ()))
 
 
 def in_half(held: HeldOut, half: str) -> bool:

@@ -31,7 +31,10 @@ from recmarket.vocabulary import ROLES
 
 CARD_CSV = "validity.csv"
 ABOUT = "card.json"
-MAX_ROWS = 1_000  # a card has about 60; a file beyond this was not written here
+MAX_ROWS = 100_000  # a card has a few hundred a category; beyond this, not written here
+# The card's form: a card of an earlier form (before skipped people, pools and the ladder)
+# is kept under another key, so no report reads it as this one.
+CARD_FORM = 2
 
 
 class KeptCard(BaseModel):
@@ -43,7 +46,7 @@ class KeptCard(BaseModel):
     data: str
     files: dict[str, str] = Field(min_length=1)
     domains: tuple[str, ...]
-    negatives: int
+    negatives: tuple[int, ...]
     seed: int
     half: str
     made: str
@@ -67,6 +70,7 @@ def user_model_key(settings: RunConfig) -> str:
             if (name := settings.llm.model_for(role)) != OFFLINE:
                 models[role] = settings_key(settings.llm.models[name], settings.llm.repair_attempts)
     decided = {
+        "card_form": CARD_FORM,
         "agents": settings.agents.model_dump(mode="json"),
         "roles": {role: str(value) for role, value in settings.roles.items()},
         "models": models,
@@ -147,6 +151,9 @@ def _row(found: dict[str, str]) -> CardRow:
         return math.nan if found[column] == "" else float(found[column])
 
     return CardRow(
+        found["domain"],
+        int(found["candidates"] or 0),
+        found["pool"],
         found["measure"],
         found["protocol"],
         found["scorer"],
@@ -156,4 +163,5 @@ def _row(found: dict[str, str]) -> CardRow:
         number("low"),
         number("high"),
         number("chance"),
+        found["note"],
     )

@@ -5,21 +5,24 @@ Per held-out, and under two protocols (``history``: the request is empty and onl
 history can tell the items apart; ``request``: the simulator writes its own request from
 the held-out target, as in a market round):
 - the user agent ranks the held-out item among its negatives (HR@1, HR@3, NDCG@10, on
-  positives: rated POSITIVE_RATING or more), and against one negative (pairwise);
+  positives: rated POSITIVE_RATING or more), and against one negative (pairwise), for
+  every number of candidates and every pool of negatives (``pools``) asked for;
 - the decision, shown the held-out item alone, buys it with some probability (its exact
   chance where its backend says it, ``ChoiceChances``, else its one draw): P(buy) by the
   person's rating, and on positives the 1:1 accuracy of buying it and not buying a
   negative.
-The baselines rank by the listing's popularity (its rating count) and by closeness to the
-centroid of the person's history titles; chance is the analytic value.
+The baselines (``baselines.BASELINES``) rank the same candidates from the history and the
+category's data; chance is the analytic value. The 1:1 measures read each pool's first
+negative, which its draws of every size share, so they agree across candidate counts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TypeVar
 
 import numpy as np
@@ -41,22 +44,28 @@ from recmarket.agents.roles import Agents
 from recmarket.data.domain import Domain
 from recmarket.data.episodes import Interaction
 from recmarket.data.items import ItemEvidence
-from recmarket.embedding.similarity import Similarity, visible_text
+from recmarket.embedding.similarity import Similarity
 from recmarket.profiles import PROFILE_BY_NAME, PROFILE_NAMES, Profile
 from recmarket.streams import Stream, call_seed, rng
 from recmarket.tasks import gather_or_cancel
+from recmarket.validity.baselines import BASELINES, Baseline, CategoryData
 from recmarket.validity.heldout import POSITIVE_RATING, HeldOut
+from recmarket.validity.pools import POOLS
 
 T = TypeVar("T")
-# (measure, protocol, scorer) -> one held-out's value
-Key = tuple[str, str, str]
+# (measure, protocol, scorer, candidates, pool) -> one held-out's value; a measure that no
+# draw of negatives changes (the decision's P(buy), the review's stars) is keyed ANY
+Key = tuple[str, str, str, int, str]
+ANY: tuple[int, str] = (0, "")
 PROTOCOLS = ("history", "request")
 
 
 @dataclass(frozen=True)
 class Scored:
-    """One held-out's values, keyed by (measure, protocol, scorer), and whose they are."""
+    """One held-out's values, keyed by (measure, protocol, scorer, candidates, pool), and
+    whose they are."""
 
+    domain: str
     person: str
     values: dict[Key, float]
     failures: tuple[str, ...] = ()  # the roles that failed on it, one entry a failure
@@ -71,6 +80,17 @@ def ranked_values(rank: int) -> dict[str, float]:
         "hr@3": float(rank <= 3),
         "ndcg@10": 1.0 / math.log2(rank + 1) if rank <= 10 else 0.0,
     }
+
+
+def tied_values(scores: np.ndarray) -> dict[str, float]:
+    """The ranking measures of the first candidate by ``scores`` (higher first), ties
+    broken at random: the mean over the tied places; pairwise against the second."""
+    first, others = scores[0], scores[1:]
+    greater = int(np.sum(others > first))
+    places = range(1 + greater, 2 + greater + int(np.sum(others == first)))
+    found = {m: float(np.mean([ranked_values(r)[m] for r in places])) for m in ranked_values(1)}
+    found["pairwise_1to1"] = 1.0 if first > scores[1] else 0.5 if first == scores[1] else 0.0
+    return found
 
 
 def chance_values(candidates: int) -> dict[str, float]:
@@ -105,6 +125,9 @@ class UserScorer:
     similarity: Similarity
     domain: Domain
     seed: int
+    candidates: tuple[int, ...] = (10,)  # the held-out among this many, each a protocol
+    pools: tuple[str, ...] = tuple(POOLS)
+    baselines: Mapping[str, Baseline] = field(default_factory=lambda: dict(BASELINES))
 
     def evidence(self, item: int) -> ItemEvidence:
         """What a buyer sees of an item of the domain."""
@@ -207,25 +230,91 @@ class UserScorer:
         )
         return None if review.stars is None else float(review.stars)
 
-    def baselines(self, held: HeldOut) -> dict[Key, float]:
-        """The popularity and history-centroid rankings of the held-out item."""
-        items = [held.episode.target.item_index, *held.negatives]
-        popularity = [self.domain.items[i].evidence.rating_number or 0 for i in items]
-        views = [visible_text(self.evidence(i).title, self.evidence(i).category) for i in items]
-        history = [h.title for h in held.episode.history]
-        centroid = self.similarity.vectors(history).mean(axis=0)
-        closeness = (self.similarity.vectors(views) @ centroid).tolist()
+    @cached_property
+    def data(self) -> CategoryData:
+        """What the baselines read of the category."""
+        return CategoryData(self.domain, self.similarity)
+
+    @cached_property
+    def ladder(self) -> dict[str, Baseline]:
+        """The baselines that can speak in this category (``Baseline.note`` empty)."""
+        return {name: b for name, b in self.baselines.items() if not b.note(self.data)}
+
+    @property
+    def draws(self) -> list[tuple[int, str]]:
+        """The (candidates, pool) protocols, the first pool's first: a draw's place keys
+        its shuffles and calls."""
+        return [(count, pool) for pool in self.pools for count in self.candidates]
+
+    def baseline_values(self, held: HeldOut, count: int, pool: str) -> dict[Key, float]:
+        """Every baseline's ranking of the held-out among ``count`` candidates of ``pool``."""
+        negatives = held.negatives(pool, count - 1)
+        if negatives is None:
+            return {}
+        items = [held.episode.target.item_index, *negatives]
         found: dict[Key, float] = {}
-        for scorer, scores in (("popularity", popularity), ("centroid", closeness)):
-            greater = sum(s > scores[0] for s in scores[1:])
-            places = range(1 + greater, 2 + greater + sum(s == scores[0] for s in scores[1:]))
-            for m in ranked_values(1):  # ties broken at random: the mean over their places
-                found[(m, "history", scorer)] = float(
-                    np.mean([ranked_values(r)[m] for r in places])
-                )
-            pair = 1.0 if scores[0] > scores[1] else 0.5 if scores[0] == scores[1] else 0.0
-            found[("pairwise_1to1", "history", scorer)] = pair
+        for name, baseline in self.ladder.items():
+            scores = baseline.scores(self.data, held, items)
+            for m, v in tied_values(scores).items():
+                found[(m, "history", name, count, pool)] = v
         return found
+
+    async def rankings(
+        self, held: HeldOut, query: str | None, failed: list[str]
+    ) -> dict[Key, float]:
+        """The user agent's rankings of a liked held-out under both protocols and every
+        draw. A ranking not made places the held-out last."""
+        values: dict[Key, float] = {}
+        target = held.episode.target.item_index
+        for unit, (protocol, text) in enumerate(zip(PROTOCOLS, ("", query), strict=True)):
+            need = None if text is None else await _tried(failed, self.need(held, text, unit), None)
+            pairs: dict[str, float] = {}
+            for place, (count, pool) in enumerate(self.draws):
+                negatives = held.negatives(pool, count - 1)
+                if negatives is None:
+                    continue
+                items = [target, *negatives]
+                rank, pair = len(items) + 1, 3
+                if need is not None and text is not None:
+                    rank = await _tried(
+                        failed, self.rank(held, text, need, items, unit + 10 * place), rank
+                    )
+                    if pool not in pairs:
+                        paired = unit + 2 + 10 * self.pools.index(pool)
+                        pair = await _tried(
+                            failed, self.rank(held, text, need, items[:2], paired), pair
+                        )
+                pairs.setdefault(pool, float(pair == 1))
+                for m, v in ranked_values(rank).items():
+                    values[(m, protocol, "ranker", count, pool)] = v
+                values[("pairwise_1to1", protocol, "ranker", count, pool)] = pairs[pool]
+        for count, pool in self.draws:
+            values |= self.baseline_values(held, count, pool)
+        return values
+
+    async def decisions(
+        self, held: HeldOut, asked: str, profile: Profile, failed: list[str]
+    ) -> dict[Key, float]:
+        """The decision's chance of buying the held-out shown alone, by the person's
+        rating, and on a liked one its 1:1 accuracy against each pool's first negative."""
+        target = held.episode.target.item_index
+        bought = await _tried(failed, self.buys(held, asked, profile, target, 0), 0.0)
+        rating = held.episode.target.rating
+        if rating <= 2:
+            return {("p_buy_rated_1_2", "request", "decision", *ANY): bought}
+        if not held.positive:
+            return {}
+        values: dict[Key, float] = {("p_buy_rated_4_5", "request", "decision", *ANY): bought}
+        for place, pool in enumerate(self.pools):
+            first = held.negatives(pool, 1)
+            if first is None:
+                continue
+            other = await _tried(failed, self.buys(held, asked, profile, first[0], 1 + place), 0.0)
+            for count in self.candidates:
+                if held.negatives(pool, count - 1) is not None:
+                    key = ("buy_accuracy_1to1", "request", "decision", count, pool)
+                    values[key] = (bought + 1.0 - other) / 2
+        return values
 
     async def score(self, held: HeldOut) -> Scored:
         """Every value of one held-out. A role that fails (``RoleFailure``) is an outcome,
@@ -234,36 +323,11 @@ class UserScorer:
         rankings unmade and the decision an empty request."""
         failed: list[str] = []
         profile = _profile(held, self.seed)
-        values: dict[Key, float] = {}
         query = await _tried(failed, self.request(held, profile), None)
-        target = held.episode.target.item_index
-        if held.positive:
-            items = [target, *held.negatives]
-            for protocol, (text, unit) in zip(PROTOCOLS, (("", 0), (query, 1)), strict=True):
-                need = (
-                    None
-                    if text is None
-                    else await _tried(failed, self.need(held, text, unit), None)
-                )
-                rank, pair = len(items) + 1, 3  # a ranking not made: the held-out last
-                if need is not None and text is not None:
-                    rank = await _tried(failed, self.rank(held, text, need, items, unit), rank)
-                    pair = await _tried(
-                        failed, self.rank(held, text, need, items[:2], unit + 2), pair
-                    )
-                values |= {(m, protocol, "ranker"): v for m, v in ranked_values(rank).items()}
-                values[("pairwise_1to1", protocol, "ranker")] = float(pair == 1)
-            values |= self.baselines(held)
+        values = await self.rankings(held, query, failed) if held.positive else {}
         asked = query or ""
-        bought = await _tried(failed, self.buys(held, asked, profile, target, 0), 0.0)
-        rating = held.episode.target.rating
-        if rating <= 2:
-            values[("p_buy_rated_1_2", "request", "decision")] = bought
-        elif held.positive:
-            values[("p_buy_rated_4_5", "request", "decision")] = bought
-            other = await _tried(failed, self.buys(held, asked, profile, held.negatives[0], 1), 0.0)
-            values[("buy_accuracy_1to1", "request", "decision")] = (bought + 1.0 - other) / 2
-        real = rating
+        values |= await self.decisions(held, asked, profile, failed)
+        real = held.episode.target.rating
         stars: dict[str, float | None] = {
             "review": await _tried(failed, self.review_stars(held, asked, profile), None),
             "person_mean": float(np.mean([h.rating for h in held.episode.history])),
@@ -272,10 +336,10 @@ class UserScorer:
         pairs: dict[Key, tuple[float, float]] = {}
         for scorer, said in stars.items():
             if said is not None:
-                values[("star_mae", "history", scorer)] = abs(said - real)
-                values[("star_rmse", "history", scorer)] = (said - real) ** 2
-                pairs[("star_spearman", "history", scorer)] = (said, real)
-        return Scored(held.episode.user_id, values, tuple(failed), pairs)
+                values[("star_mae", "history", scorer, *ANY)] = abs(said - real)
+                values[("star_rmse", "history", scorer, *ANY)] = (said - real) ** 2
+                pairs[("star_spearman", "history", scorer, *ANY)] = (said, real)
+        return Scored(self.domain.name, held.episode.user_id, values, tuple(failed), pairs)
 
 
 async def _tried(failed: list[str], call: Awaitable[T], fallback: T) -> T:

@@ -3,8 +3,10 @@ the offline user (or any role bundle), written as the validity card."""
 
 from __future__ import annotations
 
+import csv
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,16 +15,23 @@ from recmarket.agents.llm.backend import LLMBackend
 from recmarket.agents.roles import Agents
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
-from recmarket.data.domain import load_domain
+from recmarket.data.domain import DomainFiles, load_domain
 from recmarket.data.fingerprint import digests
 from recmarket.data.raw import DataError
 from recmarket.embedding import Embedder, load_embedder
 from recmarket.embedding.similarity import similarity_for
+from recmarket.files import replaced
 from recmarket.locks import WriterLock
 from recmarket.run.provenance import git_commit
 from recmarket.validity.card import CardRow, card_rows, write_csv, write_page
 from recmarket.validity.differences import differences
-from recmarket.validity.heldout import domain_files_of, held_outs, in_half
+from recmarket.validity.heldout import (
+    DomainItems,
+    Skipped,
+    domain_files_of,
+    held_outs,
+    in_half,
+)
 from recmarket.validity.kept import KeptCard, default_cards, keep_card
 from recmarket.validity.scoring import Scored, UserScorer, score_every
 
@@ -34,20 +43,113 @@ async def validate(
     embedder: Embedder,
     out: Path,
     *,
-    negatives: int = 9,
+    negatives: Sequence[int] = (9,),
     seed: int = 42,
     half: str = "all",
     concurrency: int = 1,
     keep: Callable[[list[CardRow], KeptCard], object] | None = None,
 ) -> list[CardRow]:
     """Score every person of ``domains`` (all of ``data``'s where empty), or those of one
-    half (``heldout.HALVES``), and write ``out/validity.csv`` and ``out/validity.md``,
-    holding ``out``'s writer lock (``DirectoryInUse`` while another process writes there);
-    ``keep`` is given the card's rows and what the card says of itself (``KeptCard``)."""
+    half (``heldout.HALVES``), among ``1 + n`` candidates for each ``n`` of ``negatives``
+    from every pool, and write ``out/validity.csv``, ``out/validity.md`` and
+    ``out/skipped.csv``, holding ``out``'s writer lock (``DirectoryInUse`` while another
+    process writes there); ``keep`` is given the card's rows and what the card says of
+    itself (``KeptCard``)."""
+    counts = tuple(sorted(set(negatives)))
+    if not counts or counts[0] < 1:
+        raise ValueError(f"negatives {list(negatives)}: give one or more counts of at least 1")
     with WriterLock(out):
         return await _validate(
-            data, domains, agents, embedder, out, negatives, seed, half, concurrency, keep
+            data, domains, agents, embedder, out, counts, seed, half, concurrency, keep
         )
+
+
+@dataclass
+class Gathered:
+    """Every domain's scored held-outs and what was left out."""
+
+    scored: list[Scored] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    silent: dict[str, dict[str, str]] = field(default_factory=dict)
+    repeats: int = 0
+    same_kind: tuple[int, int] = (0, 0)  # same-kind negatives drawn, of all drawn there
+
+
+async def _gather(
+    files: Sequence[DomainFiles],
+    agents: Agents,
+    embedder: Embedder,
+    negatives: tuple[int, ...],
+    seed: int,
+    half: str,
+    concurrency: int,
+) -> Gathered:
+    found = Gathered()
+    for f in files:
+        try:
+            domain = load_domain(f)
+        except DataError as error:  # a category the loader cannot use: the others go on
+            found.skipped.append(Skipped(f.name, "", str(error)))
+            continue
+        report = domain.report
+        for name, issues in (("review", report.review_issues), ("meta", report.meta_issues)):
+            found.skipped += [
+                Skipped(f.name, "", f"{UNUSABLE}{name} line: {reason}", n)
+                for reason, n in sorted(issues.items())
+            ]
+        drawn = held_outs(domain, negatives[-1], seed)
+        found.skipped += drawn.skipped
+        found.repeats += drawn.repeats
+        chosen = [h for h in drawn.held if in_half(h, half)]
+        scorer = UserScorer(
+            agents, similarity_for(embedder), domain, seed, tuple(1 + n for n in negatives)
+        )
+        if chosen:  # a category none of whose people is judged leaves no baseline out
+            found.silent[f.name] = {
+                name: why for name, b in scorer.baselines.items() if (why := b.note(scorer.data))
+            }
+        kinds = DomainItems(domain).kinds
+        same = [
+            kinds[i] == kinds[h.episode.target.item_index] != ""
+            for h in chosen
+            for i in h.pools.get("same-kind", ())
+        ]
+        found.same_kind = (found.same_kind[0] + sum(same), found.same_kind[1] + len(same))
+        found.scored += await score_every(scorer, chosen, concurrency)
+    return found
+
+
+def _made(
+    data: Path, negatives: tuple[int, ...], seed: int, half: str, names: str, found: Gathered
+) -> str:
+    """What the card says of how it was made, and of what it left out."""
+    commit = f" at {hit[:10]}" if (hit := git_commit()) else ""
+    scored = found.scored
+    made = (
+        f"_Made by `recmarket validate --data {data} --negatives "
+        f"{','.join(map(str, negatives))} --seed {seed} --half {half}` "
+        f"(recmarket {__version__}{commit}) on {names}: {len(scored)} held-outs of "
+        f"{len({(s.domain, s.person) for s in scored})} people._"
+    )
+    made += f" Left out ({SKIPPED_CSV}): {left_out(found.skipped)}."
+    made += (
+        f" {found.repeats} held-out items the person had reviewed before: those earlier "
+        "reviews left out of their history (and every held-out item out of every pool)."
+    )
+    if found.same_kind[1]:
+        share = found.same_kind[0] / found.same_kind[1]
+        made += f" Same-kind negatives of the held-out's own kind: {share:.0%} (the rest random)."
+    if half == "all":
+        made += (
+            " All people: in-sample for every parameter of the defaults fitted on the fit "
+            "half (docs/people.md); --half report is the held-out reading."
+        )
+    failed = Counter(role for s in scored for role in s.failures)
+    if failed:
+        made += " Role failures, each scored as the market scores it (a ranking not made puts "
+        made += "the held-out last, a decision not made buys nothing): "
+        made += ", ".join(f"{role} {n}" for role, n in sorted(failed.items())) + "."
+    return made
 
 
 async def _validate(
@@ -56,7 +158,7 @@ async def _validate(
     agents: Agents,
     embedder: Embedder,
     out: Path,
-    negatives: int,
+    negatives: tuple[int, ...],
     seed: int,
     half: str,
     concurrency: int,
@@ -64,31 +166,19 @@ async def _validate(
 ) -> list[CardRow]:
     files = domain_files_of(data, domains)
     read = digests(path for f in files for path in (f.reviews, f.meta))
-    scored: list[Scored] = []
-    for f in files:
-        domain = load_domain(f)
-        scorer = UserScorer(agents, similarity_for(embedder), domain, seed)
-        chosen = [h for h in held_outs(domain, negatives, seed) if in_half(h, half)]
-        scored += await score_every(scorer, chosen, concurrency)
-    if not scored:
-        raise DataError(f"{data}: no person has a history before their latest review")
-    rows = card_rows(scored, 1 + negatives, seed)
+    found = await _gather(files, agents, embedder, negatives, seed, half, concurrency)
     out.mkdir(parents=True, exist_ok=True)
+    write_skipped(found.skipped, out / SKIPPED_CSV)
+    if not found.scored:
+        raise DataError(
+            f"{data}: no person could be judged (every category or person was left out; "
+            f"{out / SKIPPED_CSV} says why)"
+        )
+    rows = card_rows(found.scored, seed, found.silent)
     write_csv(rows, out / "validity.csv")
     names = ", ".join(f.name for f in files)
-    commit = f" at {found[:10]}" if (found := git_commit()) else ""
-    made = (
-        f"_Made by `recmarket validate --data {data} --negatives {negatives} --seed {seed} "
-        f"--half {half}` "
-        f"(recmarket {__version__}{commit}) on {names}: {len(scored)} held-outs of "
-        f"{len({s.person for s in scored})} people._"
-    )
-    failed = Counter(role for s in scored for role in s.failures)
-    if failed:
-        made += " Role failures, each scored as the market scores it (a ranking not made puts "
-        made += "the held-out last, a decision not made buys nothing): "
-        made += ", ".join(f"{role} {n}" for role, n in sorted(failed.items())) + "."
-    paired = [d.cells() for d in differences(scored, seed)]
+    made = _made(data, negatives, seed, half, names, found)
+    paired = [d.cells() for d in differences(found.scored, seed)]
     write_page(rows, out / "validity.md", made, paired)
     if keep is not None:
         about = KeptCard(
@@ -102,6 +192,39 @@ async def _validate(
         )
         keep(rows, about)
     return rows
+
+
+SKIPPED_CSV = "skipped.csv"
+UNUSABLE = "unusable "  # how a skipped row of lines starts its reason
+
+
+def left_out(skipped: Sequence[Skipped]) -> str:
+    """How many categories, people and lines were left out, in words."""
+    lines = sum(s.count for s in skipped if s.reason.startswith(UNUSABLE))
+    categories = sum(1 for s in skipped if not s.person and not s.reason.startswith(UNUSABLE))
+    people = len({(s.domain, s.person) for s in skipped if s.person})
+    return (
+        f"{categories} categories, {people} people (wholly, or at the larger candidate "
+        f"counts), {lines} unusable lines"
+    )
+
+
+def skipped_summary(path: Path) -> str:
+    """``left_out`` of a written ``skipped.csv``."""
+    with path.open(newline="", encoding="utf-8") as f:
+        rows = [
+            Skipped(r["domain"], r["person"], r["reason"], int(r["count"]))
+            for r in csv.DictReader(f)
+        ]
+    return left_out(rows)
+
+
+def write_skipped(skipped: Sequence[Skipped], path: Path) -> None:
+    """``skipped.csv``: every category, person and kind of line left out, and why (whole)."""
+    with replaced(path) as temporary, temporary.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(("domain", "person", "reason", "count"))
+        writer.writerows((s.domain, s.person, s.reason, s.count) for s in skipped)
 
 
 CALLS_FILE = "calls.sqlite"  # a model's calls, kept beside the card: a rerun costs nothing
@@ -135,7 +258,9 @@ async def validate_settings(
         protocol["keep"] = keep
         if settings.llm is None:
             return await validate(data, domains, agents, embedder, out, **protocol)
-        backend = LLMBackend(settings.llm, [out / CALLS_FILE], replay=replay, budget=budget)
+        calls = out / CALLS_FILE  # its spend too: --budget counts every rerun into ``out``
+        backend = LLMBackend(settings.llm, [calls], calls, replay=replay, budget=budget)
+        backend.ledger.account.clear_reservations()  # ``out``'s lock: none other is live
         try:
             return await validate(
                 data,

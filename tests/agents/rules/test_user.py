@@ -22,10 +22,10 @@ from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.agent import RuleUpdater
 from recmarket.agents.rules.params import OfflineParams, PlatformParams, RankerParams
 from recmarket.agents.rules.platform import RuleExplainer
-from recmarket.agents.rules.user import RuleDecision, RuleReview, kind_noun
+from recmarket.agents.rules.user import RuleDecision, RuleReview
 from recmarket.agents.rules.user_params import DecisionParams, ProfileDecision, ReviewParams
 from recmarket.catalogue.policies import PAPER_POLICIES
-from recmarket.data.items import ItemEvidence, product_kind
+from recmarket.data.items import ItemEvidence, kind_noun, product_kind
 from recmarket.profiles import PROFILE_BY_NAME
 
 GEN = np.random.default_rng(0)

@@ -16,7 +16,7 @@ from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.text import short_title, use_phrase
 from recmarket.agents.rules.user_params import DecisionParams, ProfileDecision, ReviewParams
-from recmarket.data.items import TITLE_WORD, product_kind
+from recmarket.data.items import TITLE_WORD, kind_noun
 from recmarket.embedding.similarity import visible_text
 from recmarket.profiles import PROFILE_BY_INSTRUCTION
 from recmarket.streams import Draws, one_of
@@ -73,14 +73,6 @@ def product_choice(
     u = np.array([outside, *(utilities[i] for i in offers)])
     probs = np.exp(u - u.max())
     return offers, probs / probs.sum()
-
-
-def kind_noun(text: str) -> str:
-    """The head noun of a title's product kind (``product_kind``), with a plural's final
-    "s" left off, so that "Gel Pens" and "Ballpoint Pen" name one kind; empty where the
-    title names none."""
-    kind = product_kind(text).split()
-    return kind[-1].strip(".'-/").removesuffix("s") if kind else ""
 
 
 def wanted_kind(inp: ReviewInput) -> bool:

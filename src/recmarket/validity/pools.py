@@ -1,0 +1,110 @@
+"""Where a held-out's negatives come from: each pool is one object of ``POOLS``.
+
+Against negatives drawn at random from the whole category, a request that names the
+held-out's kind ("a stapler") is a giveaway: nine of the ten candidates are not staplers.
+The same-kind pool draws the held-out's own kind first (hard negatives, as sampled-metric
+studies recommend), so a ranking must tell one stapler from another. Both draw only items
+the person never reviewed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from recmarket.validity.heldout import DomainItems
+
+
+class NegativePool(Protocol):
+    """Draws a person's negatives from their category's untouched items."""
+
+    @property
+    def name(self) -> str:
+        """The pool's name on the card."""
+        ...
+
+    @property
+    def stream_unit(self) -> int:
+        """The unit of the person's validation stream its draws come from."""
+        ...
+
+    def draw(
+        self,
+        items: DomainItems,
+        target: int,
+        touched: set[int],
+        count: int,
+        gen: np.random.Generator,
+    ) -> tuple[int, ...]:
+        """``count`` distinct untouched items (``count`` never exceeds how many there are)."""
+        ...
+
+
+def _at_random(
+    size: int, excluded: set[int], count: int, gen: np.random.Generator, drawn: list[int]
+) -> tuple[int, ...]:
+    """``drawn`` filled to ``count`` with items drawn uniformly from those not excluded."""
+    while len(drawn) < count:
+        pick = int(gen.integers(size))
+        if pick not in excluded and pick not in drawn:
+            drawn.append(pick)
+    return tuple(drawn)
+
+
+@dataclass(frozen=True)
+class RandomPool:
+    """Items drawn uniformly from the category (the protocol's first pool: its stream is the
+    person's validation stream itself)."""
+
+    name: str = "random"
+    stream_unit: int = 0
+
+    def draw(
+        self,
+        items: DomainItems,
+        target: int,
+        touched: set[int],
+        count: int,
+        gen: np.random.Generator,
+    ) -> tuple[int, ...]:
+        """Draw uniformly, rejecting touched items and repeats."""
+        return _at_random(items.size, touched, count, gen, [])
+
+
+@dataclass(frozen=True)
+class SameKindPool:
+    """Items of the held-out's own kind (its title's kind noun, ``data.items.kind_noun``)
+    in a seeded order; where the category has fewer of them untouched than asked, the rest
+    drawn uniformly from the category (the card counts how many negatives were of the
+    kind). The first negative, which the 1:1 measures read, is of the kind wherever one
+    exists."""
+
+    name: str = "same-kind"
+    stream_unit: int = 2  # unit 1 draws the person's profile (validity.scoring)
+
+    def draw(
+        self,
+        items: DomainItems,
+        target: int,
+        touched: set[int],
+        count: int,
+        gen: np.random.Generator,
+    ) -> tuple[int, ...]:
+        """The kind's untouched items shuffled, then uniform ones."""
+        kind = items.kinds[target]
+        same = items.by_kind.get(kind, np.zeros(0, dtype=int)) if kind else np.zeros(0, dtype=int)
+        untouched = [int(i) for i in gen.permutation(same) if int(i) not in touched]
+        return _at_random(items.size, touched, count, gen, untouched[:count])
+
+
+POOLS: dict[str, NegativePool] = {pool.name: pool for pool in (RandomPool(), SameKindPool())}
+
+
+def pool_named(name: str) -> NegativePool:
+    """The pool called ``name``; an unknown one fails with the known ones."""
+    if name not in POOLS:
+        raise ValueError(f"negative pool {name!r}: choose one of {', '.join(POOLS)}")
+    return POOLS[name]
