@@ -11,8 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from table_writers import markdown
+
+if TYPE_CHECKING:
+    from recmarket.validity.card import CardRow
 
 
 def offline_parameters() -> str:
@@ -219,61 +223,104 @@ def llm_cost_plan() -> str:
     return markdown(head, rows) + f"\n{unique} unique cells, {calls:,.0f} calls.\n"
 
 
+# (measure, protocol, scorer, candidates, pool) of the card's rows the docs show: the user's
+# roles beside the ladder, at 1 of 10 random negatives unless named
+_TEN, _ANY = (10, "random"), (0, "")
 PEOPLE_ROWS = (
-    ("pairwise_1to1", "history", "ranker"),
-    ("pairwise_1to1", "history", "centroid"),
-    ("hr@1", "history", "ranker"),
-    ("hr@1", "history", "centroid"),
-    ("hr@1", "request", "ranker"),
-    ("buy_accuracy_1to1", "request", "decision"),
-    ("p_buy_rated_1_2", "request", "decision"),
-    ("p_buy_rated_4_5", "request", "decision"),
-    ("star_spearman", "history", "review"),
-    ("star_spearman", "history", "person_mean"),
-    ("star_rmse", "history", "review"),
-    ("star_rmse", "history", "person_mean"),
-    ("star_rmse", "history", "always_5"),
+    *(
+        ("pairwise_1to1", "history", s, *_TEN)
+        for s in ("ranker", "centroid", "recent_centroid", "bm25")
+    ),
+    *(
+        ("hr@1", "history", s, *_TEN)
+        for s in ("ranker", "popularity", "centroid", "recent_centroid", "bm25", "cooccurrence")
+    ),
+    *(("hr@1", "history", s, 10, "same-kind") for s in ("ranker", "centroid", "bm25")),
+    *(("hr@1", "history", s, 20, "random") for s in ("ranker", "centroid", "bm25")),
+    ("hr@1", "request", "ranker", *_TEN),
+    ("hr@1", "request", "ranker", 10, "same-kind"),
+    ("hr@1", "request", "ranker", 20, "random"),
+    ("buy_accuracy_1to1", "request", "decision", *_TEN),
+    ("p_buy_rated_1_2", "request", "decision", *_ANY),
+    ("p_buy_rated_4_5", "request", "decision", *_ANY),
+    *(
+        (m, "history", s, *_ANY)
+        for m in ("star_mae", "star_rmse", "star_spearman")
+        for s in ("review", "person_mean", "always_5")
+        if (m, s) != ("star_spearman", "always_5")  # a constant has no rank correlation
+    ),
+)
+# the per-category table: the defaults on every person, by domain
+DOMAIN_ROWS = (
+    ("hr@1", "history", "ranker", *_TEN),
+    ("hr@1", "history", "centroid", *_TEN),
+    ("hr@1", "history", "bm25", *_TEN),
+    ("pairwise_1to1", "history", "ranker", *_TEN),
+    ("hr@1", "history", "ranker", 10, "same-kind"),
+    ("hr@1", "request", "ranker", *_TEN),
+    ("p_buy_rated_1_2", "request", "decision", *_ANY),
+    ("p_buy_rated_4_5", "request", "decision", *_ANY),
+    ("star_rmse", "history", "review", *_ANY),
+    ("star_rmse", "history", "person_mean", *_ANY),
 )
 
 
-def people_card() -> str:
-    """The validity card on the shared real slices (``recmarket data real-slice``): the
-    user as it was before it was fitted to real people (docs/people-before.toml), and at
-    its defaults, fitted on the fit half of the people, on every person and on the report
-    half the fit never saw; values with 95% percentile-bootstrap intervals over people."""
+def _cell(row: CardRow | None) -> str:
+    if row is None or row.value != row.value:  # no stars before fitting: no value
+        return "-"
+    return f"{row.value:.3f} [{row.low:.3f}, {row.high:.3f}] (n {row.n_people})"
+
+
+def _label(key: tuple[str, str, str, int, str]) -> list[str]:
+    measure, protocol, scorer, candidates, pool = key
+    return [measure, protocol, scorer, f"1 of {candidates}, {pool}" if candidates else "-"]
+
+
+@functools.cache
+def _people() -> dict[str, str]:
+    """The validity cards on the shared real slices (``recmarket data real-slice``), with 9
+    and 19 negatives from both pools: the user as it was before it was fitted to real people
+    (docs/people-before.toml), and at its defaults, fitted on the fit half of the people,
+    on every person (in-sample for the fitted parameters) and on the report half the fit
+    never saw; values with 95% percentile-bootstrap intervals over people. Also the
+    defaults' card by category, and what was left out."""
     import asyncio
     import tempfile
 
     from recmarket.config_file import build_config
     from recmarket.data.samples import real_slice
-    from recmarket.validity.validate import validate_settings
+    from recmarket.validity.validate import SKIPPED_CSV, skipped_summary, validate_settings
 
     root = Path(__file__).resolve().parents[1]
     before = build_config(root / "docs" / "people-before.toml", {}, {})
     defaults = build_config(None, {}, {})
     runs = [("before fitting, all people", before, "all")]
-    runs += [("defaults, all people", defaults, "all")]
+    runs += [("defaults, all people (in-sample)", defaults, "all")]
     runs += [("defaults, report half", defaults, "report")]
-    cards = []
+    cards, by_domain = [], {}
     with tempfile.TemporaryDirectory() as folder:
         data = Path(folder) / "slice"
         real_slice(root.parent / "shared" / "data" / "amazon23", data)
-        for _, settings, half in runs:
+        for name, settings, half in runs:
+            out = Path(folder) / name
             rows = asyncio.run(
                 validate_settings(
-                    settings, data, [], Path(folder) / half, cards=Path(folder), half=half
+                    settings, data, [], out, cards=Path(folder), half=half, negatives=(9, 19)
                 )
             )
-            cards.append({(r.measure, r.protocol, r.scorer): r for r in rows})
-
-    def cell(card: dict, key: tuple[str, str, str]) -> str:
-        row = card.get(key)
-        if row is None or row.value != row.value:  # no stars before fitting: no value
-            return "-"
-        return f"{row.value:.3f} [{row.low:.3f}, {row.high:.3f}] (n {row.n_people})"
-
-    head = ["measure", "protocol", "scorer", *(name for name, _, _ in runs)]
-    return markdown(head, [[*key, *(cell(c, key) for c in cards)] for key in PEOPLE_ROWS])
+            cards.append({r.key: r for r in rows if r.domain == "all"})
+            if name.startswith("defaults, all"):
+                left = skipped_summary(out / SKIPPED_CSV)
+                for r in rows:
+                    by_domain.setdefault(r.domain, {})[r.key] = r
+    head = ["measure", "protocol", "scorer", "candidates", *(name for name, _, _ in runs)]
+    card = markdown(head, [[*_label(k), *(_cell(c.get(k)) for c in cards)] for k in PEOPLE_ROWS])
+    domains = sorted(by_domain, key=lambda d: (d == "all", d))
+    per = markdown(
+        ["measure", "protocol", "scorer", "candidates", *domains],
+        [[*_label(k), *(_cell(by_domain[d].get(k)) for d in domains)] for k in DOMAIN_ROWS],
+    )
+    return {"people-card": card, "people-domains": per + f"\nLeft out: {left}.\n"}
 
 
 @dataclass(frozen=True)
@@ -298,6 +345,11 @@ FROM_CODE: dict[str, CodeTable] = {
     },
     "calibration-recovery": CodeTable(calibration_recovery, slow=True),
     "llm-cost-plan": CodeTable(llm_cost_plan, slow=True),
-    "people-card": CodeTable(people_card, slow=True, reads_shared=True),
+    **{
+        name: CodeTable(
+            functools.partial(lambda n: _people()[n], name), slow=True, reads_shared=True
+        )
+        for name in ("people-card", "people-domains")
+    },
     **{name: CodeTable(make) for name, make in MODEL_TABLES.items()},  # seconds
 }

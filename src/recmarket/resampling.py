@@ -112,17 +112,36 @@ def person_interval(
     return percentile(np.asarray(values), level)
 
 
+def sums_interval(
+    parts: np.ndarray,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    *,
+    seed: int,
+    draws: int,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    """The percentile interval of a statistic of summed parts (``statistic`` maps each
+    draw's totals, draws x parts, to one value a draw) over units that each hold their
+    parts (a person's sums over their held-outs, and their count), resampled as
+    ``resampled`` does, every draw at once."""
+    found: list[Any] = []
+    for _, drawn in resampled({0: parts}, draws, np.random.default_rng(seed)):
+        levels, picked = drawn[0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            found.append(statistic(sums(levels, picked, (parts.shape[1],))))
+    return percentile(np.concatenate(found), level)
+
+
 def mean_interval(
     sums_: np.ndarray, counts: np.ndarray, *, seed: int, draws: int, level: float = 0.95
 ) -> tuple[float, float]:
     """The percentile interval of a mean over units that each hold a sum of values and their
-    count (a person's held-outs), resampled as ``resampled`` does: the mean of the drawn
-    units' values, all their values together."""
-    units = np.stack([sums_, counts], axis=-1)
-    means: list[Any] = []
-    for _, drawn in resampled({0: units}, draws, np.random.default_rng(seed)):
-        levels, picked = drawn[0]
-        total = sums(levels, picked, (2,))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means.append(total[:, 0] / total[:, 1])
-    return percentile(np.concatenate(means), level)
+    count (a person's held-outs): the mean of the drawn units' values, all their values
+    together."""
+    return sums_interval(
+        np.stack([sums_, counts], axis=-1),
+        lambda total: total[:, 0] / total[:, 1],
+        seed=seed,
+        draws=draws,
+        level=level,
+    )

@@ -202,6 +202,41 @@ def test_a_model_answers_the_user_roles_and_a_replay_sends_nothing(
     assert (tmp_path / "out" / "validity.csv").read_text() == card
 
 
+@pytest.mark.slow  # end to end: the loopback model, priced, three times
+def test_the_budget_counts_every_rerun_into_one_out(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spend is kept beside the calls: a rerun with new calls adds to it, and a budget the
+    earlier runs already spent stops the next one before it calls, keeping the earlier
+    card's calls."""
+    from recmarket.agents.llm.ledger import SpendAccount
+
+    monkeypatch.setenv("RECMARKET_TEST_KEY", "sk-test")
+    settings = tmp_path / "model.toml"
+    out = tmp_path / "out"
+    with FakeLLM() as server:
+        settings.write_text(
+            f'[llm.models.m]\nname = "fake"\nbase_url = "{server.base_url}"\n'
+            'api_key_env = "RECMARKET_TEST_KEY"\ninput_price = 1.0\noutput_price = 1.0\n'
+            '[llm.roles]\ndecide = "m"\n'
+        )
+        args = ["validate", "--data", str(tiny), "--config", str(settings), "--negatives", "4"]
+        first = CliRunner().invoke(app, [*args, "--out", str(out)])
+        assert first.exit_code == 0, first.output
+        spent = SpendAccount(out / "calls.sqlite", None).spent
+        assert spent > 0
+        second = CliRunner().invoke(app, [*args, "--seed", "7", "--out", str(out)])
+        assert second.exit_code == 0, second.output
+        both = SpendAccount(out / "calls.sqlite", None).spent
+        assert both > spent  # the second run's new calls added to the first's
+        budget = f"{both * 1.001:.9f}"
+        third = CliRunner().invoke(
+            app, [*args, "--seed", "8", "--budget", budget, "--out", str(out)]
+        )
+    assert third.exit_code != 0 and "budget" in third.output.lower()
+    assert SpendAccount(out / "calls.sqlite", None).spent <= float(budget)
+
+
 def test_star_errors_and_their_rank_correlation() -> None:
     """RMSE is the root of the mean squared error (its interval's ends too); Spearman is read
     over every held-out's pair, resampling people; a constant prediction has none."""

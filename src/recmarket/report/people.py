@@ -15,14 +15,16 @@ from recmarket.data.sources import demo_users
 from recmarket.report.cards import validity_cards
 from recmarket.report.data import Cell
 from recmarket.report.html import table_html
-from recmarket.validity.card import USER_ROLES, CardRow
+from recmarket.validity.card import ALL, USER_ROLES, CardRow
 from recmarket.validity.kept import KeptCard, read_kept_for
 
 NOTE = (
     "Each person's latest review held out against items of the same category they never "
-    "touched; 95% percentile-bootstrap intervals resampling people. The user's roles "
-    "(ranker, decision, review) stand beside chance and the baselines (popularity, the "
-    "history-title centroid, the person's mean rating, always 5). Market contrasts rest on "
+    "touched (drawn at random, and of the held-out's own kind); 95% percentile-bootstrap "
+    "intervals resampling people. The user's roles (ranker, decision, review) stand beside "
+    "chance and a ladder of baselines (popularity, the history-title centroid and its "
+    "recency-weighted form, BM25, co-occurrence, the person's mean rating, always 5). "
+    "Market contrasts rest on "
     "the user model being fixed across cells, not on this card; a statement about what "
     "these people would buy or rate rests on it (docs/people.md)."
 )
@@ -33,17 +35,20 @@ def _shown(x: float) -> str:
 
 
 def card_table(rows: list[CardRow]) -> list[dict[str, Any]]:
-    """A card's rows as the report's table shows them, the user's roles first."""
-    ordered = sorted(rows, key=lambda r: r.scorer not in USER_ROLES)
+    """A card's rows over every category together as the report's table shows them, the
+    user's roles first (the card's files hold each category's)."""
+    ordered = sorted((r for r in rows if r.domain == ALL), key=lambda r: r.scorer not in USER_ROLES)
     return [
         {
             "measure": r.measure,
             "protocol": r.protocol,
+            "candidates": f"1 of {r.candidates}, {r.pool}" if r.candidates else "",
             "scorer": r.scorer,
             "people": r.n_people,
             "value": _shown(r.value),
             "95% interval": "" if math.isnan(r.low) else f"[{_shown(r.low)}, {_shown(r.high)}]",
             "chance": _shown(r.chance),
+            "note": r.note,
         }
         for r in ordered
     ]

@@ -91,7 +91,10 @@ def spearman(pairs: np.ndarray) -> float:
     """Spearman's correlation of (predicted, real) pairs; NaN where either is constant."""
     if len(pairs) < 3 or np.ptp(pairs[:, 0]) == 0 or np.ptp(pairs[:, 1]) == 0:
         return float("nan")
-    return float(stats.spearmanr(pairs[:, 0], pairs[:, 1]).statistic)
+    # Pearson's correlation of the average ranks: Spearman's, without spearmanr's checks,
+    # which cost a millisecond a call over a card's 12,000 resamples
+    ranks = stats.rankdata(pairs, axis=0)
+    return float(np.corrcoef(ranks[:, 0], ranks[:, 1])[0, 1])
 
 
 def _correlation_rows(scored: Sequence[Scored], domain: str, seed: int) -> list[CardRow]:

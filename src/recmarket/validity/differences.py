@@ -4,14 +4,13 @@ baseline where two separate intervals overlapping would say nothing."""
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from recmarket.resampling import person_interval
+from recmarket.resampling import person_interval, sums_interval
 from recmarket.validity.baselines import BASELINES as LADDER
 from recmarket.validity.card import LEVEL, RESAMPLES, USER_ROLES, spearman
 from recmarket.validity.measures import finish as finish_of
@@ -83,10 +82,26 @@ def _paired(scored: Sequence[Scored]) -> dict[Pairing, dict[str, list[list[float
     return found
 
 
-def _reordered(
-    statistic: Callable[[Sequence[Person], str], float], measure: str, people: Sequence[Person]
-) -> float:
-    return statistic(people, measure)
+def _correlation_interval(people: Sequence[Person], seed: int) -> tuple[float, float]:
+    """A rank correlations' difference resampled person by person (not a function of sums)."""
+    return person_interval(
+        people,
+        lambda drawn: _correlation_difference(drawn, ""),
+        seed=seed,
+        draws=RESAMPLES,
+        level=LEVEL,
+    )
+
+
+def _mean_interval(people: Sequence[Person], measure: str, seed: int) -> tuple[float, float]:
+    """A mean difference resampled from each person's sums (every draw at once)."""
+    finish = finish_of(measure)
+    parts = np.array([[p[:, 0].sum(), p[:, 1].sum(), len(p)] for p in people])
+
+    def difference(total: np.ndarray) -> np.ndarray:
+        return np.asarray(finish(total[:, 0] / total[:, 2])) - finish(total[:, 1] / total[:, 2])
+
+    return sums_interval(parts, difference, seed=seed, draws=RESAMPLES, level=LEVEL)
 
 
 def differences(scored: Sequence[Scored], seed: int) -> list[Difference]:
@@ -96,19 +111,17 @@ def differences(scored: Sequence[Scored], seed: int) -> list[Difference]:
     for key, per in sorted(_paired(scored).items()):
         measure, protocol, scorer, baseline, count, pool = key
         people = [np.array(v, dtype=float) for v in per.values()]
-        statistic: Callable[[Sequence[Person], str], float] = (
-            _correlation_difference if len(people[0][0]) == 3 else _mean_difference
-        )
-        value = statistic(people, measure)
+        correlation = len(people[0][0]) == 3
+        if correlation:
+            value = _correlation_difference(people, measure)
+        else:
+            value = _mean_difference(people, measure)
         low = high = float("nan")
-        if np.isfinite(value):
-            low, high = person_interval(
-                people,
-                functools.partial(_reordered, statistic, measure),
-                seed=seed,
-                draws=RESAMPLES,
-                level=LEVEL,
-            )
+        if np.isfinite(value) and len(people) >= 2:
+            if correlation:
+                low, high = _correlation_interval(people, seed)
+            else:
+                low, high = _mean_interval(people, measure, seed)
         rows.append(
             Difference(
                 measure, protocol, scorer, baseline, count, pool, len(people), value, low, high

@@ -87,28 +87,35 @@ class Drawn:
 
 @dataclass(frozen=True)
 class DomainItems:
-    """A domain's items as the pools draw from them: all of them, and by kind."""
+    """The items negatives are drawn from, by position: those the judged people reviewed
+    (``universe``, domain item indexes), and by kind. A person the card leaves out adds no
+    item: re-reviews that lift someone to the loader's count change no one's negatives."""
 
     domain: Domain
+    universe: np.ndarray
 
     @property
     def size(self) -> int:
-        """How many items the domain has."""
-        return len(self.domain.items)
+        """How many items negatives are drawn from."""
+        return len(self.universe)
 
     @cached_property
     def kinds(self) -> tuple[str, ...]:
-        """Each item's kind noun (``kind_noun``: "" where its title names none)."""
-        return tuple(kind_noun(item.evidence.title) for item in self.domain.items)
+        """Each position's kind noun (``kind_noun``: "" where its title names none)."""
+        return tuple(kind_noun(self.domain.items[i].evidence.title) for i in self.universe)
 
     @cached_property
     def by_kind(self) -> dict[str, np.ndarray]:
-        """The items of each named kind, in item order."""
+        """The positions of each named kind, in order."""
         found: dict[str, list[int]] = {}
-        for index, kind in enumerate(self.kinds):
+        for position, kind in enumerate(self.kinds):
             if kind:
-                found.setdefault(kind, []).append(index)
+                found.setdefault(kind, []).append(position)
         return {kind: np.array(items) for kind, items in found.items()}
+
+    def positions(self, items: np.ndarray) -> np.ndarray:
+        """Where domain item indexes sit in the universe (each one must be in it)."""
+        return np.searchsorted(self.universe, items)
 
 
 def held_outs(
@@ -121,8 +128,8 @@ def held_outs(
 ) -> Drawn:
     """Every person of the domain with at least ``min_history`` interactions before their
     latest (their own earlier reviews of it left out) and MIN_ITEMS distinct items, in the
-    order of their user id's hash, each with up to ``negatives`` negatives of every pool;
-    the others listed as skipped, with why."""
+    order of their user id's hash, each with up to ``negatives`` negatives of every pool
+    drawn from the items such people reviewed; the others listed as skipped, with why."""
     drawn = Drawn()
     rows = domain.interactions
     order = np.lexsort((rows.line, rows.timestamp, rows.user))
@@ -131,37 +138,42 @@ def held_outs(
         return drawn
     starts = np.flatnonzero(np.r_[True, users[1:] != users[:-1]])
     ends = np.r_[starts[1:], len(users)]
-    items = DomainItems(domain)
     spans, people = [], []
     for start, end in zip(starts, ends, strict=True):
         person = order[start:end]
         target = domain.item_index[person[-1]]
         earlier = person[:-1][domain.item_index[person[:-1]] != target]
-        drawn.repeats += len(earlier) < len(person) - 1
         spans.append(np.r_[earlier[-max_history:], person[-1]])
         people.append(person)
+    distinct = [len(np.unique(domain.item_index[p])) for p in people]
+    judged = [
+        len(s) - 1 >= min_history and d >= MIN_ITEMS for s, d in zip(spans, distinct, strict=True)
+    ]
+    reviewed = [domain.item_index[p] for p, ok in zip(people, judged, strict=True) if ok]
+    items = DomainItems(domain, np.unique(np.concatenate(reviewed)) if reviewed else np.zeros(0))
     episodes = read_episodes(domain, spans)
-    for episode, span, person in zip(episodes, spans, people, strict=True):
-        distinct = len(np.unique(domain.item_index[person]))
-        if len(span) - 1 < min_history or distinct < MIN_ITEMS:
+    for episode, span, person, count, ok in zip(
+        episodes, spans, people, distinct, judged, strict=True
+    ):
+        if not ok:
             drawn.skipped.append(
                 Skipped(
                     domain.name,
                     episode.user_id,
                     f"{len(span) - 1} reviews of other items before the held-out and "
-                    f"{distinct} distinct items; the card needs {min_history} and {MIN_ITEMS}",
+                    f"{count} distinct items; the card needs {min_history} and {MIN_ITEMS}",
                 )
             )
             continue
-        touched = {int(i) for i in domain.item_index[person]}  # ever, not just lately
+        touched = {int(i) for i in items.positions(domain.item_index[person])}  # ever
         untouched = items.size - len(touched)
         if untouched < 1:
             drawn.skipped.append(
                 Skipped(
                     domain.name,
                     episode.user_id,
-                    f"reviewed every one of the category's {items.size} items: no untouched "
-                    "item to judge the held-out against",
+                    f"reviewed every one of the {items.size} items the category's people "
+                    "reviewed: no untouched item to judge the held-out against",
                 )
             )
             continue
@@ -176,17 +188,22 @@ def held_outs(
             )
         key = int(rows.user[span[-1]]) & 0x7FFF_FFFF_FFFF_FFFF  # its hash, as a seed key
         target = episode.target.item_index
+        where = int(items.positions(np.array([target]))[0])
         drawn_by = {
-            name: POOLS[name].draw(
-                items,
-                target,
-                touched,
-                min(negatives, untouched),
-                _pool_rng(seed, domain, key, name),
+            name: tuple(
+                int(items.universe[p])
+                for p in POOLS[name].draw(
+                    items,
+                    where,
+                    touched,
+                    min(negatives, untouched),
+                    _pool_rng(seed, domain, key, name),
+                )
             )
             for name in pools
         }
         repeats = int(np.sum(domain.item_index[person[:-1]] == target))
+        drawn.repeats += repeats > 0
         drawn.held.append(HeldOut(episode, drawn_by, key, repeats))
     return drawn
 

@@ -39,7 +39,8 @@ class NegativePool(Protocol):
         count: int,
         gen: np.random.Generator,
     ) -> tuple[int, ...]:
-        """``count`` distinct untouched items (``count`` never exceeds how many there are)."""
+        """``count`` distinct untouched positions of ``items`` (``target`` and ``touched``
+        are positions too; ``count`` never exceeds how many are untouched)."""
         ...
 
 

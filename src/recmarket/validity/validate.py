@@ -15,8 +15,9 @@ from recmarket.agents.llm.backend import LLMBackend
 from recmarket.agents.roles import Agents
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
-from recmarket.data.domain import DomainFiles, load_domain
+from recmarket.data.domain import Domain, DomainFiles, load_domain
 from recmarket.data.fingerprint import digests
+from recmarket.data.items import kind_noun
 from recmarket.data.raw import DataError
 from recmarket.embedding import Embedder, load_embedder
 from recmarket.embedding.similarity import similarity_for
@@ -26,7 +27,6 @@ from recmarket.run.provenance import git_commit
 from recmarket.validity.card import CardRow, card_rows, write_csv, write_page
 from recmarket.validity.differences import differences
 from recmarket.validity.heldout import (
-    DomainItems,
     Skipped,
     domain_files_of,
     held_outs,
@@ -108,15 +108,18 @@ async def _gather(
             found.silent[f.name] = {
                 name: why for name, b in scorer.baselines.items() if (why := b.note(scorer.data))
             }
-        kinds = DomainItems(domain).kinds
         same = [
-            kinds[i] == kinds[h.episode.target.item_index] != ""
+            _kind(domain, i) == _kind(domain, h.episode.target.item_index) != ""
             for h in chosen
             for i in h.pools.get("same-kind", ())
         ]
         found.same_kind = (found.same_kind[0] + sum(same), found.same_kind[1] + len(same))
         found.scored += await score_every(scorer, chosen, concurrency)
     return found
+
+
+def _kind(domain: Domain, item: int) -> str:
+    return kind_noun(domain.items[item].evidence.title)
 
 
 def _made(

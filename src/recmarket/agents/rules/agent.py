@@ -46,11 +46,17 @@ TEMPLATE = (
     "is hard to please.",
     "often from {store}; ",
     "usually pays about {price}; ",
+    "lately liked {titles}; ",
 )
+RECENT_TITLE_WORDS = 6  # a short title's words: a brand and a kind fit, a model code rarely
 TEMPLATE_WORDS = frozenset(
     w.strip(".;,").lower()
     for t in TEMPLATE
-    for w in t.replace("{kinds}", "").replace("{store}", "").replace("{price}", "").split()
+    for w in t.replace("{kinds}", "")
+    .replace("{store}", "")
+    .replace("{price}", "")
+    .replace("{titles}", "")
+    .split()
 ) | {"and"}
 
 
@@ -132,11 +138,18 @@ def price_level(history: tuple[PastInteraction, ...], weights: list[float]) -> s
     return None  # unreachable: the weights reach their total
 
 
+def recent_liked(history: tuple[PastInteraction, ...], count: int) -> list[str]:
+    """The short titles of the ``count`` newest purchases rated 4 or more, newest first."""
+    liked = [h for h in reversed(history) if h.rating >= 4.0][:count]
+    return [short_title(h.title, RECENT_TITLE_WORDS) for h in liked]
+
+
 @dataclass(frozen=True)
 class RuleNeedStructurer:
     """current_need: the request's content words, in order (at most 25); long_term_need:
-    the product kinds the history returns to (``returned_kinds``), where asked the store it
-    returns to and the price it pays, and how the user rates (at most 30 words)."""
+    the product kinds the history returns to (``returned_kinds``), where asked the newest
+    liked purchases (``recent_liked``), the store it returns to and the price it pays, and
+    how the user rates (at most 30 words)."""
 
     answers_at_once: ClassVar[bool] = True  # no call waits (market/protocol.py)
     params: NeedParams = field(default_factory=NeedParams)
@@ -149,6 +162,8 @@ class RuleNeedStructurer:
             return "No earlier purchases to learn from."
         weights = rated_weights(history, p)
         said = TEMPLATE[0].format(kinds=" and ".join(kinds))
+        if titles := recent_liked(history, p.recent_liked):
+            said += TEMPLATE[5].format(titles=" and ".join(titles))
         if p.store and (store := returned_store(history, weights)):
             said += TEMPLATE[3].format(store=store)
         if p.price and (price := price_level(history, weights)):

@@ -240,6 +240,16 @@ class NeedParams(ParamTable):
         "prices (the offline ranker) never counts it as fit",
         FIRST,
     )
+    recent_liked: int = param(
+        0,
+        "how many of the newest purchases rated 4 or more the need names by their short "
+        "title (the first RECENT_TITLE_WORDS words of the title's head: the brand, line and "
+        "kind a centroid of history titles reads, which the kinds alone leave out), newest "
+        "first, after the kinds; 0 names none",
+        PEOPLE,
+        ge=0,
+        le=3,
+    )
 
 
 class RankerParams(ParamTable):
