@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from table_writers import markdown
 
@@ -320,7 +320,56 @@ def _people() -> dict[str, str]:
         ["measure", "protocol", "scorer", "candidates", *domains],
         [[*_label(k), *(_cell(by_domain[d].get(k)) for d in domains)] for k in DOMAIN_ROWS],
     )
-    return {"people-card": card, "people-domains": per + f"\nLeft out: {left}.\n"}
+    report, every = _targets(cards[2]), _targets(cards[1])  # the defaults' two readings
+    head = ["target", "defaults, report half", "met?", "defaults, all people (in-sample)"]
+    rows = [[target, *report[target], every[target][0]] for target in report]
+    return {
+        "people-card": card,
+        "people-domains": per + f"\nLeft out: {left}.\n",
+        "people-targets": markdown(head, rows),
+    }
+
+
+def _targets(card: dict) -> dict[str, tuple[str, str]]:
+    """Issue 66's targets on one card (domain all, 1 of 10 random negatives): each target's
+    figures, and whether it is met, by how much either way."""
+
+    def get(measure: str, protocol: str, scorer: str, draw: tuple[int, str] = _TEN) -> Any:
+        return card[(measure, protocol, scorer, *draw)]
+
+    def by(margin: float, unit: str = "points") -> str:
+        size = f"{abs(margin) * (100 if unit == 'points' else 1):.{1 if unit == 'points' else 3}f}"
+        return (
+            f"{'yes' if margin >= 0 else 'no'}, {'by' if margin >= 0 else 'short by'} {size} {unit}"
+        )
+
+    hr, centroid = get("hr@1", "history", "ranker"), get("hr@1", "history", "centroid")
+    pw = get("pairwise_1to1", "history", "ranker")
+    rho, rho_mean = (get("star_spearman", "history", s, _ANY) for s in ("review", "person_mean"))
+    rmse, rmse_mean = (get("star_rmse", "history", s, _ANY) for s in ("review", "person_mean"))
+    gap = card.get(("p_buy_4_5_less_1_2", "request", "decision", *_ANY))
+    return {
+        "History alone: HR@1 at least the centroid's less 1 point": (
+            f"{hr.value:.3f} against {centroid.value:.3f}",
+            by(hr.value - (centroid.value - 0.01)),
+        ),
+        "History alone: pairwise lower bound above 50%": (
+            f"{pw.value:.3f} [{pw.low:.3f}, {pw.high:.3f}]",
+            by(pw.low - 0.5),
+        ),
+        "Review: Spearman at least 0.8 x the person's mean's": (
+            f"{rho.value:.3f} against {rho_mean.value:.3f} ({rho.value / rho_mean.value:.2f} x)",
+            by(rho.value / rho_mean.value - 0.8, "x"),
+        ),
+        "Review: RMSE no worse than the person's mean's plus 0.02": (
+            f"{rmse.value:.3f} against {rmse_mean.value:.3f}",
+            by(rmse_mean.value + 0.02 - rmse.value, "stars"),
+        ),
+        "Decision: P(buy) of what people rated 4-5 less 1-2 (no target: reported)": (
+            "-" if gap is None else f"{gap.value:+.3f} [{gap.low:+.3f}, {gap.high:+.3f}]",
+            "-",
+        ),
+    }
 
 
 @dataclass(frozen=True)
@@ -349,7 +398,7 @@ FROM_CODE: dict[str, CodeTable] = {
         name: CodeTable(
             functools.partial(lambda n: _people()[n], name), slow=True, reads_shared=True
         )
-        for name in ("people-card", "people-domains")
+        for name in ("people-card", "people-domains", "people-targets")
     },
     **{name: CodeTable(make) for name, make in MODEL_TABLES.items()},  # seconds
 }

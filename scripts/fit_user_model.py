@@ -52,7 +52,7 @@ FIXED = {
     # any weight above 0 while the need is fitted: an empty request leaves the history as
     # the whole need (weight 1), so the history protocol does not depend on it
     "ranker": {"long_term_weight": 0.5},
-    "query": {"wording": "shopper"},
+    "query": {"wording": "buyer"},  # the request every run plays (issue 63)
     "review": {"experience": "personal"},
 }
 

@@ -14,16 +14,17 @@ from recmarket.hashing import ADDED_LATER, OPERATIONAL, left_out
 # issue 45 (Exaggeration's claim rule, the Mixed label's credibility), once for issue 51 (the
 # simulated user fitted to real people: the need from recent liked purchases, the ranker's
 # long-term weight, the shopper's request, the personal review), once for issue 63 (the
-# buyer's request, High records at the prior, the Rep instruction's share). A run stored
-# under an earlier model must not be resumed by this one.
+# buyer's request, High records at the prior, the Rep instruction's share), once for issue
+# 66 (the long-term need naming the newest liked purchase and the store returned to). A run
+# stored under an earlier model must not be resumed by this one.
 STORED = {
-    "054f1646c10b768d55bcebd7e3502493d6c2129d8f1d95804737a3446433e82c": {},
-    "87b064672625bca9affba5560c5e4f47cd116e373fa7fca6cfeb69cf16b47f47": {
+    "7a559953f7d1ec55b2568460f388223b72316282e4b4b75fdb23f719ad2eb173": {},
+    "7ecbc8b0ff706e156c35854d40caffe0a2e5776c1da4ad1baac505e6868ca55d": {
         "agents": {"ranker": {"noise": "gumbel"}},
         "condition": "no-rep",
     },
     # An LLM run as hashed since llm.text_replies.
-    "7a828ae30b2fff4a53e9c740f14efb6bde91978ee5c1a267a5dcc4d586c80c02": {
+    "bc28f51776c8c385c4376124fc174e2a13da8a7271d146a26609e983e5429163": {
         "llm": {
             "models": {"m": {"name": "x", "base_url": "http://127.0.0.1:1/v1", "timeout": 3}},
             "roles": {"default": "m"},
@@ -35,22 +36,22 @@ STORED = {
 # settings in the current form.
 OLDER_FORMS = [
     (
-        "3d76320cd619d803ccea98f41bf34dd8cf78dc031cb0e105bcf27f47586e5732",
+        "d5bb09acb671151c45703403f6794c6c463f4d118316646769351ebd472a088a",
         {"reputation_mechanism": "beta"},
         {"reputation": {"mechanism": "beta"}},
     ),
     (
-        "7f1324779ec749a99eba1399ae14f55c03f9821a8c6b978fae043a483782ba65",
+        "3c5ab413be3663b4eac25bb93153d541b40c8226d14a8ef99874fc9aff55dc2b",
         {"reputation_mechanism": "decay", "reputation_decay": 0.5},
         {"reputation": {"mechanism": "decay", "params": {"rate": 0.5}}},
     ),
     (
-        "3f3a3bc570655104e0c888f7b6cebbae7c5cdfa543b9ba093b4b93879b8be954",
+        "90633f29daf338f396a7c4874e1da9bd93784593f08b9a6181e7e8d6ef030254",
         {"platform_strategy": "adaptive", "learning_rule": "exp3"},
         {"platform_strategy": "adaptive", "learning": {"rule": "exp3"}},
     ),
     (  # both forms in one run: the current reputation, the older learning rule
-        "7236c1d8a1603aef3c7868a447b57da96aedb388759d76f01d56cdf5d9c01f4c",
+        "5cd3c1411d935ed9a64b11758a79dea364816f063fb859df640b21e2ff87ea1d",
         {
             "reputation": {"mechanism": "beta", "params": {"newcomer_low": 2}},
             "learning_rule": "exp3",
@@ -63,7 +64,7 @@ OLDER_FORMS = [
         },
     ),
     (
-        "71bda9822d8481747f30f670ddfd1a9c3af1b16ee8bdf97f78643a5bc163bd74",
+        "9f1a3f7deba8512759a4d66038d2c05828fe9caef5e6c8f68975ff1169b70627",
         {
             "reputation_mechanism": "decay",
             "reputation_decay": 0.8,
@@ -77,12 +78,12 @@ OLDER_FORMS = [
         },
     ),
     (  # attacks, before they had one name
-        "ec0029f753aebf631b99ffdbf72afc79bf4d6bc3fce7a8f0bba130063c5ef237",
+        "b85214092dbcaa08a83962b989dd7f1c5e001e94ec713088f62683d2aa4785ba",
         {"behaviours": {"P4": {"behaviour": "whitewash", "params": {"below": 0.2}}}},
         {"attacks": {"P4": {"attack": "whitewash", "params": {"below": 0.2}}}},
     ),
     (  # an older attack and an older mechanism in one run
-        "f33ce5e1945e59d5cb9c79cbecc355605fdecc8647f27cc3393d200b16b4dda5",
+        "888a18092126963fe8df5d46a2af3ff630fed5b712804cd680933de5b423965f",
         {
             "behaviours": {"P4": {"behaviour": "sybil"}},
             "reputation_mechanism": "decay",
@@ -134,7 +135,7 @@ def test_a_setting_given_in_both_forms_is_refused() -> None:
 
 
 def test_an_llm_run_stored_before_the_array_of_sentences_hashes_apart() -> None:
-    llm = STORED["7a828ae30b2fff4a53e9c740f14efb6bde91978ee5c1a267a5dcc4d586c80c02"]
+    llm = STORED["bc28f51776c8c385c4376124fc174e2a13da8a7271d146a26609e983e5429163"]
     for text_replies in ("sentences", "text"):
         settings = {"llm": {**llm["llm"], "text_replies": text_replies}}
         assert RunConfig.model_validate(settings).digest() != BEFORE_TEXT_REPLIES

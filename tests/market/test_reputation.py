@@ -72,10 +72,10 @@ def test_new_mechanism_settings_leave_stored_runs_their_directories() -> None:
     they existed keeps its directory and resumes."""
     default = RunConfig()
     assert default.digest() == RunConfig.model_validate({"market": {}}).digest()
-    # the hash the defaults have had since issue 63 (cd9fc251cb907590 from issue 51's user
-    # fitted to real people, 64a042242fcdc509 from issue 45's claim rule, 837cc76e3fef82be
-    # from before mechanisms)
-    assert default.digest().startswith("054f1646c10b768d")
+    # the hash the defaults have had since issue 66 (054f1646c10b768d from issue 63's user,
+    # cd9fc251cb907590 from issue 51's user fitted to real people, 64a042242fcdc509 from
+    # issue 45's claim rule, 837cc76e3fef82be from before mechanisms)
+    assert default.digest().startswith("7a559953f7d1ec55")
     decayed = RunConfig.model_validate({"market": {"reputation": {"mechanism": "decay"}}})
     assert decayed.digest() != default.digest()
     for later in (

@@ -109,7 +109,8 @@ def test_the_decisions_chance_of_buying_is_its_own(tiny: Path, embedder) -> None
     buys = [v for s in scored for k, v in s.values.items() if k[0].startswith("p_buy")]
     assert buys and all(0.0 < b < 1.0 for b in buys)  # a logit's chance, not a draw
     measures = {k[0] for s in scored for k in s.values}
-    assert measures == set(card_measures()) - {"star_spearman"}  # a correlation: kept as pairs
+    # a correlation is kept as pairs, the decision's separation is made of two measures
+    assert measures == set(card_measures()) - {"star_spearman", "p_buy_4_5_less_1_2"}
     assert any(k[2] == "review" for s in scored for k in s.values)  # personal stars by default
     closeness = OfflineParams(review=ReviewParams(experience="closeness"))
     plain = UserScorer(offline_agents(embedder, closeness), scorer.similarity, domain, 3)
@@ -330,3 +331,16 @@ def test_the_cards_measures_are_person_measures_of_the_one_registry() -> None:
     assert all(MARKET_MEASURES.get(n).unit == "person" for n in names)
     assert {m.name for m in shown_at("cells")}.isdisjoint(names)  # never a cell's measure
     assert MARKET_MEASURES.get("star_rmse").metric(4.0) == 2.0  # its mean's square root
+
+
+def test_the_decisions_separation_is_liked_less_disliked_over_people() -> None:
+    """Six people bought what they liked at 0.9 and four what they disliked at 0.3: the
+    separation is 0.6, and with every person alike within their group no resample moves it."""
+    liked = ("p_buy_rated_4_5", "request", "decision", *ANY)
+    disliked = ("p_buy_rated_1_2", "request", "decision", *ANY)
+    scored = [Scored("D", f"p{i}", {liked: 0.9}) for i in range(6)]
+    scored += [Scored("D", f"q{i}", {disliked: 0.3}) for i in range(4)]
+    row = next(r for r in card_rows(scored, 1) if r.measure == "p_buy_4_5_less_1_2")
+    assert (row.value, row.low, row.high) == pytest.approx((0.6, 0.6, 0.6))
+    assert (row.n_people, row.n, row.domain) == (10, 10, "all")
+    assert not [r for r in card_rows(scored[:6], 1) if r.measure == "p_buy_4_5_less_1_2"]

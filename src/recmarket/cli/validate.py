@@ -13,9 +13,7 @@ from recmarket.cli.llm_options import Budget, Replay
 from recmarket.cli.run import estimate_table
 from recmarket.config import RunConfig
 from recmarket.data import BUNDLED_DATA_DIR
-from recmarket.validity.card import ALL, COLUMNS
 from recmarket.validity.heldout import HALVES
-from recmarket.validity.validate import SKIPPED_CSV, skipped_summary
 
 MAX_NEGATIVES = 99  # 1 of 100: the largest protocol the field reports (sampled SASRec's 1 of 101)
 
@@ -64,7 +62,8 @@ def validate_command(
     import asyncio
 
     from recmarket.config_file import build_config
-    from recmarket.validity.validate import validate_settings
+    from recmarket.validity.card import ALL, COLUMNS
+    from recmarket.validity.validate import SKIPPED_CSV, skipped_summary, validate_settings
 
     if half not in HALVES:
         fail(f"--half {half}: choose one of {', '.join(HALVES)}")

@@ -8,7 +8,8 @@ person's history and the category's data, never the held-out's own rating or rev
 - ``centroid``: closeness of the candidate's visible text to the mean of the history
   titles' embeddings.
 - ``recent_centroid``: the same mean weighted by recency, halved every
-  RECENT_HALF_LIFE purchases back (the long-term need's half-life, ``NeedParams``).
+  RECENT_HALF_LIFE purchases back (a tenth of the 20-interaction history window: set
+  before any card was read, and never fitted, as a baseline's parameters are not).
 - ``bm25``: Okapi BM25 of the history titles as the query against the candidate's visible
   text, its document frequencies from the category's items (k1 1.2, b 0.75: the values of
   Robertson and Zaragoza 2009 that Lucene and Anserini default to).

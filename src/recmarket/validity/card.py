@@ -16,7 +16,7 @@ import numpy as np
 from scipy import stats
 
 from recmarket.files import replaced, write_text_whole
-from recmarket.resampling import mean_interval, person_interval
+from recmarket.resampling import mean_interval, person_interval, sums_interval
 from recmarket.validity.measures import card_measures, finish
 from recmarket.validity.scoring import Key, Scored, chance_values
 
@@ -179,6 +179,37 @@ def _mean_rows(scored: Sequence[Scored], domain: str, seed: int) -> list[CardRow
     return rows
 
 
+SEPARATED = ("p_buy_rated_4_5", "p_buy_rated_1_2")  # the decision's separation, its parts
+
+
+def _separation_rows(scored: Sequence[Scored], domain: str, seed: int) -> list[CardRow]:
+    """P(buy) of the held-outs people rated 4-5 less that of those rated 1-2, its interval
+    resampling people (each holds a held-out of one group or the other, or none)."""
+    parts = []
+    for s in scored:
+        row = []
+        for measure in SEPARATED:
+            value = s.values.get((measure, "request", "decision", 0, ""))
+            row += [value or 0.0, float(value is not None)]
+        parts.append(row)
+    units = np.array(parts, dtype=float).reshape(-1, 4)
+    liked, disliked = units[:, 1].sum(), units[:, 3].sum()
+    if not liked or not disliked:
+        return []
+
+    def separation(total: np.ndarray) -> np.ndarray:
+        return total[:, 0] / total[:, 1] - total[:, 2] / total[:, 3]
+
+    value = float(separation(units.sum(axis=0, keepdims=True))[0])
+    low, high = sums_interval(units, separation, seed=seed, draws=RESAMPLES, level=LEVEL)
+    people = int(np.sum(units[:, 1] + units[:, 3] > 0))
+    n = int(liked + disliked)
+    measure = "p_buy_4_5_less_1_2"
+    return [
+        CardRow(domain, 0, "", measure, "request", "decision", people, n, value, low, high, 0.0)
+    ]
+
+
 def _silent_rows(rows: Sequence[CardRow], silent: Mapping[str, str]) -> list[CardRow]:
     """For each baseline that cannot speak in the domain (``silent``: its name and why),
     a row without a value for every ranking key the centroid has, saying why."""
@@ -213,6 +244,7 @@ def card_rows(
     rows: list[CardRow] = []
     for domain, members in [(ALL, list(scored)), *sorted(by_domain.items())]:
         found = _mean_rows(members, domain, seed) + _correlation_rows(members, domain, seed)
+        found += _separation_rows(members, domain, seed)
         quiet = dict(silent.get(domain, {}))
         if domain == ALL:
             quiet = {scorer: "leaves out " + ", ".join(why) for scorer, why in left_out.items()}
@@ -241,7 +273,9 @@ RESTS_ON = (
     ),
     (
         "purchase rates, target purchase and regret (the user's decision)",
-        "buy_accuracy_1to1, p_buy_rated_1_2 against p_buy_rated_4_5",
+        "buy_accuracy_1to1, p_buy_rated_1_2 against p_buy_rated_4_5 (their difference "
+        "p_buy_4_5_less_1_2: above 0 where the decision tells what people liked from what "
+        "they did not)",
     ),
     (
         "reviews, claim-reliability records and everything reputation moves (LocalRep)",

@@ -21,17 +21,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
 from recmarket.data.domain import Domain, DomainFiles, domain_files, find_domains
 from recmarket.data.episodes import Episode, read_episodes
-from recmarket.data.items import kind_noun
 from recmarket.data.raw import DataError
 from recmarket.streams import Stream, rng
-from recmarket.validity.pools import POOLS
+from recmarket.validity.pools import POOLS, DomainItems
 
 POSITIVE_RATING = 4.0  # a held-out rated this or more is a purchase the person liked
 # Halves of the people: a parameter is fitted on one and reported on the other, so that no
@@ -83,39 +81,6 @@ class Drawn:
     held: list[HeldOut] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     repeats: int = 0
-
-
-@dataclass(frozen=True)
-class DomainItems:
-    """The items negatives are drawn from, by position: those the judged people reviewed
-    (``universe``, domain item indexes), and by kind. A person the card leaves out adds no
-    item: re-reviews that lift someone to the loader's count change no one's negatives."""
-
-    domain: Domain
-    universe: np.ndarray
-
-    @property
-    def size(self) -> int:
-        """How many items negatives are drawn from."""
-        return len(self.universe)
-
-    @cached_property
-    def kinds(self) -> tuple[str, ...]:
-        """Each position's kind noun (``kind_noun``: "" where its title names none)."""
-        return tuple(kind_noun(self.domain.items[i].evidence.title) for i in self.universe)
-
-    @cached_property
-    def by_kind(self) -> dict[str, np.ndarray]:
-        """The positions of each named kind, in order."""
-        found: dict[str, list[int]] = {}
-        for position, kind in enumerate(self.kinds):
-            if kind:
-                found.setdefault(kind, []).append(position)
-        return {kind: np.array(items) for kind, items in found.items()}
-
-    def positions(self, items: np.ndarray) -> np.ndarray:
-        """Where domain item indexes sit in the universe (each one must be in it)."""
-        return np.searchsorted(self.universe, items)
 
 
 def held_outs(

@@ -77,6 +77,13 @@ for measure in (
         ("held_out", "rating"),
         "the decision buys a held-out the person rated 4-5",
     ),
+    _person(
+        "p_buy_4_5_less_1_2",
+        "buys 4-5 less 1-2",
+        ("held_out", "rating"),
+        "how much more readily the decision buys what people rated 4-5 than 1-2",
+        share=False,
+    ),
 ):
     MARKET_MEASURES.register(measure)
 

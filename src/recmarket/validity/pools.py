@@ -10,12 +10,46 @@ the person never reviewed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from recmarket.validity.heldout import DomainItems
+from recmarket.data.domain import Domain
+from recmarket.data.items import kind_noun
+
+
+@dataclass(frozen=True)
+class DomainItems:
+    """The items negatives are drawn from, by position: those the judged people reviewed
+    (``universe``, domain item indexes), and by kind. A person the card leaves out adds no
+    item: re-reviews that lift someone to the loader's count change no one's negatives."""
+
+    domain: Domain
+    universe: np.ndarray
+
+    @property
+    def size(self) -> int:
+        """How many items negatives are drawn from."""
+        return len(self.universe)
+
+    @cached_property
+    def kinds(self) -> tuple[str, ...]:
+        """Each position's kind noun (``kind_noun``: "" where its title names none)."""
+        return tuple(kind_noun(self.domain.items[i].evidence.title) for i in self.universe)
+
+    @cached_property
+    def by_kind(self) -> dict[str, np.ndarray]:
+        """The positions of each named kind, in order."""
+        found: dict[str, list[int]] = {}
+        for position, kind in enumerate(self.kinds):
+            if kind:
+                found.setdefault(kind, []).append(position)
+        return {kind: np.array(items) for kind, items in found.items()}
+
+    def positions(self, items: np.ndarray) -> np.ndarray:
+        """Where domain item indexes sit in the universe (each one must be in it)."""
+        return np.searchsorted(self.universe, items)
 
 
 class NegativePool(Protocol):

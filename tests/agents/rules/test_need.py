@@ -27,7 +27,7 @@ from recmarket.agents.rules.params import NeedParams, RankerParams
 from recmarket.agents.rules.text import title_parts
 
 KINDS = ("Guitar Strings", "Drum Sticks", "Piano Bench", "Violin Bow", "Capo")
-RECENT = NeedParams(weighting="recent-rated", kinds=2, half_life=2.0)
+RECENT = NeedParams(weighting="recent-rated", kinds=2, half_life=2.0, recent_liked=0)
 
 
 def past(kind: str, rating: float = 5.0) -> PastInteraction:
@@ -74,8 +74,8 @@ def bought(kind: str, store: str | None, price: float | None, rating: float = 5.
 def test_the_need_names_a_store_returned_to_and_the_price_paid_where_asked() -> None:
     """A store named once is no habit; two purchases make one (the newer first among equals,
     a 1-star purchase weighing nothing); the price is the weighted median, and neither the
-    price nor the template is read as fit. By default the price is said and the store is
-    not (fitted to real people: naming the store lowered the held-out HR@1)."""
+    price nor the template is read as fit. By default both are said (fitted to real people:
+    issue 66's fit, with the newest liked purchase named, chose the store)."""
     history = (
         bought("Capo", "Acme", 8.0),
         bought("Drum Sticks", "Vic Firth", 12.0),
@@ -83,19 +83,49 @@ def test_the_need_names_a_store_returned_to_and_the_price_paid_where_asked() -> 
         bought("Piano Bench", "Vic Firth", 120.0, rating=1.0),
         bought("Violin Bow", "Solo", 30.0),
     )
-    asked = NeedParams(weighting="recent-rated", kinds=3, store=True, price=True)
+    asked = NeedParams(
+        weighting="recent-rated", kinds=3, half_life=2.0, store=True, price=True, recent_liked=0
+    )
     inp = NeedInput(history=history, query_text="")
     said = asyncio.run(RuleNeedStructurer(asked)(inp, 0)).long_term_need
     assert "often from Acme;" in said  # Vic Firth's second purchase was rated 1 star
     assert "usually pays about $12;" in said  # weights 0.5, 0.71, 0.59, 1 from $8 up
     assert "$" not in need_words(said) and "Acme" in need_words(said).split()
-    plain = asyncio.run(RuleNeedStructurer(NeedParams(price=False))(inp, 0)).long_term_need
+    bare_params = NeedParams(price=False, store=False)
+    plain = asyncio.run(RuleNeedStructurer(bare_params)(inp, 0)).long_term_need
     assert "often from" not in plain and "pays" not in plain
     default = asyncio.run(RuleNeedStructurer(NeedParams())(inp, 0)).long_term_need
-    assert "often from" not in default and "usually pays about $12;" in default
+    assert "often from Acme;" in default and "usually pays about $" in default
     unpriced = tuple(bought(k, None, None) for k in ("Capo", "Capo"))
     bare = asyncio.run(RuleNeedStructurer(asked)(NeedInput(history=unpriced, query_text=""), 0))
     assert "often from" not in bare.long_term_need and "pays" not in bare.long_term_need
+
+
+def test_the_need_names_the_newest_liked_purchases_last_and_the_cap_trims_them() -> None:
+    """Liked purchases (rated 4 or more) by their short titles, newest first, after every
+    structured part, so the 30-word cap trims them and never the kinds, price or disposition."""
+    history = (
+        bought("Capo Deluxe Edition Extra Long Title Words Here", "Acme", 8.0),
+        bought("Drum Sticks", "Vic Firth", 12.0),
+        bought("Piano Bench", "Vic Firth", 120.0, rating=1.0),
+        bought("Violin Bow", "Solo", 30.0),
+    )
+    inp = NeedInput(history=history, query_text="")
+
+    def need(liked: int) -> str:
+        params = NeedParams(recent_liked=liked, store=False)
+        return asyncio.run(RuleNeedStructurer(params)(inp, 0)).long_term_need
+
+    one = need(1)
+    assert one.endswith("Lately liked Nickel Violin Bow.")
+    assert "rates most purchases highly. Lately" in one
+    three = need(3)
+    # the third (the capo's six words) passes the cap: trimmed, the structured parts kept
+    assert "highly. Lately liked Nickel Violin Bow and Nickel Drum Sticks" in three
+    assert len(three.split()) == 30 and "usually pays about $" in three
+    assert "Piano" not in three.split("Lately")[1]  # rated 1 star: not liked
+    assert "lately" not in need_words(three).lower().split()  # the template is no fit
+    assert "Lately" not in need(0)
 
 
 def candidates() -> tuple[CandidateView, ...]:

@@ -46,7 +46,7 @@ TEMPLATE = (
     "is hard to please.",
     "often from {store}; ",
     "usually pays about {price}; ",
-    "lately liked {titles}; ",
+    " Lately liked {titles}.",
 )
 RECENT_TITLE_WORDS = 6  # a short title's words: a brand and a kind fit, a model code rarely
 TEMPLATE_WORDS = frozenset(
@@ -162,14 +162,15 @@ class RuleNeedStructurer:
             return "No earlier purchases to learn from."
         weights = rated_weights(history, p)
         said = TEMPLATE[0].format(kinds=" and ".join(kinds))
-        if titles := recent_liked(history, p.recent_liked):
-            said += TEMPLATE[5].format(titles=" and ".join(titles))
         if p.store and (store := returned_store(history, weights)):
             said += TEMPLATE[3].format(store=store)
         if p.price and (price := price_level(history, weights)):
             said += TEMPLATE[4].format(price=price)
         liked = np.mean([h.rating for h in history]) >= 4.0
-        return said + (TEMPLATE[1] if liked else TEMPLATE[2])
+        said += TEMPLATE[1] if liked else TEMPLATE[2]
+        if titles := recent_liked(history, p.recent_liked):  # last: the word cap trims them
+            said += TEMPLATE[5].format(titles=" and ".join(titles))
+        return said
 
     async def __call__(self, inp: NeedInput, seed: int) -> StructuredNeed:
         current = " ".join(ordered_terms(inp.query_text)[:25])

@@ -227,10 +227,12 @@ class NeedParams(ParamTable):
         gt=0,
     )
     store: Annotated[bool, ADDED_LATER] = param(
-        False,
+        True,
         "whether the need names the store the person returns to (recent-rated, where the "
         "data has stores): the one with the most weight, if it sold them two purchases or "
-        "more (one purchase is no habit); its name counts as fit where a title carries it",
+        "more (one purchase is no habit); its name counts as fit where a title carries it "
+        "(off until issue 66; on since the need names the newest liked purchase, fitted "
+        "with it)",
         PEOPLE,
     )
     price: bool = param(
@@ -241,7 +243,7 @@ class NeedParams(ParamTable):
         FIRST,
     )
     recent_liked: int = param(
-        0,
+        1,
         "how many of the newest purchases rated 4 or more the need names by their short "
         "title (the first RECENT_TITLE_WORDS words of the title's head: the brand, line and "
         "kind a centroid of history titles reads, which the kinds alone leave out), newest "
