@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from recmarket.agents.contracts import HeldOutTarget, PastInteraction, QueryInput
-from recmarket.agents.rules.params import QueryParams
 from recmarket.agents.rules.query import RuleQueryGenerator
 from recmarket.agents.rules.text import content_words, shares_run
+from recmarket.agents.rules.user_params import QueryParams
 from recmarket.config import EpisodeConfig
 from recmarket.data.episodes import sample_requests
 from recmarket.profiles import PROFILE_BY_NAME

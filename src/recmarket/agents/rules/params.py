@@ -7,7 +7,7 @@ Amazon Reviews'23 rows in ``../shared/data/amazon23`` by ``scripts/measure_offli
 or *a cited measurement*. None was set by looking at the outcomes the model produces, and
 none comes from the paper's results. ``scripts/docs_tables.py`` writes them, with their
 meanings and sources, into docs/running.md; change any of them in a config file's
-``[agents]`` table. The simulated user's own tables (decision and review) live in
+``[agents]`` table. The simulated user's own tables (request, decision and review) live in
 ``user_params``, and how a parameter is declared in ``param_fields``.
 
 Levels (fit, claims, experience) share one scale, [0, 1], split by the lexicon into five
@@ -33,6 +33,7 @@ from recmarket.agents.rules.user_params import (
     DEFAULT_DECISION,
     DEFAULT_GAP_SENSITIVITY,
     DecisionParams,
+    QueryParams,
     ReviewParams,
 )
 from recmarket.hashing import ADDED_LATER
@@ -93,68 +94,6 @@ class ScaleParams(ParamTable):
             strict=True,
         )
         return self
-
-
-class QueryParams(ParamTable):
-    """How a simulated user words a request."""
-
-    general_kind: float = param(
-        0.25,
-        "chance the user names only the broad kind (the kind's last word, 'strings' for "
-        "'electric guitar strings'): sometimes, though a buyer who knows the item usually "
-        "names its type",
-        FIRST,
-        ge=0,
-        le=1,
-    )
-    attribute_mention: float = param(
-        0.5,
-        "chance each title attribute the profile would speak of is mentioned, in paraphrase "
-        "(title and shopper wordings; a buyer names the words it knows)",
-        FIRST,
-        ge=0,
-        le=1,
-    )
-    use_from_review: float = param(
-        0.7,
-        "chance the use is taken from the user's own review of the target (what they wanted "
-        "it for), rather than a plain everyday use",
-        FIRST,
-        ge=0,
-        le=1,
-    )
-    history_context: float = param(
-        0.5,
-        "chance the request mentions the user's own past purchase of the same kind",
-        FIRST,
-        ge=0,
-        le=1,
-    )
-    wording: Annotated[Literal["title", "shopper", "buyer"], ADDED_LATER] = param(
-        "buyer",
-        "what the request takes from the target (Appendix C.1: a plausible strong answer "
-        "while several credible alternatives remain, never a copy): buyer, the kind's noun "
-        "and what a buyer who knows the item says of it, the title's words their own review "
-        "repeats first, then the words qualifying the kind and the title's attribute "
-        "segments, never a code, number, pack count or brand (issue 63); title, the kind in "
-        "one or two words and title segments in paraphrase (the rule before issue 51); "
-        "shopper, the kind's noun and only colour, material, size and common features (the "
-        "rule of issues 51-62, under which the target was the best visible fit of its pool in "
-        "13% of the demo's NoRep pools)",
-        FIRST,
-    )
-    identifying_words: Annotated[int, ADDED_LATER] = param(
-        5,
-        "buyer wording: how many of the buyer's words (``query.buyer_words``) the request names "
-        "beyond the profile's attributes (Table 4): its specificity. Set before any contrast "
-        "was looked at, to the band issue 63 fixed for a strong but non-unique answer "
-        "(Appendix C.1): the target the strictly best visible fit of 60-85% of NoRep pools, "
-        "on the demo and on the real slices (docs/data.md measures both, and how often "
-        "another candidate lies within half a band of it)",
-        FIRST,
-        ge=0,
-        le=12,
-    )
 
 
 class PlatformParams(ParamTable):

@@ -18,7 +18,6 @@ from typing import ClassVar
 import numpy as np
 
 from recmarket.agents.contracts import HeldOutTarget, Query, QueryInput, RoleFailure
-from recmarket.agents.rules.params import QueryParams
 from recmarket.agents.rules.text import (
     STOPWORDS,
     join_words,
@@ -26,6 +25,7 @@ from recmarket.agents.rules.text import (
     title_parts,
     use_phrase,
 )
+from recmarket.agents.rules.user_params import QueryParams
 from recmarket.data.items import DIGIT, TITLE_HEAD, TITLE_WORD, product_kind
 from recmarket.streams import Draws, one_of
 
