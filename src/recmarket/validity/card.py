@@ -8,9 +8,10 @@ from __future__ import annotations
 import csv
 import math
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from scipy import stats
@@ -18,7 +19,7 @@ from scipy import stats
 from recmarket.files import replaced, write_text_whole
 from recmarket.resampling import mean_interval, person_interval, sums_interval
 from recmarket.validity.measures import card_measures, finish
-from recmarket.validity.scoring import Key, Scored, chance_values
+from recmarket.validity.scoring import ANY, Key, Scored, chance_values
 
 COLUMNS = (
     "domain",
@@ -35,6 +36,7 @@ COLUMNS = (
     "chance",
     "note",
 )
+T = TypeVar("T")
 ALL = "all"  # the domain column of the rows over every category together
 RESAMPLES = 2_000
 LEVEL = 0.95
@@ -80,6 +82,23 @@ class CardRow:
             self.note,
         ]
 
+    @classmethod
+    def of(
+        cls,
+        domain: str,
+        key: Key,
+        people: int,
+        n: int,
+        value: float,
+        ends: tuple[float, float],
+        chance: float = float("nan"),
+    ) -> CardRow:
+        """The row of ``key`` (measure, protocol, scorer, candidates, pool) in ``domain``."""
+        measure, protocol, scorer, candidates, pool = key
+        return cls(
+            domain, candidates, pool, measure, protocol, scorer, people, n, value, *ends, chance
+        )
+
     @property
     def key(self) -> tuple[str, str, str, int, str]:
         """What the row measures, whatever its domain: (measure, protocol, scorer,
@@ -97,13 +116,21 @@ def spearman(pairs: np.ndarray) -> float:
     return float(np.corrcoef(ranks[:, 0], ranks[:, 1])[0, 1])
 
 
+def _per_person(
+    scored: Sequence[Scored], read: Callable[[Scored], Mapping[Key, T]]
+) -> dict[Key, dict[str, list[T]]]:
+    """Each key's held-out values (``read`` of each held-out), grouped by person."""
+    per: dict[Key, dict[str, list[T]]] = defaultdict(lambda: defaultdict(list))
+    for s in scored:
+        for key, found in read(s).items():
+            per[key][s.person].append(found)
+    return per
+
+
 def _correlation_rows(scored: Sequence[Scored], domain: str, seed: int) -> list[CardRow]:
     """Each rank correlation over every held-out's (predicted, real) pair, its interval a
     percentile bootstrap over people (their pairs move together)."""
-    per: dict[Key, dict[str, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
-    for s in scored:
-        for key, pair in s.pairs.items():
-            per[key][s.person].append(pair)
+    per = _per_person(scored, lambda s: s.pairs)
     rows = []
     for key in sorted(per):
         people = [np.array(v) for v in per[key].values()]
@@ -118,36 +145,17 @@ def _correlation_rows(scored: Sequence[Scored], domain: str, seed: int) -> list[
                 level=LEVEL,
             )
         n = sum(len(v) for v in people)
-        measure, protocol, scorer, count, pool = key
-        rows.append(
-            CardRow(
-                domain,
-                count,
-                pool,
-                measure,
-                protocol,
-                scorer,
-                len(people),
-                n,
-                value,
-                low,
-                high,
-                float("nan"),
-            )
-        )
+        rows.append(CardRow.of(domain, key, len(people), n, value, (low, high)))
     return rows
 
 
 def _mean_rows(scored: Sequence[Scored], domain: str, seed: int) -> list[CardRow]:
     """Every mean measure the held-outs have, beside chance where the user's own role
     has one."""
-    per: dict[Key, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for s in scored:
-        for key, value in s.values.items():
-            per[key][s.person].append(value)
+    per = _per_person(scored, lambda s: s.values)
     rows = []
     for key, people in per.items():
-        measure, protocol, scorer, count, pool = key
+        measure, _, scorer, count, _ = key
         sums = np.array([sum(v) for v in people.values()])
         counts = np.array([len(v) for v in people.values()], dtype=float)
         finished = finish(measure)
@@ -159,20 +167,8 @@ def _mean_rows(scored: Sequence[Scored], domain: str, seed: int) -> list[CardRow
         elif len(people) >= 2:  # every person alike: no spread to resample
             low = high = value
         chance = chance_values(count).get(measure, float("nan")) if count else float("nan")
-        row = CardRow(
-            domain,
-            count,
-            pool,
-            measure,
-            protocol,
-            scorer,
-            len(people),
-            int(counts.sum()),
-            value,
-            low,
-            high,
-            chance,
-        )
+        size = (len(people), int(counts.sum()))
+        row = CardRow.of(domain, key, *size, value, (low, high), chance)
         rows.append(row)
         if scorer in USER_ROLES and not math.isnan(chance):  # chance beside the user's own
             rows.append(replace(row, scorer="chance", value=chance, low=chance, high=chance))
@@ -189,7 +185,7 @@ def _separation_rows(scored: Sequence[Scored], domain: str, seed: int) -> list[C
     for s in scored:
         row = []
         for measure in SEPARATED:
-            value = s.values.get((measure, "request", "decision", 0, ""))
+            value = s.values.get((measure, "request", "decision", *ANY))
             row += [value or 0.0, float(value is not None)]
         parts.append(row)
     units = np.array(parts, dtype=float).reshape(-1, 4)
@@ -204,10 +200,8 @@ def _separation_rows(scored: Sequence[Scored], domain: str, seed: int) -> list[C
     low, high = sums_interval(units, separation, seed=seed, draws=RESAMPLES, level=LEVEL)
     people = int(np.sum(units[:, 1] + units[:, 3] > 0))
     n = int(liked + disliked)
-    measure = "p_buy_4_5_less_1_2"
-    return [
-        CardRow(domain, 0, "", measure, "request", "decision", people, n, value, low, high, 0.0)
-    ]
+    key = ("p_buy_4_5_less_1_2", "request", "decision", *ANY)
+    return [CardRow.of(domain, key, people, n, value, (low, high), 0.0)]
 
 
 def _silent_rows(rows: Sequence[CardRow], silent: Mapping[str, str]) -> list[CardRow]:
