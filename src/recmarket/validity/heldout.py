@@ -81,6 +81,21 @@ class Drawn:
     held: list[HeldOut] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     repeats: int = 0
+    items: DomainItems | None = None  # what the negatives were drawn from (None: no one)
+
+    def of_kind(self, held: Sequence[HeldOut]) -> dict[str, tuple[int, int]]:
+        """By pool, how many of ``held``'s negatives share their held-out's kind, of all."""
+        found: dict[str, tuple[int, int]] = {}
+        if self.items is None:
+            return found
+        kind = self.items.kind_of
+        for h in held:
+            own = kind(h.episode.target.item_index)
+            for pool, negatives in h.pools.items():
+                same, total = found.get(pool, (0, 0))
+                alike = sum(own != "" and kind(i) == own for i in negatives)
+                found[pool] = (same + alike, total + len(negatives))
+        return found
 
 
 def held_outs(
@@ -116,6 +131,7 @@ def held_outs(
     ]
     reviewed = [domain.item_index[p] for p, ok in zip(people, judged, strict=True) if ok]
     items = DomainItems(domain, np.unique(np.concatenate(reviewed)) if reviewed else np.zeros(0))
+    drawn.items = items
     episodes = read_episodes(domain, spans)
     for episode, span, person, count, ok in zip(
         episodes, spans, people, distinct, judged, strict=True

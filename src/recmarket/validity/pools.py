@@ -51,6 +51,10 @@ class DomainItems:
         """Where domain item indexes sit in the universe (each one must be in it)."""
         return np.searchsorted(self.universe, items)
 
+    def kind_of(self, item: int) -> str:
+        """The kind noun of a domain item of the universe."""
+        return self.kinds[int(self.positions(np.array([item]))[0])]
+
 
 class NegativePool(Protocol):
     """Draws a person's negatives from their category's untouched items."""

@@ -15,9 +15,8 @@ from recmarket.agents.llm.backend import LLMBackend
 from recmarket.agents.roles import Agents
 from recmarket.agents.rules import offline_agents
 from recmarket.config import RunConfig
-from recmarket.data.domain import Domain, DomainFiles, load_domain
+from recmarket.data.domain import DomainFiles, load_domain
 from recmarket.data.fingerprint import digests
-from recmarket.data.items import kind_noun
 from recmarket.data.raw import DataError
 from recmarket.embedding import Embedder, load_embedder
 from recmarket.embedding.similarity import similarity_for
@@ -72,7 +71,7 @@ class Gathered:
     skipped: list[Skipped] = field(default_factory=list)
     silent: dict[str, dict[str, str]] = field(default_factory=dict)
     repeats: int = 0
-    same_kind: tuple[int, int] = (0, 0)  # same-kind negatives drawn, of all drawn there
+    of_kind: dict[str, tuple[int, int]] = field(default_factory=dict)  # Drawn.of_kind, summed
 
 
 async def _gather(
@@ -108,18 +107,11 @@ async def _gather(
             found.silent[f.name] = {
                 name: why for name, b in scorer.baselines.items() if (why := b.note(scorer.data))
             }
-        same = [
-            _kind(domain, i) == _kind(domain, h.episode.target.item_index) != ""
-            for h in chosen
-            for i in h.pools.get("same-kind", ())
-        ]
-        found.same_kind = (found.same_kind[0] + sum(same), found.same_kind[1] + len(same))
+        for pool, (same, total) in drawn.of_kind(chosen).items():
+            before = found.of_kind.get(pool, (0, 0))
+            found.of_kind[pool] = (before[0] + same, before[1] + total)
         found.scored += await score_every(scorer, chosen, concurrency)
     return found
-
-
-def _kind(domain: Domain, item: int) -> str:
-    return kind_noun(domain.items[item].evidence.title)
 
 
 def _made(
@@ -139,9 +131,8 @@ def _made(
         f" {found.repeats} held-out items the person had reviewed before: those earlier "
         "reviews left out of their history (and every held-out item out of every pool)."
     )
-    if found.same_kind[1]:
-        share = found.same_kind[0] / found.same_kind[1]
-        made += f" Same-kind negatives of the held-out's own kind: {share:.0%} (the rest random)."
+    if shares := [f"{pool} {same / total:.0%}" for pool, (same, total) in found.of_kind.items()]:
+        made += f" Negatives of the held-out's own kind, by pool: {', '.join(shares)}."
     if half == "all":
         made += (
             " All people: in-sample for every parameter of the defaults fitted on the fit "
