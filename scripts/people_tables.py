@@ -19,6 +19,7 @@ PEOPLE_ROWS = (
         ("pairwise_1to1", "history", s, *_TEN)
         for s in ("ranker", "centroid", "recent_centroid", "bm25")
     ),
+    *(("pairwise_1to1", "history", s, 10, "same-kind") for s in ("ranker", "centroid", "bm25")),
     *(
         ("hr@1", "history", s, *_TEN)
         for s in ("ranker", "popularity", "centroid", "recent_centroid", "bm25", "cooccurrence")

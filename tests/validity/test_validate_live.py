@@ -33,7 +33,17 @@ def test_the_local_model_answers_the_user_roles_on_a_few_people(
     metas = [meta(x, title=f"Maple {kinds[k % 4]} No {k}") for k, x in enumerate(items)]
     data = make_domain(reviews, metas, name="Tiny")
     config, out = tmp_path / "model.toml", tmp_path / "card"
-    args = ["validate", "--data", str(data), "--negatives", "2", "--config", str(config)]
+    args = [
+        "validate",
+        "--data",
+        str(data),
+        "--negatives",
+        "2",
+        "--pairs",
+        "1",
+        "--config",
+        str(config),
+    ]
     with LocalServer(threads=2, log=tmp_path / "server.log") as server:
         config.write_text(model_settings(server, ROLES, tokens=120))
         played = recmarket(*args, "--out", str(out), timeout=1500)

@@ -23,7 +23,14 @@ from recmarket.validity.card import COLUMNS, card_rows
 from recmarket.validity.differences import differences
 from recmarket.validity.heldout import HeldOut, held_outs, in_half
 from recmarket.validity.measures import card_measures
-from recmarket.validity.scoring import ANY, Scored, UserScorer, chance_values, ranked_values
+from recmarket.validity.scoring import (
+    ANY,
+    Scored,
+    UserScorer,
+    chance_values,
+    ranked_values,
+    tied_values,
+)
 from tests.data.test_domain import newest_first
 from tests.fixtures import meta
 
@@ -79,6 +86,42 @@ def test_the_latest_review_is_held_out_against_items_never_touched(tiny: Path) -
     assert {s.reason for s in few.skipped} == {
         "only 18 items untouched: judged among at most 19 candidates, not 36"
     }
+
+
+def test_the_pairwise_measure_is_the_mean_over_its_pairs_ties_half() -> None:
+    scores = np.array([0.5, 0.2, 0.9, 0.5, 0.1])
+    assert tied_values(scores)["pairwise_1to1"] == 1.0  # against the first negative alone
+    assert tied_values(scores, 3)["pairwise_1to1"] == pytest.approx((1 + 0 + 0.5) / 3)
+    assert tied_values(scores, 4)["pairwise_1to1"] == pytest.approx((1 + 0 + 0.5 + 1) / 4)
+    assert tied_values(scores, 4)["hr@1"] == pytest.approx(0.0)  # 0.9 above it
+
+
+def test_the_ranker_meets_each_paired_negative_in_its_own_call(tiny: Path, embedder) -> None:
+    """The user agent's 1:1 value is the share of its pairs won, one call of two candidates
+    a pair: with one pair a 0 or 1 from four such calls (two protocols, two pools), with
+    nine a ninth's multiple from 36."""
+    from dataclasses import replace
+
+    domain = load_domain(domain_files(tiny, "Tiny"))
+    agents = offline_agents(embedder)
+    pairs_asked: list[int] = []
+
+    async def shortlist(inp, seed):
+        if len(inp.candidates) == 2:
+            pairs_asked.append(seed)
+        return await agents.shortlist(inp, seed)
+
+    counted = replace(agents, shortlist=shortlist)
+    key = ("pairwise_1to1", "history", "ranker", 10, "random")
+    held = next(h for h in held_outs(domain, 9, seed=3).held if h.positive)
+    for n, calls in ((1, 4), (9, 36)):
+        pairs_asked.clear()
+        scorer = UserScorer(counted, similarity_for(embedder), domain, 3, pairs=n)
+        value = _score(scorer, held).values[key]
+        assert len(set(pairs_asked)) == calls  # each pair its own call and its own seed
+        assert round(value * n) == pytest.approx(value * n)
+    with pytest.raises(ValueError, match="pair the held-out with 1 to 9 negatives"):
+        UserScorer(agents, similarity_for(embedder), domain, 3, pairs=10)
 
 
 def test_the_measures_of_a_rank_and_of_chance() -> None:
@@ -153,9 +196,13 @@ def test_validate_writes_the_card(tiny: Path, tmp_path: Path) -> None:
             assert float(r["low"]) - 1e-9 <= float(r["value"]) <= float(r["high"]) + 1e-9
     page = (tmp_path / "validity.md").read_text()
     assert "What rests on which measure" in page and "Tiny" in page
-    for wrong, says in (("0", "from 1 to 99"), ("9,x", "whole numbers separated by commas")):
+    for wrong, says in (
+        (["--negatives", "0"], "from 1 to 99"),
+        (["--negatives", "9,x"], "whole numbers separated by commas"),
+        (["--negatives", "4,9", "--pairs", "5"], "--pairs 5: at most 4"),
+    ):
         refused = CliRunner().invoke(
-            app, ["validate", "--data", str(tiny), "--negatives", wrong, "--out", str(tmp_path)]
+            app, ["validate", "--data", str(tiny), *wrong, "--out", str(tmp_path)]
         )
         assert refused.exit_code != 0 and says in refused.output
 
@@ -295,21 +342,26 @@ def test_an_estimate_counts_the_calls_the_protocol_makes_and_prices_the_models(
     tiny: Path, tmp_path: Path
 ) -> None:
     """Every held-out asks one request and one review; a liked one (24 of the 30) two needs,
-    eight rankings (1:N and 1:1 of each of the two pools under both protocols) and three
-    decisions (alone, and against each pool's first negative), a disliked one one decision.
-    Only the roles a model answers cost anything, and nothing is called."""
+    under both protocols for each of the two pools one 1:N ranking and a 1:1 ranking per
+    pair, and a decision alone and one against each pool's paired negatives; a disliked one
+    one decision. Only the roles a model answers cost anything, and nothing is called."""
     from recmarket.config import RunConfig
     from recmarket.validity.estimate import estimate_validation
 
     llm = {"models": {"m": {"name": "gpt-5-mini"}}, "roles": {"shortlist": "m", "review": "m"}}
     settings = RunConfig.model_validate({"llm": llm})
-    held, rows = estimate_validation(settings, tiny, [], negatives=(4,), seed=3, sample=100)
+    held, rows = estimate_validation(
+        settings, tiny, [], negatives=(4,), pairs=1, seed=3, sample=100
+    )
     calls = {r.role: r.calls for r in rows}
     assert held == 30
     assert calls == {
         "query": 30, "need": 48, "explain": 0, "shortlist": 192, "decide": 78, "review": 30,
         "update": 0,
     }  # fmt: skip
+    every = estimate_validation(settings, tiny, [], negatives=(4,), seed=3, sample=100)[1]
+    paired = {r.role: r.calls for r in every}  # by default each of the four negatives
+    assert (paired["shortlist"], paired["decide"]) == (24 * 2 * 2 * (1 + 4), 24 * (1 + 8) + 6)
     priced = {r.role for r in rows if r.cost > 0}
     assert priced == {"shortlist", "review"}
     sampled = {r.role: r.calls for r in estimate_validation(settings, tiny, [], sample=6)[1]}

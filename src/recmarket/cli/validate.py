@@ -32,6 +32,15 @@ def validate_command(
             help="untouched items per held-out, one protocol each: 9 (1 of 10), 9,19 (and 1 of 20)",
         ),
     ] = "9",
+    pairs: Annotated[
+        int | None,
+        typer.Option(
+            "--pairs",
+            min=1,
+            help="negatives the held-out meets one at a time for the 1:1 measures, one call "
+            "each (default: every negative of the smallest --negatives)",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", min=0, help="the negatives' and roles' seed")] = 42,
     half: Annotated[
         str,
@@ -68,10 +77,12 @@ def validate_command(
     if half not in HALVES:
         fail(f"--half {half}: choose one of {', '.join(HALVES)}")
     counts = _counts(negatives)
+    if pairs is not None and pairs > counts[0]:
+        fail(f"--pairs {pairs}: at most {counts[0]}, the fewest negatives --negatives draws")
     with user_errors():
         settings = build_config(config, {}, {})
         if estimate:
-            _print_estimate(settings, data, domain or [], counts, seed, half)
+            _print_estimate(settings, data, domain or [], counts, pairs, seed, half)
             return
         rows = asyncio.run(
             validate_settings(
@@ -82,6 +93,7 @@ def validate_command(
                 replay=replay,
                 budget=budget,
                 negatives=counts,
+                pairs=pairs,
                 seed=seed,
                 half=half,
             )
@@ -122,6 +134,7 @@ def _print_estimate(
     data: Path,
     domains: list[str],
     negatives: tuple[int, ...],
+    pairs: int | None,
     seed: int,
     half: str,
 ) -> None:
@@ -129,7 +142,7 @@ def _print_estimate(
     from recmarket.validity.estimate import SAMPLE, estimate_validation
 
     held, estimates = estimate_validation(
-        settings, data, domains, negatives=negatives, seed=seed, half=half
+        settings, data, domains, negatives=negatives, pairs=pairs, seed=seed, half=half
     )
     title = (
         f"Estimate for validate: {held:,} held-outs, from the first {SAMPLE} of each domain "

@@ -49,6 +49,7 @@ def estimate_validation(
     domains: Sequence[str],
     *,
     negatives: Sequence[int] = (9,),
+    pairs: int | None = None,
     seed: int = 42,
     half: str = "all",
     sample: int = SAMPLE,
@@ -64,7 +65,9 @@ def estimate_validation(
         domain = load_domain(files)
         chosen = [h for h in held_outs(domain, max(negatives), seed).held if in_half(h, half)]
         candidates = tuple(sorted({1 + n for n in negatives}))
-        scorer = UserScorer(counted, similarity_for(embedder), domain, seed, candidates)
+        scorer = UserScorer(
+            counted, similarity_for(embedder), domain, seed, candidates, pairs=pairs
+        )
         asyncio.run(score_every(scorer, chosen[:sample]))
         total, played = total + len(chosen), played + len(chosen[:sample])
     return total, priced_roles(settings, counts, total / max(played, 1))

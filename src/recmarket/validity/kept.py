@@ -2,7 +2,7 @@
 offline parameters, the role backends, and the models that answer roles, as their audit
 cards are keyed), one card for each data and protocol it was made on. The data is keyed by
 the content of the files the card read (``data.fingerprint``), not their path, and the
-protocol by every setting that changes the card (domains, negatives, seed, half), so a card
+protocol by every setting that changes the card (domains, negatives, pairs, seed, half), so a card
 made with another seed never replaces this one, and a report of cells played on real data
 finds the cards of the very user model and data that played them, as it finds a model's
 audit card. A card is written whole (then renamed into place) under the cards folder's
@@ -32,9 +32,10 @@ from recmarket.vocabulary import ROLES
 CARD_CSV = "validity.csv"
 ABOUT = "card.json"
 MAX_ROWS = 100_000  # a card has a few hundred a category; beyond this, not written here
-# The card's form: a card of an earlier form (before skipped people, pools and the ladder)
-# is kept under another key, so no report reads it as this one.
-CARD_FORM = 2
+# The card's form: a card of an earlier form (before skipped people, pools and the ladder;
+# before the 1:1 measures read several pairs) is kept under another key, so no report
+# reads it as this one.
+CARD_FORM = 3
 
 
 class KeptCard(BaseModel):
@@ -47,6 +48,7 @@ class KeptCard(BaseModel):
     files: dict[str, str] = Field(min_length=1)
     domains: tuple[str, ...]
     negatives: tuple[int, ...]
+    pairs: int = Field(ge=1)
     seed: int
     half: str
     made: str

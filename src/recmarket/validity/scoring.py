@@ -5,15 +5,23 @@ Per held-out, and under two protocols (``history``: the request is empty and onl
 history can tell the items apart; ``request``: the simulator writes its own request from
 the held-out target, as in a market round):
 - the user agent ranks the held-out item among its negatives (HR@1, HR@3, NDCG@10, on
-  positives: rated POSITIVE_RATING or more), and against one negative (pairwise), for
-  every number of candidates and every pool of negatives (``pools``) asked for;
+  positives: rated POSITIVE_RATING or more), and against one negative at a time
+  (pairwise), for every number of candidates and every pool of negatives (``pools``)
+  asked for;
 - the decision, shown the held-out item alone, buys it with some probability (its exact
   chance where its backend says it, ``ChoiceChances``, else its one draw): P(buy) by the
   person's rating, and on positives the 1:1 accuracy of buying it and not buying a
   negative.
 The baselines (``baselines.BASELINES``) rank the same candidates from the history and the
-category's data; chance is the analytic value. The 1:1 measures read each pool's first
-negative, which its draws of every size share, so they agree across candidate counts.
+category's data; chance is the analytic value.
+
+A 1:1 measure estimates the chance that the held-out wins against one negative drawn from
+the pool. Each held-out is paired, one pair a call, with each of its pool's first
+``pairs`` negatives (the draws of every size share them, so the measure agrees across
+candidate counts), and its value is the mean over those pairs: the same chance as from one
+pair, which is what the field's 1:1 protocols report, with less of the negative's own
+luck in it. One pair gives a person's value 0 or 1, and ~190 people then leave the
+interval ~7 points either side, too wide to tell a 57% accuracy from chance.
 """
 
 from __future__ import annotations
@@ -58,6 +66,10 @@ T = TypeVar("T")
 Key = tuple[str, str, str, int, str]
 ANY: tuple[int, str] = (0, "")
 PROTOCOLS = ("history", "request")
+# A pair's calls are told apart from the rankings' by this stride of their unit (a draw's
+# ranking takes units below it); the first pair keeps the unit one pair had alone, so a
+# model's stored answers to it are still read.
+PAIR_UNITS = 10_000
 
 
 @dataclass(frozen=True)
@@ -82,14 +94,16 @@ def ranked_values(rank: int) -> dict[str, float]:
     }
 
 
-def tied_values(scores: np.ndarray) -> dict[str, float]:
+def tied_values(scores: np.ndarray, pairs: int = 1) -> dict[str, float]:
     """The ranking measures of the first candidate by ``scores`` (higher first), ties
-    broken at random: the mean over the tied places; pairwise against the second."""
+    broken at random: the mean over the tied places; pairwise against each of the next
+    ``pairs`` in turn, the mean of those pairs."""
     first, others = scores[0], scores[1:]
     greater = int(np.sum(others > first))
     places = range(1 + greater, 2 + greater + int(np.sum(others == first)))
     found = {m: float(np.mean([ranked_values(r)[m] for r in places])) for m in ranked_values(1)}
-    found["pairwise_1to1"] = 1.0 if first > scores[1] else 0.5 if first == scores[1] else 0.0
+    paired = others[:pairs]
+    found["pairwise_1to1"] = float(np.mean((first > paired) + 0.5 * (first == paired)))
     return found
 
 
@@ -128,6 +142,23 @@ class UserScorer:
     candidates: tuple[int, ...] = (10,)  # the held-out among this many, each a protocol
     pools: tuple[str, ...] = tuple(POOLS)
     baselines: Mapping[str, Baseline] = field(default_factory=lambda: dict(BASELINES))
+    pairs: int | None = None  # negatives paired 1:1 with the held-out; None: the fewest drawn
+
+    def __post_init__(self) -> None:
+        fewest = min(self.candidates) - 1
+        if self.pairs is None:
+            self.pairs = fewest
+        elif not 1 <= self.pairs <= fewest:
+            raise ValueError(
+                f"pairs {self.pairs}: pair the held-out with 1 to {fewest} negatives "
+                "(the fewest a draw has)"
+            )
+
+    @property
+    def paired(self) -> int:
+        """How many negatives each held-out meets one at a time."""
+        assert self.pairs is not None  # set in __post_init__
+        return self.pairs
 
     def evidence(self, item: int) -> ItemEvidence:
         """What a buyer sees of an item of the domain."""
@@ -255,7 +286,7 @@ class UserScorer:
         found: dict[Key, float] = {}
         for name, baseline in self.ladder.items():
             scores = baseline.scores(self.data, held, items)
-            for m, v in tied_values(scores).items():
+            for m, v in tied_values(scores, self.paired).items():
                 found[(m, "history", name, count, pool)] = v
         return found
 
@@ -274,17 +305,26 @@ class UserScorer:
                 if negatives is None:
                     continue
                 items = [target, *negatives]
-                rank, pair = len(items) + 1, 3
+                rank = len(items) + 1
                 if need is not None and text is not None:
                     rank = await _tried(
                         failed, self.rank(held, text, need, items, unit + 10 * place), rank
                     )
                     if pool not in pairs:
-                        paired = unit + 2 + 10 * self.pools.index(pool)
-                        pair = await _tried(
-                            failed, self.rank(held, text, need, items[:2], paired), pair
-                        )
-                pairs.setdefault(pool, float(pair == 1))
+                        first = unit + 2 + 10 * self.pools.index(pool)
+                        won = [
+                            await _tried(
+                                failed,
+                                self.rank(
+                                    held, text, need, [target, other], first + PAIR_UNITS * j
+                                ),
+                                2,
+                            )
+                            == 1
+                            for j, other in enumerate(negatives[: self.paired])
+                        ]
+                        pairs[pool] = float(np.mean(won))
+                pairs.setdefault(pool, 0.0)
                 for m, v in ranked_values(rank).items():
                     values[(m, protocol, "ranker", count, pool)] = v
                 values[("pairwise_1to1", protocol, "ranker", count, pool)] = pairs[pool]
@@ -296,7 +336,7 @@ class UserScorer:
         self, held: HeldOut, asked: str, profile: Profile, failed: list[str]
     ) -> dict[Key, float]:
         """The decision's chance of buying the held-out shown alone, by the person's
-        rating, and on a liked one its 1:1 accuracy against each pool's first negative."""
+        rating, and on a liked one its 1:1 accuracy against each pool's paired negatives."""
         target = held.episode.target.item_index
         bought = await _tried(failed, self.buys(held, asked, profile, target, 0), 0.0)
         rating = held.episode.target.rating
@@ -306,14 +346,19 @@ class UserScorer:
             return {}
         values: dict[Key, float] = {("p_buy_rated_4_5", "request", "decision", *ANY): bought}
         for place, pool in enumerate(self.pools):
-            first = held.negatives(pool, 1)
-            if first is None:
+            paired = held.negatives(pool, self.paired)
+            if paired is None:
                 continue
-            other = await _tried(failed, self.buys(held, asked, profile, first[0], 1 + place), 0.0)
+            others = [
+                await _tried(
+                    failed, self.buys(held, asked, profile, item, 1 + place + PAIR_UNITS * j), 0.0
+                )
+                for j, item in enumerate(paired)
+            ]
             for count in self.candidates:
                 if held.negatives(pool, count - 1) is not None:
                     key = ("buy_accuracy_1to1", "request", "decision", count, pool)
-                    values[key] = (bought + 1.0 - other) / 2
+                    values[key] = (bought + 1.0 - float(np.mean(others))) / 2
         return values
 
     async def score(self, held: HeldOut) -> Scored:

@@ -43,6 +43,7 @@ async def validate(
     out: Path,
     *,
     negatives: Sequence[int] = (9,),
+    pairs: int | None = None,
     seed: int = 42,
     half: str = "all",
     concurrency: int = 1,
@@ -50,16 +51,23 @@ async def validate(
 ) -> list[CardRow]:
     """Score every person of ``domains`` (all of ``data``'s where empty), or those of one
     half (``heldout.HALVES``), among ``1 + n`` candidates for each ``n`` of ``negatives``
-    from every pool, and write ``out/validity.csv``, ``out/validity.md`` and
+    from every pool, and 1:1 against each of the first ``pairs`` (every negative of the
+    smallest draw where None), and write ``out/validity.csv``, ``out/validity.md`` and
     ``out/skipped.csv``, holding ``out``'s writer lock (``DirectoryInUse`` while another
     process writes there); ``keep`` is given the card's rows and what the card says of
     itself (``KeptCard``)."""
     counts = tuple(sorted(set(negatives)))
     if not counts or counts[0] < 1:
         raise ValueError(f"negatives {list(negatives)}: give one or more counts of at least 1")
+    paired = counts[0] if pairs is None else pairs
+    if not 1 <= paired <= counts[0]:
+        raise ValueError(
+            f"pairs {pairs}: pair the held-out with 1 to {counts[0]} negatives "
+            "(the fewest --negatives draws)"
+        )
     with WriterLock(out):
         return await _validate(
-            data, domains, agents, embedder, out, counts, seed, half, concurrency, keep
+            data, domains, agents, embedder, out, counts, paired, seed, half, concurrency, keep
         )
 
 
@@ -79,6 +87,7 @@ async def _gather(
     agents: Agents,
     embedder: Embedder,
     negatives: tuple[int, ...],
+    pairs: int,
     seed: int,
     half: str,
     concurrency: int,
@@ -101,7 +110,12 @@ async def _gather(
         found.repeats += drawn.repeats
         chosen = [h for h in drawn.held if in_half(h, half)]
         scorer = UserScorer(
-            agents, similarity_for(embedder), domain, seed, tuple(1 + n for n in negatives)
+            agents,
+            similarity_for(embedder),
+            domain,
+            seed,
+            tuple(1 + n for n in negatives),
+            pairs=pairs,
         )
         if chosen:  # a category none of whose people is judged leaves no baseline out
             found.silent[f.name] = {
@@ -114,15 +128,14 @@ async def _gather(
     return found
 
 
-def _made(
-    data: Path, negatives: tuple[int, ...], seed: int, half: str, names: str, found: Gathered
-) -> str:
+def _made(about: KeptCard, names: str, found: Gathered) -> str:
     """What the card says of how it was made, and of what it left out."""
     commit = f" at {hit[:10]}" if (hit := git_commit()) else ""
     scored = found.scored
     made = (
-        f"_Made by `recmarket validate --data {data} --negatives "
-        f"{','.join(map(str, negatives))} --seed {seed} --half {half}` "
+        f"_Made by `recmarket validate --data {about.data} --negatives "
+        f"{','.join(map(str, about.negatives))} --pairs {about.pairs} --seed {about.seed} "
+        f"--half {about.half}` "
         f"(recmarket {__version__}{commit}) on {names}: {len(scored)} held-outs of "
         f"{len({(s.domain, s.person) for s in scored})} people._"
     )
@@ -133,7 +146,7 @@ def _made(
     )
     if shares := [f"{pool} {same / total:.0%}" for pool, (same, total) in found.of_kind.items()]:
         made += f" Negatives of the held-out's own kind, by pool: {', '.join(shares)}."
-    if half == "all":
+    if about.half == "all":
         made += (
             " All people: in-sample for every parameter of the defaults fitted on the fit "
             "half (docs/people.md); --half report is the held-out reading."
@@ -153,6 +166,7 @@ async def _validate(
     embedder: Embedder,
     out: Path,
     negatives: tuple[int, ...],
+    pairs: int,
     seed: int,
     half: str,
     concurrency: int,
@@ -160,7 +174,7 @@ async def _validate(
 ) -> list[CardRow]:
     files = domain_files_of(data, domains)
     read = digests(path for f in files for path in (f.reviews, f.meta))
-    found = await _gather(files, agents, embedder, negatives, seed, half, concurrency)
+    found = await _gather(files, agents, embedder, negatives, pairs, seed, half, concurrency)
     out.mkdir(parents=True, exist_ok=True)
     write_skipped(found.skipped, out / SKIPPED_CSV)
     if not found.scored:
@@ -170,21 +184,21 @@ async def _validate(
         )
     rows = card_rows(found.scored, seed, found.silent)
     write_csv(rows, out / "validity.csv")
-    names = ", ".join(f.name for f in files)
-    made = _made(data, negatives, seed, half, names, found)
+    about = KeptCard(
+        data=str(data),
+        files={name: d.sha256 for name, d in read.items()},
+        domains=tuple(f.name for f in files),
+        negatives=negatives,
+        pairs=pairs,
+        seed=seed,
+        half=half,
+        made="",
+    )
+    made = _made(about, ", ".join(f.name for f in files), found)
     paired = [d.cells() for d in differences(found.scored, seed)]
     write_page(rows, out / "validity.md", made, paired)
     if keep is not None:
-        about = KeptCard(
-            data=str(data),
-            files={name: d.sha256 for name, d in read.items()},
-            domains=tuple(f.name for f in files),
-            negatives=negatives,
-            seed=seed,
-            half=half,
-            made=made,
-        )
-        keep(rows, about)
+        keep(rows, about.model_copy(update={"made": made}))
     return rows
 
 
