@@ -22,7 +22,15 @@ PEOPLE_ROWS = (
     *(("pairwise_1to1", "history", s, 10, "same-kind") for s in ("ranker", "centroid", "bm25")),
     *(
         ("hr@1", "history", s, *_TEN)
-        for s in ("ranker", "popularity", "centroid", "recent_centroid", "bm25", "cooccurrence")
+        for s in (
+            "ranker",
+            "popularity",
+            "centroid",
+            "recent_centroid",
+            "bm25",
+            "cooccurrence",
+            "sequential",
+        )
     ),
     *(("hr@1", "history", s, 10, "same-kind") for s in ("ranker", "centroid", "bm25")),
     *(("hr@1", "history", s, 20, "random") for s in ("ranker", "centroid", "bm25")),

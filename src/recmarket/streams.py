@@ -49,6 +49,7 @@ class Stream(IntEnum):
     FORGE = 22  # whether a forging platform writes fake records after an episode
     PILOT = 23  # which of a study's units a pilot backend plays (run/pilot_units.py)
     VALIDATION = 24  # a person's negatives in the held-out protocol (validity/heldout.py)
+    BASELINE = 25  # a trained baseline's fit on the held-out protocol (validity/sequential.py)
 
 
 @lru_cache(maxsize=256)

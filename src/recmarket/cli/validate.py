@@ -66,8 +66,9 @@ def validate_command(
     ] = False,
 ) -> None:
     """Hold out each person's latest review, judge it against items they never touched, and
-    write the validity card: the user's roles beside chance, popularity and the history
-    centroid, with 95% intervals over people."""
+    write the validity card: the user's roles beside chance and a ladder of baselines
+    (popularity, centroids, BM25, co-occurrence, and SASRec with the sequential extra), with
+    95% intervals over people."""
     import asyncio
 
     from recmarket.config_file import build_config

@@ -15,6 +15,8 @@ person's history and the category's data, never the held-out's own rating or rev
   Robertson and Zaragoza 2009 that Lucene and Anserini default to).
 - ``cooccurrence``: how many other people reviewed both the candidate and an item of the
   history, summed over the history; "too few people" below COOCCURRENCE_MIN_PEOPLE.
+- ``sequential``: SASRec trained on the category's review sequences (``sequential``, an
+  optional extra); "not fitted" without the extra or below its people.
 
 Chance is analytic (``scoring.chance_values``). Ties are broken at random: a baseline's
 value at a tie is the mean over the tied places.
@@ -26,9 +28,9 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from scipy import sparse
@@ -36,6 +38,7 @@ from scipy import sparse
 from recmarket.data.domain import Domain
 from recmarket.embedding.similarity import Similarity, visible_text
 from recmarket.validity.heldout import HeldOut
+from recmarket.validity.sequential import Sequential
 
 RECENT_HALF_LIFE = 2.0
 BM25_K1, BM25_B = 1.2, 0.75
@@ -49,6 +52,8 @@ class CategoryData:
 
     domain: Domain
     similarity: Similarity
+    seed: int = 0  # the card's: a baseline that trains draws from it (``Stream.BASELINE``)
+    fits: dict[str, Any] = field(default_factory=dict)  # a trained baseline's model, by name
 
     def text(self, item: int) -> str:
         """The candidate's visible text, as the ranker sees it."""
@@ -111,6 +116,15 @@ class Baseline(Protocol):
 
     def scores(self, data: CategoryData, held: HeldOut, items: Sequence[int]) -> np.ndarray:
         """The candidates' scores."""
+        ...
+
+
+@runtime_checkable
+class Trained(Protocol):
+    """A baseline that learns from the category before it scores."""
+
+    def fit(self, data: CategoryData) -> None:
+        """Train once a category (a second call does nothing)."""
         ...
 
 
@@ -209,5 +223,6 @@ BASELINES: dict[str, Baseline] = {
         Centroid("recent_centroid", RECENT_HALF_LIFE),
         BM25(),
         CoOccurrence(),
+        Sequential(),
     )
 }

@@ -56,7 +56,7 @@ from recmarket.embedding.similarity import Similarity
 from recmarket.profiles import PROFILE_BY_NAME, PROFILE_NAMES, Profile
 from recmarket.streams import Stream, call_seed, rng
 from recmarket.tasks import gather_or_cancel
-from recmarket.validity.baselines import BASELINES, Baseline, CategoryData
+from recmarket.validity.baselines import BASELINES, Baseline, CategoryData, Trained
 from recmarket.validity.heldout import POSITIVE_RATING, HeldOut
 from recmarket.validity.pools import POOLS
 
@@ -264,7 +264,7 @@ class UserScorer:
     @cached_property
     def data(self) -> CategoryData:
         """What the baselines read of the category."""
-        return CategoryData(self.domain, self.similarity)
+        return CategoryData(self.domain, self.similarity, self.seed)
 
     @cached_property
     def ladder(self) -> dict[str, Baseline]:
@@ -276,6 +276,13 @@ class UserScorer:
         """The (candidates, pool) protocols, the first pool's first: a draw's place keys
         its shuffles and calls."""
         return [(count, pool) for pool in self.pools for count in self.candidates]
+
+    def prepare(self) -> None:
+        """Train the ladder's trained rungs before any held-out is scored: a fit takes
+        seconds, and a model's calls in flight must not wait on it."""
+        for baseline in self.ladder.values():
+            if isinstance(baseline, Trained):
+                baseline.fit(self.data)
 
     def baseline_values(self, held: HeldOut, count: int, pool: str) -> dict[Key, float]:
         """Every baseline's ranking of the held-out among ``count`` candidates of ``pool``."""

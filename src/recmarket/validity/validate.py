@@ -124,6 +124,7 @@ async def _gather(
         for pool, (same, total) in drawn.of_kind(chosen).items():
             before = found.of_kind.get(pool, (0, 0))
             found.of_kind[pool] = (before[0] + same, before[1] + total)
+        scorer.prepare()
         found.scored += await score_every(scorer, chosen, concurrency)
     return found
 
