@@ -16,7 +16,8 @@ from recmarket.data.items import kind_noun
 from recmarket.embedding import load_embedder
 from recmarket.embedding.settings import EmbedderConfig
 from recmarket.embedding.similarity import similarity_for
-from recmarket.validity.baselines import BASELINES, CategoryData
+from recmarket.validity.baselines import BASELINES
+from recmarket.validity.category_data import CategoryData
 from recmarket.validity.heldout import HeldOut, held_outs
 from recmarket.validity.pools import pool_named
 from tests.data.test_domain import DAY, newest_first

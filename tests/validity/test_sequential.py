@@ -12,7 +12,8 @@ from recmarket.data.domain import domain_files, load_domain
 from recmarket.embedding import load_embedder
 from recmarket.embedding.settings import EmbedderConfig
 from recmarket.embedding.similarity import similarity_for
-from recmarket.validity.baselines import BASELINES, CategoryData
+from recmarket.validity.baselines import BASELINES
+from recmarket.validity.category_data import CategoryData
 from recmarket.validity.heldout import held_outs
 from recmarket.validity.scoring import tied_values
 from recmarket.validity.sequential import EXTRA, TOO_FEW, training_sequences

@@ -56,7 +56,8 @@ from recmarket.embedding.similarity import Similarity
 from recmarket.profiles import PROFILE_BY_NAME, PROFILE_NAMES, Profile
 from recmarket.streams import Stream, call_seed, rng
 from recmarket.tasks import gather_or_cancel
-from recmarket.validity.baselines import BASELINES, Baseline, CategoryData, Trained
+from recmarket.validity.baselines import BASELINES, Baseline, Trained
+from recmarket.validity.category_data import CategoryData
 from recmarket.validity.heldout import POSITIVE_RATING, HeldOut
 from recmarket.validity.pools import POOLS
 

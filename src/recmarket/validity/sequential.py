@@ -21,16 +21,14 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from recmarket.data.domain import Domain
 from recmarket.streams import Stream, call_seed
+from recmarket.validity.category_data import CategoryData
 from recmarket.validity.heldout import HeldOut
-
-if TYPE_CHECKING:  # the ladder's catalogue (baselines.py) holds this rung
-    from recmarket.validity.baselines import CategoryData
 
 SEQUENTIAL_MIN_PEOPLE = 100
 EXTRA = "not fitted: no sequential extra (pip install 'recmarket[sequential]')"
