@@ -65,6 +65,8 @@ class FittedSequence:
     place: dict[int, int]
 
     def scores(self, history: Sequence[int], items: Sequence[int]) -> np.ndarray:
+        """The model's scores of ``items`` after ``history`` (-inf for an item it never
+        saw: it cannot recommend one)."""
         known = [self.place[i] for i in history if i in self.place]
         every = np.asarray(self.model.score(None, known), dtype=float)
         return np.array([every[self.place[i]] if i in self.place else -np.inf for i in items])
