@@ -16,7 +16,7 @@ from recmarket.agents.rules.params import RankerParams
 from recmarket.catalogue.attack_conduct import BaitAndSwitch, Whitewash
 from recmarket.catalogue.attack_params import BaitParams
 from recmarket.catalogue.attack_params import WhitewashParams as WW
-from recmarket.catalogue.attacks import ATTACKS
+from recmarket.catalogue.attacks import ATTACKS, Forgery
 from recmarket.catalogue.payloads import PAYLOAD_FAMILIES
 from recmarket.cli import app
 from recmarket.config import RunConfig
@@ -106,6 +106,9 @@ OFF = {
     "flood": {"records": 0},
     "collude": {"seats": 1, "share": 0.0},
     "camouflage": {"share": 0.0},
+    "sybil+camouflage": {"sybil": {"seats": 1}, "camouflage": {"share": 0.0}},
+    "sybil+whitewash": {"sybil": {"seats": 1}, "whitewash": {"policy": "strict", "reentries": 0}},
+    "collude+flood": {"collude": {"seats": 1, "share": 0.0}, "flood": {"records": 0}},
 }
 
 
@@ -188,6 +191,55 @@ def test_each_attack_names_how_its_policy_only_twin_presents() -> None:
     assert {presents[n] for n in ("null", "sybil", "forge", "flood", "collude")} == {"balanced"}
     assert [n for n, a in made.items() if a.is_its_presentation()] == ["inject"]
     assert presents["inject"] != "balanced"
+    # a composite's twin presents as its conduct does, else as its parts present
+    assert presents["sybil+camouflage"] == presents["sybil+whitewash"] == "exaggeration"
+    assert presents["collude+flood"] == "balanced"
+
+
+def test_a_composite_plays_both_parts_by_its_declared_rule(tmp_path: Path) -> None:
+    """Sybil+Camouflage: the owner's three seats camouflage alike; Collude+Flood: each time
+    the colluders forge, the flood's count of praise for every seat they own, and the
+    rival damned once."""
+    both = {"sybil": {"seats": 3}, "camouflage": {"share": 0.3}}
+    found = cell(
+        tmp_path, "sc", market={"attacks": {"P4": {"attack": "sybil+camouflage", "params": both}}}
+    )
+    shown: dict[str, set[str]] = {}
+    for r in found["rows"]:
+        for c in found["calls"][r["ord"]]:
+            if c.role == "explain" and c.input["platform_id"] in ("P4", "P7", "P8"):
+                shown.setdefault(c.input["platform_id"], set()).add(c.input["policy"])
+    assert shown == {seat: {"strict", "exaggeration"} for seat in ("P4", "P7", "P8")}
+    params = {"collude": {"seats": 2, "share": 0.5, "rival": "P1"}, "flood": {"records": 3}}
+    attacks = {"P4": {"attack": "collude+flood", "params": params}}
+    forged = forged_lists(
+        cell(tmp_path, "cf", reputation_scope="shared", market={"attacks": attacks})
+    )
+    assert 10 < len(forged) < 40  # the larger share, 0.5 of 48 episodes
+    assert all(f == [("P4", "high")] * 3 + [("P7", "high")] * 3 + [("P1", "low")] for f in forged)
+
+
+def test_a_composite_is_refused_where_its_rule_cannot_join_its_parts() -> None:
+    for name, says in (
+        ("whitewash+camouflage", "both choose the seat's presentation"),
+        ("sybil+sybil", "two different attacks"),
+        ("sybil+camoflage", "unknown attack name 'camoflage'; known: null"),
+        ("sybil+collude+flood", "each a single one"),
+    ):
+        with pytest.raises(ValueError, match=says):
+            ATTACKS.get(name)
+    with pytest.raises(ValueError, match=r"params\.sybil\.seat: Extra inputs"):
+        RunConfig.model_validate(
+            {
+                "market": {
+                    "attacks": {"P4": {"attack": "sybil+forge", "params": {"sybil": {"seat": 2}}}}
+                }
+            }
+        )
+    made = ATTACKS.get("forge+flood")  # any two join, on demand
+    params = ATTACKS.params("forge+flood", {"forge": {"share": 0.2, "rival": "P2"}})
+    assert made.forgery(params) == Forgery(0.3, "P2", praise=5)  # flood's share, both forge
+    assert made.copies(params) == 0 and not made.adaptive
 
 
 def test_sybil_seats_carry_their_owners_catalog_and_policy(tmp_path: Path) -> None:

@@ -15,4 +15,7 @@ each kind's name to its registry.
 # The classical defences that weigh records by their writers build on the window of
 # ``mechanisms`` and register beside the built-ins, whichever module of the catalogue is
 # imported first.
-from recmarket.catalogue import writer_mechanisms  # noqa: F401
+#
+# Composite attacks ("sybil+camouflage") combine registered attacks, and the built-in ones
+# register beside them, likewise.
+from recmarket.catalogue import attack_composites, writer_mechanisms  # noqa: F401

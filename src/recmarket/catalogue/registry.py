@@ -102,6 +102,9 @@ class Registry(Generic[T]):
         self._broken: dict[str, str] = {}  # an entry point's name -> why it gave no variant
         self._checked: set[str] = set()
         self._discovered = False
+        # how a kind whose variants combine builds one from a name no variant holds (the
+        # attacks' "sybil+camouflage"); None where none does. A built one is registered.
+        self.compose: Callable[[str], T | None] | None = None
 
     def register(self, item: T) -> T:
         """Add a variant under its own name. A name already taken by another variant is an
@@ -123,6 +126,9 @@ class Registry(Generic[T]):
         it could not be loaded, else ``UnknownName`` listing the known names."""
         if name not in self._items:
             self.discover()
+        composed = self.compose(name) if name not in self._items and self.compose else None
+        if composed is not None:
+            self.register(composed)
         if name in self._items:  # a built-in wins over an entry point squatting its name
             return self._items[name]
         if name in self._broken:
