@@ -50,6 +50,7 @@ class Stream(IntEnum):
     PILOT = 23  # which of a study's units a pilot backend plays (run/pilot_units.py)
     VALIDATION = 24  # a person's negatives in the held-out protocol (validity/heldout.py)
     BASELINE = 25  # a trained baseline's fit on the held-out protocol (validity/sequential.py)
+    ATTACK_SEARCH = 26  # an attack search's sampler, trial by trial (study/attack_search.py)
 
 
 @lru_cache(maxsize=256)

@@ -83,10 +83,10 @@ def cell_key(cfg: RunConfig, **market: Any) -> str:
     return cfg.model_copy(update={"market": changed, "seed": 0}).digest()
 
 
-def twin_key(cfg: RunConfig) -> str | None:
-    """The identity of an attack cell's policy-only twin: every attacking seat presenting as
-    its attack presents, with nothing else (the honest cell where that is its composition's
-    policy). None where an attack is nothing but its presentation: its own twin."""
+def twin_attacks(cfg: RunConfig) -> dict[str, AttackSetting] | None:
+    """The attacks of an attack cell's policy-only twin: every attacking seat presenting as
+    its attack presents, with nothing else (none where that is its composition's policy:
+    the honest cell). None where an attack is nothing but its presentation: its own twin."""
     policies = cfg.market.policies
     ids = [s.platform_id for s in seats(cfg.market)]
     twins: dict[str, AttackSetting] = {}
@@ -98,7 +98,14 @@ def twin_key(cfg: RunConfig) -> str | None:
         presents = made.presents(policy, setting.built())
         if presents != policy:
             twins[seat] = AttackSetting(attack="null", params={"policy": presents})
-    return cell_key(cfg, attacks=twins)
+    return twins
+
+
+def twin_key(cfg: RunConfig) -> str | None:
+    """The identity of an attack cell's policy-only twin (``twin_attacks``); None where the
+    attack is its own."""
+    twins = twin_attacks(cfg)
+    return None if twins is None else cell_key(cfg, attacks=twins)
 
 
 def baseline_key(cfg: RunConfig) -> str:

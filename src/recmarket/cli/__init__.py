@@ -2,6 +2,7 @@
 call the library, and report known failures in one clear line."""
 
 from recmarket.cli import (  # noqa: F401 - importing registers the commands
+    attack_search,
     audit,
     branch,
     calibrate,

@@ -170,14 +170,18 @@ class ExperimentSpec(BaseModel):
         ]
 
     def configs(
-        self, scale: float = 1.0, overrides: dict[str, Any] | None = None
+        self,
+        scale: float = 1.0,
+        overrides: dict[str, Any] | None = None,
+        schedule: Schedule | None = None,
     ) -> list[tuple[str, RunConfig]]:
         """(cell name, validated RunConfig) for every expanded cell, its schedule scaled by
         ``scale`` as ``Schedule`` says (breadth first where users remember; a cell without
         memory beside both kinds of memory is played on both schedules, its copy among
-        the users who remember named with ``TWIN``)."""
+        the users who remember named with ``TWIN``). ``schedule``: a larger study's, whose
+        cells these are (an attack search's trial, cut as the benchmark cuts its cells)."""
         full = [(cell, self._config(cell, overrides or {}, {})) for cell in self.expanded()]
-        schedule = self.schedule(scale, [c for _, c in full])
+        schedule = schedule or self.schedule(scale, [c for _, c in full])
         out = []
         for cell, cfg in full:
             cuts = schedule.cuts(cfg)
