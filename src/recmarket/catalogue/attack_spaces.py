@@ -37,9 +37,17 @@ POLICIES = ("strict", "balanced", "exaggeration")
 class Suggests(Protocol):
     """What a derivative-free optimiser's trial offers a dimension (Optuna's ``Trial``)."""
 
-    def suggest_float(self, name: str, low: float, high: float) -> float: ...
-    def suggest_int(self, name: str, low: int, high: int) -> int: ...
-    def suggest_categorical(self, name: str, choices: Any) -> Any: ...
+    def suggest_float(self, name: str, low: float, high: float) -> float:
+        """A number between ``low`` and ``high``."""
+        ...
+
+    def suggest_int(self, name: str, low: int, high: int) -> int:
+        """A whole number from ``low`` to ``high``."""
+        ...
+
+    def suggest_categorical(self, name: str, choices: Any) -> Any:
+        """One of ``choices``."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
         "experiments",
         "reproduce",
         "frontier",
+        "attack-search",
         "pilot-plan",
         "calibrate",
     ),
