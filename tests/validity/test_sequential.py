@@ -15,7 +15,7 @@ from recmarket.embedding.similarity import similarity_for
 from recmarket.validity.baselines import BASELINES
 from recmarket.validity.category_data import CategoryData
 from recmarket.validity.heldout import held_outs
-from recmarket.validity.scoring import tied_values
+from recmarket.validity.ranking import tied_values
 from recmarket.validity.sequential import EXTRA, TOO_FEW, training_sequences
 from tests.data.test_domain import newest_first
 from tests.fixtures import meta

@@ -23,14 +23,8 @@ from recmarket.validity.card import COLUMNS, card_rows
 from recmarket.validity.differences import differences
 from recmarket.validity.heldout import HeldOut, held_outs, in_half
 from recmarket.validity.measures import card_measures
-from recmarket.validity.scoring import (
-    ANY,
-    Scored,
-    UserScorer,
-    chance_values,
-    ranked_values,
-    tied_values,
-)
+from recmarket.validity.ranking import chance_values, ranked_values, tied_values
+from recmarket.validity.scoring import ANY, Scored, UserScorer
 from tests.data.test_domain import newest_first
 from tests.fixtures import meta
 

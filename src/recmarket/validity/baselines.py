@@ -18,7 +18,7 @@ person's history and the category's data, never the held-out's own rating or rev
 - ``sequential``: SASRec trained on the category's review sequences (``sequential``, an
   optional extra); "not fitted" without the extra or below its people.
 
-Chance is analytic (``scoring.chance_values``). Ties are broken at random: a baseline's
+Chance is analytic (``ranking.chance_values``). Ties are broken at random: a baseline's
 value at a tie is the mean over the tied places.
 """
 

@@ -19,7 +19,8 @@ from scipy import stats
 from recmarket.files import replaced, write_text_whole
 from recmarket.resampling import mean_interval, person_interval, sums_interval
 from recmarket.validity.measures import card_measures, finish
-from recmarket.validity.scoring import ANY, Key, Scored, chance_values
+from recmarket.validity.ranking import chance_values
+from recmarket.validity.scoring import ANY, Key, Scored
 
 COLUMNS = (
     "domain",
