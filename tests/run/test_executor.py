@@ -168,3 +168,25 @@ def test_ray_gives_identical_records(reference: dict[str, Path], tmp_path: Path)
             assert dump(tmp_path / name) == dump(reference[name]), name
     finally:
         ray.shutdown()
+
+
+def test_a_worker_keeps_few_small_prepared_domains(monkeypatch) -> None:
+    """A prepared domain weighs its requests and its fixed part (items' vectors, catalogs):
+    a worker meeting many small cells keeps as many as that weight allows, not all of them."""
+    from recmarket.config import RunConfig
+    from recmarket.embedding.cache import default_cache_dir
+    from recmarket.run import executor
+    from recmarket.run.loaded import embedder_for
+    from recmarket.run.phases import Phases
+
+    monkeypatch.setattr(executor, "_prepared", type(executor._prepared)())
+    monkeypatch.setattr(executor, "PREPARED_KEPT", 2 * (12 + executor.PREPARED_FIXED))
+    for seed in range(4):
+        cfg = RunConfig.model_validate(
+            {"domains": ["Video_Games"], "episodes": {"requests": 12}, "seed": seed}
+        )
+        unit = executor.WorkUnit(
+            "cell", cfg.model_dump_json(), "Video_Games", 0, 1, (), str(default_cache_dir()), 1.0
+        )
+        executor._prepare(cfg, unit, embedder_for(cfg.embedder), Phases())
+    assert len(executor._prepared) == 2  # the two met last
