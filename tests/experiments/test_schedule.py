@@ -29,6 +29,30 @@ def test_users_who_remember_keep_their_rounds_and_lose_breadth() -> None:
     assert len({cfg.episodes.requests for _, cfg in cells}) == 1
 
 
+def test_users_who_remember_beside_a_platform_that_learns_keep_two_seeds() -> None:
+    """An attacker that watches its share makes a local-records cell depend on its whole
+    domain: two seeds kept, for it and the honest cell it is paired with, so it has an
+    interval."""
+    learning = {"P4": {"attack": "whitewash"}}
+    cells = ExperimentSpec.model_validate(
+        {
+            "name": "t",
+            "description": "t",
+            "requests": 600,
+            "base": {"condition": "local-rep", "reputation_scope": "local"},
+            "cells": [
+                {"name": "honest"},
+                {"name": "ww", "settings": {"market": {"attacks": learning}}},
+            ],
+            "seeds": [1, 2, 3],
+        }
+    ).configs(0.1)
+    assert sorted(name for name, _ in cells) == [
+        "honest/seed=1", "honest/seed=2", "ww/seed=1", "ww/seed=2"
+    ]  # fmt: skip
+    assert len({(c.episodes.requests, c.episodes.users_per_profile) for _, c in cells}) == 1
+
+
 def test_breadth_returns_as_the_scale_pays_for_it() -> None:
     cells = spec(["local-rep"]).configs(0.5)
     assert len(cells) == 3  # 0.5 x 3 seeds x 2 users = 3 users' full rounds a profile

@@ -25,7 +25,10 @@ that every contrast with it stays paired on the same requests: the copy on the r
 users' schedule is named ``TWIN``. A contrast between a user's own memory and a domain's
 (the attacks' losses against the shared window) then has no pair below full scale. A cell
 whose users keep their own records while its platforms learn from every stream (an attacker
-that watches its share) is cut as the records need, and has no interval at one seed.
+that watches its share) is cut as the records need, but depends on its domain as a whole:
+one seed would leave it no interval, so where a spec holds one, the cells cut in breadth
+keep two seeds (every one of them, so that its contrasts with the honest cell and its twin
+stay paired).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from recmarket.profiles import PROFILE_NAMES
 
 RECORD_ROUNDS = 1.25  # rounds kept, in units of N x W / 2 (see the module's docstring)
 MIN_REQUESTS = 12  # one episode a profile and user, twice, in a domain at any scale
+DOMAIN_WIDE_SEEDS = 2  # the fewest replicates a t interval over seeds can be made from
 TWIN = "schedule=own-memory"  # a memoryless cell's copy played beside users who remember
 ROUNDS, EPISODES = "rounds", "episodes"  # the two cuts: breadth before rounds, or episodes
 
@@ -84,6 +88,8 @@ class Schedule:
             max(1, math.floor(round(plain._paid(c) / plain._kept_rounds(c), 6))) for c in full
         )
         seeds = min(spec_seeds, breadth)
+        if any(own_memory(c) and memory_unit(c) == "domain" for c in full):
+            seeds = max(seeds, min(spec_seeds, DOMAIN_WIDE_SEEDS))  # the docstring says why
         fewest = min(c.episodes.users_per_profile for c in full)
         # a profile's memory (Style-6) is one user's when a profile keeps one user, and the
         # scope experiment would set one design against itself: keep two where there were
