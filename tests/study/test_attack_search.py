@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from recmarket.cli import app
 from recmarket.run.executor import LocalExecutor
+from recmarket.run.manifest import RunConflict
 from recmarket.study.attack_search import HELDOUT_OFFSET, STORAGE, STUDY, search
 
 SCALE = 0.04  # the benchmark's 300 requests cut to its floor of 12 a domain
@@ -51,6 +52,8 @@ def test_a_search_starts_at_the_menu_and_a_killed_one_resumes_to_the_same_trials
     assert [t["parameters"] for t in resumed.trials] == [t["parameters"] for t in whole.trials]
     assert [t["gain"] for t in resumed.trials] == [t["gain"] for t in whole.trials]
     assert trials(killed) == trials(tmp_path / "whole")
+    with pytest.raises(RunConflict, match="holds the trials of another search"):
+        search("flood", "shared-window", 3, SCALE, killed, LocalExecutor())
 
 
 def test_attack_search_refuses_what_it_cannot_search(tmp_path: Path) -> None:

@@ -49,6 +49,7 @@ from recmarket.locks import WriterLock
 from recmarket.report.data import compact_rows
 from recmarket.run.driver import run_cells
 from recmarket.run.executor import Executor
+from recmarket.run.manifest import RunConflict
 from recmarket.run.store import RunStore
 from recmarket.streams import Stream, call_seed
 
@@ -200,6 +201,9 @@ def _search(
     study = optuna.create_study(
         study_name=STUDY, storage=storage, direction="maximize", load_if_exists=True
     )
+    _same_search(
+        study, out, {"attack": attack, "defence": defence, "scale": bench.scale, "seed": seed}
+    )
     _ready(study, space.point_of(bench.menu(attack)))
     while (done := _complete(study)) < budget:
         drawn = call_seed(seed, f"{attack}/{defence}", Stream.ATTACK_SEARCH, done) % 2**32
@@ -241,6 +245,20 @@ def _complete(study: Any) -> int:
     import optuna
 
     return len(study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)))
+
+
+def _same_search(study: Any, out: Path, asked: Mapping[str, Any]) -> None:
+    """Keep what decides the search's trials (attack, defence, scale, seed) with its first
+    trial; a rerun into ``out`` asking another is refused (``RunConflict``), so one store
+    never holds the trials of two searches. The cells guard their own settings and code."""
+    kept = study.user_attrs.get("search")
+    if kept is None:
+        study.set_user_attr("search", dict(asked))
+    elif kept != dict(asked):
+        raise RunConflict(
+            f"{out} holds the trials of another search ({kept}), not of {dict(asked)}; "
+            "give another --out"
+        )
 
 
 def _ready(study: Any, menu: Mapping[str, Any]) -> None:
