@@ -117,20 +117,16 @@ class UserScorer:
     pairs: int | None = None  # negatives paired 1:1 with the held-out; None: the fewest drawn
 
     def __post_init__(self) -> None:
-        fewest = min(self.candidates) - 1
-        if self.pairs is None:
-            self.pairs = fewest
-        elif not 1 <= self.pairs <= fewest:
+        if not 1 <= self.paired <= min(self.candidates) - 1:
             raise ValueError(
-                f"pairs {self.pairs}: pair the held-out with 1 to {fewest} negatives "
-                "(the fewest a draw has)"
+                f"pairs {self.pairs}: pair the held-out with 1 to {min(self.candidates) - 1} "
+                "negatives (the fewest a draw has)"
             )
 
     @property
     def paired(self) -> int:
         """How many negatives each held-out meets one at a time."""
-        assert self.pairs is not None  # set in __post_init__
-        return self.pairs
+        return min(self.candidates) - 1 if self.pairs is None else self.pairs
 
     def evidence(self, item: int) -> ItemEvidence:
         """What a buyer sees of an item of the domain."""
