@@ -30,7 +30,6 @@ are kept in ``OUT/search.sqlite`` and written to ``OUT/trials.csv`` after each o
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,9 +43,9 @@ from recmarket.catalogue.attack_spaces import SearchSpace, space_for
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import CellSpec, ExperimentSpec, load_spec
 from recmarket.experiments.units import coarsest, memory_unit
-from recmarket.files import replaced
 from recmarket.locks import WriterLock
 from recmarket.report.data import compact_rows
+from recmarket.report.tables import write_csv_whole
 from recmarket.run.driver import run_cells
 from recmarket.run.executor import Executor
 from recmarket.run.manifest import RunConflict
@@ -143,13 +142,6 @@ def measure(
     return Measured(found, tuple(seeds))
 
 
-def _csv(path: Path, columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> None:
-    with replaced(path) as temporary, temporary.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, columns)
-        writer.writeheader()
-        writer.writerows(rows)
-
-
 def _seeds(seeds: Sequence[int]) -> str:
     return ";".join(map(str, seeds))
 
@@ -216,11 +208,11 @@ def _search(
         trial.set_user_attr("low", found.gain.low)
         trial.set_user_attr("high", found.gain.high)
         study.tell(trial, found.gain.estimate)
-        _csv(out / TRIALS_CSV, TRIAL_COLUMNS, _trial_rows(study, bench.seeds))
+        write_csv_whole(_trial_rows(study, bench.seeds), out / TRIALS_CSV, TRIAL_COLUMNS)
         if on_trial:
             on_trial(done + 1, budget)
     rows = _trial_rows(study, bench.seeds)
-    _csv(out / TRIALS_CSV, TRIAL_COLUMNS, rows)
+    write_csv_whole(rows, out / TRIALS_CSV, TRIAL_COLUMNS)
     best = max(rows[:budget], key=lambda r: r["gain"])  # the earliest of equals
     point = json.loads(best["parameters"])
     heldout = tuple(s + HELDOUT_OFFSET for s in bench.seeds)
@@ -237,7 +229,7 @@ def _search(
         "heldout_seeds": _seeds(heldout),
         "interval_method": again.gain.design,
     }
-    _csv(out / WORST_CSV, WORST_COLUMNS, [worst])
+    write_csv_whole([worst], out / WORST_CSV, WORST_COLUMNS)
     return Searched(rows[:budget], worst)
 
 
