@@ -22,13 +22,22 @@ once, and a rerun skips every finished cell.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from recmarket.catalogue.attack_spaces import SPACES, space_for
 from recmarket.config import RunConfig
 from recmarket.config_file import ConfigError, described, merge, refuse_deep
 from recmarket.experiments.schedule import ROUNDS, TWIN, Schedule
@@ -94,6 +103,36 @@ class SpecPilot(BaseModel):
     seed: int = Field(0, ge=0, description="seed of the pilot's unit draws")
 
 
+class SpecSearch(BaseModel):
+    """A spec's ``[search]`` table: each attack family's worst case under each of the spec's
+    defences, searched beside the study whenever it is reproduced
+    (``study.benchmark_search``). ``budget`` is the trials a family and defence get at full
+    scale; ``--scale`` cuts it as it cuts the schedule, never below the menu's one trial."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    budget: int = Field(ge=1, description="trials per attack family and defence at full scale")
+    families: tuple[str, ...] = Field(
+        (), description="attack families searched (none: every one with a search space)"
+    )
+    seed: int = Field(0, ge=0, description="seed of the optimiser's draws")
+
+    @field_validator("families")
+    @classmethod
+    def _searchable(cls, families: tuple[str, ...]) -> tuple[str, ...]:
+        for family in families:
+            space_for(family)  # names the families that have a space
+        return families
+
+    def searched(self) -> tuple[str, ...]:
+        """The families searched, in the catalogue's order where none are named."""
+        return self.families or tuple(SPACES)
+
+    def trials(self, scale: float) -> int:
+        """The trials a family and defence get at ``scale``."""
+        return max(1, math.ceil(self.budget * scale - 1e-9))
+
+
 class ExperimentSpec(BaseModel):
     """One experiment: named cells of settings over a base configuration, grid axes, the
     figure it feeds, seeds (``load_spec`` reads one; ``expanded`` gives every cell)."""
@@ -113,6 +152,9 @@ class ExperimentSpec(BaseModel):
     seeds: tuple[int, ...] = Field((), description="replicate every cell once per seed")
     pilot: SpecPilot | None = Field(
         None, description="a pilot beside the study, played whenever the spec is reproduced"
+    )
+    search: SpecSearch | None = Field(
+        None, description="each attack family's worst case under each defence, by search"
     )
     in_every: bool = Field(
         True,
@@ -134,7 +176,22 @@ class ExperimentSpec(BaseModel):
                 )
         if len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"seeds: {list(self.seeds)} repeats a seed")
+        if self.search is not None:
+            self._searchable()
         return self
+
+    def _searchable(self) -> None:
+        """A search starts from each family's menu cell (``FAMILY@1``) under each defence
+        of the ``defence`` axis: both must be there."""
+        if not self.axes.get("defence") or not all(_named(v) for v in self.axes["defence"]):
+            raise ValueError("search: a search needs the named defences of an axes.defence")
+        names, searched = (
+            {c.name for c in self.cells},
+            self.search.searched() if self.search else (),
+        )
+        missing = [f"{f}@1" for f in searched if f"{f}@1" not in names]
+        if missing:
+            raise ValueError(f"search: no menu cell {', '.join(missing)} to start from")
 
     def replicated(self, n: int, first: int) -> ExperimentSpec:
         """The spec with every cell run at ``n`` seeds from ``first`` (first, first + 1, ...),
@@ -209,10 +266,16 @@ class ExperimentSpec(BaseModel):
         entrants = [f"{e.plays}@{round(e.after_rounds * ratio)}" for e in cfg.market.entrants]
         return {"episodes": episodes, "market": {"entrants": entrants}}
 
-    def schedule(self, scale: float, full: list[RunConfig] | None = None) -> Schedule:
-        """How ``scale`` cuts this spec (``full``: its cells' configs at full scale)."""
+    def schedule(
+        self,
+        scale: float,
+        full: list[RunConfig] | None = None,
+        overrides: dict[str, Any] | None = None,
+    ) -> Schedule:
+        """How ``scale`` cuts this spec (``full``: its cells' configs at full scale, else
+        made with ``overrides``)."""
         if full is None:
-            full = [self._config(cell, {}, {}) for cell in self.expanded()]
+            full = [self._config(cell, overrides or {}, {}) for cell in self.expanded()]
         return Schedule.of(full, max(1, len(self.seeds)), scale)
 
     def _config(self, cell: CellSpec, overrides: dict[str, Any], cut: dict[str, Any]) -> RunConfig:

@@ -13,12 +13,14 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from recmarket.analysis.benchmark import COLUMNS, benchmark_table
+from recmarket.analysis.benchmark import COLUMNS
+from recmarket.analysis.worst_case import WORST_FOUND_COLUMNS
+from recmarket.report.benchmark_worst import benchmark_rows
 from recmarket.report.data import Cell, Figure, MissingCell
 
 
 def _table(cells: list[Cell]) -> list[dict[str, Any]]:
-    rows = benchmark_table([(c.name, c.config, c.rows) for c in cells])
+    rows = benchmark_rows(cells)
     if not any(r["gain_top1"] != "" for r in rows):
         raise MissingCell("no attack cell with an honest cell of the same defence")
     return rows
@@ -74,7 +76,7 @@ def gain_by_share(cells: list[Cell]) -> Figure:
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=7, frameon=False, loc="lower center", ncol=4)
     fig.tight_layout(rect=(0, 0.08, 1, 1))
-    return fig, [{c: r.get(c, "") for c in COLUMNS} for r in rows]
+    return fig, [{c: r.get(c, "") for c in (*COLUMNS, *WORST_FOUND_COLUMNS)} for r in rows]
 
 
 def robustness_frontier(cells: list[Cell]) -> Figure:

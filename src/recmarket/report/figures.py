@@ -30,6 +30,7 @@ from recmarket.catalogue.conditions import condition
 from recmarket.catalogue.policies import PAPER_POLICIES
 from recmarket.report.attack_figures import attacks
 from recmarket.report.benchmark_figures import gain_by_share, robustness_frontier
+from recmarket.report.benchmark_worst import worst_case_ranking
 from recmarket.report.data import Cell, Figure, find
 from recmarket.report.drawing import ARMS, bars, columns, level, yerr
 from recmarket.report.dynamic_figures import adaptation, entry, long_histories
@@ -359,6 +360,7 @@ FIGURES: dict[str, tuple[tuple[str, Callable[[Cells], Figure]], ...]] = {
     "reputation-benchmark": (
         ("reputation_benchmark", gain_by_share),
         ("reputation_frontier", robustness_frontier),
+        ("reputation_worst_case", worst_case_ranking),
     ),
     "frontier": (("frontier", frontier),),
     "label-counterfactual": (("fig07_label_counterfactual", label_counterfactual),),

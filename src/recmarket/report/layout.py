@@ -67,6 +67,7 @@ PAPER_SECTIONS = (
             "attacks",
             "reputation_benchmark",
             "reputation_frontier",
+            "reputation_worst_case",
             "frontier",
             "oracle_contrasts",
         ),

@@ -37,9 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from recmarket.analysis.attacks import attackers, gain
-from recmarket.analysis.benchmark import twin_attacks
+from recmarket.analysis.attacks import defence as defence_label
+from recmarket.analysis.benchmark import attacker_share, twin_attacks
 from recmarket.analysis.bootstrap import Interval, Row
-from recmarket.catalogue.attack_spaces import SearchSpace, space_for
+from recmarket.catalogue.attack_spaces import space_for
 from recmarket.config import RunConfig
 from recmarket.experiments.spec import CellSpec, ExperimentSpec, load_spec
 from recmarket.experiments.units import coarsest, memory_unit
@@ -50,6 +51,7 @@ from recmarket.run.driver import run_cells
 from recmarket.run.executor import Executor
 from recmarket.run.manifest import RunConflict
 from recmarket.run.store import RunStore
+from recmarket.run.study_plan import cell_dir as study_cell_dir
 from recmarket.streams import Stream, call_seed
 
 BENCHMARK = "reputation-benchmark"
@@ -60,7 +62,9 @@ TRIAL_COLUMNS = ("trial", "parameters", "gain", "gain_low", "gain_high", "seeds"
 WORST_COLUMNS = (
     "attack",
     "defence",
+    "defence_label",
     "parameters",
+    "attacker_share",
     "gain_search",
     "gain_heldout",
     "gain_heldout_low",
@@ -75,14 +79,21 @@ class Benchmark:
     """The reputation benchmark's market under one defence, its schedule cut by ``scale``
     as the whole benchmark's is."""
 
-    def __init__(self, defence: str, scale: float) -> None:
-        spec = load_spec(BENCHMARK)
+    def __init__(
+        self,
+        defence: str,
+        scale: float,
+        spec: ExperimentSpec | None = None,
+        overrides: Mapping[str, Any] | None = None,
+    ) -> None:
+        spec = spec or load_spec(BENCHMARK)
         entries = {entry["name"]: entry for entry in spec.axes["defence"]}
         if defence not in entries:
             known = ", ".join(entries)
             raise ValueError(f"--defence {defence}: not a benchmark defence; known: {known}")
         self.spec, self.defence, self.scale = spec, entries[defence], scale
-        self.schedule = spec.schedule(scale)
+        self.overrides = dict(overrides or {})  # a reproduce's settings, as its cells have them
+        self.schedule = spec.schedule(scale, overrides=self.overrides)
         self.seeds = spec.seeds
 
     def menu(self, attack: str) -> dict[str, Any]:
@@ -96,7 +107,8 @@ class Benchmark:
         one: ExperimentSpec = self.spec.model_copy(
             update={"cells": (trial,), "axes": {"defence": [self.defence]}, "seeds": tuple(seeds)}
         )
-        return [cfg for _, cfg in one.configs(self.scale, schedule=self.schedule)]
+        played = one.configs(self.scale, self.overrides, schedule=self.schedule)
+        return [cfg for _, cfg in played]
 
 
 @dataclass(frozen=True)
@@ -107,39 +119,62 @@ class Measured:
     seeds: tuple[int, ...]
 
 
-def _rows(out: Path, configs: Sequence[RunConfig]) -> list[Row]:
+@dataclass(frozen=True)
+class Planned:
+    """What measuring a point plays: its cell and its policy-only twin, one config a seed."""
+
+    played: tuple[RunConfig, ...]
+    twin: tuple[RunConfig, ...]
+    seeds: tuple[int, ...]
+
+    @classmethod
+    def of(cls, bench: Benchmark, attacks: Mapping[str, Any], seeds: Sequence[int]) -> Planned:
+        played = bench.configs(attacks, seeds)
+        twins = twin_attacks(played[0])
+        if twins is None:
+            raise ValueError("the attack is its own policy-only twin: its gain over it is 0")
+        twin = bench.configs({s: t.model_dump(mode="json") for s, t in twins.items()}, seeds)
+        return cls(tuple(played), tuple(twin), tuple(seeds))
+
+    def dirs(self, cells: Path) -> dict[str, RunConfig]:
+        """Its runs by directory under ``cells`` (a twin shared by trials runs once)."""
+        return {str(cell_dir(cells, c)): c for c in (*self.played, *self.twin)}
+
+    def read(self, cells: Path) -> Measured:
+        """The attackers' gain over the twin, from the played runs."""
+        owned = frozenset().union(*(o for _, _, o in attackers(self.played[0])))
+        unit = coarsest([memory_unit(self.played[0]), memory_unit(self.twin[0])])
+        rows = (_rows(cells, self.twin), _rows(cells, self.played))
+        return Measured(gain(*rows, "top1_platform", owned, unit), self.seeds)
+
+
+def _rows(cells: Path, configs: Sequence[RunConfig]) -> list[Row]:
     rows: list[Row] = []
     for cfg in configs:
-        with RunStore.read(cell_dir(out, cfg)) as store:
+        with RunStore.read(cell_dir(cells, cfg)) as store:
             rows += compact_rows(store.iter_episodes(), {"replicate": cfg.seed})
     return rows
 
 
-def cell_dir(out: Path, cfg: RunConfig) -> Path:
-    """Where a cell's run lives: by its settings' identity, so a twin shared by trials
-    runs once."""
-    return out / "cells" / cfg.digest()
+def cell_dir(cells: Path, cfg: RunConfig) -> Path:
+    """Where a cell's run lives: ``cells`` laid out as a reproduce directory is, by the
+    settings' identity, so a search inside a reproduce of the benchmark reads the
+    benchmark's own cells (the menu's, the twins), and a twin shared by trials runs once."""
+    return cells / study_cell_dir(cfg.condition, cfg.digest())
 
 
 def measure(
     bench: Benchmark,
     attacks: Mapping[str, Any],
     seeds: Sequence[int],
-    out: Path,
+    cells: Path,
     executor: Executor,
 ) -> Measured:
     """Play a point's cell and its policy-only twin on ``seeds`` (resuming what is stored),
     and the attackers' gain over the twin."""
-    played = bench.configs(attacks, seeds)
-    twins = twin_attacks(played[0])
-    if twins is None:
-        raise ValueError("the attack is its own policy-only twin: its gain over it is 0")
-    twin = bench.configs({s: t.model_dump(mode="json") for s, t in twins.items()}, seeds)
-    run_cells({str(cell_dir(out, c)): c for c in (*played, *twin)}, executor)
-    owned = frozenset().union(*(o for _, _, o in attackers(played[0])))
-    unit = coarsest([memory_unit(played[0]), memory_unit(twin[0])])
-    found = gain(_rows(out, twin), _rows(out, played), "top1_platform", owned, unit)
-    return Measured(found, tuple(seeds))
+    planned = Planned.of(bench, attacks, seeds)
+    run_cells(planned.dirs(cells), executor)
+    return planned.read(cells)
 
 
 def _seeds(seeds: Sequence[int]) -> str:
@@ -152,6 +187,151 @@ class Searched:
 
     trials: list[dict[str, Any]]
     worst: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A trial asked and not yet told: its point and what measuring it plays."""
+
+    trial: Any  # Optuna's Trial
+    point: dict[str, Any]
+    planned: Planned
+
+
+class Search:
+    """One family's search under one defence, its trials kept in ``out`` and its cells under
+    ``cells``. It is asked a trial at a time and told its measure, so several searches
+    play their trials' cells together (``run_searches``) and find what each finds alone:
+    each trial's sampler is seeded by the search's seed and the trials complete before it."""
+
+    def __init__(
+        self, attack: str, bench: Benchmark, out: Path, cells: Path, seed: int = 0
+    ) -> None:
+        self.space, self.bench, self.attack = space_for(attack), bench, attack
+        self.out, self.cells, self.seed = out, cells, seed
+        self.defence = str(bench.defence["name"])
+        self._study: Any = None
+
+    @property
+    def study(self) -> Any:
+        if self._study is None:
+            raise RuntimeError("the search is not open yet: call open first")
+        return self._study
+
+    def open(self) -> None:
+        """Create or resume the search's store, refusing another search's."""
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self._study = optuna.create_study(
+            study_name=STUDY, storage=self._storage, direction="maximize", load_if_exists=True
+        )
+        asked = {
+            "attack": self.attack,
+            "defence": self.defence,
+            "scale": self.bench.scale,
+            "seed": self.seed,
+            "overrides": self.bench.overrides,
+        }
+        _same_search(self.study, self.out, asked)
+        _ready(self.study, self.space.point_of(self.bench.menu(self.attack)))
+
+    @property
+    def _storage(self) -> str:
+        return f"sqlite:///{self.out / STORAGE}"
+
+    def complete(self) -> int:
+        import optuna
+
+        done = (optuna.trial.TrialState.COMPLETE,)
+        return len(self.study.get_trials(deepcopy=False, states=done))
+
+    def ask(self) -> Asked:
+        """The next trial: the menu's point first, then the seeded sampler's."""
+        import optuna
+
+        done = self.complete()
+        drawn = call_seed(self.seed, f"{self.attack}/{self.defence}", Stream.ATTACK_SEARCH, done)
+        sampler = optuna.samplers.TPESampler(seed=drawn % 2**32)
+        self._study = optuna.load_study(study_name=STUDY, storage=self._storage, sampler=sampler)
+        trial = self.study.ask()
+        point = self.space.suggest(trial)  # an enqueued trial's fixed values, else the sampler's
+        return Asked(trial, point, Planned.of(self.bench, self.space.attacks(point), self.seeds))
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        return tuple(self.bench.seeds)
+
+    def tell(self, asked: Asked) -> None:
+        """Store the asked trial's measure, read from its played cells."""
+        found = asked.planned.read(self.cells)
+        asked.trial.set_user_attr("point", asked.point)
+        asked.trial.set_user_attr("low", found.gain.low)
+        asked.trial.set_user_attr("high", found.gain.high)
+        self.study.tell(asked.trial, found.gain.estimate)
+        write_csv_whole(self.trials(), self.out / TRIALS_CSV, TRIAL_COLUMNS)
+
+    def trials(self) -> list[dict[str, Any]]:
+        return _trial_rows(self.study, self.seeds)
+
+    def winner(self, budget: int) -> tuple[dict[str, Any], Planned]:
+        """The best of the first ``budget`` trials (the earliest of equals), and its
+        re-measure on held-out seeds."""
+        best = max(self.trials()[:budget], key=lambda r: r["gain"])
+        heldout = tuple(s + HELDOUT_OFFSET for s in self.seeds)
+        point = json.loads(best["parameters"])
+        return best, Planned.of(self.bench, self.space.attacks(point), heldout)
+
+    def finish(self, budget: int, best: dict[str, Any], heldout: Planned) -> Searched:
+        """``worst.csv`` from the winner and its played held-out re-measure."""
+        again = heldout.read(self.cells)
+        worst = {
+            "attack": self.attack,
+            "defence": self.defence,
+            "defence_label": defence_label(heldout.played[0]),  # as the benchmark's table
+            "parameters": best["parameters"],
+            "attacker_share": attacker_share(heldout.played[0]),
+            "gain_search": best["gain"],
+            "gain_heldout": again.gain.estimate,
+            "gain_heldout_low": again.gain.low,
+            "gain_heldout_high": again.gain.high,
+            "search_seeds": _seeds(self.seeds),
+            "heldout_seeds": _seeds(heldout.seeds),
+            "interval_method": again.gain.design,
+        }
+        rows = self.trials()
+        write_csv_whole(rows, self.out / TRIALS_CSV, TRIAL_COLUMNS)
+        write_csv_whole([worst], self.out / WORST_CSV, WORST_COLUMNS)
+        return Searched(rows[:budget], worst)
+
+
+def run_searches(
+    searches: Sequence[Search],
+    budget: int,
+    executor: Executor,
+    on_trial: Callable[[int, int], None] | None = None,
+) -> list[Searched]:
+    """Run ``searches`` to ``budget`` trials each (resuming their stored trials), a trial of
+    each at a time with their cells played together, then re-measure each winner on held-out
+    seeds. ``on_trial``: (trials complete, trials in all) after each round of trials."""
+    for s in searches:
+        s.open()
+    total = budget * len(searches)
+
+    def report() -> None:
+        if on_trial:
+            on_trial(sum(min(s.complete(), budget) for s in searches), total)
+
+    while pending := [s for s in searches if s.complete() < budget]:
+        asked = [(s, s.ask()) for s in pending]
+        run_cells({d: c for s, a in asked for d, c in a.planned.dirs(s.cells).items()}, executor)
+        for s, a in asked:
+            s.tell(a)
+        report()
+    winners = [(s, *s.winner(budget)) for s in searches]
+    run_cells({d: c for s, _, h in winners for d, c in h.dirs(s.cells).items()}, executor)
+    return [s.finish(budget, best, heldout) for s, best, heldout in winners]
 
 
 def search(
@@ -167,82 +347,17 @@ def search(
 ) -> Searched:
     """Search ``attack``'s space under ``defence`` for ``budget`` trials (resuming those
     stored in ``out``), then re-measure the winner on held-out seeds."""
-
-    space = space_for(attack)
-    bench = Benchmark(defence, scale)
+    one = Search(attack, Benchmark(defence, scale), out, out, seed)
     out.mkdir(parents=True, exist_ok=True)
     with WriterLock(out):  # a second search into ``out`` stops at once, naming this one
-        return _search(space, bench, attack, defence, budget, out, executor, seed, on_trial)
-
-
-def _search(
-    space: SearchSpace,
-    bench: Benchmark,
-    attack: str,
-    defence: str,
-    budget: int,
-    out: Path,
-    executor: Executor,
-    seed: int,
-    on_trial: Callable[[int, int], None] | None,
-) -> Searched:
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    storage = f"sqlite:///{out / STORAGE}"
-    study = optuna.create_study(
-        study_name=STUDY, storage=storage, direction="maximize", load_if_exists=True
-    )
-    _same_search(
-        study, out, {"attack": attack, "defence": defence, "scale": bench.scale, "seed": seed}
-    )
-    _ready(study, space.point_of(bench.menu(attack)))
-    while (done := _complete(study)) < budget:
-        drawn = call_seed(seed, f"{attack}/{defence}", Stream.ATTACK_SEARCH, done) % 2**32
-        sampler = optuna.samplers.TPESampler(seed=drawn)
-        study = optuna.load_study(study_name=STUDY, storage=storage, sampler=sampler)
-        trial = study.ask()
-        point = space.suggest(trial)  # an enqueued trial's fixed values, else the sampler's
-        found = measure(bench, space.attacks(point), bench.seeds, out, executor)
-        trial.set_user_attr("point", point)
-        trial.set_user_attr("low", found.gain.low)
-        trial.set_user_attr("high", found.gain.high)
-        study.tell(trial, found.gain.estimate)
-        write_csv_whole(_trial_rows(study, bench.seeds), out / TRIALS_CSV, TRIAL_COLUMNS)
-        if on_trial:
-            on_trial(done + 1, budget)
-    rows = _trial_rows(study, bench.seeds)
-    write_csv_whole(rows, out / TRIALS_CSV, TRIAL_COLUMNS)
-    best = max(rows[:budget], key=lambda r: r["gain"])  # the earliest of equals
-    point = json.loads(best["parameters"])
-    heldout = tuple(s + HELDOUT_OFFSET for s in bench.seeds)
-    again = measure(bench, space.attacks(point), heldout, out, executor)
-    worst = {
-        "attack": attack,
-        "defence": defence,
-        "parameters": best["parameters"],
-        "gain_search": best["gain"],
-        "gain_heldout": again.gain.estimate,
-        "gain_heldout_low": again.gain.low,
-        "gain_heldout_high": again.gain.high,
-        "search_seeds": _seeds(bench.seeds),
-        "heldout_seeds": _seeds(heldout),
-        "interval_method": again.gain.design,
-    }
-    write_csv_whole([worst], out / WORST_CSV, WORST_COLUMNS)
-    return Searched(rows[:budget], worst)
-
-
-def _complete(study: Any) -> int:
-    import optuna
-
-    return len(study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)))
+        return run_searches([one], budget, executor, on_trial)[0]
 
 
 def _same_search(study: Any, out: Path, asked: Mapping[str, Any]) -> None:
-    """Keep what decides the search's trials (attack, defence, scale, seed) with its first
-    trial; a rerun into ``out`` asking another is refused (``RunConflict``), so one store
-    never holds the trials of two searches. The cells guard their own settings and code."""
+    """Keep what decides the search's trials (attack, defence, scale, seed, overrides) with
+    its first trial; a rerun into ``out`` asking another is refused (``RunConflict``), so
+    one store never holds the trials of two searches. The cells guard their own settings
+    and code."""
     kept = study.user_attrs.get("search")
     if kept is None:
         study.set_user_attr("search", dict(asked))

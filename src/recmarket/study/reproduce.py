@@ -18,6 +18,7 @@ from recmarket.run.pilot_addon import PilotAddOn
 from recmarket.run.play_options import DEFAULT_PLAY, PlayOptions
 from recmarket.run.reproduce import reproduce as play_study
 from recmarket.run.study_plan import PlannedCell
+from recmarket.study.benchmark_search import search_study
 from recmarket.study.cards import gather_cards
 
 
@@ -42,8 +43,8 @@ def reproduce(
     options: PlayOptions = DEFAULT_PLAY,
 ) -> list[PlannedCell]:
     """Play the named experiments into ``out`` with their add-ons (``run.reproduce``), then
-    gather the kept cards of their cells beside them (``study.cards``); the cells of the
-    plan."""
+    gather the kept cards of their cells beside them (``study.cards``) and search the worst
+    cases a spec's ``[search]`` asks (``study.benchmark_search``); the cells of the plan."""
     cells = play_study(
         names,
         out,
@@ -58,4 +59,12 @@ def reproduce(
         options=options,
     )
     gather_cards(out)  # the cells' cards beside them: their report reads them there
+
+    def searched(done: int, total: int) -> None:
+        if on_wait:
+            on_wait(f"worst cases searched: {done} of {total} trials")
+
+    search_study(
+        names, out, scale=scale, overrides=overrides or {}, workers=workers, on_trial=searched
+    )
     return cells
