@@ -1,7 +1,9 @@
 """The reputation benchmark's tables in the docs, written from the report's
 ``reputation_benchmark.csv`` (``recmarket.analysis.benchmark`` says how each number and
 interval is made): the split gains the README shows, what each defence costs an honest
-market and tolerates, and the theory's predictions with the rule that reads each verdict."""
+market and tolerates, the theory's predictions with the rule that reads each verdict, and the
+defences ranked by menu and by worst case (``reputation_worst_case.csv``,
+``recmarket.analysis.worst_case``)."""
 
 from __future__ import annotations
 
@@ -237,8 +239,50 @@ def predictions(rows: list[Row]) -> str:
     return markdown(["prediction", "source", "measured", "verdict"], lines)
 
 
+def _side(row: Row, side: str) -> str:
+    """A side of the ranking: its gain over the policy (pp) and where it was found."""
+    return f"{_pp(row, side)} ({row[f'{side}_attack']} at {float(row[f'{side}_share']):.2f})"
+
+
+def worst_cases(rows: list[Row]) -> str:
+    """Per defence, best first by its worst case: its largest gain over the policy among the
+    menu's cells of the searched families and its worst case with the searches' winners
+    (held-out seeds), each with its rank, and the smallest tolerated share over the
+    families on each; then the defences whose rank changes."""
+    ordered = sorted(rows, key=lambda r: (int(r["rank_worst"]), _natural(r["defence"])))
+    lines = [
+        [
+            r["defence"],
+            _side(r, "menu_worst"),
+            r["rank_menu"],
+            _side(r, "worst_case"),
+            r["worst_case_source"],
+            r["rank_worst"],
+            _tolerated(r, "tolerated_share_menu") + " / " + _tolerated(r, "tolerated_share_worst"),
+        ]
+        for r in ordered
+    ]
+    header = [
+        "defence",
+        "menu: largest gain over the policy (pp)",
+        "rank",
+        "worst case (pp)",
+        "found by",
+        "rank",
+        "tolerated share: menu / worst case",
+    ]
+    moved = [r for r in ordered if int(r["rank_change"]) != 0]
+    said = "; ".join(
+        f"{r['defence']} {r['rank_menu']} -> {r['rank_worst']}"
+        + (" (worst case above the menu's interval)" if r["worst_above_menu"] == "True" else "")
+        for r in moved
+    )
+    return markdown(header, lines) + "\nRanks that change: " + (said or "none") + ".\n"
+
+
 BENCHMARK_TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {
     "benchmark-split": ("reputation_benchmark", split_gains),
     "benchmark-defences": ("reputation_benchmark", defence_costs),
     "benchmark-predictions": ("reputation_benchmark", predictions),
+    "benchmark-worst-case": ("reputation_worst_case", worst_cases),
 }

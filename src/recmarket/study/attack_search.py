@@ -42,6 +42,7 @@ from recmarket.analysis.benchmark import attacker_share, twin_attacks
 from recmarket.analysis.bootstrap import Interval, Row
 from recmarket.catalogue.attack_spaces import space_for
 from recmarket.config import RunConfig
+from recmarket.experiments.schedule import Schedule
 from recmarket.experiments.spec import CellSpec, ExperimentSpec, load_spec
 from recmarket.experiments.units import coarsest, memory_unit
 from recmarket.locks import WriterLock
@@ -85,6 +86,7 @@ class Benchmark:
         scale: float,
         spec: ExperimentSpec | None = None,
         overrides: Mapping[str, Any] | None = None,
+        schedule: Schedule | None = None,
     ) -> None:
         spec = spec or load_spec(BENCHMARK)
         entries = {entry["name"]: entry for entry in spec.axes["defence"]}
@@ -93,7 +95,9 @@ class Benchmark:
             raise ValueError(f"--defence {defence}: not a benchmark defence; known: {known}")
         self.spec, self.defence, self.scale = spec, entries[defence], scale
         self.overrides = dict(overrides or {})  # a reproduce's settings, as its cells have them
-        self.schedule = spec.schedule(scale, overrides=self.overrides)
+        # the whole benchmark's cut (every cell's settings made and checked: about a second,
+        # so searches of one spec share theirs)
+        self.schedule = schedule or spec.schedule(scale, overrides=self.overrides)
         self.seeds = spec.seeds
 
     def menu(self, attack: str) -> dict[str, Any]:
@@ -211,6 +215,7 @@ class Search:
         self.out, self.cells, self.seed = out, cells, seed
         self.defence = str(bench.defence["name"])
         self._study: Any = None
+        self._storage: Any = None
 
     @property
     def study(self) -> Any:
@@ -224,6 +229,8 @@ class Search:
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         self.out.mkdir(parents=True, exist_ok=True)
+        # one connection a search: asking each trial of a fresh one costs a schema check
+        self._storage = optuna.storages.RDBStorage(f"sqlite:///{self.out / STORAGE}")
         self._study = optuna.create_study(
             study_name=STUDY, storage=self._storage, direction="maximize", load_if_exists=True
         )
@@ -234,12 +241,8 @@ class Search:
             "seed": self.seed,
             "overrides": self.bench.overrides,
         }
-        _same_search(self.study, self.out, asked)
+        _same_search(self.study, self.out, json.loads(json.dumps(asked)))  # as stored
         _ready(self.study, self.space.point_of(self.bench.menu(self.attack)))
-
-    @property
-    def _storage(self) -> str:
-        return f"sqlite:///{self.out / STORAGE}"
 
     def complete(self) -> int:
         import optuna

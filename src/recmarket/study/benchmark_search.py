@@ -43,10 +43,11 @@ def spec_searches(
     if spec.search is None:
         return []
     defences = [str(entry["name"]) for entry in spec.axes["defence"]]
+    schedule = spec.schedule(scale, overrides=dict(overrides))
     return [
         Search(
             family,
-            Benchmark(defence, scale, spec, overrides),
+            Benchmark(defence, scale, spec, overrides, schedule),
             out / SEARCHES / family / defence,
             out,
             spec.search.seed,

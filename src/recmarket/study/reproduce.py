@@ -1,7 +1,8 @@
 """A study of named experiments with its add-ons: the pilot it is asked for (``--pilot``, or
 the one a spec's ``[pilot]`` table names), calibrated on folds by the calibration layer.
-The run layer's ``reproduce`` plays the whole; this chooses what it plays, and puts the
-cells' kept cards beside them once they are played, for their report."""
+The run layer's ``reproduce`` plays the whole; this chooses what it plays, puts the cells'
+kept cards beside them once they are played, for their report, and then runs the worst-case
+searches a spec's ``search`` table asks (``study.benchmark_search``)."""
 
 from __future__ import annotations
 
