@@ -239,6 +239,28 @@ def predictions(rows: list[Row]) -> str:
     return markdown(["prediction", "source", "measured", "verdict"], lines)
 
 
+def composites(rows: list[Row]) -> str:
+    """Per defence, each composite attack at its smallest share beside its parts at theirs:
+    the gain over the policy-only twin (pp, 95% intervals), with "above" where the
+    composite's interval lies wholly above each part's."""
+    found = sorted({r["attack"] for r in rows if "+" in r["attack"]})
+    lines = []
+    for defence in sorted({r["defence"] for r in rows}, key=_natural):
+        line = [defence]
+        for composite in found:
+            whole = _get(rows, composite, defence)
+            parts = [_get(rows, part, defence) for part in composite.split("+")]
+            if whole is None or any(p is None or p["gain_over_policy_low"] == "" for p in parts):
+                line.append("-")
+                continue
+            said = " vs ".join(_pp(r, "gain_over_policy") for r in (whole, *parts) if r)
+            above = all(_apart(p, whole, "gain_over_policy") for p in parts if p)
+            line.append(said + (" (above)" if above else ""))
+        lines.append(line)
+    header = ["defence", *(f"{c} vs {' vs '.join(c.split('+'))}" for c in found)]
+    return markdown(header, lines)
+
+
 def _side(row: Row, side: str) -> str:
     """A side of the ranking: its gain over the policy (pp) and where it was found."""
     return f"{_pp(row, side)} ({row[f'{side}_attack']} at {float(row[f'{side}_share']):.2f})"
@@ -285,4 +307,6 @@ BENCHMARK_TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {
     "benchmark-defences": ("reputation_benchmark", defence_costs),
     "benchmark-predictions": ("reputation_benchmark", predictions),
     "benchmark-worst-case": ("reputation_worst_case", worst_cases),
+    "benchmark-composites": ("reputation_benchmark", composites),
+    "benchmark-majority": ("reputation_benchmark", defence_costs),
 }
