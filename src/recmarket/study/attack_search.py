@@ -42,7 +42,7 @@ from recmarket.analysis.benchmark import attacker_share, twin_attacks
 from recmarket.analysis.bootstrap import Interval, Row
 from recmarket.catalogue.attack_spaces import space_for
 from recmarket.config import RunConfig
-from recmarket.experiments.schedule import Schedule
+from recmarket.experiments.schedule import TWIN, Schedule
 from recmarket.experiments.spec import CellSpec, ExperimentSpec, load_spec
 from recmarket.experiments.units import coarsest, memory_unit
 from recmarket.locks import WriterLock
@@ -106,13 +106,15 @@ class Benchmark:
         return dict(cell.settings["market"]["attacks"])
 
     def configs(self, attacks: Mapping[str, Any], seeds: Sequence[int]) -> list[RunConfig]:
-        """The cell of ``attacks`` under the defence, one config a seed."""
+        """The cell of ``attacks`` under the defence, one config a seed: the cell the
+        benchmark reads as itself, not the copy a memoryless cell gets on the schedule of
+        users who remember (``TWIN``)."""
         trial = CellSpec(name="trial", settings={"market": {"attacks": dict(attacks)}})
         one: ExperimentSpec = self.spec.model_copy(
             update={"cells": (trial,), "axes": {"defence": [self.defence]}, "seeds": tuple(seeds)}
         )
         played = one.configs(self.scale, self.overrides, schedule=self.schedule)
-        return [cfg for _, cfg in played]
+        return [cfg for name, cfg in played if not name.endswith(f"/{TWIN}")]
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,11 @@ class Planned:
         twins = twin_attacks(played[0])
         if twins is None:
             raise ValueError("the attack is its own policy-only twin: its gain over it is 0")
-        twin = bench.configs({s: t.model_dump(mode="json") for s, t in twins.items()}, seeds)
+        made = bench.configs({s: t.model_dump(mode="json") for s, t in twins.items()}, seeds)
+        # paired episode for episode: the twin's copy on the cell's own schedule
+        twin = [t for p in played for t in made if (t.seed, t.episodes) == (p.seed, p.episodes)]
+        if len(twin) != len(played):
+            raise ValueError(f"no policy-only twin on the schedule of {attacks}")
         return cls(tuple(played), tuple(twin), tuple(seeds))
 
     def dirs(self, cells: Path) -> dict[str, RunConfig]:
