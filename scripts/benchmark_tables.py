@@ -13,6 +13,8 @@ from typing import Any
 
 from table_writers import Row, markdown, span
 
+from recmarket.analysis.worst_case import EVERY
+
 BASELINE = "shared window"
 DUES = ("shared beta", *(f"shared beta (newcomer_low={n})" for n in (1, 3, 6)))
 WRITERS = (
@@ -267,11 +269,13 @@ def _side(row: Row, side: str) -> str:
 
 
 def worst_cases(rows: list[Row]) -> str:
-    """Per defence, best first by its worst case: its largest gain over the policy among the
-    menu's cells of the searched families and its worst case with the searches' winners
-    (held-out seeds), each with its rank, and the smallest tolerated share over the
-    families on each; then the defences whose rank changes."""
-    ordered = sorted(rows, key=lambda r: (int(r["rank_worst"]), _natural(r["defence"])))
+    """Per defence, best first by its worst case over every searched family: its largest
+    gain over the policy among the menu's cells and its worst case with the searches'
+    winners (held-out seeds), each with its rank, and the smallest tolerated share over the
+    families on each; then, for the families together and for each alone, the defences
+    whose rank changes."""
+    together = [r for r in rows if r["attack"] == EVERY]
+    ordered = sorted(together, key=lambda r: (int(r["rank_worst"]), _natural(r["defence"])))
     lines = [
         [
             r["defence"],
@@ -293,13 +297,30 @@ def worst_cases(rows: list[Row]) -> str:
         "rank",
         "tolerated share: menu / worst case",
     ]
-    moved = [r for r in ordered if int(r["rank_change"]) != 0]
-    said = "; ".join(
+    said = [
+        f"- {family}: {_moved([r for r in rows if r['attack'] == family])}"
+        for family in (EVERY, *sorted({r["attack"] for r in rows} - {EVERY}))
+    ]
+    return (
+        markdown(header, lines)
+        + "\nRanks that change (menu -> worst case):\n\n"
+        + "\n".join(said)
+        + "\n"
+    )
+
+
+def _moved(ranking: list[Row]) -> str:
+    """The defences of one ranking whose rank changes, those whose worst case lies wholly
+    above their menu's interval marked."""
+    moved = sorted(
+        (r for r in ranking if int(r["rank_change"]) != 0), key=lambda r: _natural(r["defence"])
+    )
+    said = [
         f"{r['defence']} {r['rank_menu']} -> {r['rank_worst']}"
         + (" (worst case above the menu's interval)" if r["worst_above_menu"] == "True" else "")
         for r in moved
-    )
-    return markdown(header, lines) + "\nRanks that change: " + (said or "none") + ".\n"
+    ]
+    return "; ".join(said) or "none"
 
 
 BENCHMARK_TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {

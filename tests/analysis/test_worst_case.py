@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from recmarket.analysis.worst_case import (
+    EVERY,
     RANK_COLUMNS,
     WORST_FOUND_COLUMNS,
     add_worst_found,
@@ -78,7 +79,9 @@ def test_defences_rank_by_the_menu_and_by_the_larger_of_menu_and_search() -> Non
     table += menu("inject", "a", (0.5,) * 5, 0.0)  # not searched: outside both rankings
     worst = [found("forge", "a", 0.20, 0.15, 0.333), found("forge", "b", 0.02, -0.01, 0.5)]
     add_worst_found(table, worst)
-    ranks = {r["defence"]: r for r in worst_case_ranks(table, worst)}
+    ranked = worst_case_ranks(table, worst)
+    assert [r["attack"] for r in ranked] == [EVERY] * 2 + ["forge"] * 2  # one family searched
+    ranks = {r["defence"]: r for r in ranked if r["attack"] == EVERY}
     a, b = ranks["a"], ranks["b"]
     assert (a["menu_worst"], a["rank_menu"], b["menu_worst"], b["rank_menu"]) == (0.05, 1, 0.1, 2)
     assert (a["worst_case"], a["worst_case_source"]) == (0.20, "search, held-out seeds")
@@ -94,5 +97,19 @@ def test_defences_rank_by_the_menu_and_by_the_larger_of_menu_and_search() -> Non
 def test_equal_worst_cases_share_the_smaller_rank() -> None:
     table = menu("forge", "a", (0.1,) * 5, 0.0) + menu("forge", "b", (0.1,) * 5, 0.0)
     ranks = worst_case_ranks(table, [found("forge", "c", 0.0, -0.1, 0.5)])
-    assert [(r["rank_menu"], r["rank_worst"]) for r in ranks] == [(1, 1), (1, 1)]
+    assert [(r["rank_menu"], r["rank_worst"]) for r in ranks] == [(1, 1)] * 4
     assert not any(math.isnan(r["worst_case"]) for r in ranks)
+
+
+def test_each_family_ranks_the_defences_apart_from_the_families_together() -> None:
+    """Flood's menu gains are the larger, so they rank the defences together; forge's
+    search reorders forge's own ranking and leaves the one together alone."""
+    table = menu("forge", "a", (0.01,) * 5, 0.833) + menu("forge", "b", (0.02,) * 5, 0.833)
+    table += menu("flood", "a", (0.30,) * 5, 0.0) + menu("flood", "b", (0.40,) * 5, 0.0)
+    worst = [found("forge", "a", 0.10, 0.05, 0.5), found("flood", "b", 0.0, -0.1, 0.5)]
+    add_worst_found(table, worst)
+    ranked = worst_case_ranks(table, worst)
+    order = {(r["attack"], r["defence"]): (r["rank_menu"], r["rank_worst"]) for r in ranked}
+    assert order[EVERY, "a"] == (1, 1) and order[EVERY, "b"] == (2, 2)
+    assert order["forge", "a"] == (1, 2) and order["forge", "b"] == (2, 1)
+    assert order["flood", "a"] == (1, 1) and order["flood", "b"] == (2, 2)

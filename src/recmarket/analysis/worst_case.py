@@ -9,8 +9,9 @@ winners of its searches (``study.benchmark_search``), each re-measured on held-o
   menu's rows (every share). **Worst case**: the larger of the menu worst and the worst
   found, so a search that finds less than the menu's largest share leaves the menu's.
 - **Ranks** (``rank_menu``, ``rank_worst``): the defences ordered by their largest menu worst,
-  and by their largest worst case, over the families searched; 1 the smallest gain, equals
-  sharing the smaller rank. Ranks read point estimates: a change of rank between defences
+  and by their largest worst case, over every family searched together (``attack`` is
+  ``EVERY``) and over each family alone; 1 the smallest gain, equals sharing the smaller
+  rank. Ranks read point estimates: a change of rank between defences
   whose intervals overlap is no detected difference. ``worst_above_menu`` says where the
   worst case's interval lies wholly above the menu worst's (they come from disjoint seeds).
 - **Tolerated share, worst case**: the menu's tolerated share of the gain over the policy
@@ -37,6 +38,7 @@ WORST_FOUND_COLUMNS = (
     "tolerated_share_worst",
 )
 RANK_COLUMNS = (
+    "attack",
     "defence",
     "menu_worst",
     "menu_worst_low",
@@ -100,36 +102,55 @@ def _tolerated_worst(w: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) ->
     return min(menu, max(below, default=0.0))
 
 
+EVERY = "every searched family"  # the ranking over the families together
+
+
 def worst_case_ranks(
     table: Sequence[Mapping[str, Any]], found: Sequence[Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
-    """One row per defence: its menu worst and its worst case over the families searched,
-    each with its interval, family and share, their ranks, and the tolerated shares."""
-    families = {w["attack"] for w in found}
+    """One ranking of the defences over every searched family together, then one for each
+    family: per defence its menu worst and its worst case, each with its interval, family
+    and share, their ranks, and the tolerated shares."""
+    families = sorted({w["attack"] for w in found})
     by_key = {(w["attack"], w["defence_label"]): w for w in found}
     out = []
-    for defence in sorted({r["defence"] for r in table}):
-        rows = [r for r in table if r["defence"] == defence and r["attack"] in families]
-        menu = [r for r in rows if not math.isnan(_number(r.get(_GAIN)))]
-        if not menu:
-            continue
-        top = max(menu, key=lambda r: r[_GAIN])
-        worst = _menu_side(top, "menu")
-        for family in sorted({r["attack"] for r in rows}):
-            w = by_key.get((family, defence))
-            if w is not None and _number(w["gain_heldout"]) > worst["worst_case"]:
-                worst = _found_side(w)
-        out.append(
-            {"defence": defence}
-            | _menu_side(top, "menu", "menu_worst")
-            | worst
-            | {
-                "tolerated_share_menu": _least(rows, "tolerated_share_over_policy"),
-                "tolerated_share_worst": _least(rows, "tolerated_share_worst"),
-            }
-        )
-    _rank(out)
+    for label, ranked in ((EVERY, families), *((f, [f]) for f in families)):
+        ranking = [
+            row
+            for defence in sorted({r["defence"] for r in table})
+            if (row := _defence(table, by_key, defence, ranked)) is not None
+        ]
+        _rank(ranking)
+        out += [{"attack": label} | row for row in ranking]
     return [{c: row.get(c, "") for c in RANK_COLUMNS} for row in out]
+
+
+def _defence(
+    table: Sequence[Mapping[str, Any]],
+    by_key: Mapping[tuple[str, str], Mapping[str, Any]],
+    defence: str,
+    families: Sequence[str],
+) -> dict[str, Any] | None:
+    """A defence's menu worst and worst case over ``families`` (None: no menu reading)."""
+    rows = [r for r in table if r["defence"] == defence and r["attack"] in families]
+    menu = [r for r in rows if not math.isnan(_number(r.get(_GAIN)))]
+    if not menu:
+        return None
+    top = max(menu, key=lambda r: r[_GAIN])
+    worst = _menu_side(top, "menu")
+    for family in families:
+        w = by_key.get((family, defence))
+        if w is not None and _number(w["gain_heldout"]) > worst["worst_case"]:
+            worst = _found_side(w)
+    return (
+        {"defence": defence}
+        | _menu_side(top, "menu", "menu_worst")
+        | worst
+        | {
+            "tolerated_share_menu": _least(rows, "tolerated_share_over_policy"),
+            "tolerated_share_worst": _least(rows, "tolerated_share_worst"),
+        }
+    )
 
 
 def _menu_side(row: Mapping[str, Any], source: str, name: str = "worst_case") -> dict[str, Any]:

@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from recmarket.analysis.benchmark import benchmark_table
-from recmarket.analysis.worst_case import add_worst_found, worst_case_ranks
+from recmarket.analysis.worst_case import EVERY, add_worst_found, worst_case_ranks
 from recmarket.config_file import described
 from recmarket.report.data import Cell, Figure, MissingCell
 
@@ -78,7 +78,8 @@ def worst_case_ranking(cells: list[Cell]) -> Figure:
     found = read_worst(cells)
     if not found:
         raise MissingCell("no searches/worst.csv beside the benchmark's cells")
-    rows = worst_case_ranks(benchmark_rows(cells), found)
+    ranks = worst_case_ranks(benchmark_rows(cells), found)
+    rows = [r for r in ranks if r["attack"] == EVERY]  # drawn; the table has every family's
     fig, ax = plt.subplots(figsize=(10, 0.35 * len(rows) + 1.5))
     for y, row in enumerate(sorted(rows, key=lambda r: r["rank_worst"])):
         for side, colour, shift in (("menu_worst", "#888", -0.15), ("worst_case", "#c33", 0.15)):
@@ -101,4 +102,4 @@ def worst_case_ranking(cells: list[Cell]) -> Figure:
     ax.set_xlabel("largest gain over the policy-only twin in Top-1 share (grey: menu, red: worst)")
     ax.set_title("Defences by menu and by worst case (rank menu -> worst)", fontsize=9)
     fig.tight_layout()
-    return fig, rows
+    return fig, ranks
