@@ -47,6 +47,8 @@ from benchmark_tables import BENCHMARK_TABLES  # noqa: E402
 from code_tables import FROM_CODE  # noqa: E402 (the modules beside this script)
 from table_writers import TABLES  # noqa: E402
 
+from recmarket.experiments.schedule import TWIN  # noqa: E402
+
 WRITERS = TABLES | BENCHMARK_TABLES
 
 
@@ -60,7 +62,8 @@ def provenance(run: Path) -> tuple[float, str]:
     scale = scales.pop()
     seeds: dict[str, set[str]] = {}
     for entry in plan:
-        cell, _, seed = entry["cell"].rpartition("/seed=")
+        # a memoryless cell's copy on the other schedule is the same cell and seed
+        cell, _, seed = entry["cell"].removesuffix(f"/{TWIN}").rpartition("/seed=")
         seeds.setdefault(f"{entry['experiment']}/{cell}", set()).add(seed)
     commits = set()
     for entry in plan:
