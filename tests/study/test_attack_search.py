@@ -10,19 +10,10 @@ import optuna
 import pytest
 from typer.testing import CliRunner
 
-from recmarket.catalogue.attack_spaces import SPACES
 from recmarket.cli import app
-from recmarket.experiments.spec import load_spec
 from recmarket.run.executor import LocalExecutor
 from recmarket.run.manifest import RunConflict
-from recmarket.study.attack_search import (
-    HELDOUT_OFFSET,
-    STORAGE,
-    STUDY,
-    Benchmark,
-    Planned,
-    search,
-)
+from recmarket.study.attack_search import HELDOUT_OFFSET, STORAGE, STUDY, search
 
 SCALE = 0.04  # the benchmark's 300 requests cut to its floor of 12 a domain
 
@@ -73,17 +64,3 @@ def test_attack_search_refuses_what_it_cannot_search(tmp_path: Path) -> None:
         refused = CliRunner().invoke(app, ["attack-search", *args, "--out", str(tmp_path)])
         assert refused.exit_code == 2 and says in refused.output
     assert not (tmp_path / "trials.csv").exists()
-
-
-def test_every_menu_cell_is_paired_with_its_twin_episode_for_episode() -> None:
-    """Under no records a memoryless twin is played on two schedules and an adaptive
-    attack on one: a trial reads the twin's copy on its own cell's schedule, one a seed."""
-    spec = load_spec("reputation-benchmark")
-    schedule = spec.schedule(0.05)
-    for family in SPACES:
-        for entry in spec.axes["defence"]:
-            bench = Benchmark(entry["name"], 0.05, spec, {}, schedule)
-            planned = Planned.of(bench, bench.menu(family), bench.seeds)
-            played = [(c.seed, c.episodes) for c in planned.played]
-            assert played == [(c.seed, c.episodes) for c in planned.twin], (family, entry)
-            assert len({seed for seed, _ in played}) == len(played)

@@ -8,7 +8,8 @@ import pytest
 
 from recmarket.experiments.spec import ExperimentSpec, SpecSearch, load_spec
 from recmarket.run.executor import LocalExecutor
-from recmarket.study.attack_search import Benchmark, Search, run_searches, search
+from recmarket.study.attack_cells import Benchmark
+from recmarket.study.attack_search import Search, run_searches, search
 from recmarket.study.benchmark_search import SEARCHES, search_study, spec_searches
 
 SCALE = 0.04  # the benchmark's 300 requests cut to its floor of 12 a domain

@@ -39,7 +39,8 @@ def attack_search_command(
     the winner on held-out seeds (trials.csv, worst.csv). Resumes from the stored trials."""
     from recmarket.catalogue.attack_spaces import space_for
     from recmarket.run.executor import LocalExecutor, ProcessExecutor
-    from recmarket.study.attack_search import Benchmark, search
+    from recmarket.study.attack_cells import Benchmark
+    from recmarket.study.attack_search import search
 
     try:
         space_for(attack)

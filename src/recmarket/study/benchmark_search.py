@@ -20,13 +20,8 @@ from typing import Any
 from recmarket.experiments.spec import ExperimentSpec, load_spec
 from recmarket.report.tables import write_csv_whole
 from recmarket.run.executor import Executor, LocalExecutor, ProcessExecutor
-from recmarket.study.attack_search import (
-    WORST_COLUMNS,
-    WORST_CSV,
-    Benchmark,
-    Search,
-    run_searches,
-)
+from recmarket.study.attack_cells import Benchmark
+from recmarket.study.attack_search import WORST_COLUMNS, WORST_CSV, Search, run_searches
 
 SEARCHES = "searches"  # under a reproduce directory: every search's trials, and worst.csv
 
