@@ -141,6 +141,15 @@ class NeedInput(Contract):
 # --- stage 2: platform explanation ---------------------------------------------------------
 
 
+class Listing(Contract):
+    """A listing as its platform published it, where the platform rewrote it (a ``copy``
+    strategy: ``recmarket.catalogue.listing_copy``): the title the user agent and the user
+    read, and the description that backs it. The item's own evidence stays what it is."""
+
+    title: str
+    description: str
+
+
 class ExplanationInput(Contract):
     """What a platform explains its candidate from (Appendix C.3): its own id and policy,
     the structured need and the candidate's evidence; never the profile or the target."""
@@ -245,6 +254,10 @@ class ReviewInput(Contract):
     explanation: str
     # the user's own earlier reviews (how lenient they rate), where the caller gives them
     history: tuple[PastInteraction, ...] | None = Field(default=None, exclude_if=_absent)
+    # the listing as the platform rewrote it, where it did: what, beside the explanation,
+    # led the user to expect what they did (absent for an unrewritten one, so inputs
+    # serialize as they always did)
+    listing: Listing | None = Field(default=None, exclude_if=_absent)
 
 
 class Review(Contract):

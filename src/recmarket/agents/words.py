@@ -42,3 +42,20 @@ def terms(text: str) -> frozenset[str]:
     """Stemmed content words of a text (each distinct word stemmed once: a listing repeats
     its words, and its terms are read the first time any platform explains it)."""
     return frozenset(map(stem, set(WORD.findall(text.lower())) - STOPWORDS))
+
+
+def content_words(text: str) -> tuple[str, ...]:
+    """A text's content words as written (lower-cased), in order, one per stem: the words a
+    platform can put into a listing, where ``terms`` are what a reader matches."""
+    seen: dict[str, str] = {}
+    for word in WORD.findall(text.lower()):
+        if word not in STOPWORDS:
+            seen.setdefault(stem(word), word)
+    return tuple(seen.values())
+
+
+def unsupported(listing: str, own: str) -> int:
+    """How many of a listing's terms the item's own fields (``own``: its title, category,
+    description and feature bullets) do not hold: the words a rewrite added that the item
+    does not support."""
+    return len(terms(listing) - terms(own))

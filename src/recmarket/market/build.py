@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from recmarket.catalogue.attacks import AttackSetting, Forgery
+from recmarket.catalogue.listing_copy import CopySetting
 from recmarket.data.domain import Domain
 from recmarket.data.episodes import Request
 from recmarket.data.reviews import id_hash
@@ -30,8 +31,9 @@ class Seat:
     """A platform of the market: its id, its platform strategy (``market.platform_strategy``),
     the policy it was given (its composition's, or a fixed entrant's; None for an adaptive
     entrant), the number of rounds played before it enters (0 for the incumbents), the
-    attack it plays against the records, if any (``market.attacks``), and the seat
-    that owns it (itself, unless it is a Sybil copy)."""
+    attack it plays against the records, if any (``market.attacks``), the seat that owns it
+    (itself, unless it is a Sybil copy) and how it rewrites its listings, if it does
+    (``market.copy``; a Sybil copy rewrites as its owner)."""
 
     platform_id: str
     strategy: str
@@ -39,6 +41,7 @@ class Seat:
     after_rounds: int = 0
     attack: AttackSetting | None = None
     owner: str = ""
+    copy: CopySetting | None = None
 
     @property
     def owned_by(self) -> str:
@@ -51,7 +54,13 @@ def seats(cfg: MarketConfig) -> tuple[Seat, ...]:
     and attack) or the late entrants in order of entry."""
     ids = platform_ids(cfg.n_platforms + cfg.added_seats)
     incumbents = [
-        Seat(i, cfg.platform_strategy, p, attack=cfg.attacks.get(i))
+        Seat(
+            i,
+            cfg.platform_strategy,
+            p,
+            attack=cfg.attacks.get(i),
+            copy=setting if (setting := cfg.listing_copy.get(i)) and setting.rewrites else None,
+        )
         for i, p in zip(ids, cfg.policies, strict=False)
     ]
     copies = [

@@ -50,6 +50,12 @@ class EpisodeMetrics(Contract):
     # The beliefs (market.belief_grid.POINTS) at which the target would be the noiseless
     # Top-1, a hexadecimal bit mask; None where the episode ended before its pool.
     target_top1_grid: str | None = None
+    # Where a seat rewrites its listings (market.copy), else None: whether the Top-1 and the
+    # bought proposal showed a rewritten listing, and the words the pool's rewritten
+    # listings added that their items' own fields do not support.
+    top1_rewritten: bool | None = None
+    bought_rewritten: bool | None = None
+    words_unsupported: int | None = None
 
 
 # The columns an episode's decision sets, given everything before it.
@@ -125,8 +131,21 @@ def episode_metrics(outcome: Outcome) -> EpisodeMetrics:
         target_policies=",".join(sorted({p.policy for p in outcome.pool if p.item_index == target}))
         or None,
         top1_item=top1.item_index if top1 else None,
+        **rewritten(outcome),
         **decided(outcome),
     )
+
+
+def rewritten(outcome: Outcome) -> dict[str, Any]:
+    """The copy columns: None where no pooled proposal came from a seat that rewrites."""
+    if not any(p.rewriting for p in outcome.pool):
+        return {}
+    top1, bought = (outcome.shown[0] if outcome.shown else None), outcome.purchased
+    return {
+        "top1_rewritten": top1 is not None and top1.listing is not None,
+        "bought_rewritten": bought is not None and bought.listing is not None,
+        "words_unsupported": sum(p.unsupported for p in outcome.pool),
+    }
 
 
 def target_fit(outcome: Outcome, domain: Domain, judge: Judge) -> TargetFit | None:

@@ -10,6 +10,7 @@ import numpy as np
 from recmarket.agents.contracts import (
     Contract,
     Decision,
+    Listing,
     Query,
     ReputationRecord,
     RoleFailure,
@@ -34,7 +35,9 @@ class Call:
 @dataclass(frozen=True)
 class Proposal:
     """One platform's proposal in an episode: the seat, its policy, the item, whether it was
-    forced in, the explanation and the name it shows."""
+    forced in, the explanation and the name it shows; where its seat rewrites listings, the
+    listing it wrote (None: the item's own) and the words it added that the item does not
+    support."""
 
     platform_id: str  # the seat: what shares and lessons are counted by
     policy: str
@@ -42,6 +45,9 @@ class Proposal:
     forced: bool
     explanation: str
     identity: str = ""  # the name it shows, if not the seat's (a whitewasher's new one)
+    rewriting: bool = False  # its seat plays a copy strategy (market.copy)
+    listing: Listing | None = None
+    unsupported: int = 0
 
     @property
     def shown_as(self) -> str:

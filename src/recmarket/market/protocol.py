@@ -48,6 +48,7 @@ from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.asker import RoleAsker
 from recmarket.market.belief_grid import ClaimDistance, target_top1_mask
 from recmarket.market.build import DomainMarket, request_key
+from recmarket.market.listings import seat_listing
 from recmarket.market.metrics import item_worth, target_fit
 from recmarket.market.outcome import Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
@@ -254,13 +255,25 @@ class Round:
                 policy=arm.policy,
                 intensity=None if arm.intensity == 1.0 else arm.intensity,
                 need=o.need,
-                item=self.market.domain.items[item].evidence,
+                item=(evidence := self.market.domain.items[item].evidence),
             ),
             Stream.EXPLAIN,
             unit,
         )
         shown_as = identity if identity != platform_id else ""
-        return Proposal(platform_id, arm.policy, item, forced, out.text, shown_as)
+        seat = self.market.seats[platform]
+        listing, unsupported = seat_listing(seat, o.need, evidence, self.judge)
+        return Proposal(
+            platform_id,
+            arm.policy,
+            item,
+            forced,
+            out.text,
+            shown_as,
+            seat.copy is not None,
+            listing,
+            unsupported,
+        )
 
     async def finish(self, o: Outcome) -> Outcome:
         """Stages 3-4: shortlist (or the entered platform's list), decision, feedback; then
@@ -364,6 +377,7 @@ class Round:
                     "item": evidence,
                     "explanation": bought.explanation,
                     "history": [_past(h) for h in episode.history],
+                    "listing": bought.listing,
                 }
             ),
             Stream.REVIEW,
@@ -385,10 +399,11 @@ class Round:
         self.memory.append(o.request, bought.shown_as, o.record)
 
     def visible(self, p: Proposal) -> dict[str, str]:
-        """The fields of a proposal that the user agent and the user see."""
+        """The fields of a proposal that the user agent and the user see: its listing's
+        title (as its seat rewrote it, where it did), the category and the explanation."""
         evidence = self.market.domain.items[p.item_index].evidence
         return {
-            "title": evidence.title,
+            "title": p.listing.title if p.listing else evidence.title,
             "category": evidence.category,
             "explanation": p.explanation,
         }

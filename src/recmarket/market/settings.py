@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
@@ -16,6 +17,7 @@ from pydantic import (
 
 from recmarket.catalogue.attacks import AttackSetting
 from recmarket.catalogue.learning import LearningSetting, RewardKind
+from recmarket.catalogue.listing_copy import CopySetting
 from recmarket.catalogue.mechanisms import ReputationSetting
 from recmarket.catalogue.policies import PolicyName
 from recmarket.catalogue.strategies import PLATFORM_STRATEGIES, StrategyName, strategy_kind
@@ -145,6 +147,13 @@ class MarketConfig(BaseModel):
         '(P4 = { attack = "whitewash", params = { below = 0.1 } }): null, '
         "bait-and-switch, whitewash, sybil, forge, inject, or an installed one",
     )
+    listing_copy: Annotated[dict[str, CopySetting], ADDED_LATER] = Field(
+        {},
+        validation_alias=AliasChoices("copy", "listing_copy"),
+        description="seat -> how it rewrites its listings, with its parameters (P4 = { copy = "
+        '"copy-stuffing", params = { intensity = 0.5 } }; a table [market.copy.P4]): '
+        "copy-none, copy-emphasis, copy-stuffing, copy-optimised, or an installed one",
+    )
     shuffle_candidates: Annotated[bool, ADDED_LATER] = Field(
         True,
         description="the user agent sees the candidates in a random order (the paper's); "
@@ -209,6 +218,12 @@ class MarketConfig(BaseModel):
             if rival is not None and (rival not in incumbents or rival == seat):
                 raise ValueError(
                     f"market.attacks.{seat}: rival {rival!r} must be another seat of "
+                    f"{', '.join(incumbents)}"
+                )
+        for seat in self.listing_copy:
+            if seat not in incumbents:
+                raise ValueError(
+                    f"market.copy: {seat!r} is not a seat of this market; the seats are "
                     f"{', '.join(incumbents)}"
                 )
         if self.sybil_copies and self.entrants:

@@ -43,8 +43,10 @@ from recmarket.run.provenance import (
 # 9: the target's place by judged fit in its pool (target_fit_rank) and the beliefs at which
 # it would be the Top-1 (target_top1_grid, market.belief_grid), the request's buyer
 # wording, product kinds read before their trailing qualifiers, High records at the prior and
-# the Rep instruction read by the offline ranker (issue 63).
-SCHEMA_VERSION = 9
+# the Rep instruction read by the offline ranker (issue 63). 10: where seats rewrite their
+# listings (market.copy), whether the Top-1 and the bought proposal were rewritten and the
+# unsupported words the rewrites added (top1_rewritten, bought_rewritten, words_unsupported).
+SCHEMA_VERSION = 10
 
 
 class RunConflict(RuntimeError):

@@ -101,6 +101,7 @@ ADDED_IN_SCHEMA = {
     4: ("purchased_platform", "identities", "shown_platforms", "written"),
     7: ("target_policies", "top1_item"),
     9: ("target_fit_rank", "target_fit_gap", "target_top1_grid"),
+    10: ("top1_rewritten", "bought_rewritten", "words_unsupported"),
 }
 
 

@@ -12,10 +12,12 @@ from typing import ClassVar
 import numpy as np
 
 from recmarket.agents.contracts import Decision, DecisionInput, Review, ReviewInput, ShownOption
+from recmarket.agents.copywriting import own_text
 from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.text import short_title, use_phrase
 from recmarket.agents.rules.user_params import DecisionParams, ProfileDecision, ReviewParams
+from recmarket.agents.words import unsupported
 from recmarket.data.items import TITLE_WORD, kind_noun
 from recmarket.embedding.similarity import visible_text
 from recmarket.profiles import PROFILE_BY_INSTRUCTION
@@ -148,7 +150,8 @@ class RuleReview:
     """Experience: how close the bought item is to the hoped-for one (semantic closeness of
     titles, not shared words), mixed with its quality (rating), plus noise; or, with
     ``experience = "personal"``, the person's own (``stars``), given in stars too. Expectation: the
-    level the explanation claimed, less what it disclosed. The review reports the experience
+    level the explanation claimed, less what it disclosed, plus what a rewritten listing
+    promised that the item lacks (``promised``). The review reports the experience
     and the felt gap (scaled by the profile's sensitivity) in the lexicon's varied words."""
 
     answers_at_once: ClassVar[bool] = True  # no call waits (market/protocol.py)
@@ -194,6 +197,15 @@ class RuleReview:
         relief = self.judge.scale.disclosure_relief * lexicon.count_disclosures(explanation)
         return claim - relief
 
+    def promised(self, inp: ReviewInput) -> float:
+        """What a rewritten listing added to the expectation: each word it shows that the
+        item's own fields lack is an attribute the user was led to expect and did not get
+        (none where the listing is the item's own)."""
+        if inp.listing is None:
+            return 0.0
+        added = unsupported(f"{inp.listing.title} {inp.listing.description}", own_text(inp.item))
+        return self.params.unsupported_word_gap * added
+
     async def __call__(self, inp: ReviewInput, seed: int) -> Review:
         gen = self.draws(seed)
         stars = None
@@ -203,7 +215,8 @@ class RuleReview:
         else:
             experienced = self.experience(inp, gen)
         sensitivity = self.params.gap_sensitivity.get(inp.profile.name, 1.0)
-        gap = (self.expectation(inp.explanation, experienced) - experienced) * sensitivity
+        expected = self.expectation(inp.explanation, experienced) + self.promised(inp)
+        gap = (expected - experienced) * sensitivity
         name = short_title(inp.item.title, 6)
         said = [
             one_of(gen, OPENINGS).format(name=name, x=lexicon.EXPERIENCE.write(experienced, gen)),

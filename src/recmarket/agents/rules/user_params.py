@@ -164,6 +164,16 @@ class ReviewParams(ParamTable):
         ge=1,
         le=5,
     )
+    unsupported_word_gap: Annotated[float, ADDED_LATER] = param(
+        0.1,
+        "how far each word a rewritten listing added that the item lacks raises what the "
+        "user expected (copy strategies, Appendix C.6's expectation gap): half a band of the "
+        "lexicon, so one broken promise is felt but alone does not outweigh a claim the "
+        "experience meets, and two make a band",
+        FIRST,
+        ge=0,
+        le=1,
+    )
     star_noise: float = param(
         0.1,
         "sd of a personal experience in stars around its expectation (a tenth of a star: the "

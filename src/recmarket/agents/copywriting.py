@@ -1,0 +1,71 @@
+"""The copywriter: a seat's listing, rewritten under its copy strategy
+(``recmarket.catalogue.listing_copy``), whichever backend answers the roles. It stands
+beside the contracts, as the judge does, because a rewrite is the platform's own mechanism
+here, not a role's answer: no backend is asked for it.
+
+It reads what a platform reads, the structured need and the candidate's own fields, and
+the strategy chooses the request's words to put at the title's front. The copywriter puts
+them there (``Word Word - the item's title``), lists them in a bullet where the strategy
+stuffs, and moves the description's sentences that name them to its front where it
+foregrounds. A rewrite that adds no word leaves the listing the item's own (None), so a
+strategy at intensity 0 plays exactly the episodes of ``copy-none``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from recmarket.agents.contracts import Listing, StructuredNeed
+from recmarket.agents.words import content_words, stem, terms
+from recmarket.catalogue.listing_copy import CopyBrief, CopySetting
+from recmarket.data.items import ItemEvidence
+
+SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# the ranker's reading of (need, a title as shown) -> level; the judge's noiseless fit
+Reader = Callable[[str, str], float]
+
+
+def own_text(item: ItemEvidence) -> str:
+    """Everything the item's own fields say: what supports a word."""
+    return " ".join((item.title, item.category, item.description, *item.features))
+
+
+def titled(words: tuple[str, ...], title: str) -> str:
+    """The title with ``words`` at its front."""
+    return f"{' '.join(w.capitalize() for w in words)} - {title}" if words else title
+
+
+def brief(need: StructuredNeed, item: ItemEvidence, read: Reader) -> CopyBrief:
+    """What the strategy chooses from: the need's words the title lacks, their support in
+    the item's own fields, and the reading of the title with some of them in front."""
+    in_title, own = terms(item.title), terms(own_text(item))
+    words = tuple(w for w in content_words(need.current_need) if stem(w) not in in_title)
+    return CopyBrief(
+        words,
+        tuple(stem(w) in own for w in words),
+        lambda front: read(need.current_need, titled(front, item.title)),
+    )
+
+
+def foregrounded(description: str, words: tuple[str, ...]) -> str:
+    """The description with its sentences that name any of ``words`` first (each group in
+    its own order)."""
+    wanted = {stem(w) for w in words}
+    sentences = SENTENCE.split(description) if description else []
+    naming = [s for s in sentences if terms(s) & wanted]
+    return " ".join(naming + [s for s in sentences if s not in naming])
+
+
+def rewrite(
+    setting: CopySetting, need: StructuredNeed, item: ItemEvidence, read: Reader
+) -> Listing | None:
+    """The seat's listing of ``item`` for this need; None where the strategy adds nothing."""
+    strategy = setting.made
+    words = strategy.words(brief(need, item, read), setting.built())
+    if not words:
+        return None
+    description = foregrounded(item.description, words) if strategy.foreground else item.description
+    if strategy.bullet:
+        description = f"{description}\n- {', '.join(words)}".lstrip()
+    return Listing(title=titled(words, item.title), description=description)
