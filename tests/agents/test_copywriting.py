@@ -13,7 +13,6 @@ from recmarket.agents.rules.user_params import ReviewParams
 from recmarket.agents.words import terms, unsupported
 from recmarket.catalogue.listing_copy import CopySetting
 from recmarket.profiles import PROFILE_BY_NAME
-from tests.agents.rules.conftest import domain, embedder, judge  # noqa: F401
 
 
 def setting(name: str, intensity: float = 1.0) -> CopySetting:

@@ -1,4 +1,4 @@
-"""Fixtures for the offline model's tests: the bundled embedder and a few real items."""
+"""Fixtures for the agents' tests: the bundled embedder, its judge and a few real items."""
 
 import pytest
 
