@@ -37,8 +37,15 @@ BEYOND_THE_PAPER = {
 # Specs that name their own seeds: expanded cells, seeds included (7 attack cells x 5
 # defences x 3 seeds; 2 N x 2 K x 2 orders x 9 accountability designs x 3 seeds; 9 attacks
 # x 5 shares, 3 composites x 3 shares, 5 policy-only twins, the honest cell and its entrant
-# twin x 16 defences x 3)
-OWN_SEEDS = {"reputation-attacks": 105, "design-frontier": 216, "reputation-benchmark": 2928}
+# twin x 16 defences x 3; 3 copy strategies x 6 adoption levels and the cell where none
+# rewrites x 3 conditions x 3)
+OWN_SEEDS = {
+    "reputation-attacks": 105,
+    "design-frontier": 216,
+    "reputation-benchmark": 2928,
+    "copy-adoption": 171,
+}
+OWN_SIZE = {"reputation-benchmark", "copy-adoption"}  # run when named, not by a bare reproduce
 
 
 ONE_AXIS = {
@@ -52,7 +59,7 @@ ONE_AXIS = {
 def test_every_table_1_row_is_a_spec_with_its_cells() -> None:
     assert set(builtin_names()) == set(TABLE_1) | set(BEYOND_THE_PAPER) | set(OWN_SEEDS)
     # a bare reproduce runs all but the benchmark, a study of its own size
-    assert set(builtin_names()) - set(every_names()) == {"reputation-benchmark"}
+    assert set(builtin_names()) - set(every_names()) == OWN_SIZE
     for name, cells in {**TABLE_1, **BEYOND_THE_PAPER, **OWN_SEEDS}.items():
         spec = load_spec(name)
         assert len(spec.expanded()) == cells, name
@@ -115,7 +122,7 @@ def test_paper_settings_reach_the_cells() -> None:
 def test_shared_cells_are_planned_once(tmp_path: Path) -> None:
     cells, configs = plan([], tmp_path, seeds=2)  # every experiment but the benchmark
     unseeded = sum(TABLE_1.values()) + sum(BEYOND_THE_PAPER.values())
-    seeded = sum(n for name, n in OWN_SEEDS.items() if name != "reputation-benchmark")
+    seeded = sum(n for name, n in OWN_SEEDS.items() if name not in OWN_SIZE)
     assert len(cells) == 2 * unseeded + seeded
     assert len(configs) < len(cells)  # e.g. the equal 1,200-request NoRep market
 

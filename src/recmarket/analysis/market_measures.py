@@ -146,6 +146,25 @@ RATES: tuple[tuple[str, str, str, str, frozenset[Place]], ...] = (
     ("same_item_top1", "same item top-1", "same_item_top1", "another seat offered it", FUNNEL),
     ("forced_inclusion", "forced inclusion", "forced_inclusion", "a seat was forced", FUNNEL),
 )
+# Where seats rewrite their listings (market.copy); absent elsewhere, so a cell without a
+# rewriting seat has none of them (its episodes hold no value to average).
+COPY_RATES: tuple[tuple[str, str, str, str, frozenset[Place]], ...] = (
+    (
+        "top1_rewritten",
+        "top-1 rewritten",
+        "top1_rewritten",
+        "episodes whose Top-1 showed a rewritten listing",
+        WITH_INTERVALS,
+    ),
+    (
+        "bought_rewritten",
+        "bought rewritten",
+        "bought_rewritten",
+        "episodes whose user bought from a rewritten listing",
+        WITH_INTERVALS,
+    ),
+)
+RATES += COPY_RATES
 MEANS = (  # (name, heading, the column, says): counts, shown as they are
     ("pool_size", "mean pool size", "pool_size", "candidates in the pool"),
     ("target_copies", "mean target copies", "target_copies", "seats that offered the target"),
@@ -174,6 +193,14 @@ for built_in in (
         ("regret",),
         "the best available fit less the bought one's, where the episode reached a decision",
         lambda cfg: rate_of("regret"),
+        share=False,
+    ),
+    MarketMeasure(
+        "words_unsupported",
+        "unsupported words",
+        ("words_unsupported",),
+        "words an episode's rewritten listings added that their items' own fields lack",
+        lambda cfg: rate_of("words_unsupported"),
         share=False,
     ),
     MarketMeasure(

@@ -31,6 +31,7 @@ from recmarket.catalogue.policies import PAPER_POLICIES
 from recmarket.report.attack_figures import attacks
 from recmarket.report.benchmark_figures import gain_by_share, robustness_frontier
 from recmarket.report.benchmark_worst import worst_case_ranking
+from recmarket.report.copy_figures import copy_adoption
 from recmarket.report.data import Cell, Figure, find
 from recmarket.report.drawing import ARMS, bars, columns, level, yerr
 from recmarket.report.dynamic_figures import adaptation, entry, long_histories
@@ -363,5 +364,6 @@ FIGURES: dict[str, tuple[tuple[str, Callable[[Cells], Figure]], ...]] = {
         ("reputation_worst_case", worst_case_ranking),
     ),
     "frontier": (("frontier", frontier),),
+    "copy-adoption": (("copy_adoption", copy_adoption),),
     "label-counterfactual": (("fig07_label_counterfactual", label_counterfactual),),
 }

@@ -59,7 +59,8 @@ PAPER_SECTIONS = (
     ),
     Section(
         "dynamic",
-        "Beyond the paper: long histories, dynamic markets, attacks and defences, market design",
+        "Beyond the paper: long histories, dynamic markets, attacks and defences, rewritten "
+        "listings, market design",
         (
             "acc_long_histories",
             "dyn1_strategic_adaptation",
@@ -68,6 +69,7 @@ PAPER_SECTIONS = (
             "reputation_benchmark",
             "reputation_frontier",
             "reputation_worst_case",
+            "copy_adoption",
             "frontier",
             "oracle_contrasts",
         ),
