@@ -147,21 +147,24 @@ RATES: tuple[tuple[str, str, str, str, frozenset[Place]], ...] = (
     ("forced_inclusion", "forced inclusion", "forced_inclusion", "a seat was forced", FUNNEL),
 )
 # Where seats rewrite their listings (market.copy); absent elsewhere, so a cell without a
-# rewriting seat has none of them (its episodes hold no value to average).
+# rewriting seat has none of them (its episodes hold no value to average). Shown where a
+# cell is measured (cells.csv, run --json, the export), not in the tables of designs that
+# have no rewriting seat (the frontier, the paper comparison, the PPI table).
+COPIED: frozenset[Place] = frozenset({"cells"})
 COPY_RATES: tuple[tuple[str, str, str, str, frozenset[Place]], ...] = (
     (
         "top1_rewritten",
         "top-1 rewritten",
         "top1_rewritten",
         "episodes whose Top-1 showed a rewritten listing",
-        WITH_INTERVALS,
+        COPIED,
     ),
     (
         "bought_rewritten",
         "bought rewritten",
         "bought_rewritten",
         "episodes whose user bought from a rewritten listing",
-        WITH_INTERVALS,
+        COPIED,
     ),
 )
 RATES += COPY_RATES
@@ -202,6 +205,7 @@ for built_in in (
         "words an episode's rewritten listings added that their items' own fields lack",
         lambda cfg: rate_of("words_unsupported"),
         share=False,
+        shown=COPIED,
     ),
     MarketMeasure(
         "hhi_top1",
