@@ -45,11 +45,12 @@ MARKER = re.compile(
 
 from benchmark_tables import BENCHMARK_TABLES  # noqa: E402
 from code_tables import FROM_CODE  # noqa: E402 (the modules beside this script)
+from copy_tables import COPY_TABLES  # noqa: E402
 from table_writers import TABLES  # noqa: E402
 
 from recmarket.experiments.schedule import TWIN  # noqa: E402
 
-WRITERS = TABLES | BENCHMARK_TABLES
+WRITERS = TABLES | BENCHMARK_TABLES | COPY_TABLES
 
 
 def provenance(run: Path) -> tuple[float, str]:
