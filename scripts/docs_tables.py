@@ -129,13 +129,19 @@ def rendered(run: Path) -> Rendered:
     return Rendered(run, scale, experiments, bodies)
 
 
-def _source(runs: list[Rendered], scale: float, source: str | None) -> Rendered | None:
-    """The run a marker of ``scale`` is written from: the first of that scale, or, for a
-    marker that names its experiment (``from=NAME``), the first of that scale holding it."""
-    for found in runs:
-        if found.scale == scale and (source is None or source in found.experiments):
-            return found
-    return None
+def _source(runs: list[Rendered], scale: float, source: str | None, name: str) -> Rendered | None:
+    """The run a marker of ``scale`` is written from: the first of that scale that makes the
+    table (for a marker that names its experiment, ``from=NAME``, the first such holding it);
+    None where none does, and the table is left alone, so a run of one experiment writes its
+    own tables among the markers of a whole reproduce's."""
+    return next(
+        (
+            r
+            for r in runs
+            if r.scale == scale and (source is None or source in r.experiments) and name in r.bodies
+        ),
+        None,
+    )
 
 
 def _table(body: str) -> str:
@@ -167,11 +173,11 @@ def update(runs: list[Path], *, check: bool, with_slow: bool = True) -> list[str
                 if match["body"] != made:
                     differ.append(f"{doc.relative_to(ROOT)}: {name}")
                 return match["open"] + made + match["close"]
-            found = _source(from_runs, float(match["scale"]), match["source"])
+            if name not in WRITERS:
+                raise SystemExit(f"{doc.name}: table {name!r} is not one a run makes")
+            found = _source(from_runs, float(match["scale"]), match["source"], name)
             if found is None:
                 return match[0]
-            if name not in found.bodies:
-                raise SystemExit(f"{doc.name}: table {name!r} is not one {found.run} makes")
             body = found.bodies[name]
             if _table(match["body"]) != _table(body):
                 differ.append(f"{doc.relative_to(ROOT)}: {name}")

@@ -61,6 +61,12 @@ from recmarket.analysis.market_measures import MARKET_MEASURES, MarketMeasure
 from recmarket.catalogue.attacks import ATTACKS, Attack
 from recmarket.catalogue.conditions import CONDITIONS, MarketCondition
 from recmarket.catalogue.learning import LEARNING_RULES, Learner, LearningRule
+from recmarket.catalogue.listing_copy import (
+    COPY_STRATEGIES,
+    CopyBrief,
+    CopySetting,
+    CopyStrategy,
+)
 from recmarket.catalogue.mechanisms import MECHANISMS, RecordFacts, ReputationMechanism
 from recmarket.catalogue.payloads import PAYLOAD_FAMILIES, PayloadFamily
 from recmarket.catalogue.policies import POLICIES, PolicyName, PresentationPolicy, Shift, Wording
@@ -97,6 +103,7 @@ CATALOGUE: dict[str, Registry[Any]] = {
         LEARNING_RULES,
         PLATFORM_STRATEGIES,
         ATTACKS,
+        COPY_STRATEGIES,
         PAYLOAD_FAMILIES,
         ROLE_BACKENDS,
         MARKET_MEASURES,
@@ -155,6 +162,7 @@ __all__ = [
     "ATTACKS",
     "CATALOGUE",
     "CONDITIONS",
+    "COPY_STRATEGIES",
     "LEARNING_RULES",
     "LLM_PROVIDERS",
     "MARKET_MEASURES",
@@ -170,6 +178,9 @@ __all__ = [
     "CandidateView",
     "ChatAPI",
     "ChatRequest",
+    "CopyBrief",
+    "CopySetting",
+    "CopyStrategy",
     "Decision",
     "DecisionInput",
     "ExperimentSpec",

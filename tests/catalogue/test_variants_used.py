@@ -100,6 +100,7 @@ def test_the_catalogue_has_every_kind_each_with_entry_points_and_a_known_variant
         "learning rule",
         "platform strategy",
         "attack",
+        "copy strategy",
         "payload family",
         "role backend",
         "market measure",

@@ -2,7 +2,8 @@
 entry-point group, parameters' models and probe: presentation policies (``policies``),
 reputation mechanisms (``mechanisms``), reputation scopes (``scopes``), conditions
 (``conditions``), learning rules (``learning``), platform strategies (``strategies``),
-attacks that platforms play against the records (``attacks``), payload families
+attacks that platforms play against the records (``attacks``), how platforms rewrite their
+listings (``listing_copy``), payload families
 (``payloads``), role backends (``roles``), market measures (``measures``) and LLM providers
 (``providers``). ``registry`` is the machinery they share, and ``variants_used`` the walk
 that finds every variant a run's settings name.
