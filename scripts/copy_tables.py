@@ -134,8 +134,46 @@ def verdicts(rows: list[Row]) -> str:
     return markdown(header, body)
 
 
+def _relative(row: Row | None) -> str:
+    """A gain as a share of what the same seats held without rewriting (a point)."""
+    if row is None or not row.get("adopter_base") or float(row["adopter_base"]) == 0:
+        return "-"
+    return f"{float(row['adopter_gain']) / float(row['adopter_base']) * 100:+.0f}%"
+
+
+def anchors(rows: list[Row]) -> str:
+    """Our numbers beside the anchors' (their figures as issue 68 cites them): each
+    strategy's gain at one adopter under NoRep (single-shot, as theirs are), in points and
+    relative to the seat's share without rewriting, and the gain per adopter at one and at
+    five of six adopting, under NoRep and under LocalRep."""
+    lines = _lines(rows)
+    body = []
+    for (strategy, condition, plan), line in lines.items():
+        if condition not in (NO_RECORDS, "LocalRep"):
+            continue
+        if condition == NO_RECORDS and (strategy, "LocalRep", plan) not in lines:
+            continue  # NoRep on the other schedule: its LocalRep row is the one compared
+        one, five = line.get(1), line.get(5)
+        body.append(
+            [
+                strategy,
+                condition,
+                f"{_pp(one, 'adopter_gain')} ({_relative(one)})",
+                _pp(five, "adopter_gain"),
+            ]
+        )
+    header = [
+        "strategy",
+        "condition",
+        "gain at 1 adopting, pp (relative)",
+        "gain per adopter at 5 of 6 adopting, pp",
+    ]
+    return markdown(header, body)
+
+
 COPY_TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {
     "copy-gains": ("copy_adoption", gains),
     "copy-costs": ("copy_adoption", costs),
     "copy-verdicts": ("copy_adoption", verdicts),
+    "copy-anchors": ("copy_adoption", anchors),
 }

@@ -8,7 +8,8 @@ same settings where no seat rewrites: the same seeds and requests (``copy_twin``
   same seats' share in the twin, episode by episode: what adopting gained them over not
   adopting. When every seat adopts, the adopters hold every Top-1 in both cells, so the gain
   is 0 by construction (only episodes that end before a Top-1 move it): the zero-sum shape
-  is fixed by the protocol at full adoption, and measured below it.
+  is fixed by the protocol at full adoption, and measured below it. ``adopter_base`` is the
+  same seats' share per seat in the twin (a point), what a relative gain is read against.
 - **honest_loss**: the same for the seats that do not adopt (blank at full adoption).
 - **target_top1**, **target_purchase**, **regret**: the users' outcomes in the adoption cell,
   and their change from the twin (``change_*``).
@@ -115,6 +116,8 @@ def adoption_row(
         others = frozenset(platform_ids(cfg.market.n_platforms)) - seats
         won = gain(base, rows, "top1_platform", seats, unit)
         row |= per_seat(interval_columns("adopter_gain", won), len(seats))
+        held = sum(r.get("top1_platform") in seats for r in base) / max(len(base), 1)
+        row["adopter_base"] = round(held / len(seats), 4)
         if others:
             lost = gain(base, rows, "top1_platform", others, unit)
             row |= per_seat(interval_columns("honest_loss", lost), len(others))
