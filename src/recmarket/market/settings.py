@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import (
-    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
@@ -149,7 +148,6 @@ class MarketConfig(BaseModel):
     )
     listing_copy: Annotated[dict[str, CopySetting], ADDED_LATER] = Field(
         {},
-        validation_alias=AliasChoices("copy", "listing_copy"),
         description="seat -> how it rewrites its listings, with its parameters (P4 = { copy = "
         '"copy-stuffing", params = { intensity = 0.5 } }; a table [market.copy.P4]): '
         "copy-none, copy-emphasis, copy-stuffing, copy-optimised, or an installed one",
@@ -204,6 +202,17 @@ class MarketConfig(BaseModel):
     @classmethod
     def _older_forms(cls, value: Any) -> Any:
         return read_older(value)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _copy_as_written(cls, value: Any) -> Any:
+        """``copy`` is how a config names ``listing_copy`` (``[market.copy.P4]``): the field
+        cannot take pydantic's own method's name."""
+        if isinstance(value, dict) and "copy" in value:
+            if "listing_copy" in value:
+                raise ValueError("market: give copy or listing_copy, not both")
+            value = {("listing_copy" if k == "copy" else k): v for k, v in value.items()}
+        return value
 
     @model_validator(mode="after")
     def _attacks_fit(self) -> MarketConfig:
