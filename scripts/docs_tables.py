@@ -16,6 +16,7 @@ given.
     python scripts/docs_tables.py RUN_DIR            # write every table of the run's scale
     python scripts/docs_tables.py RUN_DIR --check    # write nothing; exit 1 on a difference
     python scripts/docs_tables.py --check --quick    # the code tables that take seconds
+    python scripts/docs_tables.py RUN --only-from copy-adoption   # one study's own tables
 
 A table whose scale differs from the run's is left alone (a small run checks the tables made
 at its own scale). tests/test_docs_tables.py runs ``--check`` on a small reproduce.
@@ -149,9 +150,12 @@ def _table(body: str) -> str:
     return body.split("\n_Made by ")[0]
 
 
-def update(runs: list[Path], *, check: bool, with_slow: bool = True) -> list[str]:
-    """Write (or, with ``check``, compare) every table of the runs' scales; the tables that
-    differ (their provenance lines aside), as 'FILE: NAME' lines."""
+def update(
+    runs: list[Path], *, check: bool, with_slow: bool = True, only_from: str | None = None
+) -> list[str]:
+    """Write (or, with ``check``, compare) every table of the runs' scales (with
+    ``only_from``, only the markers that name that experiment); the tables that differ
+    (their provenance lines aside), as 'FILE: NAME' lines."""
     from_runs = [rendered(run) for run in runs]
     differ: list[str] = []
     for doc in DOCS:
@@ -159,6 +163,8 @@ def update(runs: list[Path], *, check: bool, with_slow: bool = True) -> list[str
 
         def replace(match: re.Match[str], doc: Path = doc) -> str:
             name = match["name"]
+            if only_from is not None and match["source"] != only_from:
+                return match[0]
             if match["scale"] is None:
                 if name not in FROM_CODE:
                     raise SystemExit(
@@ -205,13 +211,20 @@ def main() -> None:
     parser.add_argument(
         "--quick", action="store_true", help="leave the code tables that take minutes alone"
     )
+    parser.add_argument(
+        "--only-from",
+        metavar="EXPERIMENT",
+        help="write only the markers that name this experiment (from=EXPERIMENT): a run of "
+        "one study writes its own tables, and its report's others (the paper comparison of "
+        "its cells alone) leave a whole reproduce's alone",
+    )
     args = parser.parse_args()
     if not args.keep_report:
         from recmarket.report.build import build_report
 
         for run in args.runs:
             build_report([run], run / "report", workers=os.cpu_count() or 1)
-    differ = update(args.runs, check=args.check, with_slow=not args.quick)
+    differ = update(args.runs, check=args.check, with_slow=not args.quick, only_from=args.only_from)
     for line in differ:
         print(("differs: " if args.check else "written: ") + line)
     if args.check and differ:

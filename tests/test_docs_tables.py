@@ -75,6 +75,10 @@ def test_a_table_between_markers_is_replaced_whole_and_a_changed_one_is_named(
     assert "`study`" in text and "mine" not in text  # from the run holding its experiment
     found = made("`summary`\n\n_Made by y at commit def._\n", study)
     assert docs_tables.update(runs, check=True) == []  # another commit, the same table
+    found = made("`other`\n\n_Made by y._\n", "`study 2`\n\n_Made by z._\n")
+    docs_tables.update(runs, check=False, only_from="study")  # one study's own tables
+    text = doc.read_text()
+    assert "`study 2`" in text and "`summary`" in text and "`other`" not in text
 
 
 @pytest.mark.slow  # a subprocess that remakes every code table (about 8 s)
