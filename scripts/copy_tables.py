@@ -24,10 +24,11 @@ def _pp(row: Row | None, column: str) -> str:
 
 
 def _lines(rows: list[Row]) -> dict[tuple[str, str, str], dict[int, Row]]:
-    """The adoption rows by (strategy, condition, schedule), then by adopters."""
+    """The rows of adoption in its order (P1 first) by (strategy, condition, schedule), then
+    by adopters."""
     found: dict[tuple[str, str, str], dict[int, Row]] = {}
     for r in rows:
-        if r["strategy"] != "none":
+        if r["strategy"] != "none" and r["in_order"] == "True":
             key = (r["strategy"], r["condition"], r["schedule"])
             found.setdefault(key, {})[int(r["adopters"])] = r
     return dict(sorted(found.items()))
@@ -134,6 +135,54 @@ def verdicts(rows: list[Row]) -> str:
     return markdown(header, body)
 
 
+def alone(rows: list[Row]) -> str:
+    """Each seat that adopts alone, out of the adoption order (a lone Balanced or
+    Exaggeration stuffer), beside the same strategy's first adopter (P1, Strict): its gain
+    under each condition, the Low / High shares of its rewritten sales' records, and
+    whether the records punish it (its gain's interval wholly below NoRep's on the same
+    schedule) or amplify it (wholly above)."""
+    kept = [r for r in rows if r["strategy"] != "none" and r["adopters"] == "1"]
+    kept.sort(key=lambda r: (r["strategy"], r["seats"], r["condition"], r["schedule"]))
+    norep = {
+        (r["strategy"], r["seats"], r["schedule"]): r for r in kept if r["condition"] == NO_RECORDS
+    }
+    body = []
+    for r in kept:
+        if r["condition"] == NO_RECORDS:
+            continue
+        base = norep.get((r["strategy"], r["seats"], r["schedule"]))
+        verdict = "no NoRep cell on its schedule"
+        if base is not None and r.get("adopter_gain_high", "") != "":
+            verdict = (
+                "punish"
+                if _below(r, base)
+                else "amplify"
+                if _below(base, r)
+                else "no detectable effect"
+            )
+        body.append(
+            [
+                r["strategy"],
+                r["seats"],
+                r["condition"],
+                _pp(r, "adopter_gain"),
+                _pp(base, "adopter_gain"),
+                f"{_pp(r, 'rewritten_low')} / {_pp(r, 'rewritten_high')}",
+                verdict,
+            ]
+        )
+    header = [
+        "strategy",
+        "adopting seat",
+        "records",
+        "gain (pp)",
+        "gain under NoRep, same schedule (pp)",
+        "rewritten sales Low / High (%)",
+        "do records punish it?",
+    ]
+    return markdown(header, body)
+
+
 def _relative(row: Row | None) -> str:
     """A gain as a share of what the same seats held without rewriting (a point)."""
     if row is None or not row.get("adopter_base") or float(row["adopter_base"]) == 0:
@@ -176,4 +225,5 @@ COPY_TABLES: dict[str, tuple[str, Callable[[list[Row]], str]]] = {
     "copy-costs": ("copy_adoption", costs),
     "copy-verdicts": ("copy_adoption", verdicts),
     "copy-anchors": ("copy_adoption", anchors),
+    "copy-alone": ("copy_adoption", alone),
 }

@@ -34,6 +34,7 @@ CELLS = {
     "stuffing-1": adopting("copy-stuffing", 1),
     "stuffing-6": adopting("copy-stuffing", 6),
     "emphasis-2": adopting("copy-emphasis", 2),
+    "stuffing-P3-alone": {"P3": {"copy": "copy-stuffing", "params": {"intensity": 1.0}}},
 }
 
 
@@ -70,7 +71,8 @@ def test_a_cells_strategy_seats_and_condition_are_read_from_its_settings(cells: 
 
 def test_every_adoption_cell_is_paired_and_one_without_a_twin_says_so(cells: list) -> None:
     table = by_cell(cells)
-    assert [table[n]["adopters"] for n in CELLS] == [0, 1, 6, 2]
+    assert [table[n]["adopters"] for n in CELLS] == [0, 1, 6, 2, 1]
+    assert [table[n]["in_order"] for n in CELLS] == [True, True, True, True, False]
     assert all("adopter_gain" in table[n] for n in CELLS if n != "none")
     alone = adoption_table([c for c in cells if c[0] != "none"])
     assert all(r["note"].startswith("no twin") and "adopter_gain" not in r for r in alone)

@@ -37,13 +37,13 @@ BEYOND_THE_PAPER = {
 # Specs that name their own seeds: expanded cells, seeds included (7 attack cells x 5
 # defences x 3 seeds; 2 N x 2 K x 2 orders x 9 accountability designs x 3 seeds; 9 attacks
 # x 5 shares, 3 composites x 3 shares, 5 policy-only twins, the honest cell and its entrant
-# twin x 16 defences x 3; 3 copy strategies x 6 adoption levels and the cell where none
-# rewrites x 3 conditions x 3)
+# twin x 16 defences x 3; 3 copy strategies x 6 adoption levels, two lone stuffers and the
+# cell where none rewrites x 3 conditions x 3)
 OWN_SEEDS = {
     "reputation-attacks": 105,
     "design-frontier": 216,
     "reputation-benchmark": 2928,
-    "copy-adoption": 171,
+    "copy-adoption": 189,
 }
 OWN_SIZE = {"reputation-benchmark", "copy-adoption"}  # run when named, not by a bare reproduce
 

@@ -140,7 +140,7 @@ def test_every_paper_figure_is_drawn_from_a_small_reproduce(tmp_path: Path) -> N
     """The paper's ten figures, the label counterfactual beside Fig. 7, and those of the
     dynamic-market experiments. The attacks and
     frontier figures are drawn in tests/analysis (test_attacks.py, test_frontier.py), the copy
-    market's in test_copy_adoption.py there: their specs' 105, 216 and 171 cells would
+    market's in test_copy_adoption.py there: their specs' 105, 216 and 189 cells would
     triple this test's time."""
     own_seeds = ("reputation-attacks", "design-frontier", "reputation-benchmark", "copy-adoption")
     specs = [name for name in builtin_names() if name not in own_seeds]

@@ -19,6 +19,10 @@ same settings where no seat rewrites: the same seeds and requests (``copy_twin``
 - **unsupported**: the mean count of words an episode's rewritten listings added that their
   items' own fields lack.
 
+``in_order`` says whether the adopters are the first seats (P1..Pa), the order adoption
+rises along; a cell where a seat adopts out of order (a lone Exaggeration seat) has its row
+too, off that line.
+
 Each carries a 95% interval from the two-stage bootstrap (``analysis.bootstrap``): seeds, then
 within each seed and domain the unit the cells' episodes depend on together.
 """
@@ -48,6 +52,13 @@ def adopters(cfg: RunConfig) -> tuple[str, frozenset[str]]:
     if not found:
         return NO_COPY, frozenset()
     return "+".join(sorted(set(found.values()))), frozenset(found)
+
+
+def in_order(cfg: RunConfig) -> bool:
+    """Whether the cell's adopters are the first seats (P1..Pa), the adoption order the
+    experiment rises along; a seat adopting out of order (a lone P3) is not on that line."""
+    _, seats = adopters(cfg)
+    return seats == frozenset(platform_ids(cfg.market.n_platforms)[: len(seats)])
 
 
 def condition_label(cfg: RunConfig) -> str:
@@ -109,6 +120,7 @@ def adoption_row(
         "adopters": len(seats),
         "schedule": schedule(cfg),
         "seats": "+".join(sorted(seats, key=platform_ids(cfg.market.n_platforms).index)),
+        "in_order": in_order(cfg),
     }
     if twin is not None and seats:
         base_cfg, base = twin
@@ -149,5 +161,6 @@ def adoption_table(cells: Sequence[tuple[str, RunConfig, Sequence[Row]]]) -> lis
             row["note"] = "no twin (its settings with no seat rewriting)"
         table.append(row)
     return sorted(
-        table, key=lambda r: (r["strategy"], r["condition"], r["schedule"], r["adopters"])
+        table,
+        key=lambda r: (r["strategy"], r["condition"], r["schedule"], r["adopters"], r["seats"]),
     )

@@ -1,6 +1,7 @@
 """The figure and table of the copy-adoption experiment: for each copy strategy, the
-adopters' Top-1 gain per seat as adoption rises, one line per condition, with 95% intervals
-(``recmarket.analysis.copy_adoption`` says how they are made)."""
+adopters' Top-1 gain per seat as adoption rises in its order (P1 first), one line per
+condition, with 95% intervals (``recmarket.analysis.copy_adoption`` says how they are
+made); the table holds every cell, those adopting out of order too."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ def copy_adoption(cells: list[Cell]) -> Figure:
     """Rewritten listings: the adopters' Top-1 gain per seat over the same seats when none
     rewrites, against the number of adopting seats, one panel per copy strategy."""
     rows = adoption_table([(c.name, c.config, c.rows) for c in cells])
-    paired = [r for r in rows if "adopter_gain" in r]
+    paired = [r for r in rows if "adopter_gain" in r and r["in_order"]]
     if not paired:
         raise MissingCell("no adoption cell with a cell of the same condition where none rewrites")
     strategies = sorted({r["strategy"] for r in paired} - {NO_COPY})
