@@ -261,19 +261,10 @@ class Round:
             unit,
         )
         shown_as = identity if identity != platform_id else ""
-        seat = self.market.seats[platform]
-        listing, unsupported = seat_listing(seat, o.need, evidence, self.judge)
-        return Proposal(
-            platform_id,
-            arm.policy,
-            item,
-            forced,
-            out.text,
-            shown_as,
-            seat.copy is not None,
-            listing,
-            unsupported,
-        )
+        seat = self.market.seats[platform]  # its listing: the item's own or rewritten
+        listed = seat_listing(seat, o.need, evidence, self.judge)
+        copied = seat.copy is not None
+        return Proposal(platform_id, arm.policy, item, forced, out.text, shown_as, copied, *listed)
 
     async def finish(self, o: Outcome) -> Outcome:
         """Stages 3-4: shortlist (or the entered platform's list), decision, feedback; then
