@@ -60,8 +60,6 @@ def episodes_frame(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
             cfg = store.config()
             rows = store.episodes()
         frame = pd.DataFrame(rows)
-        for column, parts in measure_parts(cfg, rows).items():
-            frame[column] = parts
         frame.insert(0, "run_dir", str(run_dir))
         derived = {
             "config_hash": cfg.digest(),
@@ -69,10 +67,12 @@ def episodes_frame(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
             "attacker_seat": found[1] if found else None,
             "defence": defence(cfg),
         }
+        added: dict[str, object] = dict(measure_parts(cfg, rows))
         for column, value in (flat_settings(cfg) | derived).items():
-            if column not in frame.columns:
-                frame[column] = value
-        frames.append(frame)
+            if column not in frame.columns and column not in added:
+                added[column] = [value] * len(frame)
+        # joined at once: a column at a time, pandas warns of a fragmented frame past 100
+        frames.append(pd.concat([frame, pd.DataFrame(added, index=frame.index)], axis=1))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
