@@ -34,6 +34,7 @@ from typing import Any
 
 from recmarket.analysis.attacks import change, gain, interval_columns
 from recmarket.analysis.bootstrap import Metric, Row, interval, level_of, ratio
+from recmarket.analysis.market_measures import rate_of
 from recmarket.catalogue.conditions import condition
 from recmarket.config import RunConfig
 from recmarket.experiments.units import coarsest, memory_unit
@@ -84,14 +85,6 @@ def copy_twin(cfg: RunConfig) -> str:
     return cfg.model_copy(update={"market": market, "seed": 0}).digest()
 
 
-def _mean(column: str) -> Metric:
-    def parts(row: Row) -> tuple[float, float]:
-        value = row.get(column)
-        return (0.0, 0.0) if value is None else (float(value), 1.0)
-
-    return Metric(parts, ratio)
-
-
 def _label_share(label: str) -> Metric:
     """The share of records after a purchase from a rewritten listing that are ``label``."""
 
@@ -136,10 +129,10 @@ def adoption_row(
         for name, column in (("target_purchase", "target_purchased"), ("regret", "regret")):
             row |= interval_columns(f"change_{name}", change(base, rows, column, unit))
     for name, metric in (
-        ("target_top1", _mean("target_top1")),
-        ("target_purchase", _mean("target_purchased")),
-        ("regret", _mean("regret")),
-        ("unsupported", _mean("words_unsupported")),
+        ("target_top1", rate_of("target_top1")),
+        ("target_purchase", rate_of("target_purchased")),
+        ("regret", rate_of("regret")),
+        ("unsupported", rate_of("words_unsupported")),
         ("rewritten_low", _label_share("low")),
         ("rewritten_high", _label_share("high")),
     ):
