@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 
 from recmarket.agents.contracts import Listing, StructuredNeed
-from recmarket.agents.words import content_words, stem, terms
+from recmarket.agents.words import content_words, stem, terms, unsupported
 from recmarket.catalogue.listing_copy import CopyBrief, CopySetting
 from recmarket.data.items import ItemEvidence
 
@@ -29,6 +29,12 @@ Reader = Callable[[str, str], float]
 def own_text(item: ItemEvidence) -> str:
     """Everything the item's own fields say: what supports a word."""
     return " ".join((item.title, item.category, item.description, *item.features))
+
+
+def unsupported_words(listing: Listing, item: ItemEvidence) -> int:
+    """The words a rewritten listing shows that the item's own fields do not support: what
+    the market counts of a proposal and what the review holds against the listing."""
+    return unsupported(f"{listing.title} {listing.description}", own_text(item))
 
 
 def titled(words: tuple[str, ...], title: str) -> str:

@@ -9,9 +9,8 @@ noise and what E-GEO's optimiser queries of its engine.
 from __future__ import annotations
 
 from recmarket.agents.contracts import Listing, StructuredNeed
-from recmarket.agents.copywriting import own_text, rewrite
+from recmarket.agents.copywriting import rewrite, unsupported_words
 from recmarket.agents.judgement import Judge
-from recmarket.agents.words import unsupported
 from recmarket.data.items import ItemEvidence
 from recmarket.embedding.similarity import visible_text
 from recmarket.market.build import Seat
@@ -36,4 +35,4 @@ def seat_listing(
     listing = rewrite(seat.copy, need, item, read)
     if listing is None:
         return None, 0
-    return listing, unsupported(f"{listing.title} {listing.description}", own_text(item))
+    return listing, unsupported_words(listing, item)

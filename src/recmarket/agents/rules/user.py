@@ -12,12 +12,11 @@ from typing import ClassVar
 import numpy as np
 
 from recmarket.agents.contracts import Decision, DecisionInput, Review, ReviewInput, ShownOption
-from recmarket.agents.copywriting import own_text
+from recmarket.agents.copywriting import unsupported_words
 from recmarket.agents.judgement import Judge
 from recmarket.agents.rules import lexicon
 from recmarket.agents.rules.text import short_title, use_phrase
 from recmarket.agents.rules.user_params import DecisionParams, ProfileDecision, ReviewParams
-from recmarket.agents.words import unsupported
 from recmarket.data.items import TITLE_WORD, kind_noun
 from recmarket.embedding.similarity import visible_text
 from recmarket.profiles import PROFILE_BY_INSTRUCTION
@@ -203,8 +202,7 @@ class RuleReview:
         (none where the listing is the item's own)."""
         if inp.listing is None:
             return 0.0
-        added = unsupported(f"{inp.listing.title} {inp.listing.description}", own_text(inp.item))
-        return self.params.unsupported_word_gap * added
+        return self.params.unsupported_word_gap * unsupported_words(inp.listing, inp.item)
 
     async def __call__(self, inp: ReviewInput, seed: int) -> Review:
         gen = self.draws(seed)
