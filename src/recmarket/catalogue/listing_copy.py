@@ -89,12 +89,15 @@ def budget(words: tuple[str, ...], intensity: float) -> int:
 class CopyStrategy:
     """A registered copy strategy. ``words`` chooses the words put at the title's front;
     ``bullet``: whether they are listed again in a bullet added to the description;
-    ``foreground``: whether the description's sentences naming them move to its front."""
+    ``foreground``: whether the description's sentences naming them move to its front;
+    ``rewrites``: whether it may rewrite at all (copy-none never does, so its seats are the
+    market's plain ones)."""
 
     name: str
     Params: type[BaseModel] = CopyParams
     bullet: bool = False
     foreground: bool = False
+    rewrites: bool = True
 
     def words(self, brief: CopyBrief, params: Any) -> tuple[str, ...]:
         """The words added (none: the listing is the item's own)."""
@@ -153,7 +156,7 @@ def probe(strategy: CopyStrategy, params: BaseModel) -> None:
 COPY_STRATEGIES: Registry[CopyStrategy] = Registry(
     "copy strategy", "recmarket.copy", CopyStrategy, lambda c: c.name, probe
 )
-COPY_STRATEGIES.register(CopyStrategy("copy-none"))
+COPY_STRATEGIES.register(CopyStrategy("copy-none", rewrites=False))
 COPY_STRATEGIES.register(Emphasis("copy-emphasis", foreground=True))
 COPY_STRATEGIES.register(Stuffing("copy-stuffing", bullet=True))
 COPY_STRATEGIES.register(Optimised("copy-optimised", foreground=True))
@@ -190,4 +193,4 @@ class CopySetting(VariantSetting):
     @property
     def rewrites(self) -> bool:
         """Whether the seat may rewrite anything (copy-none never does)."""
-        return type(self.made) is not CopyStrategy
+        return self.made.rewrites
