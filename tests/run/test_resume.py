@@ -55,9 +55,9 @@ def finished_episodes(out: Path) -> int:
     return total
 
 
-def writing(out: Path) -> bool:
+def writing(paths: list[Path]) -> bool:
     """Is a writer inside a transaction right now (holding the write lock)?"""
-    for path in stores(out):
+    for path in paths:
         try:
             db = sqlite3.connect(path, timeout=0, isolation_level=None)
             try:
@@ -67,6 +67,21 @@ def writing(out: Path) -> bool:
                 db.close()
         except sqlite3.OperationalError:
             return True
+    return False
+
+
+def caught_writing(proc: subprocess.Popen, out: Path, seconds: float) -> bool:
+    """Watch the stores for up to `seconds` and return as soon as a write is under way.
+
+    A store's transactions are short, so one look can miss them; the paths are listed once
+    per watch because walking the folder takes longer than a write.
+    """
+    until = time.monotonic() + seconds
+    paths = stores(out)
+    while proc.poll() is None and time.monotonic() < until:
+        if writing(paths):
+            return True
+        paths = paths or stores(out)
     return False
 
 
@@ -86,7 +101,7 @@ def kill_and_resume(args: list[str], tmp_path: Path, thresholds: tuple[int, ...]
     clean, killed = tmp_path / "clean", tmp_path / "killed"
     subprocess.run(command(args, clean), check=True, capture_output=True, env=env)
     kills, during_write = 0, False
-    for i, threshold in enumerate(thresholds):
+    for threshold in thresholds:
         proc = subprocess.Popen(
             command(args, killed), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
         )
@@ -94,11 +109,9 @@ def kill_and_resume(args: list[str], tmp_path: Path, thresholds: tuple[int, ...]
         while finished_episodes(killed) < threshold and proc.poll() is None:
             assert time.monotonic() < deadline
             time.sleep(0.002)
-        if i == len(thresholds) // 2:  # this time, wait until a write is under way
-            while proc.poll() is None and time.monotonic() < deadline:
-                if writing(killed):
-                    during_write = True
-                    break
+        # every kill waits a moment for a write to be under way, so that one of the six
+        # lands inside a store write however the machine's load times the run
+        during_write |= caught_writing(proc, killed, seconds=3.0)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
