@@ -51,6 +51,7 @@ class Stream(IntEnum):
     VALIDATION = 24  # a person's negatives in the held-out protocol (validity/heldout.py)
     BASELINE = 25  # a trained baseline's fit on the held-out protocol (validity/sequential.py)
     ATTACK_SEARCH = 26  # an attack search's sampler, trial by trial (study/attack_search.py)
+    COPY = 27  # a copywriter's call: a seat's listing rewritten (market/listings.py)
 
 
 @lru_cache(maxsize=256)

@@ -1,4 +1,4 @@
-"""The names every layer shares: conditions, reputation scopes and the seven roles. A leaf
+"""The names every layer shares: conditions, reputation scopes and the eight roles. A leaf
 module, so the agents that read a name and the market that assigns one both depend on it
 rather than on each other; each name is defined once here. Conditions, scopes, presentation
 policies and reputation mechanisms, which are more than names, are objects in registries
@@ -18,9 +18,12 @@ Condition = str
 # (shared: Shared-1).
 Scope = str
 
-# The seven roles of one round, in the order a round calls them (Section 3): the name of a
-# role wherever one is named (a role's backend is ``recmarket.agents.contracts.Role``).
-RoleName = Literal["query", "need", "explain", "shortlist", "decide", "review", "update"]
+# The roles of one round, in the order a round calls them (Section 3, and the copywriter a
+# platform with a copy strategy asks after its explanation): the name of a role wherever
+# one is named (a role's backend is ``recmarket.agents.contracts.Role``).
+RoleName = Literal[
+    "query", "need", "explain", "copywriter", "shortlist", "decide", "review", "update"
+]
 ROLES: tuple[RoleName, ...] = get_args(RoleName)
 
 

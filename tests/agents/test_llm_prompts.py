@@ -6,6 +6,7 @@ import pytest
 
 from recmarket.agents.contracts import (
     CandidateView,
+    CopyInput,
     DecisionInput,
     ExplanationInput,
     HeldOutTarget,
@@ -23,6 +24,7 @@ from recmarket.agents.contracts import (
 from recmarket.agents.llm.cards import parse, render
 from recmarket.agents.llm.parse import OutputError, extract_json
 from recmarket.agents.llm.prefixes import common_prefix
+from recmarket.catalogue.listing_copy import CopySetting
 from recmarket.catalogue.policies import EXAGGERATION, PAPER_POLICIES, policy
 from recmarket.data.items import ItemEvidence
 from recmarket.profiles import PROFILE_BY_NAME
@@ -84,6 +86,9 @@ INPUTS = {
     "query": QueryInput(domain="Sports_and_Outdoors", profile=PROFILE, history=PAST, target=TARGET),
     "need": NeedInput(history=PAST, query_text="tent please"),
     "explain": ExplanationInput(platform_id="P3", policy="exaggeration", need=NEED, item=ITEM),
+    "copywriter": CopyInput(
+        strategy=CopySetting.model_validate({"copy": "copy-stuffing"}), need=NEED, item=ITEM
+    ),
     "shortlist": shortlist_input(),
     "decide": decision_input(),
     "review": ReviewInput(
@@ -132,6 +137,7 @@ def _elsewhere(role: str):
             "need": OTHER_NEED,
             "item": ITEM.model_copy(update={"title": "Key"}),
         },
+        "copywriter": {"need": OTHER_NEED, "item": ITEM.model_copy(update={"title": "Key"})},
         "shortlist": {"query_text": "a keyboard", "need": OTHER_NEED, "candidates": CANDIDATES[:3]},
         "decide": {"query_text": "a keyboard"},
         "review": {"query_text": "a keyboard", "explanation": "Fine."},

@@ -78,7 +78,10 @@ def test_a_deepseek_run_is_estimated_at_peak_and_off_peak_with_its_cache_hits(
             "llm": {"models": {"m": deepseek}, "roles": {"default": "m"}},
         }
     )
-    rows = [r for r in estimate(cfg, tmp_path / "cache", sample=4) if r.model != "offline"]
+    every = [r for r in estimate(cfg, tmp_path / "cache", sample=4) if r.model != "offline"]
+    copywriter = next(r for r in every if r.role == "copywriter")
+    assert copywriter.calls == copywriter.cost == 0  # no seat rewrites: it is never asked
+    rows = [r for r in every if r.role != "copywriter"]
     assert rows and all(r.off_peak_cost == pytest.approx(r.cost / 2) for r in rows)
     assert all(0 < r.cached_tokens < r.prompt_tokens for r in rows)
     uncached = sum(r.prompt_tokens * 0.30 + r.completion_tokens * 1.20 for r in rows) / 1e6

@@ -619,3 +619,40 @@ def test_a_store_made_with_one_model_is_not_served_to_another_under_its_name(
         assert sum(server.requests.values()) == sent  # refused before any role call
     said = str(stopped.value)
     assert '{"created": 2}' in said and 'when it reported {"created": 1}' in said
+
+
+def test_a_copywriting_seats_listings_are_written_by_the_model_stored_and_replayed(
+    tmp_path: Path,
+) -> None:
+    """The copywriter is asked for the rewriting seat's proposals only, under its strategy's
+    rules; the ranker's prompt shows the title it wrote, the review's the listing; a replay
+    with no server makes the same records."""
+    copy = {"copy": {"P2": {"copy": "copy-stuffing", "params": {"intensity": 1.0}}}}
+    market = MarketConfig.model_validate(copy)
+    roles = {"copywriter": "m", "shortlist": "m", "review": "m"}
+    with FakeLLM() as server:
+        cfg = cell(server, "local-rep", requests=12, roles=roles).model_copy(
+            update={"market": market}
+        )
+        store = run(cfg, tmp_path / "r", PlayOptions(llm_cache=tmp_path / "s.sqlite")).store
+    asked = [c for row in store.episodes() for c in store.calls(row["domain"], row["ord"])]
+    written = [c for c in asked if c.role == "copywriter"]
+    assert written and all(c.input["strategy"]["copy"] == "copy-stuffing" for c in written)
+    assert server.requests["copywriter"] == len(written) <= 12  # P2's proposals, no more
+    with sqlite3.connect(tmp_path / "r" / "run.sqlite") as db:
+        prompts = [
+            (role, json.loads(m)[-1]["content"])
+            for role, m in db.execute("SELECT role, messages FROM llm_calls")
+        ]
+    rules = [text for role, text in prompts if role == "copywriter"]
+    assert rules and all("whether or not the item's own fields mention them" in t for t in rules)
+    titles = {c.output["title"] for c in written if c.output["title"] != c.input["item"]["title"]}
+    assert titles and any(
+        t in text for t in titles for role, text in prompts if role == "shortlist"
+    )
+    shown = [t for role, t in prompts if role == "review" and "Listing as the platform" in t]
+    assert len(shown) == sum(r["bought_rewritten"] for r in store.episodes()) > 0
+    replayed = run(
+        cfg, tmp_path / "replay", PlayOptions(llm_cache=tmp_path / "s.sqlite", replay=True)
+    ).store
+    assert replayed.episodes() == store.episodes()

@@ -350,8 +350,8 @@ def test_an_estimate_counts_the_calls_the_protocol_makes_and_prices_the_models(
     calls = {r.role: r.calls for r in rows}
     assert held == 30
     assert calls == {
-        "query": 30, "need": 48, "explain": 0, "shortlist": 192, "decide": 78, "review": 30,
-        "update": 0,
+        "query": 30, "need": 48, "explain": 0, "copywriter": 0, "shortlist": 192, "decide": 78,
+        "review": 30, "update": 0,
     }  # fmt: skip
     every = estimate_validation(settings, tiny, [], negatives=(4,), seed=3, sample=100)[1]
     paired = {r.role: r.calls for r in every}  # by default each of the four negatives

@@ -1,11 +1,12 @@
-"""The seven role contracts: what each role may see, and what it answers.
+"""The eight role contracts: what each role may see, and what it answers.
 
 Each role is a function from one typed input to one typed output. An input type holds
 exactly what the paper lets that role see (Sections 3.1, B.3, Appendix C), so a leak is a
 type error: only query generation and the review receive the held-out target; the platform
-receives its own policy but no profile and no target status; the ranker, the decision and
-the updater receive neither target, policy label nor profile label (the decision reads the
-user's own private profile instruction, as in Appendix C.5).
+receives its own policy but no profile and no target status (nor does its copywriter, which
+reads its copy strategy, the need and the candidate's own fields); the ranker, the decision
+and the updater receive neither target, policy label nor profile label (the decision reads
+the user's own private profile instruction, as in Appendix C.5).
 
 Backends (the offline rules, the LLM prompt cards, or another package's own) implement
 ``Role``; the market never knows which one answers.
@@ -17,6 +18,7 @@ from typing import Annotated, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
+from recmarket.catalogue.listing_copy import CopySetting
 from recmarket.catalogue.mechanisms import MechanismName
 from recmarket.catalogue.policies import PolicyName
 from recmarket.data.items import ItemEvidence
@@ -148,6 +150,17 @@ class Listing(Contract):
 
     title: str
     description: str
+
+
+class CopyInput(Contract):
+    """What a platform's copywriter rewrites a candidate's listing from: the seat's copy
+    strategy with its parameters, the structured need and the candidate's own evidence;
+    never the profile, the target or the other platforms' candidates. Its answer is the
+    ``Listing`` the user agent and the user then read."""
+
+    strategy: CopySetting
+    need: StructuredNeed
+    item: ItemEvidence
 
 
 class ExplanationInput(Contract):

@@ -1,14 +1,14 @@
-"""The copywriter: a seat's listing, rewritten under its copy strategy
-(``recmarket.catalogue.listing_copy``), whichever backend answers the roles. It stands
-beside the contracts, as the judge does, because a rewrite is the platform's own mechanism
-here, not a role's answer: no backend is asked for it.
+"""Copywriting: a seat's listing, rewritten under its copy strategy
+(``recmarket.catalogue.listing_copy``). What every backend of the ``copywriter`` role, and
+the market that counts a rewrite's words, share.
 
-It reads what a platform reads, the structured need and the candidate's own fields, and
-the strategy chooses the request's words to put at the title's front. The copywriter puts
-them there (``Word Word - the item's title``), lists them in a bullet where the strategy
-stuffs, and moves the description's sentences that name them to its front where it
-foregrounds. A rewrite that adds no word leaves the listing the item's own (None), so a
-strategy at intensity 0 plays exactly the episodes of ``copy-none``.
+A copywriter reads what a platform reads, the structured need and the candidate's own
+fields, and the strategy chooses the request's words to put at the title's front. The
+offline copywriter (``recmarket.agents.rules.copywriter``) puts them there (``Word Word -
+the item's title``), lists them in a bullet where the strategy stuffs, and moves the
+description's sentences that name them to its front where it foregrounds. A rewrite that
+adds no word leaves the listing the item's own, so a strategy at intensity 0 plays exactly
+the episodes of ``copy-none``.
 """
 
 from __future__ import annotations
@@ -42,16 +42,30 @@ def titled(words: tuple[str, ...], title: str) -> str:
     return f"{' '.join(w.capitalize() for w in words)} - {title}" if words else title
 
 
-def brief(need: StructuredNeed, item: ItemEvidence, read: Reader) -> CopyBrief:
+def own_listing(item: ItemEvidence) -> Listing:
+    """The listing as the item has it: what a copywriter that adds nothing answers."""
+    return Listing(title=item.title, description=item.description)
+
+
+def brief(need: StructuredNeed, item: ItemEvidence, read: Reader | None = None) -> CopyBrief:
     """What the strategy chooses from: the need's words the title lacks, their support in
-    the item's own fields, and the reading of the title with some of them in front."""
+    the item's own fields, and the reading of the title with some of them in front (none
+    without ``read``: what a model's copywriter is told has no reading)."""
     in_title, own = terms(item.title), terms(own_text(item))
     words = tuple(w for w in content_words(need.current_need) if stem(w) not in in_title)
-    return CopyBrief(
-        words,
-        tuple(stem(w) in own for w in words),
-        lambda front: read(need.current_need, titled(front, item.title)),
-    )
+
+    def reading(front: tuple[str, ...]) -> float:
+        if read is None:
+            raise ValueError("this brief has no reading of the ranker")
+        return read(need.current_need, titled(front, item.title))
+
+    return CopyBrief(words, tuple(stem(w) in own for w in words), reading)
+
+
+def allowance(setting: CopySetting, need: StructuredNeed, item: ItemEvidence) -> int:
+    """The most words the seat's copywriter may add to this listing for this need (0: it is
+    not asked, and the listing stays the item's own)."""
+    return setting.made.allowance(brief(need, item), setting.built())
 
 
 def foregrounded(description: str, words: tuple[str, ...]) -> str:

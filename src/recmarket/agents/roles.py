@@ -20,10 +20,12 @@ from functools import cache
 from typing import Any, get_args, get_type_hints
 
 from recmarket.agents.contracts import (
+    CopyInput,
     Decision,
     DecisionInput,
     Explanation,
     ExplanationInput,
+    Listing,
     NeedInput,
     Query,
     QueryInput,
@@ -44,12 +46,13 @@ from recmarket.vocabulary import ROLES, RoleName
 
 @dataclass(frozen=True)
 class Agents:
-    """The seven role backends of a run, one per role of a round, in its order. Replace
+    """The eight role backends of a run, one per role of a round, in its order. Replace
     one with ``dataclasses.replace(agents, shortlist=MyRanker())``."""
 
     query: Role[QueryInput, Query]
     need: Role[NeedInput, StructuredNeed]
     explain: Role[ExplanationInput, Explanation]
+    copywriter: Role[CopyInput, Listing]
     shortlist: Role[ShortlistInput, Shortlist]
     decide: Role[DecisionInput, Decision]
     review: Role[ReviewInput, Review]

@@ -9,7 +9,9 @@ are orthogonal: a seat named in ``market.copy`` (``P4 = { copy = "copy-stuffing"
 A strategy sees what its platform sees: the request's words (from the structured need), the
 listing's own title and description, whether the item's own fields support each word, and
 the ranker's reading of a title (what E-GEO's optimiser queries). It chooses the words it
-puts at the front of the title; ``recmarket.agents.copywriting`` writes the listing.
+puts at the front of the title, and the copywriter role writes the listing: offline, by the
+strategy's own mechanism (``recmarket.agents.rules.copywriter``); on the LLM path, by a
+model told the strategy's constraint and its allowance of words (``copywriter`` card).
 The built-ins, each with ``intensity`` in [0, 1], the share of its candidate words it may
 use (rounded up; 0 uses none, so the listing is the item's own and the records equal
 ``copy-none``'s):
@@ -103,6 +105,21 @@ class CopyStrategy:
         """The words added (none: the listing is the item's own)."""
         return ()
 
+    def constrained(self, params: Any) -> bool:
+        """Whether it adds only words the item's own fields support: what a copywriter
+        model is told (the constrained prompt, never inventing an attribute) and what its
+        pool of candidate words is."""
+        return True
+
+    def allowance(self, brief: CopyBrief, params: Any) -> int:
+        """The most words it may add: its intensity's share of its candidate words (the
+        supported ones where it is constrained). 0: no copywriter is asked, and the listing
+        stays the item's own."""
+        if not self.rewrites:
+            return 0
+        pool = brief.backed() if self.constrained(params) else brief.words
+        return budget(pool, params.intensity)
+
 
 @dataclass(frozen=True)
 class Emphasis(CopyStrategy):
@@ -119,6 +136,9 @@ class Stuffing(CopyStrategy):
 
     def words(self, brief: CopyBrief, params: Any) -> tuple[str, ...]:
         return brief.words[: budget(brief.words, params.intensity)]
+
+    def constrained(self, params: Any) -> bool:
+        return False
 
 
 @dataclass(frozen=True)
@@ -141,6 +161,9 @@ class Optimised(CopyStrategy):
                 break
             chosen, best = (*chosen, word), reading
         return chosen
+
+    def constrained(self, params: Any) -> bool:
+        return bool(params.faithful)
 
 
 def probe(strategy: CopyStrategy, params: BaseModel) -> None:

@@ -1,38 +1,32 @@
-"""The listings a market shows: the item's own, or the one its seat's copy strategy wrote
-(``market.copy``), with the count of the words it added that the item does not support.
+"""The listings a market shows: the item's own, or the one its seat's copywriter wrote under
+the seat's copy strategy (``market.copy``), with the count of the words it added that the
+item does not support.
 
-The strategy reads the ranker as the market measures it: the judge's noiseless fit of the
-need against the visible title and category, what the offline ranker reads through its own
-noise and what E-GEO's optimiser queries of its engine.
+The copywriter is a role (``copywriter``: the offline strategy's mechanism, or a model told
+the strategy's constraint), asked only where the seat's strategy may add a word to this
+listing for this need: a seat without a strategy, or at intensity 0, plays the episodes of
+``copy-none`` and makes no call.
 """
 
 from __future__ import annotations
 
-from recmarket.agents.contracts import Listing, StructuredNeed
-from recmarket.agents.copywriting import rewrite, unsupported_words
-from recmarket.agents.judgement import Judge
+from recmarket.agents.contracts import CopyInput, Listing, StructuredNeed
+from recmarket.agents.copywriting import allowance, own_listing, unsupported_words
 from recmarket.data.items import ItemEvidence
-from recmarket.embedding.similarity import visible_text
+from recmarket.market.asker import RoleAsker
 from recmarket.market.build import Seat
+from recmarket.streams import Stream
 
 
-def seat_listing(
-    seat: Seat, need: StructuredNeed, item: ItemEvidence, judge: Judge | None
+async def seat_listing(
+    ask: RoleAsker, seat: Seat, need: StructuredNeed, item: ItemEvidence, unit: int
 ) -> tuple[Listing | None, int]:
     """The seat's listing of ``item`` for this need (None: the item's own) and the words it
     added that the item's own fields do not support."""
-    if seat.copy is None:
+    if seat.copy is None or allowance(seat.copy, need, item) == 0:
         return None, 0
-    if judge is None:
-        raise ValueError(
-            f"market.copy.{seat.platform_id}: a copy strategy reads the ranker through the "
-            "judge, and this round has none"
-        )
-
-    def read(need_text: str, title: str) -> float:
-        return float(judge.fit(need_text, [visible_text(title, item.category)])[0])
-
-    listing = rewrite(seat.copy, need, item, read)
-    if listing is None:
+    asked = CopyInput(strategy=seat.copy, need=need, item=item)
+    listing: Listing = await ask("copywriter", asked, Stream.COPY, unit)
+    if listing == own_listing(item):
         return None, 0
     return listing, unsupported_words(listing, item)

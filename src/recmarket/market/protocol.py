@@ -262,7 +262,7 @@ class Round:
         )
         shown_as = identity if identity != platform_id else ""
         seat = self.market.seats[platform]  # its listing: the item's own or rewritten
-        listed = seat_listing(seat, o.need, evidence, self.judge)
+        listed = await seat_listing(ask, seat, o.need, evidence, unit)
         copied = seat.copy is not None
         return Proposal(platform_id, arm.policy, item, forced, out.text, shown_as, copied, *listed)
 

@@ -37,6 +37,7 @@ COMPLETION_TOKENS = {
     "query": 40,
     "need": 70,
     "explain": 80,
+    "copywriter": 250,  # a title and a description much like the item's own
     "shortlist": 160,
     "decide": 50,
     "review": 70,

@@ -36,12 +36,16 @@ def shared_start(texts: list[str]) -> str:
 
 
 def probe_cell() -> RunConfig:
-    """A small LocalRep cell of the default market's first domain: every role plays there."""
+    """A small LocalRep cell of the default market's first domain, one seat stuffing its
+    listings: every role plays there, the copywriter too."""
     first = RunConfig().domains[0]
-    return RunConfig(
-        condition="local-rep",
-        domains=(first,),
-        episodes={"requests": 6, "users_per_profile": 1},  # type: ignore[arg-type]
+    return RunConfig.model_validate(
+        {
+            "condition": "local-rep",
+            "domains": [first],
+            "episodes": {"requests": 6, "users_per_profile": 1},
+            "market": {"copy": {"P2": {"copy": "copy-stuffing"}}},
+        }
     )
 
 

@@ -18,6 +18,7 @@ ROLE_BY_SYSTEM = {
     "You generate realistic e-commerce": "query",
     "You are a strict JSON generator": "need",
     "You write product recommendation explanations": "explain",
+    "You write product listings": "copywriter",
     "You are a strict ranking judge": "shortlist",
     "You simulate final user purchase decisions": "decide",
     "You simulate realistic post-purchase user reviews": "review",

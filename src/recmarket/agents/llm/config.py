@@ -18,7 +18,7 @@ DEFAULT_MAX_REPLY_BYTES = 1_000_000  # a reply body larger than this is refused
 
 # The paper's evaluation side (A.4): ranking, decision and the review-based update.
 GROUPS = {
-    "generation": ("query", "need", "explain", "review"),
+    "generation": ("query", "need", "explain", "copywriter", "review"),
     "evaluation": ("shortlist", "decide", "update"),
 }
 OFFLINE = "offline"

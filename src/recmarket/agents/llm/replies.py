@@ -66,10 +66,11 @@ def inline(schema: dict[str, Any]) -> dict[str, Any]:
             if "$ref" in node:
                 return walk(defs[node["$ref"].rsplit("/", 1)[1]])
             model = "properties" in node  # a reply class: its description is its docstring
-            return {
+            return {  # a schema's own title is a string; a field named title is not
                 k: walk(v)
                 for k, v in node.items()
-                if k != "title" and not (model and k == "description")
+                if not (k == "title" and isinstance(v, str))
+                and not (model and k == "description" and isinstance(v, str))
             }
         if isinstance(node, list):
             return [walk(v) for v in node]

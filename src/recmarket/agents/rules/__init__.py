@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from recmarket.agents.judgement import Judge
 from recmarket.agents.roles import Agents, with_backends
 from recmarket.agents.rules.agent import RuleNeedStructurer, RuleRanker, RuleUpdater
+from recmarket.agents.rules.copywriter import RuleCopywriter
 from recmarket.agents.rules.params import OfflineParams
 from recmarket.agents.rules.platform import RuleExplainer
 from recmarket.agents.rules.query import RuleQueryGenerator
@@ -23,7 +24,7 @@ def offline_agents(
     params: OfflineParams | None = None,
     roles: Mapping[RoleName, str | RoleSetting] | None = None,
 ) -> Agents:
-    """The seven roles answered offline, by this behavioural model or, for the roles in
+    """The eight roles answered offline, by this behavioural model or, for the roles in
     ``roles`` ({role: name}), by the registered backends of those names; fit and closeness
     are judged with the run's embedder."""
     params = params or OfflineParams()
@@ -32,6 +33,7 @@ def offline_agents(
         query=RuleQueryGenerator(params.query),
         need=RuleNeedStructurer(params.need),
         explain=RuleExplainer(judge, params.platform),
+        copywriter=RuleCopywriter(judge),
         shortlist=RuleRanker(judge, params.ranker),
         decide=RuleDecision(judge, params.decision, params.ranker.credence),
         review=RuleReview(judge, params.review),

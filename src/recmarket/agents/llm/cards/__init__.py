@@ -1,4 +1,4 @@
-"""The seven LLM role cards, and what the LLM backend does with them: render a call's
+"""The eight LLM role cards, and what the LLM backend does with them: render a call's
 messages, read a reply into the role's output, constrain a reply by schema. One card per
 role (``card.RoleCard``); nothing here branches on a role's name beyond finding its card.
 """
@@ -12,7 +12,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from recmarket.agents.contracts import Contract
-from recmarket.agents.llm.cards import decide, explain, need, query, review, shortlist, update
+from recmarket.agents.llm.cards import (
+    copywriter,
+    decide,
+    explain,
+    need,
+    query,
+    review,
+    shortlist,
+    update,
+)
 from recmarket.agents.llm.cards.card import RoleCard
 from recmarket.agents.llm.parse import OutputError
 from recmarket.agents.llm.prompts import Message, template
@@ -27,6 +36,7 @@ CARDS: dict[str, RoleCard[Any, Any]] = {
         query.CARD,
         need.CARD,
         explain.CARD,
+        copywriter.CARD,
         shortlist.CARD,
         decide.CARD,
         review.CARD,

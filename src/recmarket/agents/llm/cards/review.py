@@ -14,7 +14,7 @@ from recmarket.agents.llm.replies import SentencesReply
 
 def fields(inp: ReviewInput) -> dict[str, Any]:
     """The review card's placeholders: the request, the profile, the hoped-for and the
-    bought item, and the explanation."""
+    bought item, the explanation, and the listing where the platform rewrote it."""
     return {
         "query_text": inp.query_text,
         "profile_request": inp.profile.request,
@@ -23,7 +23,21 @@ def fields(inp: ReviewInput) -> dict[str, Any]:
         "target_review": f"{inp.target.review_title}. {inp.target.review_text}",
         "item": item_json(inp.item),
         "explanation": inp.explanation,
+        "listing": shown_listing(inp),
     }
+
+
+def shown_listing(inp: ReviewInput) -> str:
+    """The listing the platform rewrote, as the user read it before buying (what, with the
+    explanation, they expected), after the explanation; nothing where the platform showed
+    the item's own, so those prompts read as they always did."""
+    if inp.listing is None:
+        return ""
+    return (
+        "\n\nListing as the platform showed it before purchase (rewritten by the platform; "
+        "part of what the user expected):\n"
+        f"- title: {inp.listing.title}\n- description: {inp.listing.description}"
+    )
 
 
 def read(reply: str, inp: ReviewInput) -> Review:
