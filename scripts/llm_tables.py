@@ -47,7 +47,8 @@ def structured_outputs() -> str:
     for name in columns:
         with RunStore.read(replayed()[name]) as store:
             valid[name], finished[name] = first_replies_valid(store.db), _failures(store.episodes())
-    lines = [[role, *(_share(*valid[n].get(role, (0, 0))) for n in columns)] for role in ROLES]
+    asked = [role for role in ROLES if any(role in valid[n] for n in columns)]  # no copy seat
+    lines = [[role, *(_share(*valid[n].get(role, (0, 0))) for n in columns)] for role in asked]
     lines.append(["**episodes that finished every role**"])
     lines[-1] += [_share(*finished[n][:2]) for n in columns]
     lines.append(["episodes failed, by role", *(finished[n][2] for n in columns)])

@@ -309,3 +309,67 @@ def test_plain_text_roles_are_bounded() -> None:
         parse("review", "  ", INPUTS["review"])
     with pytest.raises(OutputError):
         extract_json("no braces here")
+
+
+def copy_input(name: str, **params) -> CopyInput:
+    strategy = CopySetting.model_validate({"copy": name, "params": params})
+    need = StructuredNeed(long_term_need="", current_need="light waterproof 2-person tent")
+    return CopyInput(strategy=strategy, need=need, item=ITEM)
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "faithful", "allowance"),
+    [
+        ("copy-emphasis", {"intensity": 1.0}, True, 2),  # light, 2-person: the item states them
+        ("copy-stuffing", {"intensity": 1.0}, False, 3),  # light, waterproof, 2-person
+        ("copy-stuffing", {"intensity": 0.3}, False, 1),
+        ("copy-optimised", {"faithful": False}, False, 2),
+        ("copy-optimised", {}, True, 1),
+    ],
+)
+def test_the_copywriter_is_told_its_strategys_constraint_and_allowance(
+    name: str, params: dict, faithful: bool, allowance: int
+) -> None:
+    user = render("copywriter", copy_input(name, **params))[1]["content"]
+    assert ("Never invent an objective attribute" in user) is faithful
+    assert ("whether or not the item's own fields mention them" in user) is not faithful
+    assert f"Allowance: at most {allowance} of the request's words." in user
+
+
+def test_a_rewritten_listing_is_read_within_its_bounds() -> None:
+    inp = copy_input("copy-stuffing")
+    listing = parse("copywriter", '{"title": "Tent - Trail Tent", "description": ""}', inp)
+    assert (listing.title, listing.description) == ("Tent - Trail Tent", "")
+    for reply, complaint in [
+        ('{"description": "x"}', "'title' must be a non-empty string"),
+        (json.dumps({"title": "T", "description": "word " * 300}), "at most 200 allowed"),
+        (json.dumps({"title": "word " * 61, "description": ""}), "at most 60 allowed"),
+    ]:
+        with pytest.raises(OutputError, match=complaint):
+            parse("copywriter", reply, inp)
+
+
+def test_the_fake_copywriter_keeps_to_the_constrained_rules() -> None:
+    from recmarket.agents.llm.cards import fake_answer
+
+    for name, word in (("copy-emphasis", "Light"), ("copy-stuffing", "Light")):
+        user = render("copywriter", copy_input(name))[1]["content"]
+        assert json.loads(fake_answer("copywriter", user))["title"] == f"{word} - Trail Tent"
+    need = StructuredNeed(long_term_need="", current_need="waterproof tent")
+    lacking = CopyInput(strategy=copy_input("copy-emphasis").strategy, need=need, item=ITEM)
+    user = render("copywriter", lacking)[1]["content"]
+    assert json.loads(fake_answer("copywriter", user))["title"] == "Trail Tent"
+    stuffed = lacking.model_copy(update={"strategy": copy_input("copy-stuffing").strategy})
+    user = render("copywriter", stuffed)[1]["content"]
+    assert json.loads(fake_answer("copywriter", user))["title"] == "Waterproof - Trail Tent"
+
+
+def test_the_review_prompt_shows_a_rewritten_listing_and_reads_as_before_without_one() -> None:
+    from recmarket.agents.contracts import Listing
+
+    plain = render("review", INPUTS["review"])[1]["content"]
+    assert plain.endswith("Pre-purchase recommendation explanation: The perfect tent!")
+    listing = Listing(title="Waterproof - Trail Tent", description="A light tent.\n- waterproof")
+    shown = render("review", INPUTS["review"].model_copy(update={"listing": listing}))
+    text = shown[1]["content"]
+    assert text.startswith(plain) and "- title: Waterproof - Trail Tent" in text

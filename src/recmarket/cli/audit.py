@@ -36,8 +36,8 @@ def audit(
     ] = None,
 ) -> None:
     """Controlled probes with a known right answer for each role a model plays (dominance,
-    position, records, injection, label faithfulness, format), with pass rates and 95%
-    intervals: whether the model's market results can mean anything."""
+    position, records, injection, label faithfulness, faithful copy, format), with pass
+    rates and 95% intervals: whether the model's market results can mean anything."""
     with user_errors():
         llm = configured_llm(config, backend, llm_model, llm_base_url, llm_api_key_env, "audit")
         items = load_domain(domain_files(BUNDLED_DATA_DIR, domain)).items

@@ -28,7 +28,7 @@ from recmarket.run.runner import run
 from recmarket.study.cards import keep_beside
 from recmarket.testing.fake_llm import FakeLLM
 from recmarket.testing.fake_provider import FakeChatAPI
-from recmarket.testing.fake_replies import role_of
+from recmarket.testing.fake_replies import answer, role_of
 
 KEY_ENV = "RECMARKET_TEST_AUDIT_KEY"
 TRIALS = 6
@@ -61,6 +61,8 @@ class Sensible:
             failed = re.search(r"Review: .*\b(not|nothing|broke|confusing|lacks)\b", user)
             label = "low" if failed else "high"
             text = json.dumps({"claim_reliability": label, "note": "Judged from the review."})
+        elif role == "copywriter":  # the fake endpoint keeps to the constrained rules
+            text = answer(role, user)
         else:
             text = "OK"
         return Reply(text, len(user) // 4, len(text) // 4)
@@ -104,6 +106,7 @@ def test_a_sound_model_passes_every_probe(tmp_path: Path, material: Material) ->
         "records",
         "injection",
         "label faithfulness",
+        "faithful copy",
         "format",
     }
     assert all(r.passes == r.trials > 0 for r in results.values()), results
@@ -124,6 +127,28 @@ def test_a_model_that_ranks_by_position_fails_what_exposes_it(
     }
     assert results["format"].passes == results["format"].trials
     assert results["label faithfulness"].passes == TRIALS  # every confirming review only
+
+
+class Stuffer(Sensible):
+    """A sound model but for its copy: every word of the request goes into the title, the
+    constrained rules notwithstanding."""
+
+    async def generate(self, request: ChatRequest) -> Reply:
+        if role_of(request.messages) != "copywriter":
+            return await super().generate(request)
+        user = request.messages[1]["content"]
+        need = lines_after(user, "Shopper's request")[0]["current_need"]
+        item = lines_after(user, "Listing to rewrite")[0]
+        text = json.dumps({"title": f"{need} - {item['title']}", "description": ""})
+        return Reply(text, len(user) // 4, len(text) // 4)
+
+
+def test_a_copywriter_that_adds_what_the_item_lacks_fails_faithful_copy_alone(
+    tmp_path: Path, material: Material
+) -> None:
+    results = audit(tmp_path, material, Stuffer())
+    assert {name for name, r in results.items() if r.fails} == {"faithful copy"}
+    assert results["faithful copy"].passes == 0 < results["faithful copy"].trials
 
 
 class Unreachable:

@@ -15,6 +15,9 @@ Every probe changes one thing and holds the rest equal, so a wrong answer has on
   it should not be;
 - label faithfulness: a review that plainly contradicts the explanation's claim should get
   Low, one that confirms it High;
+- faithful copy: a constrained copywriter (copy-emphasis) rewrites a listing for a request
+  that names, beside what the item states, three attributes it lacks; none of those should
+  appear in the rewrite;
 - format: every call's first reply, before any re-ask, should keep the role's contract
   (exactly K known, distinct ids; a known label).
 
@@ -32,12 +35,17 @@ import numpy as np
 from recmarket.agents.contracts import (
     CandidateView,
     Contract,
+    CopyInput,
+    Listing,
     ReputationRecord,
     Shortlist,
     ShortlistInput,
     StructuredNeed,
     UpdateInput,
 )
+from recmarket.agents.copywriting import own_text
+from recmarket.agents.words import content_words, stem, terms
+from recmarket.catalogue.listing_copy import CopySetting
 from recmarket.data.items import Item
 from recmarket.streams import Stream, rng
 from recmarket.vocabulary import RoleName
@@ -259,6 +267,41 @@ async def labels(ask: Ask, material: Material, trial: int) -> list[bool]:
     return passed
 
 
+LACKING = 3  # attributes the item lacks that the faithful-copy probe's request names
+STATED = 2  # and words the item states but its title lacks, which a rewrite may add
+
+
+async def faithful_copy(ask: Ask, material: Material, trial: int) -> list[bool]:
+    """Probe: does the constrained copywriter keep out of its rewrite the attributes the
+    request names (other kinds' categories and features) that the item's own fields do not
+    state, while keeping at least half its title (a rewrite of this listing, not another
+    text)? No trial where the listings give too few words."""
+    target, others = material.market(5, trial)
+    own = terms(own_text(target.evidence))
+    attributes = " ".join(f"{kind(o)} {' '.join(o.evidence.features)}" for o in others)
+    lacking = [w for w in content_words(attributes) if stem(w) not in own and w.isalpha()]
+    lacking = list(dict.fromkeys(lacking))[:LACKING]
+    in_title = terms(target.title)
+    stated = [
+        w
+        for w in content_words(" ".join((*target.evidence.features, target.evidence.description)))
+        if stem(w) not in in_title
+    ][:STATED]
+    if len(lacking) < LACKING or len(stated) < STATED:
+        return []
+    asked = CopyInput(
+        strategy=CopySetting.model_validate({"copy": "copy-emphasis", "params": {"intensity": 1}}),
+        need=StructuredNeed(long_term_need="", current_need=" ".join((*stated, *lacking))),
+        item=target.evidence,
+    )
+    answer = await ask("copywriter", asked, trial)
+    if not isinstance(answer, Listing):
+        return [False]
+    written, title = terms(f"{answer.title} {answer.description}"), terms(target.title)
+    kept = len(terms(answer.title) & title) >= len(title) / 2  # a rewrite of this listing
+    return [kept and not written & {stem(w) for w in lacking}]
+
+
 @dataclass(frozen=True)
 class Probe:
     """One probe of the audit: its name, the role it asks, what a right answer is, the
@@ -315,12 +358,24 @@ PROBES = (
         "the reputation records LocalRep ranks by",
         labels,
     ),
+    Probe(
+        "faithful copy",
+        "copywriter",
+        "a constrained copywriter asked for attributes the item lacks adds none of them "
+        "and keeps at least half the item's title",
+        # adding its allowance (the two stated words) from the request's five at random
+        # keeps the three lacking ones out one time in C(5, 2) = 10
+        0.1,
+        "copy-adoption under a model copywriter: the unsupported words of the constrained "
+        "strategies, and the records' verdicts on them",
+        faithful_copy,
+    ),
 )
 FORMAT = Probe(
     "format",
-    "shortlist, update",
+    "shortlist, update, copywriter",
     "a call's first reply keeps the role's contract (exactly K known, distinct ids; a "
-    "known label), before any re-ask",
+    "known label; a listing's own title, not the format's placeholder), before any re-ask",
     0.0,
     "every result: a call that needs re-asks may still fail its episode",
     None,  # read from the first attempts of every other probe's calls

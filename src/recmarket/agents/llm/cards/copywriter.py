@@ -13,6 +13,7 @@ allowance is above 0, so a seat at intensity 0 makes no call.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pydantic import Field
@@ -25,6 +26,7 @@ from recmarket.agents.llm.prompts import as_json, item_json, lines_after, text_o
 from recmarket.agents.llm.replies import CHARS_PER_WORD, Reply
 from recmarket.agents.words import content_words, stem, terms
 
+PLACEHOLDER = re.compile(r"^\s*\[.*\]\s*$")  # the Output line's "[the rewritten title]"
 TITLE_WORDS = 60  # Amazon's longest titles run to about 40 words
 DESCRIPTION_SLACK = 60  # words a rewrite may add to the item's own description (a bullet)
 DESCRIPTION_FLOOR = 200  # words any description may have, however short the item's own
@@ -61,6 +63,8 @@ def bounded_text(value: Any, field: str, limit: int, empty: bool = False) -> str
 def read(reply: str, inp: CopyInput) -> Listing:
     """The rewritten listing in a reply, its title and description within their limits."""
     data = extract_json(reply)
+    if PLACEHOLDER.match(str(data.get("title", ""))):
+        raise OutputError("'title' is the output format's placeholder; write the title itself")
     return Listing(
         title=bounded_text(data.get("title"), "title", TITLE_WORDS),
         description=bounded_text(
