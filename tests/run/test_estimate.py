@@ -91,3 +91,25 @@ def test_a_deepseek_run_is_estimated_at_peak_and_off_peak_with_its_cache_hits(
     result = CliRunner(env={"COLUMNS": "200"}).invoke(app, flags)
     assert result.exit_code == 0, result.output
     assert "USD off-peak" in result.output and "as of 2026-11-15" in result.output
+
+
+def test_a_copywriting_seats_calls_are_counted_and_priced(tmp_path: Path) -> None:
+    """The copywriter is asked for the rewriting seat's proposals only: at most one call an
+    episode, each priced with the model that answers it."""
+    priced = {
+        "models": {"m": {"name": "some-model", "input_price": 0.5, "output_price": 2.0}},
+        "roles": {"copywriter": "m"},
+    }
+    copy = {"copy": {"P3": {"copy": "copy-stuffing", "params": {"intensity": 1.0}}}}
+    cfg = RunConfig.model_validate(
+        {
+            "domains": ["Video_Games"],
+            "episodes": {"requests": 30},
+            "market": copy,
+            "llm": priced,
+        }
+    )
+    rows = {r.role: r for r in estimate(cfg, tmp_path / "cache", sample=8)}
+    written = rows["copywriter"]
+    assert 0 < written.calls <= 30 and written.prompt_tokens > 0 and written.cost > 0
+    assert all(r.cost == 0 for role, r in rows.items() if role != "copywriter")
