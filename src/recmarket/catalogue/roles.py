@@ -35,7 +35,7 @@ class RoleBackend:
 
 
 def probe(backend: RoleBackend, params: BaseModel) -> None:
-    """The contract, checked when a run names the backend: a role of the seven, and a
+    """The contract, checked when a run names the backend: a role of the round, and a
     ``make`` that takes the embedder, the offline parameters and its own parameters."""
     if backend.role not in ROLES:
         raise ValueError(f"it answers {backend.role!r}, which is not a role")
