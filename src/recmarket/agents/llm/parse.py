@@ -90,9 +90,9 @@ def sentences_or_text(text: str) -> str:
     return plain_text(joined)
 
 
-def words(value: Any, field: str, limit: int) -> str:
-    """A reply field as a non-empty string of at most ``limit`` words."""
-    if not isinstance(value, str) or not value.strip():
+def words(value: Any, field: str, limit: int, empty: bool = False) -> str:
+    """A reply field as a string of at most ``limit`` words, non-empty unless ``empty``."""
+    if not isinstance(value, str) or not (empty or value.strip()):
         raise OutputError(f"'{field}' must be a non-empty string")
     if len(value.split()) > limit:
         raise OutputError(f"'{field}' has {len(value.split())} words; at most {limit} allowed")

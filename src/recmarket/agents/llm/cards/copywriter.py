@@ -21,7 +21,7 @@ from pydantic import Field
 from recmarket.agents.contracts import CopyInput, Listing
 from recmarket.agents.copywriting import allowance, titled
 from recmarket.agents.llm.cards.card import RoleCard
-from recmarket.agents.llm.parse import OutputError, extract_json
+from recmarket.agents.llm.parse import OutputError, extract_json, words
 from recmarket.agents.llm.prompts import as_json, item_json, lines_after, text_of
 from recmarket.agents.llm.replies import CHARS_PER_WORD, Reply
 from recmarket.agents.words import content_words, stem, terms
@@ -51,25 +51,14 @@ def fields(inp: CopyInput) -> dict[str, Any]:
     }
 
 
-def bounded_text(value: Any, field: str, limit: int, empty: bool = False) -> str:
-    """A reply field as a string of at most ``limit`` words (non-empty unless ``empty``)."""
-    if not isinstance(value, str) or not (empty or value.strip()):
-        raise OutputError(f"'{field}' must be a non-empty string")
-    if len(value.split()) > limit:
-        raise OutputError(f"'{field}' has {len(value.split())} words; at most {limit} allowed")
-    return value.strip()
-
-
 def read(reply: str, inp: CopyInput) -> Listing:
     """The rewritten listing in a reply, its title and description within their limits."""
     data = extract_json(reply)
     if PLACEHOLDER.match(str(data.get("title", ""))):
         raise OutputError("'title' is the output format's placeholder; write the title itself")
     return Listing(
-        title=bounded_text(data.get("title"), "title", TITLE_WORDS),
-        description=bounded_text(
-            data.get("description"), "description", description_words(inp), empty=True
-        ),
+        title=words(data.get("title"), "title", TITLE_WORDS),
+        description=words(data.get("description"), "description", description_words(inp), True),
     )
 
 
@@ -99,12 +88,12 @@ def fake(user: str) -> str:
         " ".join((title, str(own.get("category", "")), description, *own.get("features", [])))
     )
     faithful = "Never invent an objective attribute" in user
-    words = [
+    added = [
         w
         for w in content_words(str(need[0].get("current_need", "")))
         if stem(w) not in terms(title) and (stem(w) in stated or not faithful)
     ]
-    return json.dumps({"title": titled(tuple(words[:1]), title), "description": description})
+    return json.dumps({"title": titled(tuple(added[:1]), title), "description": description})
 
 
 CARD = RoleCard("copywriter", fields, read, ListingReply, fake, narrow)
