@@ -10,11 +10,14 @@ listing for this need: a seat without a strategy, or at intensity 0, plays the e
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from recmarket.agents.contracts import CopyInput, Listing, StructuredNeed
 from recmarket.agents.copywriting import allowance, own_listing, unsupported_words
-from recmarket.data.items import ItemEvidence
+from recmarket.data.items import Item, ItemEvidence
 from recmarket.market.asker import RoleAsker
 from recmarket.market.build import Seat
+from recmarket.market.outcome import Proposal
 from recmarket.streams import Stream
 
 
@@ -30,3 +33,14 @@ async def seat_listing(
     if listing == own_listing(item):
         return None, 0
     return listing, unsupported_words(listing, item)
+
+
+def visible(p: Proposal, items: Sequence[Item]) -> dict[str, str]:
+    """The fields of a proposal that the user agent and the user see: its listing's title
+    (as its seat rewrote it, where it did), the category and the explanation."""
+    evidence = items[p.item_index].evidence
+    return {
+        "title": p.listing.title if p.listing else evidence.title,
+        "category": evidence.category,
+        "explanation": p.explanation,
+    }

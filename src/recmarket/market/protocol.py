@@ -48,7 +48,7 @@ from recmarket.embedding.similarity import similarity_for, visible_text
 from recmarket.market.asker import RoleAsker
 from recmarket.market.belief_grid import ClaimDistance, target_top1_mask
 from recmarket.market.build import DomainMarket, request_key
-from recmarket.market.listings import seat_listing
+from recmarket.market.listings import seat_listing, visible
 from recmarket.market.metrics import item_worth, target_fit
 from recmarket.market.outcome import Outcome, Proposal
 from recmarket.market.reputation import ReputationMemory
@@ -291,7 +291,7 @@ class Round:
                     "rank": rank,
                     "platform_id": p.shown_as,
                     "reason": o.reasons.get(p.shown_as),
-                    **self.visible(p),
+                    **visible(p, self.market.domain.items),
                 }
                 for rank, (p, option_id) in enumerate(
                     zip(o.shown, o.option_ids(), strict=True), start=1
@@ -342,8 +342,8 @@ class Round:
                     "histories": histories,
                     "mechanism": self.memory.named if self.memory else None,
                     "candidates": [  # validated with the input, in one pass
-                        {"platform_id": o.pool[i].shown_as, **self.visible(o.pool[i])}
-                        for i in order.tolist()
+                        {"platform_id": p.shown_as, **visible(p, self.market.domain.items)}
+                        for p in (o.pool[i] for i in order.tolist())
                     ],
                 }
             ),
@@ -388,16 +388,6 @@ class Round:
             Stream.UPDATE,
         )
         self.memory.append(o.request, bought.shown_as, o.record)
-
-    def visible(self, p: Proposal) -> dict[str, str]:
-        """The fields of a proposal that the user agent and the user see: its listing's
-        title (as its seat rewrote it, where it did), the category and the explanation."""
-        evidence = self.market.domain.items[p.item_index].evidence
-        return {
-            "title": p.listing.title if p.listing else evidence.title,
-            "category": evidence.category,
-            "explanation": p.explanation,
-        }
 
     @staticmethod
     def validated(
