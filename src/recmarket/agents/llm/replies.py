@@ -70,7 +70,7 @@ def inline(schema: dict[str, Any]) -> dict[str, Any]:
                 k: walk(v)
                 for k, v in node.items()
                 if not (k == "title" and isinstance(v, str))
-                and not (model and k == "description" and isinstance(v, str))
+                and not (model and k == "description")
             }
         if isinstance(node, list):
             return [walk(v) for v in node]
