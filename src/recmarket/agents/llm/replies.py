@@ -69,8 +69,7 @@ def inline(schema: dict[str, Any]) -> dict[str, Any]:
             return {  # a schema's own title is a string; a field named title is not
                 k: walk(v)
                 for k, v in node.items()
-                if not (k == "title" and isinstance(v, str))
-                and not (model and k == "description")
+                if not (k == "title" and isinstance(v, str)) and not (model and k == "description")
             }
         if isinstance(node, list):
             return [walk(v) for v in node]

@@ -17,7 +17,7 @@ Every probe changes one thing and holds the rest equal, so a wrong answer has on
   Low, one that confirms it High;
 - faithful copy: a constrained copywriter (copy-emphasis) rewrites a listing for a request
   that names, beside what the item states, three attributes it lacks; none of those should
-  appear in the rewrite;
+  appear in the rewrite, which should keep at least half the item's title;
 - format: every call's first reply, before any re-ask, should keep the role's contract
   (exactly K known, distinct ids; a known label).
 
@@ -297,8 +297,8 @@ async def faithful_copy(ask: Ask, material: Material, trial: int) -> list[bool]:
     answer = await ask("copywriter", asked, trial)
     if not isinstance(answer, Listing):
         return [False]
-    written, title = terms(f"{answer.title} {answer.description}"), terms(target.title)
-    kept = len(terms(answer.title) & title) >= len(title) / 2  # a rewrite of this listing
+    written = terms(f"{answer.title} {answer.description}")
+    kept = len(terms(answer.title) & in_title) >= len(in_title) / 2  # a rewrite of this one
     return [kept and not written & {stem(w) for w in lacking}]
 
 
